@@ -1,0 +1,32 @@
+"""yahtzee-solver: exact expected-score-optimal Yahtzee and Yatzy.
+
+Light to import: numba and the kernels load only when a table is built or a
+batch job runs.  Main entry points::
+
+    from solver import get_rules, ScoreCard, Dice, Advisor, Position
+    advisor = Advisor.load("yahtzee", build_if_missing=True)
+    advice = advisor.advise(Position.parse("ones=3", "33456", 2))
+"""
+
+from .advisor import Advice, Advisor, Option, Position
+from .card import Placement, ScoreCard
+from .dice import Dice
+from .errors import (
+    CardError,
+    DiceError,
+    IllegalMoveError,
+    MissingTableError,
+    SolverError,
+    TableError,
+    UnknownRulesError,
+    UsageError,
+)
+from .rules import RULE_SETS, RuleSet, get_rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Advice", "Advisor", "CardError", "Dice", "DiceError", "IllegalMoveError", "MissingTableError",
+    "Option", "Placement", "Position", "RULE_SETS", "RuleSet", "ScoreCard", "SolverError", "TableError",
+    "UnknownRulesError", "UsageError", "get_rules", "__version__",
+]

@@ -1,0 +1,303 @@
+"""The advisor: every option of a position ranked by expected score.
+
+A position is a rule set, a card, five dice and the number of rolls left
+(2, 1 or 0).  With rolls left the options are the distinct sets of dice to keep
+(keeping all five means stop rolling and score); with none left they are the
+boxes the roll may legally go in.  Each option carries
+
+* ``ev``             -- expected points still to come (this turn's box and bonuses
+                        included, points already on the card excluded),
+* ``expected_final`` -- ``card.total + ev``,
+* ``regret``         -- best ``ev`` minus this ``ev`` (0 for the best),
+* ``best``           -- whether it is best (within 1e-9).
+
+This module uses numpy only (no numba), so a single ``hint`` starts fast.  The
+turn recursion is the one of :mod:`solver._kernels`, written over the 462 keeps
+with numpy fancy indexing; batch work goes through :mod:`solver.batch`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dice as D
+from .card import ScoreCard
+from .dice import Dice
+from .errors import IllegalMoveError, UsageError
+from .rules import RuleSet, get_rules
+from .tables import Table
+
+TIE_TOLERANCE = 1e-9
+
+_KEEPS_BY_SIZE = [np.flatnonzero(D.KEEP_SIZE == s) for s in range(D.N_DICE + 1)]
+_PAD = D.N_KEEPS  # index of an extra -inf slot for "no such sub-keep"
+_REMOVE_PADDED = np.where(D.REMOVE_DIE < 0, _PAD, D.REMOVE_DIE)
+
+
+@dataclass(frozen=True)
+class Position:
+    """Rule set, card, dice and rolls left (0, 1 or 2)."""
+
+    card: ScoreCard
+    dice: Dice
+    rolls_left: int
+
+    def __post_init__(self) -> None:
+        if self.rolls_left not in (0, 1, 2):
+            raise UsageError(f"rolls left must be 0, 1 or 2, got {self.rolls_left!r}")
+        if self.card.is_complete:
+            raise UsageError(f"the card is full, there is no move to make: {self.card}")
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.card.rules
+
+    @classmethod
+    def parse(cls, card: str | ScoreCard | None, dice: str | Dice, rolls_left, rules=None) -> Position:
+        rules = get_rules(rules)
+        try:
+            rolls = int(rolls_left)
+        except (TypeError, ValueError):
+            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}") from None
+        return cls(ScoreCard.parse(card, rules), Dice.parse(dice), rolls)
+
+    def __str__(self) -> str:
+        return f"{self.rules.id} [{self.card}] dice {self.dice}, {self.rolls_left} rolls left"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice: keep some dice (``keep`` set) or score a box (``category`` set)."""
+
+    ev: float
+    expected_final: float
+    regret: float
+    best: bool
+    keep: tuple[int, ...] | None = None
+    category: str | None = None
+    score: int | None = None
+    bonus: int = 0
+
+    @property
+    def is_keep(self) -> bool:
+        return self.keep is not None
+
+    def describe(self) -> str:
+        """The option in words: ``keep 3 4 5 6, reroll one die`` or ``score 30 in small_straight``."""
+        if self.keep is None:
+            extra = f" (+{self.bonus} Yahtzee bonus)" if self.bonus else ""
+            return f"score {self.score} in {self.category}{extra}"
+        n = D.N_DICE - len(self.keep)
+        if n == 0:
+            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score"
+        if not self.keep:
+            return "reroll all five dice"
+        words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
+        return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
+
+    def to_json(self) -> dict:
+        head = {"keep": list(self.keep)} if self.keep is not None else {"category": self.category, "score": self.score}
+        if self.bonus:
+            head["bonus"] = self.bonus
+        return head | {
+            "ev": round(self.ev, 9),
+            "expected_final": round(self.expected_final, 9),
+            "regret": round(self.regret, 9),
+            "best": self.best,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.describe()} (ev {self.ev:.3f}, loss {self.regret:.3f})"
+
+
+@dataclass(frozen=True)
+class Advice:
+    """All options of a position, best first."""
+
+    position: Position
+    options: tuple[Option, ...]
+
+    @property
+    def best(self) -> Option:
+        return self.options[0]
+
+    @property
+    def decision(self) -> str:
+        return "score" if self.position.rolls_left == 0 else "keep"
+
+    def to_json(self) -> dict:
+        p = self.position
+        return {
+            "rules": p.rules.id,
+            "card": str(p.card),
+            "dice": str(p.dice),
+            "rolls_left": p.rolls_left,
+            "decision": self.decision,
+            "options": [o.to_json() for o in self.options],
+        }
+
+    def option_for(self, keep=None, category: str | None = None) -> Option:
+        """The option that keeps ``keep`` (faces) or scores ``category``."""
+        if category is not None:
+            for o in self.options:
+                if o.category == category:
+                    return o
+            raise IllegalMoveError(f"{category} is not a legal box for {self.position.dice} on this card")
+        want = tuple(sorted(keep or ()))
+        for o in self.options:
+            if o.keep == want:
+                return o
+        raise IllegalMoveError(f"cannot keep {' '.join(map(str, want)) or 'nothing'} from {self.position.dice}")
+
+
+class TurnValues:
+    """The within-turn values of one card state, all numpy.
+
+    ``r0`` (252,) -- best placement value of each roll with no rolls left;
+    ``e0`` / ``e1`` (462,) -- value of holding keep K and rerolling the rest with
+    1 / 2 rolls left (for 5-dice keeps: the value of stopping and scoring now,
+    ``r0``); ``value`` -- the state value before rolling.  All in expected
+    points still to come.
+    """
+
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray):
+        self.rules, self.state, self.values = rules, state, values
+        x = np.full(D.N_KEEPS + 1, -np.inf)
+        x[D.ROLL_OFFSET : D.N_KEEPS] = self._final_roll_values()
+        self.r0 = x[D.ROLL_OFFSET : D.N_KEEPS].copy()
+        _average(x)
+        self.e0 = x[: D.N_KEEPS].copy()
+        _best_subkeep(x)
+        _average(x)
+        self.e1 = x[: D.N_KEEPS].copy()
+        # keeping all five means stopping now, whatever the rolls left
+        self.e1[D.ROLL_OFFSET :] = self.r0
+        _best_subkeep(x)
+        self.value = float(D.ROLL_PROB @ x[D.ROLL_OFFSET : D.N_KEEPS])
+
+    def placements(self, dice: Dice) -> list[tuple[int, int, int]]:
+        """Legal ``(box, score, bonus)`` for a roll in this state (see :meth:`RuleSet.placements`)."""
+        mask, _, flag = self.state
+        return self.rules.placements(mask, dice.counts, bool(flag))
+
+    def placement_value(self, box: int, score: int, bonus: int) -> float:
+        """Points this placement earns now (bonuses included) plus the value of the next state."""
+        rules = self.rules
+        mask, upper, flag = self.state
+        gain = score + bonus
+        if rules.boxes[box].is_upper:
+            if upper < rules.upper_threshold <= upper + score:
+                gain += rules.upper_bonus
+            upper = min(upper + score, rules.upper_cap)
+        if box == rules.yahtzee_index and rules.n_flags == 2:
+            flag = 1 if score == 50 else 0
+        return gain + float(self.values[mask | (1 << box), upper, flag])
+
+    def _final_roll_values(self) -> np.ndarray:
+        rules = self.rules
+        mask, upper, flag = self.state
+        score = rules.score_table
+        cap, thr = rules.upper_cap, rules.upper_threshold
+        best = np.full(D.N_ROLLS, -np.inf)
+        open_boxes = [b for b in range(rules.n_boxes) if not mask >> b & 1]
+        if rules.forced_order:
+            open_boxes = open_boxes[:1]
+        for b in open_boxes:
+            s = score[:, b]
+            nxt = self.values[mask | (1 << b)]
+            if rules.boxes[b].is_upper:
+                new_upper = upper + s
+                gain = s + np.where((upper < thr) & (new_upper >= thr), rules.upper_bonus, 0)
+                cand = gain + nxt[np.minimum(new_upper, cap), flag]
+            elif b == rules.yahtzee_index and rules.n_flags == 2:
+                cand = s + np.where(s == 50, nxt[upper, 1], nxt[upper, 0])
+            else:
+                cand = s + nxt[upper, flag]
+            np.maximum(best, cand, out=best)
+        yb = rules.yahtzee_index
+        if yb >= 0 and mask >> yb & 1:  # a Yahtzee now follows the Joker and bonus rules
+            for face in range(1, D.N_FACES + 1):
+                roll = Dice((face,) * D.N_DICE)
+                best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))
+        return best
+
+
+def _average(x: np.ndarray) -> None:
+    for size in range(D.N_DICE - 1, -1, -1):
+        keeps = _KEEPS_BY_SIZE[size]
+        x[keeps] = x[D.ADD_DIE[keeps]].sum(axis=1) / D.N_FACES
+
+
+def _best_subkeep(x: np.ndarray) -> None:
+    for size in range(1, D.N_DICE + 1):
+        keeps = _KEEPS_BY_SIZE[size]
+        x[keeps] = np.maximum(x[keeps], x[_REMOVE_PADDED[keeps]].max(axis=1))
+
+
+class Advisor:
+    """Ranks options using a rule set's table (numpy only; see :mod:`solver.batch` for bulk)."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.rules = table.rules
+        self._cache: dict[tuple[int, int, int], TurnValues] = {}
+
+    @classmethod
+    def load(cls, rules=None, tables_dir=None, *, build_if_missing: bool = False, progress: bool = True) -> Advisor:
+        from .tables import get_table
+
+        return cls(get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress))
+
+    def turn(self, card: ScoreCard) -> TurnValues:
+        """Within-turn values of the card's state (a few cached)."""
+        key = card.state
+        tv = self._cache.get(key)
+        if tv is None:
+            if len(self._cache) >= 1024:
+                self._cache.clear()
+            tv = self._cache[key] = TurnValues(self.rules, key, self.table.values)
+        return tv
+
+    def card_value(self, card: ScoreCard | str | None = None) -> float:
+        """Expected points still to come from the start of a turn (before rolling)."""
+        card = ScoreCard.parse(card, self.rules)
+        if card.is_complete:
+            return 0.0
+        mask, upper, flag = card.state
+        return float(self.table.values[mask, upper, flag])
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of ``position``, best first (ties in card/keep order)."""
+        if position.rules != self.rules:
+            raise UsageError(f"this advisor plays {self.rules.id}, the position is {position.rules.id}")
+        card, dice = position.card, position.dice
+        tv = self.turn(card)
+        base = card.total
+        raw: list[tuple[float, dict]] = []
+        if position.rolls_left == 0:
+            names = self.rules.box_names
+            for b, score, bonus in tv.placements(dice):
+                raw.append((tv.placement_value(b, score, bonus), {"category": names[b], "score": score, "bonus": bonus}))
+        else:
+            ev = tv.e0 if position.rolls_left == 1 else tv.e1
+            r = dice.index
+            for k in D.SUBKEEPS[r, : D.N_SUBKEEPS[r]][::-1]:
+                raw.append((float(ev[k]), {"keep": D.KEEPS[k]}))
+        best_ev = max(v for v, _ in raw)
+        order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
+        options = tuple(
+            Option(
+                ev=raw[i][0],
+                expected_final=base + raw[i][0],
+                regret=best_ev - raw[i][0],
+                best=best_ev - raw[i][0] <= TIE_TOLERANCE,
+                **raw[i][1],
+            )
+            for i in order
+        )
+        return Advice(position, options)
+
+    def advise_text(self, card: str | None, dice: str, rolls_left: int) -> Advice:
+        return self.advise(Position.parse(card, dice, rolls_left, self.rules))

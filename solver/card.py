@@ -1,0 +1,270 @@
+"""The score card: a frozen value object with a compact text notation.
+
+Notation: comma-separated ``box=score`` entries for the filled boxes, e.g.
+``ones=3,fours=12,yahtzee=50``, plus ``yahtzee_bonus=200`` for Yahtzee bonuses
+already earned.  The empty card is ``""`` (``-`` and ``empty`` are accepted
+too).  ``str(card)`` writes the entries in card order, so
+``ScoreCard.parse(str(card)) == card``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .dice import Dice
+from .errors import CardError, IllegalMoveError
+from .rules import RuleSet, get_rules
+
+BONUS_KEY = "yahtzee_bonus"
+UPPER_BONUS_KEY = "upper_bonus"
+_EMPTY_WORDS = {"", "-", "empty", "none"}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A legal place for a roll: the box, what it scores there, and the Yahtzee bonus earned."""
+
+    box: str
+    score: int
+    bonus: int = 0
+
+    @property
+    def points(self) -> int:
+        return self.score + self.bonus
+
+    def __str__(self) -> str:
+        extra = f" (+{self.bonus} bonus)" if self.bonus else ""
+        return f"{self.box}={self.score}{extra}"
+
+
+@dataclass(frozen=True)
+class ScoreCard:
+    """Which boxes are filled and with what, plus Yahtzee bonuses earned.
+
+    ``scores[i]`` is the score in box ``i`` (card order) or ``None`` when open.
+    Construction validates the card: every score must be one the box can hold
+    under the rule set, and the card must be reachable in a real game.
+    """
+
+    rules: RuleSet
+    scores: tuple[int | None, ...]
+    yahtzee_bonus_count: int = 0
+
+    def __post_init__(self) -> None:
+        rules = self.rules
+        if len(self.scores) != rules.n_boxes:
+            raise CardError(f"a {rules.id} card has {rules.n_boxes} boxes, got {len(self.scores)}")
+        for name, score, allowed in zip(rules.box_names, self.scores, rules.possible_scores):
+            if score is not None and score not in allowed:
+                raise CardError(f"{name}={score} is a score {name} can never hold under {rules.id}")
+        if self.yahtzee_bonus_count:
+            self._check_bonus()
+        if rules.forced_order:
+            filled = [s is not None for s in self.scores]
+            n = sum(filled)
+            if filled != [True] * n + [False] * (rules.n_boxes - n):
+                first_open = rules.box_names[filled.index(False)]
+                raise CardError(
+                    f"under {rules.id} boxes fill in card order, but {first_open} is open "
+                    "while a later box is filled"
+                )
+
+    def _check_bonus(self) -> None:
+        rules, count = self.rules, self.yahtzee_bonus_count
+        if count < 0:
+            raise CardError(f"{BONUS_KEY} cannot be negative: {count * rules.yahtzee_bonus}")
+        if rules.yahtzee_bonus == 0:
+            raise CardError(f"{rules.id} has no Yahtzee bonus, but the card has {BONUS_KEY}")
+        if self.scores[rules.yahtzee_index] != 50:
+            raise CardError(f"{BONUS_KEY} needs {rules.yahtzee_box}=50 on the card")
+        if count > self.n_filled - 1:
+            raise CardError(
+                f"{BONUS_KEY}={count * rules.yahtzee_bonus} needs {count} filled boxes besides "
+                f"{rules.yahtzee_box}, the card has {self.n_filled - 1}"
+            )
+
+    # --- construction ----------------------------------------------------
+    @classmethod
+    def empty(cls, rules: str | RuleSet | None = None) -> ScoreCard:
+        rules = get_rules(rules)
+        return cls(rules, (None,) * rules.n_boxes)
+
+    @classmethod
+    def parse(cls, text: str | None, rules: str | RuleSet | None = None) -> ScoreCard:
+        """Read ``"ones=3,fours=12,yahtzee=50,yahtzee_bonus=100"``; raises :class:`CardError`."""
+        rules = get_rules(rules)
+        if isinstance(text, ScoreCard):
+            return text
+        text = (text or "").strip()
+        if text.lower() in _EMPTY_WORDS:
+            return cls.empty(rules)
+        scores: list[int | None] = [None] * rules.n_boxes
+        bonus_count = 0
+        upper_bonus: int | None = None
+        seen: set[str] = set()
+        for entry in text.replace(";", ",").split(","):
+            entry = entry.strip()
+            if not entry:
+                continue
+            key, sep, value = entry.partition("=")
+            if not sep:
+                key, sep, value = entry.partition(":")
+            key = key.strip().lower().replace(" ", "_").replace("-", "_")
+            value = value.strip()
+            if not sep or not key or not value:
+                raise CardError(f"card entry {entry!r} is not of the form box=score")
+            try:
+                number = int(value)
+            except ValueError:
+                raise CardError(f"card entry {entry!r}: {value!r} is not a whole number") from None
+            if key in seen:
+                raise CardError(f"card entry {entry!r}: {key} is given twice")
+            seen.add(key)
+            if key == BONUS_KEY:
+                step = rules.yahtzee_bonus
+                if step == 0:
+                    raise CardError(f"{rules.id} has no Yahtzee bonus, but the card has {entry!r}")
+                if number % step:
+                    raise CardError(f"{BONUS_KEY}={number} is not a multiple of {step}")
+                bonus_count = number // step
+            elif key == UPPER_BONUS_KEY:
+                upper_bonus = number
+            elif key in rules.box_index:
+                scores[rules.box_index[key]] = number
+            else:
+                raise CardError(f"unknown box {key!r} in card entry {entry!r} (boxes: {', '.join(rules.box_names)})")
+        card = cls(rules, tuple(scores), bonus_count)
+        if upper_bonus is not None and upper_bonus != card.upper_bonus:
+            raise CardError(
+                f"{UPPER_BONUS_KEY}={upper_bonus} does not match the upper total {card.upper_total} "
+                f"(the bonus is {card.upper_bonus})"
+            )
+        return card
+
+    def __str__(self) -> str:
+        parts = [f"{name}={s}" for name, s in zip(self.rules.box_names, self.scores) if s is not None]
+        if self.yahtzee_bonus_count:
+            parts.append(f"{BONUS_KEY}={self.yahtzee_bonus_count * self.rules.yahtzee_bonus}")
+        return ",".join(parts)
+
+    # --- totals ----------------------------------------------------------
+    @property
+    def filled_mask(self) -> int:
+        return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
+
+    @property
+    def n_filled(self) -> int:
+        return sum(s is not None for s in self.scores)
+
+    @property
+    def is_complete(self) -> bool:
+        return all(s is not None for s in self.scores)
+
+    @property
+    def open_boxes(self) -> tuple[str, ...]:
+        return tuple(n for n, s in zip(self.rules.box_names, self.scores) if s is None)
+
+    def get(self, box: str) -> int | None:
+        return self.scores[self._box(box)]
+
+    @property
+    def upper_total(self) -> int:
+        return sum(self.scores[i] or 0 for i in self.rules.upper_indices)
+
+    @property
+    def upper_bonus(self) -> int:
+        return self.rules.upper_bonus if self.upper_total >= self.rules.upper_threshold else 0
+
+    @property
+    def lower_total(self) -> int:
+        return sum(self.scores[i] or 0 for i in self.rules.lower_indices)
+
+    @property
+    def yahtzee_bonus_points(self) -> int:
+        return self.yahtzee_bonus_count * self.rules.yahtzee_bonus
+
+    @property
+    def total(self) -> int:
+        """Grand total: all boxes plus the upper bonus and Yahtzee bonuses."""
+        return self.upper_total + self.upper_bonus + self.lower_total + self.yahtzee_bonus_points
+
+    @property
+    def yahtzee_holds_50(self) -> bool:
+        yb = self.rules.yahtzee_index
+        return yb >= 0 and self.scores[yb] == 50
+
+    @property
+    def state(self) -> tuple[int, int, int]:
+        """DP state ``(filled_mask, capped upper total, flag)`` used to index tables."""
+        flag = int(self.yahtzee_holds_50) if self.rules.n_flags == 2 else 0
+        return self.filled_mask, min(self.upper_total, self.rules.upper_cap), flag
+
+    # --- moves -----------------------------------------------------------
+    def _box(self, box: str | int) -> int:
+        if isinstance(box, int):
+            if not 0 <= box < self.rules.n_boxes:
+                raise IllegalMoveError(f"box number {box} is not on the card (0..{self.rules.n_boxes - 1})")
+            return box
+        key = str(box).strip().lower().replace(" ", "_").replace("-", "_")
+        try:
+            return self.rules.box_index[key]
+        except KeyError:
+            raise IllegalMoveError(
+                f"unknown box {box!r} (boxes: {', '.join(self.rules.box_names)})"
+            ) from None
+
+    def placements(self, dice: Dice | str) -> list[Placement]:
+        """Every box this roll may legally go in, in card order, with its score."""
+        dice = Dice.parse(dice)
+        names = self.rules.box_names
+        return [
+            Placement(names[b], s, bonus)
+            for b, s, bonus in self.rules.placements(self.filled_mask, dice.counts, self.yahtzee_holds_50)
+        ]
+
+    def preview(self, dice: Dice | str) -> dict[str, int]:
+        """What each open box would score now (legal placements only)."""
+        return {p.box: p.score for p in self.placements(dice)}
+
+    def score(self, box: str | int, dice: Dice | str) -> ScoreCard:
+        """The card after putting ``dice`` in ``box`` (bonuses included).
+
+        Raises :class:`IllegalMoveError` for a filled box or a placement the
+        Joker rule (or forced order) forbids.
+        """
+        dice = Dice.parse(dice)
+        b = self._box(box)
+        name = self.rules.box_names[b]
+        if self.scores[b] is not None:
+            raise IllegalMoveError(f"{name} is already filled (with {self.scores[b]})")
+        legal = self.placements(dice)
+        match = next((p for p in legal if p.box == name), None)
+        if match is None:
+            allowed = ", ".join(p.box for p in legal)
+            why = "forced order" if self.rules.forced_order else "the Joker rule"
+            raise IllegalMoveError(f"{dice} may not go in {name} under {why}; allowed: {allowed}")
+        scores = list(self.scores)
+        scores[b] = match.score
+        return ScoreCard(self.rules, tuple(scores), self.yahtzee_bonus_count + (1 if match.bonus else 0))
+
+    def rows(self) -> list[tuple[str, int | None]]:
+        """The card as printed: boxes, subtotals and bonuses, in order."""
+        r = self.rules
+        out: list[tuple[str, int | None]] = [(r.box_names[i], self.scores[i]) for i in r.upper_indices]
+        out += [("upper_total", self.upper_total), ("upper_bonus", self.upper_bonus)]
+        out += [(r.box_names[i], self.scores[i]) for i in r.lower_indices]
+        if r.yahtzee_bonus:
+            out.append((BONUS_KEY, self.yahtzee_bonus_points))
+        out.append(("total", self.total))
+        return out
+
+    def format(self, preview: dict[str, int] | None = None) -> str:
+        """A printable card; open boxes show ``(n)`` previews when given."""
+        lines = []
+        for name, value in self.rows():
+            if value is None:
+                shown = f"({preview[name]})" if preview and name in preview else "-"
+            else:
+                shown = str(value)
+            lines.append(f"  {name:<16}{shown:>6}")
+        return "\n".join(lines)

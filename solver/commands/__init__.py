@@ -1,0 +1,19 @@
+"""One module per CLI command, each with ``register(subparsers)`` (see :mod:`solver.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_rules(parser: argparse.ArgumentParser, many: bool = False) -> None:
+    if many:
+        parser.add_argument("--rules", nargs="+", metavar="ID", help="rule-set ids (default: yahtzee)")
+    else:
+        parser.add_argument("--rules", default=None, metavar="ID", help="rule set (default: yahtzee)")
+
+
+def add_tables(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tables", metavar="DIR", default=None,
+        help="folder of table files (default: $YAHTZEE_TABLES, tables/ of a checkout, or the user cache)",
+    )

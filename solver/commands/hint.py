@@ -1,0 +1,106 @@
+"""``yahtzee hint`` (advice for a position) and ``yahtzee value`` (a card's expected final score)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from . import add_rules, add_tables
+
+
+def register(sub) -> None:
+    h = sub.add_parser("hint", help="rank every option of a position by expected score")
+    h.add_argument("--dice", help="five dice, e.g. 33456 or '3 3 4 5 6'")
+    h.add_argument("--rolls-left", type=int, choices=(0, 1, 2), help="rolls left this turn")
+    h.add_argument("--card", default="", help="filled boxes, e.g. 'ones=3,fours=12,yahtzee=50' (default: empty)")
+    add_rules(h)
+    h.add_argument("--top", type=int, default=5, metavar="N", help="options to show (default 5; 0 = all)")
+    h.add_argument("--json", action="store_true", help="print one JSON object")
+    h.add_argument("--batch", metavar="FILE", help="JSON lines in (- for stdin), JSON lines out")
+    add_tables(h)
+    h.set_defaults(func=run_hint)
+
+    v = sub.add_parser("value", help="expected final score of a card before rolling")
+    v.add_argument("--card", default="", help="filled boxes (default: empty card)")
+    add_rules(v)
+    v.add_argument("--json", action="store_true", help="print one JSON object")
+    add_tables(v)
+    v.set_defaults(func=run_value)
+
+
+def _advisor(rules, tables_dir):
+    from ..advisor import Advisor
+
+    return Advisor.load(rules, tables_dir, build_if_missing=True, progress=True)
+
+
+def run_hint(args) -> int:
+    from ..advisor import Position
+    from ..errors import UsageError
+
+    if args.batch:
+        if args.dice or args.rolls_left is not None:
+            raise UsageError("--batch reads positions from the file; do not give --dice or --rolls-left")
+        return run_batch(args)
+    if not args.dice or args.rolls_left is None:
+        raise UsageError("hint needs --dice and --rolls-left (or --batch FILE)")
+    if args.top < 0:
+        raise UsageError(f"--top must be 0 or more, got {args.top}")
+    position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
+    advice = _advisor(position.rules, args.tables).advise(position)
+    if args.json:
+        print(json.dumps(advice.to_json()))
+    else:
+        print(format_advice(advice, args.top))
+    return 0
+
+
+def format_advice(advice, top: int = 5) -> str:
+    """The advice as a short aligned table, best first."""
+    p = advice.position
+    card = str(p.card) or "empty card"
+    rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[p.rolls_left]
+    lines = [f"{p.rules.id} | {card} | dice {' '.join(map(str, p.dice))} | {rolls}"]
+    best = [o for o in advice.options if o.best]
+    lines.append(f"Best: {best[0].describe()}")
+    if len(best) > 1:
+        lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
+    shown = advice.options if top == 0 else advice.options[: max(top, 1)]
+    width = max(len(o.describe()) for o in shown)
+    lines.append(f"  {'option':<{width}}  {'exp. final':>10}  {'loss':>7}")
+    for o in shown:
+        lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
+    if len(shown) < len(advice.options):
+        lines.append(f"  ... {len(advice.options) - len(shown)} more (--top 0 shows all)")
+    return "\n".join(lines)
+
+
+def run_batch(args) -> int:
+    from ..batch import advise_json_lines
+
+    stream = sys.stdin if args.batch == "-" else None
+    if stream is None:
+        try:
+            stream = open(args.batch, encoding="utf-8")
+        except OSError as exc:
+            from ..errors import UsageError
+
+            raise UsageError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
+    with stream:
+        for out in advise_json_lines(stream, default_rules=args.rules, tables_dir=args.tables):
+            sys.stdout.write(out + "\n")
+    return 0
+
+
+def run_value(args) -> int:
+    from ..card import ScoreCard
+
+    card = ScoreCard.parse(args.card, args.rules)
+    ev = _advisor(card.rules, args.tables).card_value(card)
+    if args.json:
+        print(json.dumps({"rules": card.rules.id, "card": str(card), "ev": round(ev, 9),
+                          "expected_final": round(card.total + ev, 9)}))
+    else:
+        print(f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, "
+              f"expected still to come {ev:.4f}, expected final {card.total + ev:.4f}")
+    return 0

@@ -1,0 +1,112 @@
+"""``yahtzee tables build|verify|list``."""
+
+from __future__ import annotations
+
+import sys
+
+from . import add_tables
+
+
+def register(sub) -> None:
+    p = sub.add_parser("tables", help="build, verify and list optimal-strategy tables")
+    tsub = p.add_subparsers(dest="tables_command", metavar="ACTION", parser_class=type(p))
+    tsub.required = True
+
+    b = tsub.add_parser("build", help="compute tables (progress bar on stderr)")
+    b.add_argument("--rules", nargs="+", metavar="ID", help="rule sets to build (default: yahtzee)")
+    b.add_argument("--all", action="store_true", help="build every rule set")
+    b.add_argument("--force", action="store_true", help="rebuild tables that already exist")
+    b.add_argument("--threads", type=int, default=None, help="worker threads (the result does not depend on it)")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_tables(b)
+    b.set_defaults(func=run_build)
+
+    v = tsub.add_parser("verify", help="check checksums and reference values")
+    v.add_argument("--rules", nargs="+", metavar="ID", help="rule sets to verify (default: every built table)")
+    add_tables(v)
+    v.set_defaults(func=run_verify)
+
+    li = tsub.add_parser("list", help="show which tables are built, where, and their size")
+    add_tables(li)
+    li.set_defaults(func=run_list)
+
+
+def _selected(args, default_all_built: bool = False):
+    from ..rules import RULE_SETS, get_rules
+    from ..tables import table_paths
+
+    if getattr(args, "all", False):
+        return list(RULE_SETS.values())
+    if args.rules:
+        return [get_rules(r) for r in args.rules]
+    if default_all_built:
+        return [r for r in RULE_SETS.values() if table_paths(r, args.tables)[0].exists()]
+    return [get_rules(None)]
+
+
+def run_build(args) -> int:
+    from ..errors import TableError
+    from ..tables import build_table, load_table, resolve_dir
+
+    if args.threads is not None and args.threads < 1:
+        from ..errors import UsageError
+
+        raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    for rules in _selected(args):
+        if not args.force:
+            try:
+                table = load_table(rules, args.tables)
+                print(f"{rules.id}: already built ({table.empty_card_value:.7f}) in {table.path}; --force rebuilds")
+                continue
+            except TableError:
+                pass
+        table = build_table(rules, args.tables, progress=not args.quiet, threads=args.threads)
+        m = table.manifest
+        print(
+            f"{rules.id}: empty-card value {table.empty_card_value:.7f}, built in {m['build_seconds']:.2f} s "
+            f"({m['build_cpu_seconds']:.2f} CPU s) -> {table.path}"
+        )
+    print(f"tables in {resolve_dir(args.tables)}", file=sys.stderr)
+    return 0
+
+
+def run_verify(args) -> int:
+    from ..tables import resolve_dir, verify_table
+
+    selected = _selected(args, default_all_built=True)
+    if not selected:
+        print(f"no tables built in {resolve_dir(args.tables)}; build them with: yahtzee tables build --all",
+              file=sys.stderr)
+        return 1
+    failures = 0
+    for rules in selected:
+        problems = verify_table(rules, args.tables)
+        if problems:
+            failures += 1
+            for p in problems:
+                print(f"{rules.id}: FAIL {p}")
+        else:
+            ref = "" if rules.reference_value is None else f" (reference {rules.reference_value:.7f})"
+            print(f"{rules.id}: ok{ref}")
+    return 1 if failures else 0
+
+
+def run_list(args) -> int:
+    import json
+
+    from ..rules import RULE_SETS
+    from ..tables import resolve_dir, table_paths
+
+    folder = resolve_dir(args.tables)
+    print(f"tables folder: {folder}")
+    for rules in RULE_SETS.values():
+        npy, man = table_paths(rules, args.tables)
+        if npy.exists() and man.exists():
+            try:
+                value = f"{json.loads(man.read_text()).get('empty_card_value', float('nan')):.7f}"
+            except (OSError, ValueError):
+                value = "unreadable manifest"
+            print(f"  {rules.id:<20} built   {npy.stat().st_size / 2**20:7.1f} MiB  value {value}")
+        else:
+            print(f"  {rules.id:<20} missing")
+    return 0

@@ -1,0 +1,44 @@
+"""One family of exceptions; each carries the offending input in its message.
+
+The CLI turns any :class:`SolverError` into one line on stderr.  Usage errors
+(bad dice, bad card, unknown rule set, illegal move) exit with code 2; runtime
+problems such as a corrupt table exit with code 1.
+"""
+
+from __future__ import annotations
+
+
+class SolverError(Exception):
+    """Base class of every error the package raises on purpose."""
+
+    exit_code = 1
+
+
+class UsageError(SolverError, ValueError):
+    """The user gave something that is not valid input (exit code 2)."""
+
+    exit_code = 2
+
+
+class DiceError(UsageError):
+    """Dice that are not five values from 1 to 6."""
+
+
+class CardError(UsageError):
+    """A score card that cannot be parsed or cannot occur in a game."""
+
+
+class UnknownRulesError(UsageError):
+    """A rule-set id that is not known."""
+
+
+class IllegalMoveError(UsageError):
+    """A move the rules forbid (a filled box, a placement the Joker rule forbids)."""
+
+
+class TableError(SolverError):
+    """A table file that is missing, corrupt, truncated or does not match its manifest."""
+
+
+class MissingTableError(TableError):
+    """No table has been built yet for a rule set."""

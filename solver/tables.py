@@ -1,0 +1,239 @@
+"""Table files: one memory-mappable ``<rules>.npy`` of state values plus ``<rules>.json``.
+
+Where tables live, first match wins:
+
+1. an explicit directory (``--tables DIR`` on the command line, ``tables_dir=`` in Python);
+2. the ``YAHTZEE_TABLES`` environment variable;
+3. ``tables/`` of a source checkout (the package sits next to ``pyproject.toml``);
+4. the user cache: ``$XDG_CACHE_HOME/yahtzee-solver/tables`` (``~/.cache/...``), never site-packages.
+
+Files are written atomically (temporary file in the same folder, fsync, rename),
+so an interrupted build leaves the previous table or none, never half of one.
+On load the manifest is checked against the rule set, the array's shape and
+dtype, and its sha256; any mismatch raises :class:`TableError` saying how to rebuild.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import MissingTableError, TableError
+from .rules import RuleSet, get_rules
+
+FORMAT_VERSION = 1
+ENV_VAR = "YAHTZEE_TABLES"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def package_version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def default_tables_dir() -> Path:
+    """The folder used when none is given (see the module docstring for the order)."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    checkout = _PACKAGE_DIR.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "tables").is_dir():
+        return checkout / "tables"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "yahtzee-solver" / "tables"
+
+
+def resolve_dir(tables_dir: str | os.PathLike | None) -> Path:
+    return Path(tables_dir).expanduser() if tables_dir else default_tables_dir()
+
+
+def table_paths(rules: RuleSet, tables_dir: str | os.PathLike | None = None) -> tuple[Path, Path]:
+    folder = resolve_dir(tables_dir)
+    return folder / f"{rules.id}.npy", folder / f"{rules.id}.json"
+
+
+def _rebuild_hint(rules: RuleSet, folder: Path) -> str:
+    return f"rebuild it with: yahtzee tables build --rules {rules.id} --force --tables {folder}"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Table:
+    """A loaded value table: ``values[mask, u, f]`` (see :mod:`solver.dp`) and its manifest."""
+
+    rules: RuleSet
+    values: np.ndarray
+    manifest: dict
+    path: Path
+
+    @property
+    def empty_card_value(self) -> float:
+        return float(self.values[0, 0, 0])
+
+    def value(self, mask: int, upper: int, flag: int) -> float:
+        return float(self.values[mask, upper, flag])
+
+
+def expected_shape(rules: RuleSet) -> tuple[int, int, int]:
+    return (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
+
+
+def load_table(
+    rules: str | RuleSet | None = None,
+    tables_dir: str | os.PathLike | None = None,
+    *,
+    check_hash: bool = True,
+) -> Table:
+    """Open the table of ``rules`` (memory-mapped, read-only) after checking it.
+
+    Raises :class:`MissingTableError` when it is not built and :class:`TableError`
+    when it is corrupt, truncated or built for different rules.
+    """
+    rules = get_rules(rules)
+    npy, manifest_path = table_paths(rules, tables_dir)
+    folder = npy.parent
+    if not npy.exists() or not manifest_path.exists():
+        raise MissingTableError(
+            f"no table for {rules.id} in {folder}; build it with: "
+            f"yahtzee tables build --rules {rules.id} --tables {folder}"
+        )
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        if not isinstance(manifest, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        raise TableError(f"manifest {manifest_path} is unreadable ({exc}); {_rebuild_hint(rules, folder)}") from None
+    problems = []
+    if manifest.get("format_version") != FORMAT_VERSION:
+        problems.append(f"format version {manifest.get('format_version')!r}, expected {FORMAT_VERSION}")
+    if manifest.get("rules") != rules.describe():
+        problems.append(f"built for different rules ({manifest.get('rules', {}).get('id', '?')})")
+    if check_hash and manifest.get("sha256") != sha256_file(npy):
+        problems.append("sha256 does not match (corrupt or modified file)")
+    if problems:
+        raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {_rebuild_hint(rules, folder)}")
+    try:
+        values = np.load(npy, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise TableError(f"table {npy} is corrupt or truncated ({exc}); {_rebuild_hint(rules, folder)}") from None
+    if values.shape != expected_shape(rules) or values.dtype != np.float64:
+        raise TableError(
+            f"table {npy} has shape {values.shape} {values.dtype}, expected {expected_shape(rules)} float64; "
+            f"{_rebuild_hint(rules, folder)}"
+        )
+    return Table(rules, values, manifest, npy)
+
+
+def _atomic_write(path: Path, write) -> None:
+    """Write through ``write(fileobj)`` into a temporary file, then rename over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    _atomic_write(Path(path), lambda fh: fh.write(text.encode()))
+
+
+def save_table(rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float) -> Table:
+    """Write ``values`` and its manifest atomically; returns the loaded table."""
+    npy, manifest_path = table_paths(rules, tables_dir)
+    _atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
+    import numba
+
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "rules": rules.describe(),
+        "shape": list(values.shape),
+        "dtype": str(values.dtype),
+        "layout": "values[filled_mask, min(upper_total, threshold), yahtzee_holds_50]; NaN = unreachable",
+        "sha256": sha256_file(npy),
+        "empty_card_value": float(values[0, 0, 0]),
+        "reference_value": rules.reference_value,
+        "build_seconds": round(build_seconds, 3),
+        "build_cpu_seconds": round(cpu_seconds, 3),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package_version": package_version(),
+        "numpy_version": np.__version__,
+        "numba_version": numba.__version__,
+        "python_version": platform.python_version(),
+    }
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    return load_table(rules, tables_dir)
+
+
+def build_table(
+    rules: str | RuleSet | None = None,
+    tables_dir=None,
+    *,
+    progress: bool = True,
+    threads: int | None = None,
+) -> Table:
+    """Solve ``rules`` and save its table (tqdm progress bar on stderr when ``progress``)."""
+    from tqdm import tqdm
+
+    from . import dp
+
+    rules = get_rules(rules)
+    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    with tqdm(
+        total=n_masks, desc=f"building {rules.id}", unit="mask", disable=not progress, leave=False,
+        dynamic_ncols=True,
+    ) as bar:
+        values = dp.solve(rules, progress=bar.update, threads=threads)
+    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
+    return save_table(rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu)
+
+
+def get_table(rules=None, tables_dir=None, *, build_if_missing: bool = False, progress: bool = True) -> Table:
+    """Load a table, building it first when missing and ``build_if_missing``."""
+    try:
+        return load_table(rules, tables_dir)
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+    return build_table(rules, tables_dir, progress=progress)
+
+
+def verify_table(rules: str | RuleSet, tables_dir=None, tolerance: float = 1e-6) -> list[str]:
+    """Problems with a built table (empty list when it checks out)."""
+    rules = get_rules(rules)
+    try:
+        table = load_table(rules, tables_dir)
+    except TableError as exc:
+        return [str(exc)]
+    problems = []
+    value = table.empty_card_value
+    if table.manifest.get("empty_card_value") != value:
+        problems.append(f"empty-card value {value} differs from the manifest's {table.manifest.get('empty_card_value')}")
+    if rules.reference_value is not None and abs(value - rules.reference_value) > tolerance:
+        problems.append(f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}")
+    return problems
