@@ -221,8 +221,8 @@ class RuleSet:
         if not extra or self.joker == "none":
             return [(b, self.box_score(b, counts), bonus) for b in open_boxes]
         face = counts.index(5) + 1
-        face_box = next(i for i in self.upper_indices if self.boxes[i].face == face)
-        face_open = not filled >> face_box & 1
+        face_box = next((i for i in self.upper_indices if self.boxes[i].face == face), -1)
+        face_open = face_box >= 0 and not filled >> face_box & 1
 
         def joker(b: int) -> int:
             box = self.boxes[b]
