@@ -257,3 +257,45 @@ def solve_level(
             score, joker_score, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus,
             joker_mode, forced_order, upper_threshold, upper_bonus,
         )
+
+
+@njit(cache=True)
+def turn_tables(
+    mask, lane_u, lane_f, values, upper_reach, upper_box, add_die, remove_die, keep_size, roll_prob,
+    score, joker_score, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus,
+    joker_mode, forced_order, upper_threshold, upper_bonus, e0, e1, best_box,
+):
+    """Within-turn decision tables of one mask for the given lanes (for bots and batch advice).
+
+    ``lane_u``/``lane_f`` (nl,) int64: the states ``(u, f)`` wanted (``upper_reach``
+    is unused here but kept so every kernel takes the same rule arrays).
+    Outputs, caller-allocated:
+
+    * ``e0`` (462, nl) float64 -- value of keeping K and rerolling the rest with one
+      roll left (then scoring); for 5-dice keeps, the value of scoring that roll now;
+    * ``e1`` (462, nl) float64 -- the same with two rolls left; 5-dice keeps as in ``e0``;
+    * ``best_box`` (252, nl) int64 -- the box to fill with each roll and no rolls left
+      (the lowest box index among equal values).
+
+    The best keep for roll ``r`` with 2 (1) rolls left is the sub-keep of ``r``
+    (``dice.SUBKEEPS``) with the largest ``e1`` (``e0``); ties go to the first.
+    """
+    nl = lane_u.shape[0]
+    n_rolls = score.shape[0]
+    roll_offset = add_die.shape[0] - n_rolls
+    x = np.empty((add_die.shape[0], nl))
+    _final_roll_values(
+        mask, nl, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
+        yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold, upper_bonus,
+        x, best_box,
+    )
+    _average_keeps(x, nl, add_die, keep_size)
+    for k in range(x.shape[0]):
+        for l in range(nl):
+            e0[k, l] = x[k, l]
+    _best_subkeep(x, nl, remove_die)
+    _average_keeps(x, nl, add_die, keep_size)
+    for k in range(x.shape[0]):
+        stop = k >= roll_offset
+        for l in range(nl):
+            e1[k, l] = e0[k, l] if stop else x[k, l]
