@@ -95,6 +95,8 @@ class ScoreCard:
         rules = get_rules(rules)
         if isinstance(text, ScoreCard):
             return text
+        if text is not None and not isinstance(text, str):
+            raise CardError(f"a card is text like 'ones=3,fours=12', got {text!r}")
         text = (text or "").strip()
         if text.lower() in _EMPTY_WORDS:
             return cls.empty(rules)

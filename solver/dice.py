@@ -113,7 +113,11 @@ class Dice:
         if isinstance(text, Dice):
             return text
         if not isinstance(text, str):
-            return cls(tuple(text))
+            try:
+                values = tuple(text)
+            except TypeError:
+                raise DiceError(f"dice must be text like '33456' or a sequence of faces, got {text!r}") from None
+            return cls(values)
         return cls(parse_faces(text))
 
     @classmethod
@@ -153,11 +157,11 @@ def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
     """
     stripped = text.strip()
     tokens = [t for t in _SEPARATORS.split(stripped) if t]
-    if len(tokens) == 1 and tokens[0].isdigit():
+    if len(tokens) == 1 and tokens[0].isdecimal():
         tokens = list(tokens[0])
     faces = []
     for token in tokens:
-        if not token.isdigit() or not 1 <= int(token) <= N_FACES:
+        if not token.isdecimal() or not 1 <= int(token) <= N_FACES:
             raise DiceError(f"die value {token!r} is not a face from 1 to {N_FACES} (in {text!r})")
         faces.append(int(token))
     if not allow_any_count and len(faces) != N_DICE:

@@ -48,19 +48,25 @@ def masks_by_level(rules: RuleSet) -> list[np.ndarray]:
 
 
 def kernel_args(rules: RuleSet) -> tuple:
-    """Everything the kernels need after ``(masks, values)``, in their argument order."""
+    """The rule set and dice layer as the kernels' trailing arguments, in order."""
     k = rules.kernel_arrays
+    score = k["score"]
+    n_pos = (score > 0).sum(axis=1).astype(np.int64)
+    pos_boxes = np.zeros_like(score)
+    for r in range(score.shape[0]):
+        boxes = np.flatnonzero(score[r] > 0)
+        pos_boxes[r, : len(boxes)] = boxes
     return (
-        upper_reachability(rules),
-        np.array(rules.upper_indices, dtype=np.int64),
         dice.ADD_DIE,
-        dice.REMOVE_DIE,
-        dice.KEEP_SIZE,
+        DROP_ONE,
+        N_DROP,
         dice.ROLL_PROB,
-        k["score"],
+        score,
         k["joker_score"],
         k["box_face"],
         k["yahtzee_roll_face"],
+        pos_boxes,
+        n_pos,
         k["yahtzee_index"],
         k["yahtzee_bonus"],
         k["joker_mode"],
@@ -68,6 +74,58 @@ def kernel_args(rules: RuleSet) -> tuple:
         k["upper_threshold"],
         k["upper_bonus"],
     )
+
+
+def _drop_one() -> tuple[np.ndarray, np.ndarray]:
+    """(462, 5) keep indices of ``K - face`` for each distinct face of ``K``, and how many."""
+    drop = np.zeros((dice.N_KEEPS, dice.N_DICE), dtype=np.int64)
+    count = np.zeros(dice.N_KEEPS, dtype=np.int64)
+    for k in range(dice.N_KEEPS):
+        subs = dice.REMOVE_DIE[k][dice.REMOVE_DIE[k] >= 0]
+        drop[k, : len(subs)] = subs
+        count[k] = len(subs)
+    return drop, count
+
+
+DROP_ONE, N_DROP = _drop_one()
+BLOCK_LANES = 64  # lanes per parallel block: 462 x 64 doubles (236 KB) stay in L2
+
+
+def level_lanes(rules: RuleSet, masks: np.ndarray):
+    """The states of ``masks`` the kernel must solve, and the ones that are copies.
+
+    Returns ``(lane_mask, lane_u, lane_f)`` (int64 arrays sorted by mask) and
+    ``(copy_mask, copy_u, copy_from_u)``.  An upper total from which the open upper
+    boxes can no longer reach the bonus threshold is "hopeless": all hopeless totals
+    of a mask have the same future (the bonus is out of reach, and the upper total
+    matters for nothing else), so only the smallest is solved and the others copy
+    it -- bit for bit the values the kernel would compute.
+    """
+    reach = upper_reachability(rules)
+    thr = rules.upper_threshold
+    bits = np.zeros(len(masks), dtype=np.int64)
+    still_possible = np.zeros(len(masks), dtype=np.int64)  # most the open upper boxes can add
+    for b in rules.upper_indices:
+        face = rules.boxes[b].face
+        filled = (masks >> b) & 1
+        bits |= filled << (face - 1)
+        still_possible += (1 - filled) * dice.N_DICE * face
+    reachable = reach[bits]
+    totals = np.arange(reach.shape[1])
+    hopeless = reachable & (totals[None, :] + still_possible[:, None] < thr)
+    representative = np.argmax(hopeless, axis=1)  # smallest hopeless total (if any)
+    solve = reachable & ~hopeless
+    rows = np.flatnonzero(hopeless.any(axis=1))
+    solve[rows, representative[rows]] = True
+    copy = hopeless.copy()
+    copy[rows, representative[rows]] = False
+    cm, cu = np.nonzero(copy)
+    copies = (masks[cm], cu.astype(np.int64), representative[cm].astype(np.int64))
+    ok = np.repeat(solve[:, :, None], rules.n_flags, axis=2)
+    if rules.n_flags == 2:
+        ok[:, :, 1] &= ((masks >> rules.yahtzee_index) & 1).astype(bool)[:, None]
+    m, u, f = np.nonzero(ok)
+    return (masks[m], u.astype(np.int64), f.astype(np.int64)), copies
 
 
 def n_states(rules: RuleSet) -> int:
@@ -106,7 +164,11 @@ def solve(
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     try:
         for masks in masks_by_level(rules):
-            _kernels.solve_level(masks, values, *args)
+            (lane_mask, lane_u, lane_f), (copy_mask, copy_u, copy_from) = level_lanes(rules, masks)
+            starts = np.append(np.arange(0, len(lane_mask), BLOCK_LANES), len(lane_mask)).astype(np.int64)
+            n_chunks = min(len(starts) - 1, 8 * numba.get_num_threads())
+            _kernels.solve_lanes(starts, lane_mask, lane_u, lane_f, values, *args, n_chunks)
+            values[copy_mask, copy_u] = values[copy_mask, copy_from]
             if progress is not None:
                 progress(len(masks))
     finally:

@@ -222,7 +222,7 @@ class RuleSet:
             return [(b, self.box_score(b, counts), bonus) for b in open_boxes]
         face = counts.index(5) + 1
         face_box = next((i for i in self.upper_indices if self.boxes[i].face == face), -1)
-        face_open = face_box >= 0 and not filled >> face_box & 1
+        face_open = face_box in open_boxes  # under forced order only the next box is open
 
         def joker(b: int) -> int:
             box = self.boxes[b]

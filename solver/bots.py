@@ -1,0 +1,291 @@
+"""Bots: strategies that play a whole game, for simulation and for playing against.
+
+A bot answers two questions, given the position and a random generator::
+
+    choose_keep(card, dice, rolls_left, rng) -> faces to keep (a sub-multiset of ``dice``;
+                                                keeping all five = stop rolling)
+    choose_box(card, dice, rng)              -> name of a legal box (see ``card.placements``)
+
+Write your own by subclassing :class:`Bot` (or any object with ``name`` and these two
+methods) and rank it with :func:`solver.simulate.simulate`.  ``rng`` is a
+:class:`random.Random` seeded per game, so a bot that uses only it is reproducible.
+
+Builtin bots (:data:`BOTS`, :func:`get_bot`):
+
+* ``optimal``   -- the table's advice (expected-score optimal; 254.59 under ``yahtzee``).
+* ``heuristic`` -- table-free: a hand-made evaluation of the card (a par value for each
+  open box, an upper-bonus term that follows the 3-of-each-face pace, the worth of an
+  open Yahtzee box and of future Yahtzee bonuses), with the best keeps and box for it
+  computed over the current turn.  It plans for the upper bonus, keeps draws to straights
+  and full houses when they pay, and dumps zeros where they cost least.
+* ``greedy``    -- keeps every die of the most frequent face (ties: the higher face), stops
+  only on five of a kind, and scores the box that pays most now.
+* ``random``    -- a uniformly random distinct sub-multiset to keep, then a uniformly
+  random legal box.
+
+The builtin bots also run on the fast numba engine of :mod:`solver.simulate`; their
+Python methods here make the same decisions (the random bot draws from ``rng`` in
+Python and from a per-game stream in numba, so only its distribution agrees).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from . import dice as D
+from .card import ScoreCard
+from .dice import Dice
+from .errors import UsageError
+from .rules import RuleSet, get_rules
+
+#: Ties are broken with this tolerance on expected values (as ``Advisor`` flags ``best``).
+TIE_TOLERANCE = 1e-9
+
+
+class Bot:
+    """Base class of bots; see the module docstring for the two methods to write."""
+
+    name = "bot"
+    #: how :mod:`solver.simulate` can run the bot without Python calls (builtin bots only)
+    fast_kind: str | None = None
+
+    def choose_keep(self, card: ScoreCard, dice: Dice, rolls_left: int, rng: random.Random) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def choose_box(self, card: ScoreCard, dice: Dice, rng: random.Random) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _distinct_keeps(dice: Dice) -> list[tuple[int, ...]]:
+    """The distinct sub-multisets of ``dice`` in :data:`solver.dice.SUBKEEPS` order."""
+    r = dice.index
+    return [D.KEEPS[k] for k in D.SUBKEEPS[r, : D.N_SUBKEEPS[r]]]
+
+
+def immediate_points(card: ScoreCard, box: str, score: int) -> int:
+    """What a placement pays now: its score plus the upper bonus when it reaches it."""
+    rules = card.rules
+    b = rules.box_index[box]
+    if rules.boxes[b].is_upper and card.upper_total < rules.upper_threshold <= card.upper_total + score:
+        return score + rules.upper_bonus
+    return score
+
+
+class RandomBot(Bot):
+    """Uniformly random legal moves."""
+
+    name = "random"
+    fast_kind = "random"
+
+    def __init__(self, rules: RuleSet | str | None = None):
+        self.rules = get_rules(rules)
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        return rng.choice(_distinct_keeps(dice))
+
+    def choose_box(self, card, dice, rng):
+        return rng.choice(card.placements(dice)).box
+
+
+class GreedyBot(Bot):
+    """Most frequent face kept; the box that pays most now."""
+
+    name = "greedy"
+    fast_kind = "greedy"
+
+    def __init__(self, rules: RuleSet | str | None = None):
+        self.rules = get_rules(rules)
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        counts = dice.counts
+        n, face = max((c, f) for f, c in enumerate(counts, start=1))
+        return (face,) * n
+
+    def choose_box(self, card, dice, rng):
+        best, choice = -1, None
+        for p in card.placements(dice):  # card order; the first of equals wins
+            gain = immediate_points(card, p.box, p.score)
+            if gain > best:
+                best, choice = gain, p.box
+        return choice
+
+
+class TableBot(Bot):
+    """Plays the best option of an :class:`~solver.advisor.Advisor` over a value array.
+
+    Ties within :data:`TIE_TOLERANCE`: the keep with the most dice (the last of
+    ``dice.SUBKEEPS``), the box first in card order -- as the numba engine.
+    """
+
+    fast_kind = "table"
+
+    def __init__(self, advisor, name: str):
+        self.advisor = advisor
+        self.rules = advisor.rules
+        self.name = name
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.advisor.table.values
+
+    def _best(self, card, dice, rolls_left):
+        from .advisor import Position
+
+        return [o for o in self.advisor.advise(Position(card, dice, rolls_left)).options if o.best]
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        best = self._best(card, dice, rolls_left)
+        return max((o.keep for o in best), key=D.keep_index)
+
+    def choose_box(self, card, dice, rng):
+        best = self._best(card, dice, 0)
+        index = card.rules.box_index
+        return min((o.category for o in best), key=index.__getitem__)
+
+
+# --- the heuristic evaluation --------------------------------------------------
+#: Par value of an open box, by scorer (about what the box averages in good play).
+HEURISTIC_BOX_VALUES: dict[str, float] = {
+    "ones": 2.0, "twos": 5.3, "threes": 8.6, "fours": 12.2, "fives": 15.7, "sixes": 19.2,
+    "sum_if_3_kind": 21.7, "sum_if_4_kind": 13.1, "25_if_full_house": 22.6, "30_if_4_run": 29.5,
+    "40_if_5_run": 32.7, "50_if_5_kind": 16.9, "sum": 22.0,
+    "pair": 9.0, "two_pairs": 16.0, "3x_face_3_kind": 12.0, "4x_face_4_kind": 9.5,
+    "15_if_12345": 7.5, "20_if_23456": 9.5, "sum_if_full_house": 14.0,
+}
+#: Upper-bonus chance: logistic in (par still to come - points still needed) / scale.
+HEURISTIC_PAR_PER_FACE = 3.0
+HEURISTIC_BONUS_SCALE = 4.0
+HEURISTIC_BONUS_SHIFT = 0.0
+#: Worth of a Yahtzee box holding 50, per open box (future +100 bonuses).
+HEURISTIC_YAHTZEE_BONUS_PER_TURN = 2.0
+
+
+def heuristic_values(rules: RuleSet | str | None = None) -> np.ndarray:
+    """The heuristic bot's evaluation of every card state, in the layout of a value table.
+
+    ``H[mask, u, f]`` = sum of the par values of the open boxes + upper bonus x the
+    estimated chance to still reach it + future Yahtzee bonuses.  Hand-made, no DP.
+    """
+    rules = get_rules(rules)
+    n = rules.n_boxes
+    masks = np.arange(1 << n, dtype=np.int64)
+    open_value = np.zeros(1 << n)
+    par_left = np.zeros(1 << n)
+    upper_open = np.zeros(1 << n, dtype=bool)
+    n_open = np.zeros(1 << n)
+    for b, box in enumerate(rules.boxes):
+        is_open = (masks >> b) & 1 == 0
+        open_value += np.where(is_open, HEURISTIC_BOX_VALUES[box.scorer], 0.0)
+        n_open += is_open
+        if box.is_upper:
+            par_left += np.where(is_open, HEURISTIC_PAR_PER_FACE * box.face, 0.0)
+            upper_open |= is_open
+    u = np.arange(rules.upper_cap + 1, dtype=np.float64)
+    need = rules.upper_threshold - u  # points still needed (0 once reached)
+    z = (par_left[:, None] - need[None, :]) / HEURISTIC_BONUS_SCALE + HEURISTIC_BONUS_SHIFT
+    chance = 1.0 / (1.0 + np.exp(-z))
+    chance = np.where(upper_open[:, None], chance, 0.0)
+    chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
+    values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
+    base = open_value[:, None] + rules.upper_bonus * chance
+    for f in range(rules.n_flags):
+        values[:, :, f] = base + (f * HEURISTIC_YAHTZEE_BONUS_PER_TURN * n_open)[:, None]
+    values[rules.full_mask] = 0.0
+    return values
+
+
+def heuristic_table(rules: RuleSet | str | None = None):
+    """The heuristic evaluation wrapped as a :class:`~solver.tables.Table` (for an Advisor)."""
+    from .tables import Table
+
+    rules = get_rules(rules)
+    values = heuristic_values(rules)
+    values.setflags(write=False)
+    return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
+
+
+# --- registry -------------------------------------------------------------
+def _optimal(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
+    from .advisor import Advisor
+
+    return TableBot(Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress), "optimal")
+
+
+def _heuristic(rules: RuleSet, tables_dir=None, **_) -> Bot:
+    from .advisor import Advisor
+
+    return TableBot(Advisor(heuristic_table(rules)), "heuristic")
+
+
+BOTS: dict[str, Callable[..., Bot]] = {
+    "optimal": _optimal,
+    "heuristic": _heuristic,
+    "greedy": lambda rules, tables_dir=None, **_: GreedyBot(rules),
+    "random": lambda rules, tables_dir=None, **_: RandomBot(rules),
+}
+BOT_DESCRIPTIONS = {
+    "optimal": "the table's advice (expected-score optimal)",
+    "heuristic": "hand-made card evaluation with a one-turn lookahead (no table)",
+    "greedy": "keeps the most frequent face, scores the box that pays most now",
+    "random": "uniformly random legal moves",
+}
+
+
+def get_bot(
+    name: str,
+    rules: RuleSet | str | None = None,
+    tables_dir=None,
+    *,
+    build_if_missing: bool = True,
+    progress: bool = True,
+) -> Bot:
+    """A bot by name: ``optimal``, ``heuristic``, ``greedy``, ``random``, or ``module:attr``.
+
+    ``module:attr`` imports a user's bot: ``attr`` is a :class:`Bot` instance, or a
+    class/factory called with ``rules`` (when it takes an argument) or with nothing.
+    The optimal bot loads its table (built first when missing and ``build_if_missing``).
+    """
+    rules = get_rules(rules)
+    key = str(name).strip()
+    factory = BOTS.get(key.lower())
+    if factory is not None:
+        return factory(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+    if ":" in key:
+        return _import_bot(key, rules)
+    raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
+
+
+def _import_bot(spec: str, rules: RuleSet) -> Bot:
+    module_name, _, attr = spec.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise UsageError(f"cannot load bot {spec!r}: {exc}") from None
+    if callable(obj) and not _is_bot(obj) or inspect.isclass(obj):
+        try:
+            takes_args = bool(inspect.signature(obj).parameters)
+        except (TypeError, ValueError):
+            takes_args = False
+        obj = obj(rules) if takes_args else obj()
+    if not _is_bot(obj):
+        raise UsageError(f"{spec!r} is not a bot (it needs choose_keep and choose_box methods)")
+    return obj
+
+
+def _is_bot(obj) -> bool:
+    return not inspect.isclass(obj) and callable(getattr(obj, "choose_keep", None)) and callable(
+        getattr(obj, "choose_box", None)
+    )
+
+
+def bot_name(bot) -> str:
+    return str(getattr(bot, "name", None) or type(bot).__name__)

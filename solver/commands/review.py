@@ -1,0 +1,56 @@
+"""``yahtzee review GAME.json``: every decision of a saved game beside the optimal one."""
+
+from __future__ import annotations
+
+import json
+
+from . import add_tables
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "review",
+        help="replay a saved game: each decision beside the optimal one and what it cost",
+        description="Replay a saved game (from yahtzee play) and rank every keep and box against the optimum.",
+    )
+    p.add_argument(
+        "game", metavar="GAME.json", help="a saved game (see the games/ folder of the data folder)"
+    )
+    p.add_argument("--player", metavar="NAME", help="review only this player (default: every player)")
+    p.add_argument("--mistakes", action="store_true", help="list only the decisions that lost points")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_tables(p)
+    p.set_defaults(func=run_review)
+
+
+def run_review(args) -> int:
+    from ..advisor import Advisor
+    from ..errors import UsageError
+    from ..records import load_game
+    from ..review import format_review, review_game
+
+    game = load_game(args.game)
+    chosen = None
+    if args.player is not None:
+        names = [p.name for p in game.players]
+        if args.player not in names:
+            raise UsageError(f"no player {args.player!r} in {args.game} (players: {', '.join(names)})")
+        chosen = [names.index(args.player)]
+    advisor = Advisor.load(game.rules, args.tables, build_if_missing=True, progress=True)
+    reviews = review_game(game, advisor, chosen)
+    if args.json:
+        info = {k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level")}
+        print(
+            json.dumps(
+                {
+                    "game": str(args.game),
+                    "rules": game.rules.id,
+                    "finished": game.is_over,
+                    **info,
+                    "players": [r.to_json() for r in reviews],
+                }
+            )
+        )
+    else:
+        print(format_review(game, reviews, only_mistakes=args.mistakes))
+    return 0

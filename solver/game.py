@@ -1,0 +1,647 @@
+"""A game of Yahtzee or Yatzy as a UI-free model: players, turns, rolls, holds, boxes.
+
+A :class:`Game` knows the rule set, the players (each with a
+:class:`~solver.card.ScoreCard`), the turn order and where the dice come from.
+The user interface (``yahtzee play``), the bots and the review all drive the
+same few methods:
+
+* :meth:`Game.roll` -- roll the dice that are not held (the first roll of a turn
+  is mandatory, at most three rolls a turn).  Every roll takes the next five
+  dice of the player's stream, also for held dice (see :mod:`solver.streams`),
+  or values typed in from a real table.
+* :meth:`Game.toggle_hold`, :meth:`Game.set_held`, :meth:`Game.keep_faces` --
+  which dice (by position 1..5) stay for the next roll.
+* :meth:`Game.score` -- put the dice in a box; the card applies the Joker rule
+  and the bonuses and refuses illegal boxes with the reason.
+
+Every event is recorded in :attr:`Game.turns` (each roll with the held positions,
+the values it took and the resulting dice; the box, its score and bonus), so a
+game can be saved (:meth:`Game.to_dict`), loaded and checked again
+(:meth:`Game.from_dict`, which names the first bad entry of a bad file) and
+reviewed decision by decision (:meth:`Game.decisions`).
+
+This module only uses the rule set, card, dice and stream layers; the advisor
+and bots are never imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .card import ScoreCard
+from .dice import N_DICE, N_FACES, Dice
+from .errors import IllegalMoveError, SolverError, UsageError
+from .rules import RuleSet, get_rules
+from .streams import STREAM_VERSION, DailyStream, SeededStream
+
+MAX_ROLLS = 3
+FORMAT = "yahtzee-solver game"
+FORMAT_VERSION = 1
+STATUSES = ("in_progress", "finished", "abandoned")
+
+
+class GameRecordError(UsageError):
+    """A saved game that cannot be read or replayed; the message names the first bad entry."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seat at the table: a person (``kind="human"``) or a bot (``kind="bot"``, ``bot`` its name)."""
+
+    name: str
+    kind: str = "human"
+    bot: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.kind == "bot"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind} | ({"bot": self.bot} if self.bot else {})
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One roll: the positions held (1..5), the values it took, the five dice after it (by position)."""
+
+    held: tuple[int, ...]
+    values: tuple[int, ...]
+    dice: tuple[int, ...]
+
+    def to_dict(self) -> dict:
+        return {"held": list(self.held), "values": list(self.values), "dice": list(self.dice)}
+
+
+@dataclass
+class Turn:
+    """One player's turn: its rolls and, once scored, the box, its score and any Yahtzee bonus."""
+
+    player: int
+    round: int
+    card_before: ScoreCard
+    rolls: list[Roll] = field(default_factory=list)
+    box: str | None = None
+    score: int | None = None
+    bonus: int = 0
+
+    @property
+    def is_complete(self) -> bool:
+        return self.box is not None
+
+    @property
+    def dice(self) -> Dice:
+        return Dice(self.rolls[-1].dice)
+
+    def to_dict(self, players: Sequence[Player]) -> dict:
+        out: dict = {
+            "player": players[self.player].name,
+            "round": self.round,
+            "rolls": [r.to_dict() for r in self.rolls],
+        }
+        if self.box is not None:
+            out |= {"box": self.box, "score": self.score, "bonus": self.bonus}
+        return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A choice a player made, for review: a keep (``keep`` set; all five = stop) or a box.
+
+    ``turn`` is the 1-based index of the turn in :attr:`Game.turns`, ``roll`` the
+    roll the decision followed (1..3), ``card`` the card before the turn's box.
+    """
+
+    turn: int
+    player: int
+    round: int
+    roll: int
+    card: ScoreCard
+    dice: Dice
+    rolls_left: int
+    keep: tuple[int, ...] | None = None
+    box: str | None = None
+
+    @property
+    def is_keep(self) -> bool:
+        return self.keep is not None
+
+
+def _faces(values, what: str = "die") -> tuple[int, ...]:
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= N_FACES:
+            raise IllegalMoveError(f"{what} {v!r} is not a face from 1 to {N_FACES}")
+        out.append(v)
+    return tuple(out)
+
+
+def _positions(positions) -> tuple[int, ...]:
+    out = []
+    for p in positions:
+        if isinstance(p, str):
+            p = p.strip()
+            if not p.isdigit():
+                raise IllegalMoveError(f"die number {p!r} is not a number from 1 to {N_DICE}")
+            p = int(p)
+        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= N_DICE:
+            raise IllegalMoveError(f"die number {p!r} is out of range (the dice are numbered 1 to {N_DICE})")
+        out.append(p)
+    return tuple(out)
+
+
+def _show(values) -> str:
+    return "".join(map(str, values)) or "(none)"
+
+
+class Game:
+    """The state of one game; see the module docstring.
+
+    ``streams`` gives each player's dice source (an object with ``next_five()``),
+    or ``None`` for dice typed in (:meth:`roll` then needs the values).  ``info``
+    is free metadata (mode, seed, date, level, ...) saved with the game.
+    """
+
+    def __init__(
+        self,
+        rules: str | RuleSet | None,
+        players: Sequence[Player | str],
+        streams: Sequence | None = None,
+        info: dict | None = None,
+    ):
+        self.rules = get_rules(rules)
+        self.players = [p if isinstance(p, Player) else Player(str(p)) for p in players]
+        if not self.players:
+            raise UsageError("a game needs at least one player")
+        names = [p.name for p in self.players]
+        for name in names:
+            if not name.strip():
+                raise UsageError("a player name cannot be empty")
+            if names.count(name) > 1:
+                raise UsageError(f"two players are called {name!r}; names must differ")
+        self.streams = list(streams) if streams is not None else [None] * len(self.players)
+        if len(self.streams) != len(self.players):
+            raise UsageError(f"{len(self.players)} players but {len(self.streams)} dice streams")
+        self.info = dict(info or {})
+        self.cards = [ScoreCard.empty(self.rules) for _ in self.players]
+        self.turns: list[Turn] = []
+        self.current = 0
+        self.round = 1
+        self.dice: tuple[int, ...] | None = None
+        self.held = [False] * N_DICE
+
+    # --- construction ----------------------------------------------------
+    @classmethod
+    def new(
+        cls,
+        rules: str | RuleSet | None,
+        players: Sequence[Player | str],
+        *,
+        seed: int | None = None,
+        date: str | None = None,
+        real_dice: bool = False,
+        info: dict | None = None,
+    ) -> Game:
+        """A game with its dice source: ``date`` (daily challenge: every player gets that day's
+        dice), ``seed`` (player ``i`` gets seeded game ``i``) or ``real_dice`` (typed in)."""
+        n = len(players)
+        if sum((seed is not None, date is not None, bool(real_dice))) > 1:
+            raise UsageError("choose one dice source: a seed, a daily date, or real dice")
+        meta = dict(info or {})
+        if date is not None:
+            streams = [DailyStream(date) for _ in range(n)]
+            meta |= {"dice": "daily", "date": str(date), "stream_version": STREAM_VERSION}
+        elif real_dice:
+            streams = [None] * n
+            meta |= {"dice": "real"}
+        else:
+            if seed is None:
+                import secrets
+
+                seed = secrets.randbits(32)
+            streams = [SeededStream(int(seed), game=i) for i in range(n)]
+            meta |= {"dice": "seeded", "seed": int(seed), "stream_version": STREAM_VERSION}
+        return cls(rules, players, streams, meta)
+
+    # --- state -------------------------------------------------------------
+    @property
+    def n_rounds(self) -> int:
+        return self.rules.n_turns
+
+    @property
+    def is_over(self) -> bool:
+        return all(c.is_complete for c in self.cards)
+
+    @property
+    def player(self) -> Player:
+        return self.players[self.current]
+
+    @property
+    def card(self) -> ScoreCard:
+        """The card of the player whose turn it is."""
+        return self.cards[self.current]
+
+    @property
+    def turn(self) -> Turn | None:
+        """The turn in progress (rolled at least once, not yet scored), or ``None``."""
+        if self.turns and not self.turns[-1].is_complete:
+            return self.turns[-1]
+        return None
+
+    @property
+    def rolls_used(self) -> int:
+        turn = self.turn
+        return len(turn.rolls) if turn else 0
+
+    @property
+    def rolls_left(self) -> int:
+        return MAX_ROLLS - self.rolls_used
+
+    @property
+    def has_rolled(self) -> bool:
+        return self.dice is not None
+
+    @property
+    def sorted_dice(self) -> Dice:
+        if self.dice is None:
+            raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        return Dice(self.dice)
+
+    @property
+    def held_positions(self) -> tuple[int, ...]:
+        return tuple(i + 1 for i, h in enumerate(self.held) if h)
+
+    @property
+    def held_faces(self) -> tuple[int, ...]:
+        if self.dice is None:
+            return ()
+        return tuple(sorted(self.dice[i] for i, h in enumerate(self.held) if h))
+
+    @property
+    def dice_to_roll(self) -> int:
+        """How many dice the next roll throws (five on a turn's first roll)."""
+        return N_DICE if self.dice is None else self.held.count(False)
+
+    @property
+    def needs_values(self) -> bool:
+        """Whether the current player's dice are typed in (real dice)."""
+        return self.streams[self.current] is None
+
+    def preview(self) -> dict[str, int]:
+        """What each box the dice may legally go in would score now (empty before the first roll)."""
+        return self.card.preview(self.sorted_dice) if self.dice is not None else {}
+
+    def totals(self) -> list[tuple[str, int]]:
+        return [(p.name, c.total) for p, c in zip(self.players, self.cards, strict=True)]
+
+    def winners(self) -> list[str]:
+        """The names with the highest total (several on a tie)."""
+        best = max(c.total for c in self.cards)
+        return [p.name for p, c in zip(self.players, self.cards, strict=True) if c.total == best]
+
+    # --- moves ---------------------------------------------------------------
+    def _check_playing(self) -> None:
+        if self.is_over:
+            raise IllegalMoveError("the game is over")
+
+    def roll(self, values: Sequence[int] | None = None) -> Roll:
+        """Roll every die not held; returns the recorded :class:`Roll`.
+
+        ``values`` are the dice thrown (real dice, or replaying a saved game): at
+        least as many as dice rolled, at most five; the rolled dice take them in
+        position order.  Without ``values`` the next five of the player's stream
+        are used.
+        """
+        self._check_playing()
+        if self.rolls_used >= MAX_ROLLS:
+            raise IllegalMoveError(f"no rolls left this turn ({MAX_ROLLS} used): choose a box")
+        n = self.dice_to_roll
+        if n == 0:
+            raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
+        if values is None:
+            stream = self.streams[self.current]
+            if stream is None:
+                raise UsageError(f"real dice: give the {n} dice rolled")
+            values = tuple(stream.next_five())
+        else:
+            values = _faces(tuple(values))
+            if not n <= len(values) <= N_DICE:
+                want = "five dice" if n == N_DICE else f"{n} to {N_DICE} values for the {n} dice rolled"
+                raise IllegalMoveError(f"need {want}, got {len(values)}: {_show(values)}")
+        held = self.held_positions if self.dice is not None else ()
+        fresh = iter(values)
+        old = self.dice or (0,) * N_DICE
+        dice = tuple(old[i] if (i + 1) in held else next(fresh) for i in range(N_DICE))
+        roll = Roll(held, tuple(values), dice)
+        if self.turn is None:
+            self.turns.append(Turn(self.current, self.round, self.card))
+        self.turns[-1].rolls.append(roll)
+        self.dice = dice
+        return roll
+
+    def _check_can_hold(self) -> None:
+        self._check_playing()
+        if self.dice is None:
+            raise IllegalMoveError("roll first: there are no dice to hold yet")
+        if self.rolls_left == 0:
+            raise IllegalMoveError("no rolls left to hold dice for: choose a box")
+
+    def toggle_hold(self, positions: Sequence[int | str]) -> tuple[int, ...]:
+        """Hold or release the dice at ``positions`` (1..5); returns the positions now held."""
+        self._check_can_hold()
+        chosen = _positions(positions)
+        if not chosen:
+            raise IllegalMoveError(f"say which dice to hold by number (1 to {N_DICE}), e.g. h 1 3")
+        for p in sorted(set(chosen)):
+            self.held[p - 1] = not self.held[p - 1]
+        return self.held_positions
+
+    def set_held(self, positions: Sequence[int | str]) -> tuple[int, ...]:
+        """Hold exactly the dice at ``positions`` (an empty list releases all)."""
+        self._check_can_hold()
+        chosen = set(_positions(positions))
+        self.held = [(i + 1) in chosen for i in range(N_DICE)]
+        return self.held_positions
+
+    def positions_of(self, faces: Sequence[int]) -> tuple[int, ...]:
+        """Positions that hold ``faces`` (a multiset), preferring dice already held, then leftmost."""
+        if self.dice is None:
+            raise IllegalMoveError("roll first: there are no dice yet")
+        faces = _faces(tuple(faces), "face")
+        order = sorted(range(N_DICE), key=lambda i: (not self.held[i], i))
+        free = list(order)
+        chosen = []
+        for f in faces:
+            i = next((i for i in free if self.dice[i] == f), None)
+            if i is None:
+                raise IllegalMoveError(
+                    f"cannot keep {' '.join(map(str, sorted(faces)))}: the dice are {_show(self.dice)}"
+                )
+            free.remove(i)
+            chosen.append(i + 1)
+        return tuple(sorted(chosen))
+
+    def keep_faces(self, faces: Sequence[int]) -> tuple[int, ...]:
+        """Hold dice showing ``faces`` (a multiset, e.g. ``(3, 3, 5)``); returns the positions held."""
+        self._check_can_hold()
+        return self.set_held(self.positions_of(faces))
+
+    def box_name(self, token: str | int) -> str:
+        """The box meant by a number (1-based, card order), a name, or a unique start of a name."""
+        names = self.rules.box_names
+        if isinstance(token, int) and not isinstance(token, bool):
+            if not 1 <= token <= len(names):
+                raise IllegalMoveError(f"box number {token} is not on the card (1 to {len(names)})")
+            return names[token - 1]
+        text = str(token).strip().lower().replace(" ", "_").replace("-", "_")
+        if not text:
+            raise IllegalMoveError("say which box, by name or number")
+        if text.isdigit():
+            return self.box_name(int(text))
+        if text in names:
+            return text
+        starts = [n for n in names if n.startswith(text)]
+        if len(starts) == 1:
+            return starts[0]
+        if starts:
+            raise IllegalMoveError(f"{token!r} could be {', '.join(starts)}: say which")
+        raise IllegalMoveError(f"unknown box {token!r} (boxes: {', '.join(names)})")
+
+    def score(self, box: str | int) -> Turn:
+        """Put the dice in ``box`` (name, unique start of a name, or number 1..); returns the finished turn.
+
+        Raises :class:`IllegalMoveError` before the first roll, for a filled box,
+        or for a box the Joker rule (or forced order) forbids, saying why.
+        """
+        self._check_playing()
+        name = self.box_name(box)
+        if self.dice is None:
+            raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        dice = Dice(self.dice)
+        card = self.card
+        placement = next((p for p in card.placements(dice) if p.box == name), None)
+        new_card = card.score(name, dice)  # raises with the reason when illegal
+        turn = self.turns[-1]
+        turn.box, turn.score, turn.bonus = name, placement.score, placement.bonus
+        self.cards[self.current] = new_card
+        self._next_player()
+        return turn
+
+    def _next_player(self) -> None:
+        self.dice = None
+        self.held = [False] * N_DICE
+        self.current += 1
+        if self.current == len(self.players):
+            self.current = 0
+            self.round += 1
+
+    # --- review ----------------------------------------------------------------
+    def decisions(self, player: int | None = None) -> Iterator[Decision]:
+        """Every decision made so far (optionally one player's), in play order.
+
+        After roll ``k`` with rolls left, the decision is the dice held for roll
+        ``k + 1`` -- or, if the player scored instead, keeping all five (stop).
+        Then the box.  A turn abandoned before scoring gives only its keeps.
+        """
+        for t, turn in enumerate(self.turns, start=1):
+            if player is not None and turn.player != player:
+                continue
+            for k, roll in enumerate(turn.rolls, start=1):
+                dice = Dice(roll.dice)
+                rolls_left = MAX_ROLLS - k
+                common = dict(
+                    turn=t, player=turn.player, round=turn.round, roll=k, card=turn.card_before, dice=dice
+                )
+                if k < len(turn.rolls):
+                    nxt = turn.rolls[k].held
+                    keep = tuple(sorted(roll.dice[p - 1] for p in nxt))
+                    yield Decision(rolls_left=rolls_left, keep=keep, **common)
+                elif turn.box is not None:
+                    if rolls_left > 0:
+                        yield Decision(rolls_left=rolls_left, keep=dice.values, **common)
+                    yield Decision(rolls_left=0, box=turn.box, **common)
+
+    # --- saving and loading ------------------------------------------------------
+    def to_dict(self, status: str | None = None) -> dict:
+        """The game as a JSON-ready dict (see :mod:`solver.records` for where it is saved)."""
+        if status is None:
+            status = "finished" if self.is_over else "in_progress"
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
+        info = {k: v for k, v in self.info.items() if k not in _RESERVED}
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "rules": self.rules.id,
+            "status": status,
+            **info,
+            "players": [p.to_dict() for p in self.players],
+            "turns": [t.to_dict(self.players) for t in self.turns],
+            "final": [
+                {"name": p.name, "score": c.total, "card": str(c)}
+                for p, c in zip(self.players, self.cards, strict=True)
+            ],
+            "winners": self.winners() if self.is_over else [],
+        }
+
+    @classmethod
+    def from_dict(cls, data) -> Game:
+        """Replay a saved game, checking every entry; raises :class:`GameRecordError` at the first bad one."""
+        return _load(cls, data)
+
+
+_RESERVED = {"format", "format_version", "rules", "status", "players", "turns", "final", "winners"}
+
+
+def _load(cls, data) -> Game:
+    err = GameRecordError
+    if not isinstance(data, dict):
+        raise err("a saved game must be a JSON object")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise err(
+            f"format_version: {data.get('format_version')!r} is not supported (expected {FORMAT_VERSION})"
+        )
+    try:
+        rules = get_rules(data.get("rules"))
+    except SolverError as exc:
+        raise err(f"rules: {exc}") from None
+    players_raw = data.get("players")
+    if not isinstance(players_raw, list) or not players_raw:
+        raise err("players: need a non-empty list of players")
+    players = []
+    for i, p in enumerate(players_raw, start=1):
+        if isinstance(p, str):
+            p = {"name": p}
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+            raise err(f"player {i}: need an object with a non-empty name")
+        kind = p.get("kind", "human")
+        if kind not in ("human", "bot"):
+            raise err(f"player {i}: kind {kind!r} is not human or bot")
+        players.append(Player(p["name"], kind, p.get("bot")))
+    info = {k: v for k, v in data.items() if k not in _RESERVED}
+    try:
+        game = cls(rules, players, None, info)
+    except SolverError as exc:
+        raise err(f"players: {exc}") from None
+    status = data.get("status", "finished")
+    if status not in STATUSES:
+        raise err(f"status: {status!r} is not one of {', '.join(STATUSES)}")
+    turns = data.get("turns")
+    if not isinstance(turns, list):
+        raise err("turns: need a list of turns")
+    streams = _check_streams(game)
+    for t, entry in enumerate(turns, start=1):
+        where = f"turn {t}" + (f" ({game.player.name}, round {game.round})" if len(players) > 1 else "")
+        if game.is_over:
+            raise err(f"{where}: the game is already over after turn {t - 1}")
+        if not isinstance(entry, dict):
+            raise err(f"{where}: need an object with rolls and box")
+        name = entry.get("player", game.player.name)
+        if name != game.player.name:
+            raise err(f"{where}: it is {game.player.name}'s turn, the file says {name!r}")
+        rolls = entry.get("rolls")
+        if not isinstance(rolls, list) or not rolls:
+            raise err(f"{where}: no rolls (the first roll of a turn is mandatory)")
+        if len(rolls) > MAX_ROLLS:
+            raise err(f"{where}: {len(rolls)} rolls, at most {MAX_ROLLS} are allowed")
+        for k, r in enumerate(rolls, start=1):
+            _replay_roll(game, r, f"{where} roll {k}", streams)
+        box = entry.get("box")
+        if box is None:
+            if t != len(turns) or status == "finished":
+                raise err(f"{where}: no box chosen (only the last turn of an unfinished game may stop early)")
+            continue
+        if not isinstance(box, str):
+            raise err(f"{where}: box {box!r} is not a box name")
+        dice = game.sorted_dice
+        try:
+            if box not in rules.box_names:
+                raise IllegalMoveError(f"unknown box {box!r} (boxes: {', '.join(rules.box_names)})")
+            done = game.score(box)
+        except SolverError as exc:
+            raise err(f"{where}: {exc}") from None
+        for key, got in (("score", done.score), ("bonus", done.bonus)):
+            if key in entry and entry[key] != got:
+                raise err(f"{where}: {dice} in {box} gives {key} {got}, the file says {entry[key]!r}")
+    if status == "finished" and not game.is_over:
+        raise err(f"status: the file says finished, but the game stops after {len(turns)} turns")
+    final = data.get("final")
+    if status == "finished" and isinstance(final, list):
+        for entry in final:
+            if isinstance(entry, dict) and "name" in entry and "score" in entry:
+                got = dict(game.totals()).get(entry["name"])
+                if got is not None and got != entry["score"]:
+                    raise err(f"final: {entry['name']} scored {got}, the file says {entry['score']!r}")
+    return game
+
+
+def _check_streams(game: Game) -> list | None:
+    """Fresh streams to check recorded values against, when the file names a seed or date we can replay."""
+    info = game.info
+    if info.get("stream_version") != STREAM_VERSION:
+        return None
+    n = len(game.players)
+    if info.get("dice") == "daily":
+        date = info.get("date")
+        if not isinstance(date, str):
+            raise GameRecordError(f"date: {date!r} is not a date")
+        return [DailyStream(date) for _ in range(n)]
+    if info.get("dice") == "seeded":
+        seed = info.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise GameRecordError(f"seed: {seed!r} is not a whole number")
+        return [SeededStream(seed, game=i) for i in range(n)]
+    return None
+
+
+def _replay_roll(game: Game, r, where: str, streams) -> None:
+    err = GameRecordError
+    if not isinstance(r, dict):
+        raise err(f"{where}: need an object with held, values and dice")
+    held, values = r.get("held", []), r.get("values")
+    if not isinstance(held, list):
+        raise err(f"{where}: held must be a list of die numbers")
+    if not isinstance(values, list):
+        raise err(f"{where}: values must be a list of dice")
+    try:
+        if game.dice is None:
+            if held:
+                raise IllegalMoveError(f"the first roll of a turn cannot hold dice (held {held})")
+        else:
+            if len(set(map(str, held))) != len(held):
+                raise IllegalMoveError(f"held {held} names a die twice")
+            game.set_held(held)
+        values = _faces(values)
+        if streams is not None:
+            expected = tuple(streams[game.current].next_five())
+            if values != expected:
+                source = (
+                    f"seed {game.info.get('seed')}"
+                    if game.info.get("dice") == "seeded"
+                    else (f"the daily dice of {game.info.get('date')}")
+                )
+                raise IllegalMoveError(
+                    f"values {_show(values)} are not the dice of {source} ({_show(expected)})"
+                )
+        roll = game.roll(values)
+    except SolverError as exc:
+        raise err(f"{where}: {exc}") from None
+    dice = r.get("dice")
+    if dice is not None and (not isinstance(dice, list) or tuple(dice) != roll.dice):
+        shown = _show(dice) if isinstance(dice, list) else repr(dice)
+        raise err(
+            f"{where}: dice {shown} do not follow from holding {_show(roll.held)} and rolling {_show(roll.values)}"
+            f" (that gives {_show(roll.dice)})"
+        )
+
+
+def play_bot_turn(game: Game, bot, rng) -> Turn:
+    """Play the current player's whole turn with ``bot`` (``choose_keep`` / ``choose_box``)."""
+    game.roll()
+    while game.rolls_left > 0:
+        keep = tuple(bot.choose_keep(game.card, game.sorted_dice, game.rolls_left, rng))
+        if len(keep) == N_DICE:
+            break
+        game.keep_faces(keep)
+        game.roll()
+    return game.score(bot.choose_box(game.card, game.sorted_dice, rng))

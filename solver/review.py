@@ -1,0 +1,186 @@
+"""Review a game: every decision beside the optimal one and what it cost.
+
+A decision (:class:`solver.game.Decision`) is a keep after a roll with rolls
+left (keeping all five = stop and score) or the box chosen.  The advisor ranks
+all options of the position; the loss of a decision is its regret: the best
+option's expected score minus the chosen option's, in expected final points.
+Losses of one game add up: the sum is how many points the player's choices
+cost on average against optimal play from the same positions.
+
+The same :func:`judge` drives ``yahtzee play --coach``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .advisor import Advisor, Option, Position
+from .game import Decision, Game
+
+MISTAKE = 1e-6  # a loss above this counts as a mistake (ties count as best)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One decision with the option chosen and the best one."""
+
+    decision: Decision
+    chosen: Option
+    best: Option
+
+    @property
+    def loss(self) -> float:
+        return max(0.0, self.chosen.regret)
+
+    @property
+    def is_mistake(self) -> bool:
+        return self.loss > MISTAKE
+
+    def to_json(self) -> dict:
+        d = self.decision
+        return {
+            "turn": d.turn,
+            "round": d.round,
+            "roll": d.roll,
+            "kind": "keep" if d.is_keep else "box",
+            "card": str(d.card),
+            "dice": str(d.dice),
+            "rolls_left": d.rolls_left,
+            "choice": describe(self.chosen),
+            "best": describe(self.best),
+            "loss": round(self.loss, 6),
+            "expected_final_choice": round(self.chosen.expected_final, 6),
+            "expected_final_best": round(self.best.expected_final, 6),
+        }
+
+
+def describe(option: Option) -> str:
+    """Short words for an option: ``keep 3 3 5``, ``stop``, ``keep nothing``, ``fours (12)``."""
+    if option.keep is None:
+        extra = f" +{option.bonus}" if option.bonus else ""
+        return f"{option.category} ({option.score}{extra})"
+    if len(option.keep) == 5:
+        return "stop and score"
+    if not option.keep:
+        return "reroll all"
+    return "keep " + " ".join(map(str, option.keep))
+
+
+def judge(advisor: Advisor, decision: Decision) -> Judgement:
+    """The chosen option of ``decision`` and the best one, from the advisor."""
+    advice = advisor.advise(Position(decision.card, decision.dice, decision.rolls_left))
+    if decision.is_keep:
+        chosen = advice.option_for(keep=decision.keep)
+    else:
+        chosen = advice.option_for(category=decision.box)
+    return Judgement(decision, chosen, advice.best)
+
+
+def verdict_word(average: float, total: float) -> str:
+    if total < 0.005:
+        return "perfect play"
+    if average < 0.1:
+        return "excellent"
+    if average < 0.3:
+        return "good"
+    if average < 0.8:
+        return "fair"
+    return "room to improve"
+
+
+@dataclass(frozen=True)
+class PlayerReview:
+    name: str
+    score: int
+    complete: bool
+    judgements: tuple[Judgement, ...]
+
+    @property
+    def total_loss(self) -> float:
+        return sum(j.loss for j in self.judgements)
+
+    @property
+    def mistakes(self) -> tuple[Judgement, ...]:
+        return tuple(j for j in self.judgements if j.is_mistake)
+
+    @property
+    def average_loss(self) -> float:
+        return self.total_loss / len(self.judgements) if self.judgements else 0.0
+
+    @property
+    def worst(self) -> Judgement | None:
+        return max(self.judgements, key=lambda j: j.loss, default=None)
+
+    def verdict(self) -> str:
+        n, m = len(self.judgements), len(self.mistakes)
+        if not n:
+            return f"{self.name}: no decisions to review"
+        line = (
+            f"{self.name}: {self.score} points{'' if self.complete else ' (unfinished)'}; "
+            f"{n} decisions, {m} mistake{'s' if m != 1 else ''}, expected loss {self.total_loss:.2f} points "
+            f"({self.average_loss:.3f} per decision): {verdict_word(self.average_loss, self.total_loss)}"
+        )
+        worst = self.worst
+        if worst is not None and worst.is_mistake:
+            d = worst.decision
+            line += f"; biggest: turn {d.round} ({describe(worst.chosen)}, -{worst.loss:.2f})"
+        return line
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "score": self.score,
+            "complete": self.complete,
+            "decisions": [j.to_json() for j in self.judgements],
+            "n_decisions": len(self.judgements),
+            "mistakes": len(self.mistakes),
+            "total_loss": round(self.total_loss, 6),
+            "average_loss": round(self.average_loss, 6),
+            "verdict": self.verdict(),
+        }
+
+
+def review_game(game: Game, advisor: Advisor, players: list[int] | None = None) -> list[PlayerReview]:
+    """A :class:`PlayerReview` for each player (or those given by index), in seat order."""
+    out = []
+    for i, p in enumerate(game.players):
+        if players is not None and i not in players:
+            continue
+        judgements = tuple(judge(advisor, d) for d in game.decisions(i))
+        out.append(PlayerReview(p.name, game.cards[i].total, game.cards[i].is_complete, judgements))
+    return out
+
+
+def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False) -> str:
+    """A table of every decision (or only the mistakes) per player, then one verdict line each."""
+    info = game.info
+    head = [game.rules.id, str(info.get("mode", "game"))]
+    if info.get("date"):
+        head.append(f"daily {info['date']}")
+    if info.get("seed") is not None:
+        head.append(f"seed {info['seed']}")
+    if info.get("dice") == "real":
+        head.append("real dice")
+    lines = ["Review: " + ", ".join(head)]
+    for r in reviews:
+        lines.append("")
+        lines.append(f"{r.name}: {r.score} points")
+        rows = [j for j in r.judgements if j.is_mistake or not only_mistakes]
+        if rows:
+            lines.append(
+                f"  {'turn':>4} {'roll':>4}  {'dice':<5}  {'your choice':<22}  {'optimal':<22}  {'loss':>6}"
+            )
+        for j in rows:
+            d = j.decision
+            mine, best = describe(j.chosen), describe(j.best)
+            shown_best = best if j.is_mistake else "(best)"
+            roll = str(d.roll) if d.is_keep else "box"
+            mark = " *" if j.is_mistake else ""
+            lines.append(
+                f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}{mark}"
+            )
+        if only_mistakes and not rows and r.judgements:
+            lines.append("  no mistakes")
+    lines.append("")
+    lines.extend(r.verdict() for r in reviews)
+    return "\n".join(lines)

@@ -1,0 +1,357 @@
+"""Batch simulation: play many seeded games with a bot and measure it.
+
+Dice come from the seeded stream of :mod:`solver.streams` (version 1): game ``g``
+under seed ``s`` uses only its own stream, every roll takes the next five dice (the
+rerolled dice take the first of them in order), so two bots given the same seed and
+game index see the same five values on every roll whatever they keep.  Scores
+therefore depend only on ``(rules, bot, seed, game index)``: not on the number of
+threads, the chunking, nor on which other games are played.
+
+Two engines give the same games:
+
+* numba (builtin bots): all games play turn-synchronously in
+  :mod:`solver._kernels_sim`; the table bots (``optimal``, ``heuristic``) compute the
+  within-turn tables once per distinct state present at each turn;
+* Python (any :class:`~solver.bots.Bot`): one game after another through
+  ``choose_keep``/``choose_box``, every move checked by :class:`~solver.card.ScoreCard`.
+  ``rng`` is ``random.Random`` seeded from ``(seed, game)``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import dice as D
+from .bots import TIE_TOLERANCE, Bot, bot_name, get_bot
+from .card import ScoreCard
+from .dice import Dice
+from .errors import IllegalMoveError, UsageError
+from .rules import RuleSet, get_rules
+from .streams import MASK64, SeededStream, mix64, reroll_keep
+
+DEFAULT_CHUNK = 1 << 20  # games in memory at once (64 bytes each)
+LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
+STATE_WIDTH = 32  # int16 columns of a game's state: one 64-byte cache line
+MAX_BOXES = STATE_WIDTH - 4
+PERCENTILES = (5, 25, 50, 75, 95)
+Z95 = 1.959963984540054
+
+
+@dataclass
+class SimulationResult:
+    """Scores of ``games`` games ``game0 .. game0 + games - 1`` and how they were made.
+
+    ``scores`` (N,) int64 final totals; ``upper_bonus`` / ``yahtzee`` (N,) bool: the upper
+    bonus was reached / at least one five of a kind scored 50 in the Yahtzee box (a
+    later one can only earn a bonus after that); ``yahtzee_bonuses`` (N,) int64 extra
+    Yahtzee bonuses; ``box_sums`` (n_boxes,) float64 total score per box over all games;
+    ``cards`` (N, n_boxes) int16 each game's final boxes when kept.
+    """
+
+    rules: RuleSet
+    bot: str
+    seed: int
+    game0: int
+    scores: np.ndarray
+    upper_bonus: np.ndarray
+    yahtzee: np.ndarray
+    yahtzee_bonuses: np.ndarray
+    box_sums: np.ndarray
+    threads: int
+    engine: str
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    cards: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def games(self) -> int:
+        return int(self.scores.shape[0])
+
+    def summary(self) -> dict:
+        """Mean, spread, percentiles, bonus and Yahtzee rates, mean per box (JSON-ready)."""
+        return summarize(self)
+
+
+def summarize(result: SimulationResult) -> dict:
+    s = result.scores.astype(np.float64)
+    n = s.shape[0]
+    mean = float(s.mean())
+    std = float(s.std(ddof=1)) if n > 1 else 0.0
+    se = std / math.sqrt(n)
+    pct = np.percentile(s, PERCENTILES)
+    rules = result.rules
+    out = {
+        "mean": mean,
+        "std": std,
+        "standard_error": se,
+        "ci95": [mean - Z95 * se, mean + Z95 * se],
+        "min": int(result.scores.min()),
+        **{f"p{p}": float(v) for p, v in zip(PERCENTILES, pct, strict=True)},
+        "max": int(result.scores.max()),
+        "upper_bonus_rate": float(result.upper_bonus.mean()),
+        "yahtzee_rate": float(result.yahtzee.mean()),
+        "mean_yahtzee_bonuses": float(result.yahtzee_bonuses.mean()),
+        "box_means": {name: float(v) / n for name, v in zip(rules.box_names, result.box_sums, strict=True)},
+    }
+    out["box_means"]["upper_bonus"] = out["upper_bonus_rate"] * rules.upper_bonus
+    if rules.yahtzee_bonus:
+        out["box_means"]["yahtzee_bonus"] = out["mean_yahtzee_bonuses"] * rules.yahtzee_bonus
+    return out
+
+
+def paired(a: SimulationResult, b: SimulationResult) -> dict:
+    """``a - b`` game by game (same seed and games): mean, standard error, wins/ties/losses of ``a``."""
+    if (a.seed, a.game0, a.games, a.rules) != (b.seed, b.game0, b.games, b.rules):
+        raise UsageError("paired comparison needs the same rules, seed and games")
+    d = a.scores.astype(np.float64) - b.scores
+    n = d.shape[0]
+    std = float(d.std(ddof=1)) if n > 1 else 0.0
+    se = std / math.sqrt(n)
+    mean = float(d.mean())
+    return {
+        "bot": a.bot,
+        "vs": b.bot,
+        "mean_difference": mean,
+        "std_difference": std,
+        "standard_error": se,
+        "ci95": [mean - Z95 * se, mean + Z95 * se],
+        "wins": int((d > 0).sum()),
+        "ties": int((d == 0).sum()),
+        "losses": int((d < 0).sum()),
+    }
+
+
+def histogram(scores: np.ndarray, width: int = 25) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of scores in bins ``[edge, edge + width)``; the last bin takes the top 0.1%."""
+    lo = int(scores.min()) // width * width
+    top = int(np.percentile(scores, 99.9)) // width * width + width
+    top = max(top, lo + width)
+    edges = np.arange(lo, top + width, width)
+    counts = np.bincount(np.minimum((scores - lo) // width, len(edges) - 2), minlength=len(edges) - 1)
+    return edges, counts
+
+
+def _threads(threads: int | None) -> int:
+    import numba
+
+    if threads is None:
+        return numba.get_num_threads()
+    if int(threads) < 1:
+        raise UsageError(f"threads must be 1 or more, got {threads}")
+    return max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+
+
+def _resolve_bot(bot, rules: RuleSet, tables_dir, build_if_missing: bool, progress: bool):
+    if isinstance(bot, str):
+        return get_bot(bot, rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+    if not (callable(getattr(bot, "choose_keep", None)) and callable(getattr(bot, "choose_box", None))):
+        raise UsageError(f"{bot!r} is not a bot (it needs choose_keep and choose_box methods)")
+    return bot
+
+
+def simulate(
+    rules: RuleSet | str | None = None,
+    bot: Bot | str = "optimal",
+    games: int = 10_000,
+    seed: int = 0,
+    *,
+    game0: int = 0,
+    threads: int | None = None,
+    tables_dir=None,
+    engine: str = "auto",
+    progress: bool | Callable[[int], None] = False,
+    keep_cards: bool = False,
+    chunk: int = DEFAULT_CHUNK,
+    build_if_missing: bool = True,
+) -> SimulationResult:
+    """Play games ``game0 .. game0 + games - 1`` of ``rules`` with ``bot`` under ``seed``.
+
+    ``engine``: ``"auto"`` (numba for builtin bots, else Python), ``"numba"`` or
+    ``"python"``.  ``progress``: True for a tqdm bar on stderr, or a callable given the
+    number of games done since the last call.  ``threads`` sets numba's thread count
+    for this call (results do not depend on it).  The optimal bot's table is built when
+    missing (unless ``build_if_missing=False``).
+    """
+    rules = get_rules(rules)
+    games = int(games)
+    if games < 1:
+        raise UsageError(f"games must be 1 or more, got {games}")
+    if int(game0) < 0:
+        raise UsageError(f"the first game index must be 0 or more, got {game0}")
+    if engine not in ("auto", "numba", "python"):
+        raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
+    bot = _resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
+    fast = getattr(bot, "fast_kind", None) if getattr(bot, "rules", rules) == rules else None
+    if engine == "numba" and fast is None:
+        raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
+    use_numba = fast is not None and engine != "python"
+    n_threads = _threads(threads) if use_numba else 1
+
+    bar = None
+    if progress is True:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, desc=f"{bot_name(bot)} on {rules.id}", unit="game", unit_scale=True,
+                   leave=False, dynamic_ncols=True)
+        tick = bar.update
+    elif callable(progress):
+        tick = progress
+    else:
+        def tick(n):
+            return None
+
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    try:
+        if use_numba:
+            parts = _run_numba(rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, chunk)
+            engine_used = "numba"
+        else:
+            parts = _run_python(rules, bot, games, int(seed), int(game0), tick, keep_cards)
+            engine_used = "python"
+    finally:
+        if bar is not None:
+            bar.close()
+    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
+    return SimulationResult(
+        rules=rules, bot=bot_name(bot), seed=int(seed), game0=int(game0), threads=n_threads,
+        engine=engine_used, seconds=wall, cpu_seconds=cpu, **parts,
+    )
+
+
+def _finish(rules: RuleSet, scores: np.ndarray, nbonus: np.ndarray) -> dict:
+    """Totals and rates of finished cards (``scores`` (N, n_boxes), all filled)."""
+    s = scores.astype(np.int64)
+    upper = s[:, list(rules.upper_indices)].sum(axis=1)
+    reached = upper >= rules.upper_threshold
+    total = s.sum(axis=1) + np.where(reached, rules.upper_bonus, 0) + nbonus * rules.yahtzee_bonus
+    yb = rules.yahtzee_index
+    yahtzee = s[:, yb] == 50 if yb >= 0 else np.zeros(len(s), dtype=bool)
+    return {
+        "scores": total,
+        "upper_bonus": reached,
+        "yahtzee": yahtzee,
+        "yahtzee_bonuses": nbonus.astype(np.int64),
+        "box_sums": s.sum(axis=0).astype(np.float64),
+    }
+
+
+def _concat(parts: list[dict], keep_cards: bool, cards: list[np.ndarray]) -> dict:
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("scores", "upper_bonus", "yahtzee", "yahtzee_bonuses")}
+    out["box_sums"] = np.sum([p["box_sums"] for p in parts], axis=0)
+    out["cards"] = np.concatenate(cards) if keep_cards else None
+    return out
+
+
+def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
+    import numba
+
+    from . import _kernels_sim as K
+    from .dp import kernel_args
+
+    nb = rules.n_boxes
+    if nb > MAX_BOXES:
+        raise UsageError(f"the numba engine plays cards of up to {MAX_BOXES} boxes; {rules.id} has {nb}")
+    args = sim_args(rules)
+    dp_args = kernel_args(rules) if kind == "table" else None
+    if kind == "table":
+        values = np.ascontiguousarray(np.asarray(bot.values, dtype=np.float64))
+    seed_mixed = np.uint64(mix64(seed & MASK64))
+    turns = rules.n_turns
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    parts, cards = [], []
+    try:
+        for c0 in range(0, games, max(1, int(chunk))):
+            n = min(chunk, games - c0)
+            state = np.zeros((n, STATE_WIDTH), dtype=np.int16)  # see _kernels_sim: scores, mask, upper, ...
+            state[:, :nb] = -1
+            done = 0
+            for turn in range(turns):
+                if kind == "table":
+                    K.table_turn(values, state, seed_mixed, game0 + c0, LANE_BUDGET, TIE_TOLERANCE, dp_args, *args)
+                else:
+                    code = K.BOT_RANDOM if kind == "random" else K.BOT_GREEDY
+                    K.simple_turn(code, turn, rules.n_flags, state, seed_mixed, game0 + c0, *args)
+                now = n * (turn + 1) // turns
+                tick(now - done)
+                done = now
+            scores = np.ascontiguousarray(state[:, :nb])
+            parts.append(_finish(rules, scores, state[:, nb + 2]))
+            if keep_cards:
+                cards.append(scores)
+            del state
+    finally:
+        numba.set_num_threads(previous)
+    return _concat(parts, keep_cards, cards)
+
+
+def sim_args(rules: RuleSet) -> tuple:
+    """The dice layer and rule set as the trailing arguments of the simulation kernels."""
+    k = rules.kernel_arrays
+    return (
+        D.ADD_DIE, D.KEEP_SIZE, D.KEEP_COUNTS, D.SUBKEEPS, D.N_SUBKEEPS,
+        k["score"], k["joker_score"], k["box_face"], k["yahtzee_roll_face"],
+        k["yahtzee_index"], k["yahtzee_bonus"], k["joker_mode"], k["forced_order"],
+        k["upper_threshold"], k["upper_bonus"],
+    )
+
+
+def game_rng(seed: int, game: int) -> random.Random:
+    """The ``rng`` handed to a Python bot in game ``game`` (independent of the dice)."""
+    return random.Random(mix64(mix64(mix64(seed & MASK64) ^ (game & MASK64)) ^ 0x424F54))
+
+
+def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
+    """One game of ``bot`` on the seeded stream (Python engine); returns the final card."""
+    stream = SeededStream(seed, game)
+    rng = game_rng(seed, game)
+    card = ScoreCard.empty(rules)
+    name = bot_name(bot)
+    for _ in range(rules.n_turns):
+        dice = Dice(stream.next_five())
+        for rolls_left in (2, 1):
+            keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
+            if not _is_subset(keep, dice.values):
+                raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
+            if len(keep) == D.N_DICE:
+                break
+            dice = Dice(reroll_keep(keep, stream.next_five()))
+        box = bot.choose_box(card, dice, rng)
+        try:
+            card = card.score(box, dice)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
+    return card
+
+
+def _is_subset(keep: tuple[int, ...], values: tuple[int, ...]) -> bool:
+    rest = list(values)
+    for f in keep:
+        if f not in rest:
+            return False
+        rest.remove(f)
+    return True
+
+
+def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
+    scores = np.empty((games, rules.n_boxes), dtype=np.int16)
+    nbonus = np.zeros(games, dtype=np.int64)
+    step = max(1, games // 200)
+    pending = 0
+    for i in range(games):
+        card = play_game(rules, bot, seed, game0 + i)
+        scores[i] = card.scores
+        nbonus[i] = card.yahtzee_bonus_count
+        pending += 1
+        if pending >= step:
+            tick(pending)
+            pending = 0
+    tick(pending)
+    return _concat([_finish(rules, scores, nbonus)], keep_cards, [scores])
+

@@ -1,0 +1,73 @@
+"""Shared fixtures: one tables folder per test session, tables built lazily per rule set."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("ci", deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+DATA = Path(__file__).parent / "data"
+GOLDEN_FILE = DATA / "advice-golden.jsonl"
+
+
+def load_golden() -> list[dict]:
+    """The independent golden positions (see shared/reference/README.md for the format)."""
+    with open(GOLDEN_FILE, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+class SessionTables:
+    """A temporary tables folder shared by the whole session.
+
+    ``table(rules)`` builds a rule set's table the first time it is asked for and
+    returns the loaded :class:`solver.tables.Table`; ``advisor(rules)`` wraps it.
+    The object is path-like, so it can be passed wherever a folder is expected.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._tables: dict[str, object] = {}
+        self._advisors: dict[str, object] = {}
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def table(self, rules):
+        from solver.rules import get_rules
+        from solver.tables import build_table
+
+        rules = get_rules(rules)
+        if rules.id not in self._tables:
+            self._tables[rules.id] = build_table(rules, self.path, progress=False)
+        return self._tables[rules.id]
+
+    def advisor(self, rules):
+        from solver.advisor import Advisor
+
+        table = self.table(rules)
+        if table.rules.id not in self._advisors:
+            self._advisors[table.rules.id] = Advisor(table)
+        return self._advisors[table.rules.id]
+
+
+@pytest.fixture(scope="session")
+def tables_dir(tmp_path_factory) -> SessionTables:
+    """The session's tables folder; call ``tables_dir.table("yahtzee")`` to make sure a table is built."""
+    return SessionTables(tmp_path_factory.mktemp("tables"))
+
+
+@pytest.fixture(scope="session")
+def golden() -> list[dict]:
+    return load_golden()

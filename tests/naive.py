@@ -1,0 +1,157 @@
+"""A slow, obviously-correct reference solver for small games (pure Python, no numpy, no kernels).
+
+It plays the game exactly as the rules describe it and shares nothing with
+:mod:`solver._kernels` but :meth:`RuleSet.placements` (where a roll may go and what
+it scores there; tested on its own against the rule texts).
+
+* A state between turns is ``(filled, upper, holds_50)``: the bitmask of filled boxes,
+  the upper total (only whether it reaches the threshold matters, so it is kept at
+  most at the threshold) and whether the Yahtzee box holds 50.
+* A turn is played by brute force: the first roll's outcomes, and every reroll's
+  outcomes, are enumerated over ordered dice (6**n of them), so probabilities are
+  counted, not computed from formulas.  With dice in hand and ``n`` rerolls left the
+  player either stops and scores, or keeps any sub-multiset of the dice (fewer than
+  five) and rerolls the rest; everything is memoised per state.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, deque
+from fractions import Fraction
+from functools import cache
+
+from solver.rules import RuleSet
+
+Dice = tuple[int, ...]  # sorted faces
+State = tuple[int, int, bool]
+
+
+@cache
+def outcomes(n: int) -> tuple[tuple[Dice, float], ...]:
+    """Distinct results of rolling ``n`` dice with their probabilities, by counting 6**n orders."""
+    counts = Counter(tuple(sorted(t)) for t in itertools.product(range(1, 7), repeat=n))
+    total = 6**n
+    return tuple((dice, float(Fraction(c, total))) for dice, c in sorted(counts.items()))
+
+
+@cache
+def proper_subkeeps(dice: Dice) -> tuple[Dice, ...]:
+    """Every distinct multiset of fewer than five of ``dice`` (what may be kept for a reroll)."""
+    subs = {tuple(sorted(c)) for n in range(len(dice)) for c in itertools.combinations(dice, n)}
+    return tuple(sorted(subs))
+
+
+@cache
+def after_reroll(keep: Dice) -> tuple[tuple[Dice, float], ...]:
+    """The five dice one may hold after keeping ``keep`` and rolling the others, with probabilities."""
+    return tuple((tuple(sorted(keep + new)), p) for new, p in outcomes(5 - len(keep)))
+
+
+def counts_of(dice: Dice) -> tuple[int, ...]:
+    return tuple(dice.count(f) for f in range(1, 7))
+
+
+class NaiveTurn:
+    """The within-turn values of one state (expected points still to come, this turn included)."""
+
+    def __init__(self, solver: NaiveSolver, state: State):
+        self.solver, self.state = solver, state
+        self._hold: dict[tuple[Dice, int], float] = {}
+        self._reroll: dict[tuple[Dice, int], float] = {}
+        self._stop: dict[Dice, float] = {}
+
+    def stop(self, dice: Dice) -> float:
+        """Best over the legal placements of ``dice`` of the points now plus the next state's value."""
+        best = self._stop.get(dice)
+        if best is None:
+            best = self._stop[dice] = max(
+                points + self.solver.value(nxt) for points, nxt in self.solver.moves(self.state, dice)
+            )
+        return best
+
+    def hold(self, dice: Dice, rerolls: int) -> float:
+        """Value of holding ``dice`` (five) with ``rerolls`` rerolls still allowed, playing on optimally."""
+        key = (dice, rerolls)
+        best = self._hold.get(key)
+        if best is None:
+            best = self.stop(dice)
+            if rerolls > 0:
+                for keep in proper_subkeeps(dice):
+                    best = max(best, self.reroll(keep, rerolls))
+            self._hold[key] = best
+        return best
+
+    def reroll(self, keep: Dice, rerolls: int) -> float:
+        """Value of keeping ``keep`` (fewer than five dice) and rerolling the rest now."""
+        key = (keep, rerolls)
+        value = self._reroll.get(key)
+        if value is None:
+            value = self._reroll[key] = sum(
+                p * self.hold(dice, rerolls - 1) for dice, p in after_reroll(keep)
+            )
+        return value
+
+    @property
+    def value(self) -> float:
+        """Before the first roll: roll all five, then two rerolls are allowed."""
+        return sum(p * self.hold(dice, 2) for dice, p in outcomes(5))
+
+
+class NaiveSolver:
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.full = (1 << rules.n_boxes) - 1
+        self.yahtzee_box = rules.box_names.index(rules.yahtzee_box) if rules.yahtzee_box else -1
+        self._values: dict[State, float] = {}
+        self._turns: dict[State, NaiveTurn] = {}
+
+    def moves(self, state: State, dice: Dice) -> list[tuple[int, State]]:
+        """``(points earned now, next state)`` for every legal placement of ``dice``."""
+        filled, upper, holds_50 = state
+        rules = self.rules
+        out = []
+        for box, score, bonus in rules.placements(filled, counts_of(dice), holds_50):
+            assert not filled >> box & 1, "a filled box was offered"
+            points = score + bonus
+            new_upper, new_holds = upper, holds_50
+            if rules.boxes[box].face > 0:
+                new_upper = upper + score
+                if upper < rules.upper_threshold <= new_upper:
+                    points += rules.upper_bonus
+                new_upper = min(new_upper, rules.upper_threshold)
+            if box == self.yahtzee_box:
+                new_holds = score == 50
+            out.append((points, (filled | 1 << box, new_upper, new_holds)))
+        assert out, f"no legal placement for {dice} in state {state}"
+        return out
+
+    def turn(self, state: State) -> NaiveTurn:
+        if state not in self._turns:
+            self._turns[state] = NaiveTurn(self, state)
+        return self._turns[state]
+
+    def value(self, state: State) -> float:
+        """Expected points still to come from the start of a turn in ``state``."""
+        if state[0] == self.full:
+            return 0.0
+        if state not in self._values:
+            self._values[state] = self.turn(state).value
+            del self._turns[state]  # the within-turn memo is no longer needed
+        return self._values[state]
+
+    def reachable_states(self) -> set[State]:
+        """Every state some sequence of rolls and legal placements leads to from the empty card."""
+        start: State = (0, 0, False)
+        seen = {start}
+        queue = deque([start])
+        while queue:
+            state = queue.popleft()
+            if state[0] == self.full:
+                continue
+            for dice, _ in outcomes(5):
+                for _, nxt in self.moves(state, dice):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        queue.append(nxt)
+        return seen

@@ -1,0 +1,263 @@
+"""The score card: notation, totals and bonuses, validation errors, and random legal games."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.card import ScoreCard
+from solver.dice import Dice
+from solver.errors import CardError, IllegalMoveError, UsageError
+from solver.rules import RULE_SETS, get_rules
+
+ALL_IDS = tuple(RULE_SETS)
+UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
+UPPER_BONUS = {"yahtzee": 35, "yahtzee-free-joker": 35, "yahtzee-no-joker": 35, "yahtzee-no-bonus": 35,
+               "yatzy": 50, "yatzy-forced": 50}  # fmt: skip
+YAHTZEE_BONUS = {"yahtzee": 100, "yahtzee-free-joker": 100, "yahtzee-no-joker": 100, "yahtzee-no-bonus": 0,
+                 "yatzy": 0, "yatzy-forced": 0}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- notation
+
+
+@pytest.mark.parametrize("text", ["", "-", "empty", "  ", None])
+def test_empty_card(text):
+    card = ScoreCard.parse(text, "yahtzee")
+    assert card == ScoreCard.empty("yahtzee") == ScoreCard.empty()
+    assert str(card) == ""
+    assert card.n_filled == 0 and card.total == 0 and not card.is_complete
+    assert card.open_boxes == get_rules("yahtzee").box_names
+
+
+def test_notation_is_written_in_card_order():
+    card = ScoreCard.parse("yahtzee=50, fours=12 ,ones=3,yahtzee_bonus=100", "yahtzee")
+    assert str(card) == "ones=3,fours=12,yahtzee=50,yahtzee_bonus=100"
+    assert ScoreCard.parse(str(card), "yahtzee") == card
+    assert card.get("fours") == 12 and card.get("twos") is None
+    assert card.yahtzee_bonus_count == 1
+    assert card.yahtzee_bonus_points == 100
+    assert card.n_filled == 3
+    assert card.filled_mask == 0b100000001001
+
+
+def test_yatzy_notation():
+    card = ScoreCard.parse("yatzy=50,two_pairs=16,one_pair=12", "yatzy")
+    assert str(card) == "one_pair=12,two_pairs=16,yatzy=50"
+    assert card.total == 78
+    assert ScoreCard.parse(str(card), "yatzy") == card
+
+
+def test_upper_bonus_at_63():
+    three_of_each = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18"
+    card = ScoreCard.parse(three_of_each, "yahtzee")
+    assert card.upper_total == 63
+    assert card.upper_bonus == 35
+    assert card.total == 98
+    card = ScoreCard.parse(three_of_each.replace("ones=3", "ones=2"), "yahtzee")
+    assert card.upper_total == 62
+    assert card.upper_bonus == 0
+    assert card.total == 62
+    yatzy = ScoreCard.parse(three_of_each, "yatzy")
+    assert yatzy.upper_bonus == 50 and yatzy.total == 113
+    # Dutch page: five sixes and no ones is fine, as long as the sum is 63 or more
+    card = ScoreCard.parse("ones=0,twos=6,threes=9,fours=12,fives=15,sixes=30", "yahtzee")
+    assert card.upper_total == 72 and card.upper_bonus == 35
+    # the bonus counts as soon as 63 is reached, before the section is full
+    card = ScoreCard.parse("fours=20,fives=25,sixes=18", "yahtzee")
+    assert card.upper_bonus == 35 and card.total == 63 + 35
+
+
+def test_totals_with_yahtzee_bonus():
+    text = "fours=16,three_of_a_kind=20,large_straight=40,yahtzee=50,chance=22,yahtzee_bonus=200"
+    card = ScoreCard.parse(text, "yahtzee")
+    assert card.upper_total == 16
+    assert card.lower_total == 20 + 40 + 50 + 22
+    assert card.yahtzee_bonus_points == 200
+    assert card.total == 16 + 132 + 200
+    rows = dict(card.rows())
+    assert rows["total"] == card.total
+    assert rows["yahtzee_bonus"] == 200
+    assert rows["upper_total"] == 16
+    assert rows["upper_bonus"] == 0
+    assert rows["ones"] is None
+    assert "348" in card.format()
+
+
+def test_state_caps_the_upper_total_and_flags_a_yahtzee_of_50():
+    card = ScoreCard.parse("fours=20,fives=25,sixes=24,yahtzee=50", "yahtzee")
+    mask, upper, flag = card.state
+    assert mask == (1 << 3) | (1 << 4) | (1 << 5) | (1 << 11)
+    assert upper == 63
+    assert flag == 1
+    assert ScoreCard.parse("yahtzee=0", "yahtzee").state[2] == 0
+    assert ScoreCard.parse("yahtzee=50", "yahtzee-no-bonus").state[2] == 0  # no bonus, no flag needed
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "rid, text, needle",
+    [
+        ("yahtzee", "twos=3", "twos=3"),
+        ("yahtzee", "ones=6", "ones=6"),
+        ("yahtzee", "full_house=20", "full_house=20"),
+        ("yahtzee", "small_straight=15", "small_straight=15"),
+        ("yahtzee", "yahtzee=25", "yahtzee=25"),
+        ("yahtzee", "chance=3", "chance=3"),
+        ("yahtzee", "chance=31", "chance=31"),
+        ("yatzy", "small_straight=30", "small_straight=30"),
+        ("yatzy", "one_pair=7", "one_pair=7"),
+        ("yatzy", "three_of_a_kind=20", "three_of_a_kind=20"),
+        ("yahtzee", "bananas=3", "bananas"),
+        ("yahtzee", "ones=3,one_pair=2", "one_pair"),
+        ("yatzy", "yahtzee=50", "yahtzee"),
+        ("yahtzee", "ones=3,ones=2", "ones"),
+        ("yahtzee", "ones=abc", "abc"),
+        ("yahtzee", "ones", "ones"),
+        ("yahtzee", "ones=3,twos", "twos"),
+        ("yahtzee", "ones=1,yahtzee_bonus=100", "yahtzee_bonus"),
+        ("yahtzee", "ones=1,yahtzee=0,yahtzee_bonus=100", "yahtzee_bonus"),
+        ("yahtzee", "yahtzee=50,yahtzee_bonus=100", "yahtzee_bonus"),
+        ("yahtzee", "ones=1,yahtzee=50,yahtzee_bonus=150", "150"),
+        ("yahtzee-no-bonus", "ones=1,yahtzee=50,yahtzee_bonus=100", "yahtzee_bonus"),
+        ("yatzy", "ones=1,yatzy=50,yahtzee_bonus=100", "yahtzee_bonus"),
+        ("yatzy-forced", "twos=4", "ones"),
+        ("yatzy-forced", "ones=3,twos=4,fours=8", "threes"),
+    ],
+)
+def test_bad_cards(rid, text, needle):
+    with pytest.raises(CardError) as info:
+        ScoreCard.parse(text, rid)
+    assert needle in str(info.value)
+    assert isinstance(info.value, UsageError)
+
+
+def test_fixed_scores_and_zeros_are_legal_entries():
+    card = ScoreCard.parse("fours=12,yahtzee=0,large_straight=40,full_house=25,sixes=0", "yahtzee-no-joker")
+    assert card.total == 77
+    assert card.n_filled == 5
+
+
+def test_scoring_a_filled_box():
+    card = ScoreCard.parse("ones=3,fours=12", "yahtzee")
+    with pytest.raises(IllegalMoveError) as info:
+        card.score("fours", "44412")
+    assert "fours" in str(info.value)
+    with pytest.raises(IllegalMoveError) as info:
+        card.score("no_such_box", "44412")
+    assert "no_such_box" in str(info.value)
+    with pytest.raises(IllegalMoveError):
+        card.score(13, "44412")
+
+
+def test_score_is_a_new_card():
+    card = ScoreCard.parse("ones=3", "yahtzee")
+    after = card.score("full_house", "22233")
+    assert after.get("full_house") == 25
+    assert card.get("full_house") is None  # the old card is unchanged
+    assert str(after) == "ones=3,full_house=25"
+    assert card.score(8, "22233") == after  # a box number works too
+
+
+# --------------------------------------------------------------------------- random legal games
+
+dice_strategy = st.one_of(
+    st.lists(st.integers(1, 6), min_size=5, max_size=5),
+    st.integers(1, 6).map(lambda f: [f] * 5),  # Yahtzees often, so bonuses and Jokers happen
+)
+
+
+@st.composite
+def games(draw, rid=None):
+    """A random legal game: (rules id, [(dice, box) per turn])."""
+    rid = rid or draw(st.sampled_from(ALL_IDS))
+    rules = get_rules(rid)
+    card = ScoreCard.empty(rid)
+    moves = []
+    for _ in range(rules.n_turns):
+        dice = Dice(tuple(draw(dice_strategy)))
+        legal = card.placements(dice)
+        choice = legal[draw(st.integers(0, len(legal) - 1))]
+        moves.append((dice, choice.box))
+        card = card.score(choice.box, dice)
+    return rid, moves
+
+
+@settings(max_examples=150)
+@given(games())
+def test_random_games(game):
+    rid, moves = game
+    rules = get_rules(rid)
+    card = ScoreCard.empty(rid)
+    bonus_count = 0
+    filled_order = []
+    for dice, box in moves:
+        legal = {p.box: p for p in card.placements(dice)}
+        assert legal and box in legal
+        assert set(legal) <= set(card.open_boxes)
+        # a Yahtzee rolled while the Yahtzee box holds 50 earns the bonus (RULES.md)
+        if dice.is_yahtzee and rules.yahtzee_box and card.get(rules.yahtzee_box) == 50:
+            bonus_count += YAHTZEE_BONUS[rid] > 0
+        card = card.score(box, dice)
+        assert card.get(box) == legal[box].score
+        filled_order.append(box)
+        assert ScoreCard.parse(str(card), rid) == card
+        shuffled = str(card).split(",")
+        random.Random(len(filled_order)).shuffle(shuffled)
+        assert ScoreCard.parse(",".join(shuffled), rid) == card
+    assert card.is_complete
+    assert sorted(filled_order) == sorted(rules.box_names)  # every box filled exactly once
+    if rules.forced_order:
+        assert filled_order == list(rules.box_names)
+    upper = sum(card.get(b) for b in UPPER)
+    boxes = sum(card.get(b) for b in rules.box_names)
+    expected = boxes + (UPPER_BONUS[rid] if upper >= 63 else 0) + bonus_count * YAHTZEE_BONUS[rid]
+    assert card.yahtzee_bonus_count == bonus_count
+    assert card.total == expected
+    assert ScoreCard.parse(str(card), rid).total == expected
+
+
+@pytest.mark.parametrize("rid", ALL_IDS)
+@settings(max_examples=25)
+@given(data=st.data())
+def test_random_games_per_rule_set(rid, data):
+    _, moves = data.draw(games(rid))
+    card = ScoreCard.empty(rid)
+    for dice, box in moves:
+        card = card.score(box, dice)
+    assert card.is_complete and card.n_filled == get_rules(rid).n_boxes
+    with pytest.raises(IllegalMoveError):
+        card.score(get_rules(rid).box_names[0], "12345")
+
+
+entry_text = st.lists(
+    st.tuples(
+        st.sampled_from(
+            get_rules("yahtzee").box_names + ("yahtzee_bonus", "upper_bonus", "one_pair", "x", "")
+        ),
+        st.sampled_from(["=", ":", "", "=="]),
+        st.one_of(st.integers(-5, 250).map(str), st.text(max_size=3)),
+    ),
+    max_size=6,
+).map(lambda entries: ",".join(k + sep + v for k, sep, v in entries))
+
+
+@given(st.one_of(entry_text, st.text(max_size=20)), st.sampled_from(ALL_IDS))
+def test_parse_any_text_gives_a_card_or_a_card_error(text, rid):
+    try:
+        card = ScoreCard.parse(text, rid)
+    except UsageError:
+        return
+    assert ScoreCard.parse(str(card), rid) == card
+    assert card.total >= 0
+
+
+@pytest.mark.parametrize("value", [5, 3.0, ["ones=3"], {"ones": 3}])
+def test_parse_non_text_is_a_card_error(value):
+    with pytest.raises(CardError):
+        ScoreCard.parse(value, "yahtzee")

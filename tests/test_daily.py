@@ -1,0 +1,96 @@
+"""The daily challenge: pinned dice per date (versioned algorithm), same luck for everyone, the summary."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+
+import pytest
+
+from solver.card import ScoreCard
+from solver.daily import optimal_game, parse_date, share_text
+from solver.errors import UsageError
+from solver.game import Game
+from solver.rules import get_rules
+from solver.streams import DailyStream
+
+# Computed once from solver.streams.DailyStream (version 1) and written down: a change of the
+# algorithm must bump STREAM_VERSION, or every past daily challenge changes its dice.
+PINNED = {
+    "2026-01-01": [(2, 2, 6, 3, 1), (1, 5, 4, 6, 5), (2, 2, 5, 3, 2)],
+    "2026-10-17": [(6, 5, 6, 4, 1), (3, 3, 3, 1, 3), (5, 5, 6, 5, 6)],
+    "2027-02-28": [(1, 5, 2, 4, 2), (6, 6, 4, 2, 2), (5, 6, 4, 5, 3)],
+}
+
+
+@pytest.mark.parametrize("date", sorted(PINNED))
+def test_first_dice_of_pinned_dates(date):
+    stream = DailyStream(date)
+    assert [stream.next_five() for _ in range(3)] == PINNED[date]
+
+
+@pytest.mark.parametrize("date", sorted(PINNED))
+def test_documented_algorithm(date):
+    """sha256 of "yahtzee-solver daily v1 DATE n"; bytes >= 252 skipped; die = 1 + byte % 6."""
+    dice = []
+    block = 0
+    while len(dice) < 15:
+        digest = hashlib.sha256(f"yahtzee-solver daily v1 {date} {block}".encode()).digest()
+        dice += [1 + b % 6 for b in digest if b < 252]
+        block += 1
+    assert [tuple(dice[i : i + 5]) for i in (0, 5, 10)] == PINNED[date]
+
+
+def test_long_sequence_is_uniform_enough():
+    stream = DailyStream("2026-05-05")
+    counts = [0] * 6
+    for _ in range(2000):
+        for d in stream.next_five():
+            counts[d - 1] += 1
+    assert all(1500 < c < 1834 for c in counts), counts  # 10000 dice, each face about 1667
+
+
+def test_everyone_gets_the_same_dice_whatever_they_hold():
+    game = Game.new("yahtzee", ["Ann", "Ben"], date="2026-10-17")
+    game.roll()
+    game.set_held([1, 2])
+    game.roll()
+    game.score("chance")
+    game.roll()  # Ben holds nothing and rerolls all
+    game.roll()
+    game.score("chance")
+    ann, ben = game.turns
+    assert [r.values for r in ann.rolls] == [r.values for r in ben.rolls] == PINNED["2026-10-17"][:2]
+    assert ann.rolls[1].dice == (6, 5, 3, 3, 3) and ben.rolls[1].dice == (3, 3, 3, 1, 3)
+
+
+def test_parse_date():
+    assert parse_date("2026-10-17") == "2026-10-17"
+    assert parse_date(None) == parse_date("today") == datetime.date.today().isoformat()
+    with pytest.raises(UsageError, match="not an ISO date"):
+        parse_date("17.10.2026")
+    with pytest.raises(UsageError, match="not an ISO date"):
+        parse_date("2026-02-30")
+
+
+def test_share_text():
+    rules = get_rules("yahtzee")
+    card = ScoreCard.parse("ones=3,twos=6,yahtzee=50,chance=20,yahtzee_bonus=100", rules)
+    text = share_text("2026-10-17", rules, "Ann", card, 251)
+    assert text.splitlines()[:3] == [
+        "Yahtzee solver daily challenge 2026-10-17",
+        "rules: yahtzee",
+        "Ann: 179 points",
+    ]
+    assert "ones 3 | twos 6 | threes -" in text
+    assert "yahtzee 50 | chance 20 | yahtzee bonus 100" in text
+    assert text.splitlines()[-1] == "optimal player on the same dice: 251 points (-72)"
+
+
+def test_optimal_player_on_the_day(tables_dir):
+    tables_dir.table("yahtzee")
+    game = optimal_game("2026-10-17", "yahtzee", tables_dir)
+    assert game.is_over
+    again = optimal_game("2026-10-17", "yahtzee", tables_dir)
+    assert again.cards == game.cards  # same dice, same decisions
+    assert game.turns[0].rolls[0].values == PINNED["2026-10-17"][0]

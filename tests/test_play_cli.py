@@ -1,0 +1,344 @@
+"""``yahtzee play`` end to end, fed scripted input: every mode, a person's mistakes, saving, records."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver import records
+from solver.cli import main
+from solver.game import Game
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def script_all_boxes(n: int = 13) -> list[str]:
+    """Roll once and score box 1, then box 2, ... (legal for the seeds used below)."""
+    return [x for i in range(1, n + 1) for x in ("r", f"s {i}")]
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.delenv("YAHTZEE_DATA", raising=False)
+    return tmp_path / "data"
+
+
+def play(monkeypatch, capsys, data, argv, lines, stdin=None):
+    monkeypatch.setattr(sys, "stdin", stdin or io.StringIO("".join(line + "\n" for line in lines)))
+    rc = main(["play", "--data", str(data), *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def saved_games(data) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((data / "games").glob("*.json"))]
+
+
+# --- solo ------------------------------------------------------------------------------------
+def test_solo_full_game_saves_and_keeps_the_record(monkeypatch, capsys, data):
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "1"], script_all_boxes())
+    assert rc == 0, err
+    assert "no record yet for yahtzee" in out
+    assert "=== game over ===" in out and "first record for yahtzee" in out
+    [game] = saved_games(data)
+    assert game["status"] == "finished" and game["mode"] == "solo" and game["seed"] == 1
+    assert len(game["turns"]) == 13 and game["rules"] == "yahtzee" and game["format_version"] == 1
+    score = game["final"][0]["score"]
+    best = records.solo_best("yahtzee", data)
+    assert best["score"] == score and Path(best["game"]).exists()
+    assert Game.from_dict(game).cards[0].total == score
+
+    rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "2", "--solo"], script_all_boxes())
+    assert rc == 0
+    assert f"your record for yahtzee: {score}" in out
+    assert len(saved_games(data)) == 2
+
+
+def test_screen_shows_dice_positions_holds_rolls_left_and_previews(monkeypatch, capsys, data):
+    rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], ["r", "h 1 3", "card"])
+    assert rc == 1
+    assert "  die    1  2  3  4  5" in out
+    assert "  held   ^     ^" in out
+    assert "2 rolls left" in out
+    assert " 1 ones " in out and "13 chance" in out and "upper bonus" in out
+    first = saved_games(data)[0]["turns"][0]["rolls"][0]["dice"]
+    assert "  face   " + "  ".join(map(str, first)) in out
+    chance = sum(first)
+    assert f"({chance})" in out  # the preview of chance
+
+
+def test_mistakes_are_refused_and_the_prompt_repeats(monkeypatch, capsys, data):
+    lines = ["s 1", "r", "h 7", "h", "", "xyzzy", "s 1", "r", "s 1", "s 99", "s f", "k 6 6 6 6 6 6"]
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "1"], lines)
+    assert rc == 1  # the input ended before the game did
+    refusals = [line for line in out.splitlines() if line.startswith("! ")]
+    assert refusals[0] == "! roll first: the first roll of a turn is mandatory"
+    assert refusals[1] == "! die number 7 is out of range (the dice are numbered 1 to 5)"
+    assert refusals[2].startswith("! say which dice to hold")
+    assert refusals[3] == "! empty input: type a command (help lists them)"
+    assert refusals[4] == "! unknown command 'xyzzy' (help lists them)"
+    assert refusals[5].startswith("! ones is already filled")
+    assert refusals[6] == "! box number 99 is not on the card (1 to 13)"
+    assert refusals[7].startswith("! 'f' could be")
+    assert refusals[8].startswith("! cannot keep")
+    assert "end of input: game saved as abandoned" in out
+    assert "Traceback" not in err
+    [game] = saved_games(data)
+    assert game["status"] == "abandoned" and len(game["turns"]) == 2
+    Game.from_dict(game)
+
+
+def test_no_fourth_roll_and_no_hold_after_the_third(monkeypatch, capsys, data):
+    rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], ["r", "r", "r", "r", "h 1", "u", "q"])
+    assert rc == 0
+    assert "! no rolls left this turn (3 used): choose a box" in out
+    assert "! no rolls left to hold dice for: choose a box" in out
+    assert "game abandoned" in out
+    assert saved_games(data)[0]["status"] == "abandoned"
+
+
+def test_help(monkeypatch, capsys, data):
+    _, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], ["help", "quit"])
+    assert "hold or release dice by position" in out and "quit, q" in out
+
+
+def test_hint_and_coach(monkeypatch, capsys, data, tables_dir):
+    tables_dir.table("yahtzee")
+    lines = ["hint", "r", "hint", "h 1", "r", "s chance"]
+    rc, out, _ = play(
+        monkeypatch, capsys, data, ["--seed", "1", "--coach", "--tables", str(tables_dir)], lines
+    )
+    assert rc == 1
+    assert "! roll first: nothing to decide before the first roll" in out
+    assert "hint (2 rolls left):" in out
+    hints = [line for line in out.splitlines() if line.startswith(("  1. ", "  2. ", "  3. "))]
+    assert len(hints) == 3 and hints[0].endswith("best")
+    coach = [line for line in out.splitlines() if line.startswith("  coach: ")]
+    assert len(coach) == 3  # the keep, stopping with a roll left, the box
+    assert all("best move" in c or "expected points" in c for c in coach)
+
+
+def test_coach_says_zero_for_the_best_move(monkeypatch, capsys, data, tables_dir):
+    from solver.advisor import Position
+    from solver.streams import SeededStream
+
+    first = SeededStream(1, game=0).next_five()  # the first roll of seed 1
+    best = tables_dir.advisor("yahtzee").advise(Position.parse("", "".join(map(str, first)), 0)).best.category
+    lines = ["r", f"s {best}"]
+    _, out, _ = play(
+        monkeypatch, capsys, data, ["--seed", "1", "--coach", "--tables", str(tables_dir)], lines
+    )
+    assert f"  coach: {best} (" in out and "best move (0 points lost)" in out
+
+
+# --- other modes ---------------------------------------------------------------------------------
+def test_vs_computer(monkeypatch, capsys, data):
+    rc, out, err = play(
+        monkeypatch, capsys, data, ["--vs-computer", "--level", "medium", "--seed", "2"], script_all_boxes()
+    )
+    assert rc == 0, err
+    headers = [line for line in out.splitlines() if line.startswith("--- ")]
+    assert headers[0].startswith("--- You: turn 1 ") and headers[1].startswith(
+        "--- Computer (medium): turn 1 "
+    )
+    assert len(headers) == 26
+    assert "  rolls  " in out and "Computer (medium) scores" in out
+    assert "=== game over ===" in out
+    assert "wins!" in out or "win!" in out or "tie:" in out
+    [game] = saved_games(data)
+    assert game["mode"] == "vs-computer" and game["level"] == "medium"
+    assert game["players"][1] == {"name": "Computer (medium)", "kind": "bot", "bot": "greedy"}
+    assert not records.records_path(data).exists()  # only solo games set records
+
+
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_computer_levels(monkeypatch, capsys, data, level):
+    rc, out, _ = play(
+        monkeypatch, capsys, data, ["--vs-computer", "--level", level, "--seed", "2"], ["r", "s 1"]
+    )
+    assert rc == 1
+    assert f"Computer ({level}) scores" in out
+
+
+def test_hot_seat(monkeypatch, capsys, data):
+    lines = [x for i in range(1, 14) for x in ("r", f"s {i}", "r", f"s {i}")]
+    rc, out, err = play(monkeypatch, capsys, data, ["--players", "Ann, Ben", "--seed", "3"], lines)
+    assert rc == 0, err
+    headers = [line.split(":")[0] for line in out.splitlines() if line.startswith("--- ")]
+    assert headers[:4] == ["--- Ann", "--- Ben", "--- Ann", "--- Ben"]
+    assert "Ann, r to roll> " in out
+    [game] = saved_games(data)
+    assert game["mode"] == "hot-seat" and [p["name"] for p in game["players"]] == ["Ann", "Ben"]
+    assert game["winners"] and ("wins!" in out or "tie:" in out)
+
+
+def test_daily_summary(monkeypatch, capsys, data, tables_dir):
+    tables_dir.table("yahtzee")
+    rc, out, err = play(
+        monkeypatch, capsys, data, ["--daily", "2026-10-17", "--tables", str(tables_dir)], script_all_boxes()
+    )
+    assert rc == 0, err
+    assert "daily challenge 2026-10-17" in out
+    assert "  face   6  5  6  4  1" in out  # the day's first dice (pinned in test_daily)
+    share = out.split("--- to share ---")[1]
+    assert "Yahtzee solver daily challenge 2026-10-17" in share and "rules: yahtzee" in share
+    assert "optimal player on the same dice: " in share
+    [game] = saved_games(data)
+    assert game["mode"] == "daily" and game["date"] == "2026-10-17" and game["dice"] == "daily"
+    daily = records.load_records(data)["daily"]["2026-10-17 yahtzee"]
+    assert daily["score"] == game["final"][0]["score"] and daily["optimal"] > 0
+
+
+def test_real_dice(monkeypatch, capsys, data):
+    lines = ["r", "33456", "h 1 2", "12", "3 3 4 7 1", "33411", "h 3", "11", "s 3", "r 66666", "s yahtzee"]
+    rc, out, _ = play(monkeypatch, capsys, data, ["--real-dice"], lines)
+    assert rc == 1
+    refusals = [line for line in out.splitlines() if line.startswith("! ")]
+    assert refusals[0] == "! type the five dice you rolled, e.g. r 33456"
+    assert refusals[1].startswith("! type the 3 rerolled dice (or all five on the table)")
+    assert refusals[2].startswith("! die value '7' is not a face")
+    assert "You score 6 in threes: total 6" in out
+    [game] = saved_games(data)
+    rolls = game["turns"][0]["rolls"]
+    assert [r["dice"] for r in rolls] == [[3, 3, 4, 5, 6], [3, 3, 4, 1, 1], [3, 3, 4, 1, 1]]
+    assert game["dice"] == "real" and "seed" not in game
+
+
+# --- ending early -----------------------------------------------------------------------------------
+def test_ctrl_c_saves_the_game(monkeypatch, capsys, data):
+    class Interrupting(io.StringIO):
+        def readline(self, *a):
+            line = super().readline(*a)
+            if not line:
+                raise KeyboardInterrupt
+            return line
+
+    rc, _, err = play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=Interrupting("r\ns 13\nr\n"))
+    assert rc == 130
+    assert "game saved as abandoned" in err
+    [game] = saved_games(data)
+    assert game["status"] == "abandoned" and len(game["turns"]) == 2
+
+
+def test_end_of_input_in_a_subprocess(tmp_path):
+    env = dict(
+        os.environ, YAHTZEE_DATA=str(tmp_path), NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/nbc")
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "solver", "play", "--seed", "5"],
+        input="r\nh 9\nh 1 2\nr\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "! die number 9 is out of range" in proc.stdout
+    assert "end of input: game saved as abandoned" in proc.stdout
+    [path] = (tmp_path / "games").glob("*-solo-yahtzee-*.json")
+    assert json.loads(path.read_text())["turns"][0]["rolls"][1]["held"] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--solo", "--vs-computer"],
+        ["--solo", "--players", "Ann,Ben"],
+        ["--daily", "2026-13-01"],
+        ["--real-dice", "--seed", "1"],
+        ["--real-dice", "--vs-computer"],
+        ["--daily", "2026-10-17", "--seed", "1"],
+        ["--players", " , "],
+        ["--players", "Ann,Ann"],
+        ["--rules", "poker"],
+        ["--level", "godlike", "--vs-computer"],
+    ],
+)
+def test_usage_errors(monkeypatch, capsys, data, argv):
+    rc, out, err = play(monkeypatch, capsys, data, argv, ["r"])
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1
+    assert not (data / "games").exists()
+
+
+def test_other_rule_set(monkeypatch, capsys, data):
+    rc, out, _ = play(monkeypatch, capsys, data, ["--rules", "yatzy", "--seed", "4"], script_all_boxes(15))
+    assert rc == 0
+    assert "15 yatzy" in out and "game over" in out
+    assert records.solo_best("yatzy", data) is not None
+
+
+# --- records -------------------------------------------------------------------------------------------
+def test_data_folder_resolution(monkeypatch, tmp_path):
+    monkeypatch.setenv("YAHTZEE_DATA", str(tmp_path / "a"))
+    assert records.data_dir() == tmp_path / "a"
+    assert records.data_dir(tmp_path / "b") == tmp_path / "b"
+    monkeypatch.delenv("YAHTZEE_DATA")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert records.data_dir() == tmp_path / "xdg" / "yahtzee-solver"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert records.data_dir() == tmp_path / "home" / ".local" / "share" / "yahtzee-solver"
+    assert records.games_dir(tmp_path) == tmp_path / "games"
+
+
+def test_env_data_folder_is_used(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("YAHTZEE_DATA", str(tmp_path))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("r\nq\n"))
+    assert main(["play", "--seed", "1"]) == 0
+    assert len(list((tmp_path / "games").glob("*.json"))) == 1
+
+
+def test_records_writes_are_atomic(monkeypatch, tmp_path):
+    records.record_solo("yahtzee", 200, None, tmp_path)
+    before = records.records_path(tmp_path).read_text()
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(records.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        records.record_solo("yahtzee", 250, None, tmp_path)
+    assert records.records_path(tmp_path).read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["records.json"]  # no temporary file left
+
+
+def test_game_save_is_atomic(monkeypatch, tmp_path):
+    game = Game.new("yahtzee", ["Ann"], seed=1, info={"mode": "solo"})
+    path = tmp_path / "g.json"
+    records.save_game(game, path, "in_progress")
+    before = path.read_text()
+    game.roll()
+    game.score("chance")
+    monkeypatch.setattr(records.os, "replace", lambda src, dst: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        records.save_game(game, path, "abandoned")
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
+
+
+def test_record_only_improves(tmp_path):
+    assert records.record_solo("yahtzee", 200, None, tmp_path) == (None, True)
+    previous, is_new = records.record_solo("yahtzee", 150, None, tmp_path)
+    assert previous["score"] == 200 and not is_new
+    previous, is_new = records.record_solo("yahtzee", 260, None, tmp_path)
+    assert previous["score"] == 200 and is_new
+    assert records.solo_best("yahtzee", tmp_path)["score"] == 260
+    assert records.solo_best("yatzy", tmp_path) is None
+
+
+def test_corrupt_records_file_is_left_alone(monkeypatch, capsys, data):
+    data.mkdir(parents=True)
+    records.records_path(data).write_text("{not json")
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "1"], script_all_boxes())
+    assert rc == 0
+    assert "warning" in err and "unreadable" in err
+    assert records.records_path(data).read_text() == "{not json"
