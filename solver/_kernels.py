@@ -55,19 +55,24 @@ ONE_SIXTH = 1.0 / 6.0
 
 @njit(cache=True)
 def _successors(
-    mask, first, m, lane_u, lane_f, values, box_face, yahtzee_index, forced_order,
+    mask, first, m, col, lane_u, lane_f, values, box_face, yahtzee_index, forced_order,
     upper_threshold, upper_bonus, succ, open_boxes,
 ):
-    """Lane vectors of successor values for lanes ``first .. first+m`` of one mask.
+    """Successor values for lanes ``first .. first+m`` (one mask) in columns ``col .. col+m``.
 
-    ``succ[b * 6 + c, j]`` for open box ``b``: upper box -- ``c`` dice of its face
-    scored (points + upper bonus if reached + V[next]); Yahtzee box -- ``c = 0``
-    scores 0, ``c = 1`` scores 50; other lower box -- ``c = 0``: V[next] without the
-    score (added per roll).  Fills ``open_boxes`` and returns how many there are.
+    ``succ[b * 6 + c, col + j]``: for an allowed box ``b`` -- upper box: ``c`` dice of
+    its face scored (points + upper bonus if reached + V[next]); Yahtzee box:
+    ``c = 0`` scores 0, ``c = 1`` scores 50; other lower box: ``c = 0``, V[next]
+    without the score (added per roll).  Rows of boxes the mask does not allow
+    (filled, or not next under forced order) hold -inf.  Fills ``open_boxes`` with the
+    allowed boxes and returns how many there are.
     """
     n_boxes = box_face.shape[0]
     n_flags = values.shape[2]
     cap = values.shape[1] - 1
+    for row in range(n_boxes * 6):
+        for j in range(m):
+            succ[row, col + j] = NEG_INF
     n_open = 0
     for b in range(n_boxes):
         if (mask >> b) & 1:
@@ -85,15 +90,15 @@ def _successors(
                 for j in range(m):
                     u = lane_u[first + j]
                     extra = upper_bonus if (u < upper_threshold and u + s >= upper_threshold) else 0
-                    succ[row, j] = s + extra + nxt[min(u + s, cap), lane_f[first + j]]
+                    succ[row, col + j] = s + extra + nxt[min(u + s, cap), lane_f[first + j]]
         elif b == yahtzee_index:
             hold50 = 1 if n_flags == 2 else 0
             for j in range(m):
-                succ[b * 6, j] = nxt[lane_u[first + j], 0]
-                succ[b * 6 + 1, j] = 50.0 + nxt[lane_u[first + j], hold50]
+                succ[b * 6, col + j] = nxt[lane_u[first + j], 0]
+                succ[b * 6 + 1, col + j] = 50.0 + nxt[lane_u[first + j], hold50]
         else:
             for j in range(m):
-                succ[b * 6, j] = nxt[lane_u[first + j], lane_f[first + j]]
+                succ[b * 6, col + j] = nxt[lane_u[first + j], lane_f[first + j]]
     return n_open
 
 
@@ -109,20 +114,28 @@ def _candidate(b, s, box_face, yahtzee_index):
 
 
 @njit(cache=True)
-def _joker_roll(
-    r, row, m, col, first, lane_f, open_boxes, n_open, score, joker_score, box_face, yahtzee_roll_face,
+def _exact_roll(
+    r, mask, m, col, first, lane_f, open_boxes, n_open, score, joker_score, box_face, yahtzee_roll_face,
     yahtzee_index, yahtzee_bonus, joker_mode, succ, x, best_box,
 ):
-    """R0 of a five-of-a-kind roll when the Yahtzee box is filled (Joker rules, bonus)."""
+    """R0 of roll ``r`` for lanes ``first .. first+m`` of ``mask`` (columns ``col ..``), any roll.
+
+    Applies the Joker placement rules and the Yahtzee bonus to a five-of-a-kind when
+    the Yahtzee box is filled.  ``best_box[r, col + j]`` gets the chosen box (lowest
+    index among equals) unless ``best_box`` has zero rows.
+    """
+    row = x.shape[0] - score.shape[0] + r
     face_of_roll = yahtzee_roll_face[r]
+    joker = face_of_roll > 0 and yahtzee_index >= 0 and (mask >> yahtzee_index) & 1
     face_box_open = False
     any_lower_open = False
-    for i in range(n_open):
-        b = open_boxes[i]
-        if box_face[b] == face_of_roll:
-            face_box_open = True
-        elif box_face[b] == 0:
-            any_lower_open = True
+    if joker:
+        for i in range(n_open):
+            b = open_boxes[i]
+            if box_face[b] == face_of_roll:
+                face_box_open = True
+            elif box_face[b] == 0:
+                any_lower_open = True
     for j in range(m):
         x[row, col + j] = NEG_INF
     track = best_box.shape[0] > 0
@@ -130,7 +143,7 @@ def _joker_roll(
         b = open_boxes[i]
         face = box_face[b]
         s = score[r, b]
-        if joker_mode == 1:  # forced: own upper box, else any lower box, else any upper box
+        if joker and joker_mode == 1:  # forced: own upper box, else any lower box, else any upper box
             if face_box_open:
                 if face != face_of_roll:
                     continue
@@ -138,88 +151,88 @@ def _joker_roll(
                 if face > 0:
                     continue
                 s = joker_score[r, b]
-        elif joker_mode == 2 and not face_box_open:  # free: fixed scores once the face box is filled
+        elif joker and joker_mode == 2 and not face_box_open:  # free: fixed scores once the face box is filled
             s = joker_score[r, b]
         cand, add = _candidate(b, s, box_face, yahtzee_index)
         for j in range(m):
-            v = add + succ[cand, j]
+            v = add + succ[cand, col + j]
             if v > x[row, col + j]:
                 x[row, col + j] = v
                 if track:
                     best_box[r, col + j] = b
-    if yahtzee_bonus > 0:
+    if joker and yahtzee_bonus > 0:
         for j in range(m):
             if lane_f[first + j] == 1:
                 x[row, col + j] += yahtzee_bonus
 
 
 @njit(cache=True)
-def _final_roll_values(
-    mask, first, m, col, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
+def _block_final_values(
+    lo, hi, lane_mask, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
     pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
-    upper_bonus, x, best_box, succ, work, zero_box, open_boxes,
+    upper_bonus, x, succ, work, open_boxes,
 ):
-    """R0 of lanes ``first .. first+m`` (all of one mask) into ``x[roll rows, col .. col+m]``.
+    """R0 of every lane of a block (lanes ``lo .. hi``, several masks) into the roll rows of ``x``.
 
-    ``best_box`` (252, >= col+m) receives the chosen box (lowest index among equals)
-    unless it has zero rows.  Scratch: ``succ`` (6 * n_boxes, >= m), ``work`` (3, >= m),
-    ``zero_box`` (>= m,) int64, ``open_boxes`` (n_boxes,) int64.
+    An ordinary roll may go in any allowed box, so with -inf in the rows of boxes a
+    lane's mask does not allow, all masks of the block share one pass per (roll, box):
+    ``work[0]`` is the best box scoring 0 (the same for every roll), then each box where
+    the roll scores more than 0 is tried.  The running maximum is written out of place
+    (rows 1, 2 of ``work``): an in-place one compiles to slow masked stores.
+    Five-of-a-kind rolls (Joker rules) go through :func:`_exact_roll` per mask.
     """
+    nl = hi - lo
+    n_boxes = box_face.shape[0]
     n_rolls = score.shape[0]
     roll_offset = x.shape[0] - n_rolls
-    n_open = _successors(
-        mask, first, m, lane_u, lane_f, values, box_face, yahtzee_index, forced_order,
-        upper_threshold, upper_bonus, succ, open_boxes,
-    )
-    track = best_box.shape[0] > 0
-    # work[0]: the best box scoring 0, the same for every ordinary roll; rows 1, 2: running
-    # maxima, written out of place (an in-place running max compiles to slow masked stores)
-    for j in range(m):
+    first = lo
+    while first < hi:
+        mask = lane_mask[first]
+        last = first + 1
+        while last < hi and lane_mask[last] == mask:
+            last += 1
+        _successors(
+            mask, first, last - first, first - lo, lane_u, lane_f, values, box_face, yahtzee_index,
+            forced_order, upper_threshold, upper_bonus, succ, open_boxes,
+        )
+        first = last
+    for j in range(nl):
         work[0, j] = NEG_INF
-        zero_box[j] = 0
-    for i in range(n_open):
-        row = open_boxes[i] * 6
-        for j in range(m):
-            if succ[row, j] > work[0, j]:
-                work[0, j] = succ[row, j]
-                zero_box[j] = open_boxes[i]
-    first_open = open_boxes[0]
-    yahtzee_filled = yahtzee_index >= 0 and (mask >> yahtzee_index) & 1
+    for b in range(n_boxes):
+        for j in range(nl):
+            work[0, j] = max(work[0, j], succ[b * 6, j])
     for r in range(n_rolls):
-        row = roll_offset + r
-        if yahtzee_filled and yahtzee_roll_face[r] > 0:
-            _joker_roll(
-                r, row, m, col, first, lane_f, open_boxes, n_open, score, joker_score, box_face,
-                yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, succ, x, best_box,
-            )
-            continue
-        if track:
-            for j in range(m):
-                x[row, col + j] = work[0, j]
-                best_box[r, col + j] = zero_box[j]
-            for i in range(n_pos[r]):
-                b = pos_boxes[r, i]
-                if (mask >> b) & 1 or (forced_order and b != first_open):
-                    continue
-                cand, add = _candidate(b, score[r, b], box_face, yahtzee_index)
-                for j in range(m):
-                    v = add + succ[cand, j]
-                    if v > x[row, col + j] or (v == x[row, col + j] and b < best_box[r, col + j]):
-                        x[row, col + j] = v
-                        best_box[r, col + j] = b
+        if yahtzee_roll_face[r] > 0:
             continue
         src = 0
         for i in range(n_pos[r]):
-            b = pos_boxes[r, i]
-            if (mask >> b) & 1 or (forced_order and b != first_open):
-                continue
-            cand, add = _candidate(b, score[r, b], box_face, yahtzee_index)
+            cand, add = _candidate(pos_boxes[r, i], score[r, pos_boxes[r, i]], box_face, yahtzee_index)
             dst = 2 if src == 1 else 1
-            for j in range(m):
+            for j in range(nl):
                 work[dst, j] = max(work[src, j], add + succ[cand, j])
             src = dst
-        for j in range(m):
-            x[row, col + j] = work[src, j]
+        for j in range(nl):
+            x[roll_offset + r, j] = work[src, j]
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    first = lo
+    while first < hi:
+        mask = lane_mask[first]
+        last = first + 1
+        while last < hi and lane_mask[last] == mask:
+            last += 1
+        n_open = 0
+        for b in range(n_boxes):
+            if not (mask >> b) & 1 and not (forced_order and n_open == 1):
+                open_boxes[n_open] = b
+                n_open += 1
+        for r in range(n_rolls):
+            if yahtzee_roll_face[r] > 0:
+                _exact_roll(
+                    r, mask, last - first, first - lo, first, lane_f, open_boxes, n_open, score,
+                    joker_score, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode,
+                    succ, x, no_tracking,
+                )
+        first = last
 
 
 @njit(cache=True)
@@ -287,34 +300,29 @@ def _best_subkeep(x, y, drop_one, n_drop):
 def _solve_block(
     lo, hi, lane_mask, lane_u, lane_f, values, add_die, drop_one, n_drop, roll_prob, score,
     joker_score, box_face, yahtzee_roll_face, pos_boxes, n_pos, yahtzee_index, yahtzee_bonus,
-    joker_mode, forced_order, upper_threshold, upper_bonus, x, y, succ, work, zero_box, open_boxes,
+    joker_mode, forced_order, upper_threshold, upper_bonus, x, y, succ, work, open_boxes,
 ):
     """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
     nl = hi - lo
     n_rolls = score.shape[0]
     roll_offset = add_die.shape[0] - n_rolls
-    no_tracking = np.empty((0, 0), dtype=np.int64)
-    first = lo
-    while first < hi:
-        mask = lane_mask[first]
-        last = first + 1
-        while last < hi and lane_mask[last] == mask:
-            last += 1
-        _final_roll_values(
-            mask, first, last - first, first - lo, lane_u, lane_f, values, score, joker_score,
-            box_face, yahtzee_roll_face, pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode,
-            forced_order, upper_threshold, upper_bonus, x, no_tracking, succ, work, zero_box, open_boxes,
-        )
-        first = last
+    _block_final_values(
+        lo, hi, lane_mask, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
+        pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
+        upper_bonus, x, succ, work, open_boxes,
+    )
     _average_keeps(x, add_die)
     _best_subkeep(x, y, drop_one, n_drop)  # y: R1 on roll rows
     _average_keeps(y, add_die)
     _best_subkeep(y, x, drop_one, n_drop)  # x: R2 on roll rows
     for j in range(nl):
-        total = 0.0
-        for r in range(n_rolls):
-            total += roll_prob[r] * x[roll_offset + r, j]
-        values[lane_mask[lo + j], lane_u[lo + j], lane_f[lo + j]] = total
+        work[0, j] = 0.0
+    for r in range(n_rolls):
+        p = roll_prob[r]
+        for j in range(nl):
+            work[0, j] += p * x[roll_offset + r, j]
+    for j in range(nl):
+        values[lane_mask[lo + j], lane_u[lo + j], lane_f[lo + j]] = work[0, j]
 
 
 @njit(cache=True, parallel=True)
@@ -341,7 +349,6 @@ def solve_lanes(
         y_buf = np.empty(n_keeps * width)
         succ = np.empty((n_boxes * 6, width))
         work = np.empty((3, width))
-        zero_box = np.empty(width, dtype=np.int64)
         open_boxes = np.empty(n_boxes, dtype=np.int64)
         for i in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
             lo = block_starts[i]
@@ -352,7 +359,7 @@ def solve_lanes(
                 joker_mode, forced_order, upper_threshold, upper_bonus,
                 x_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo)),  # C-contiguous: vectorises
                 y_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo)),
-                succ, work, zero_box, open_boxes,
+                succ, work, open_boxes,
             )
 
 
@@ -380,12 +387,17 @@ def turn_tables(
     n_keeps = add_die.shape[0]
     n_boxes = box_face.shape[0]
     roll_offset = n_keeps - score.shape[0]
-    _final_roll_values(
-        mask, 0, nl, 0, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
-        pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
-        upper_bonus, e0, best_box, np.empty((n_boxes * 6, nl)), np.empty((3, nl)),
-        np.empty(nl, dtype=np.int64), np.empty(n_boxes, dtype=np.int64),
+    succ = np.empty((n_boxes * 6, nl))
+    open_boxes = np.empty(n_boxes, dtype=np.int64)
+    n_open = _successors(
+        mask, 0, nl, 0, lane_u, lane_f, values, box_face, yahtzee_index, forced_order, upper_threshold,
+        upper_bonus, succ, open_boxes,
     )
+    for r in range(score.shape[0]):
+        _exact_roll(
+            r, mask, nl, 0, 0, lane_f, open_boxes, n_open, score, joker_score, box_face, yahtzee_roll_face,
+            yahtzee_index, yahtzee_bonus, joker_mode, succ, e0, best_box,
+        )
     _average_keeps(e0, add_die)
     _best_subkeep(e0, e1, drop_one, n_drop)
     _average_keeps(e1, add_die)

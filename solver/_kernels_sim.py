@@ -13,7 +13,7 @@ under seed ``s`` is ``1 + (((h >> 11) * 6) >> 53)`` with ``h = mix(base[g] ^ k)`
 five dice; the rerolled dice take the first of them in order (held dice discard theirs),
 so the multiset after a roll is ``keep + first (5 - |keep|) of the five``.
 
-Table bots (``table_turn``; optimal and heuristic) decide from a value array
+Table bots (``table_turn``; optimal, heuristic, greedy) decide from a value array
 ``V[mask, u, f]`` as the DP does: per turn the games are grouped by ``mask`` (counting
 sort), the distinct lanes ``(u, f)`` present in each group get their within-turn tables
 from :func:`solver._kernels.turn_tables` (in parallel over masks), then every game plays
@@ -23,7 +23,7 @@ its turn from those tables (in parallel over games).  Ties are broken with a tol
 boxes within ``tol``, the **first** in card order -- the same choice as
 ``Advisor.advise(...)`` options flagged ``best``.
 
-Simple bots (``simple_turn``; random and greedy) need no tables.  The random bot draws
+Simple bots (``simple_turn``; random and frequent) need no tables.  The random bot draws
 its choices from a second stream per game, ``mix(mix(base[g] ^ RANDOM_DOMAIN) ^ j)``
 with ``j = 8 * turn + decision``, uniform over the distinct sub-keeps / legal boxes.
 
@@ -41,7 +41,7 @@ from ._kernels import turn_tables
 NEG_INF = -np.inf
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
 BOT_RANDOM = 0
-BOT_GREEDY = 1
+BOT_FREQUENT = 1
 
 
 # --- dice streams ---------------------------------------------------------
@@ -203,30 +203,51 @@ def _best_keep(ev, r, roll_offset, subkeeps, n_subkeeps, tol):
     return roll_offset + r
 
 
-@njit(cache=True, inline="always")
-def _placement_value(m, u, f, b, s, bonus, values, box_face, yahtzee_index, upper_threshold, upper_bonus):
-    """Points of putting ``s`` in box ``b`` now (bonuses included) plus ``V`` of the next state."""
+@njit(cache=True)
+def lane_successors(m, u, f, values, box_face, yahtzee_index, upper_threshold, upper_bonus, out):
+    """What each placement of state ``(m, u, f)`` leads to, as in the DP's ``R0``.
+
+    ``out`` (n_boxes * 6,): for an open upper box ``b`` and ``c`` dice of its face,
+    ``out[6b + c]`` = ``c * face`` + the upper bonus if now reached + ``V`` of the next
+    state; for the Yahtzee box (with a bonus flag) ``out[6b]`` = ``V`` after a 0 and
+    ``out[6b + 1]`` = 50 + ``V`` after a 50; for any other box ``out[6b]`` = ``V`` of the
+    next state (the score is added per roll).  Filled boxes are left as they are.
+    """
     cap = values.shape[1] - 1
-    gain = s + bonus
-    uc = min(u, cap)
-    nu = uc
-    nf = f
-    if box_face[b] > 0:
-        if u < upper_threshold and u + s >= upper_threshold:
-            gain += upper_bonus
-        nu = min(uc + s, cap)
-    if b == yahtzee_index and values.shape[2] == 2:
-        nf = 1 if s == 50 else 0
-    return gain + values[m | (1 << b), nu, nf]
+    for b in range(box_face.shape[0]):
+        if (m >> b) & 1:
+            continue
+        nxt = values[m | (1 << b)]
+        face = box_face[b]
+        if face > 0:
+            for c in range(6):
+                s = c * face
+                extra = upper_bonus if (u < upper_threshold and u + s >= upper_threshold) else 0
+                out[6 * b + c] = s + extra + nxt[min(u + s, cap), f]
+        elif b == yahtzee_index and values.shape[2] == 2:
+            out[6 * b] = nxt[u, 0]
+            out[6 * b + 1] = 50.0 + nxt[u, 1]
+        else:
+            out[6 * b] = nxt[u, f]
+
+
+@njit(cache=True, inline="always")
+def _successor_value(succ, b, s, box_face, yahtzee_index, n_flags):
+    """Value of putting score ``s`` in box ``b`` (before any extra-Yahtzee bonus)."""
+    face = box_face[b]
+    if face > 0:
+        return succ[6 * b + s // face]
+    if b == yahtzee_index and n_flags == 2:
+        return succ[6 * b + 1] if s == 50 else succ[6 * b]
+    return s + succ[6 * b]
 
 
 @njit(cache=True, inline="always")
 def _play_table_game(
-    games, i, base, e0, e1, values, add_die, keep_size, subkeeps, n_subkeeps, score, joker_score,
-    box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
-    upper_threshold, upper_bonus, tol,
+    games, i, base, e0, e1, succ, n_flags, add_die, keep_size, subkeeps, n_subkeeps, score, joker_score,
+    box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, tol,
 ):
-    """One turn of game ``i`` from its lane's tables ``e0``/``e1`` (rows of 462 keeps)."""
+    """One turn of game ``i`` from its lane's tables: ``e0``/``e1`` (462,), ``succ`` (6 n_boxes,)."""
     roll_offset = add_die.shape[0] - score.shape[0]
     nb = box_face.shape[0]
     k = np.int64(games[i, nb + 3])
@@ -242,8 +263,7 @@ def _play_table_game(
     games[i, nb + 3] = k
     r = held - roll_offset
     m = np.int64(games[i, nb])
-    u = np.int64(games[i, nb + 1])
-    f = _flag(games, i, yahtzee_index, values.shape[2])
+    f = _flag(games, i, yahtzee_index, n_flags)
     bits, use_joker, bonus = legal_boxes(
         m, r, f, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
     )
@@ -253,15 +273,13 @@ def _play_table_game(
         b = low_bit_index(rest)
         rest &= rest - 1
         s = joker_score[r, b] if use_joker else score[r, b]
-        v = _placement_value(m, u, f, b, s, bonus, values, box_face, yahtzee_index, upper_threshold, upper_bonus)
-        best = max(best, v)
+        best = max(best, _successor_value(succ, b, s, box_face, yahtzee_index, n_flags))
     rest = bits
     while rest:
         b = low_bit_index(rest)
         rest &= rest - 1
         s = joker_score[r, b] if use_joker else score[r, b]
-        v = _placement_value(m, u, f, b, s, bonus, values, box_face, yahtzee_index, upper_threshold, upper_bonus)
-        if v >= best - tol:
+        if _successor_value(succ, b, s, box_face, yahtzee_index, n_flags) >= best - tol:
             _apply(games, i, b, s, bonus, box_face)
             return
 
@@ -326,7 +344,7 @@ def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
 
 @njit(cache=True, parallel=True)
 def table_turn(
-    values, games, seed_mixed, game0, lane_budget, tol, dp_args,
+    values, games, ids, games_out, ids_out, seed_mixed, game0, lane_budget, tol, dp_args,
     add_die, keep_size, keep_counts, subkeeps, n_subkeeps, score, joker_score, box_face,
     yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
     upper_bonus,
@@ -334,9 +352,12 @@ def table_turn(
     """Play one turn of every game with the decisions of the value array ``values``.
 
     ``values`` (2**n_boxes, threshold + 1, n_flags) float64: the optimal table, or any
-    evaluation of a card state in the same layout (the heuristic bot).  ``games``: the
-    game states, updated in place (see the module docstring); row ``i`` is game
-    ``game0 + i`` of the stream of seed ``s`` (``seed_mixed = mix(s)``, uint64).
+    evaluation of a card state in the same layout (the heuristic bot).  ``games`` (N, W)
+    int16: the game states (see the module docstring), row ``j`` being game
+    ``game0 + ids[j]`` of the stream of seed ``s`` (``seed_mixed = mix(s)``, uint64).
+    The games are first gathered into ``games_out``/``ids_out`` sorted by mask (so
+    that the games of one state are played from contiguous memory), then played
+    there; the inputs are left as they were.
     ``dp_args`` is the tuple ``dp.kernel_args(rules)``, passed on to
     :func:`solver._kernels.turn_tables`; the arrays after it are ``simulate.sim_args``'s.
     Masks are handled in batches of at most ``lane_budget`` lanes (bounding the
@@ -349,6 +370,12 @@ def table_turn(
     order, group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = _group_games(
         games, nb, values.shape[0], cap, n_flags, yahtzee_index
     )
+    width_state = games.shape[1]
+    for j in prange(games.shape[0]):
+        i = order[j]
+        ids_out[j] = ids[i]
+        for c in range(width_state):
+            games_out[j, c] = games[i, c]
     n_groups = group_mask.shape[0]
     max_group = 0
     for grp in range(n_groups):
@@ -356,6 +383,7 @@ def table_turn(
     width = max(min(lane_budget, lane_u.shape[0]), max_group)
     e0_all = np.empty((width, n_keeps))
     e1_all = np.empty((width, n_keeps))
+    succ_all = np.zeros((width, 6 * nb))
     no_tracking = np.empty((0, 0), dtype=np.int64)
     g0 = 0
     while g0 < n_groups:
@@ -375,22 +403,25 @@ def table_turn(
                 for kk in range(n_keeps):
                     row0[kk] = e0[kk, lane]
                     row1[kk] = e1[kk, lane]
+                lane_successors(
+                    group_mask[grp], lane_u[a + lane], lane_f[a + lane], values, box_face, yahtzee_index,
+                    upper_threshold, upper_bonus, succ_all[a - l0 + lane],
+                )
         for j in prange(group_start[g0], group_start[g1]):
-            i = order[j]
             lane = pos_lane[j] - l0
             _play_table_game(
-                games, i, stream_base(seed_mixed, game0 + i), e0_all[lane], e1_all[lane], values,
-                add_die, keep_size, subkeeps, n_subkeeps, score, joker_score, box_face, yahtzee_roll_face,
-                yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold, upper_bonus, tol,
+                games_out, j, stream_base(seed_mixed, game0 + ids_out[j]), e0_all[lane], e1_all[lane],
+                succ_all[lane], n_flags, add_die, keep_size, subkeeps, n_subkeeps, score, joker_score,
+                box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, tol,
             )
         g0 = g1
     return lane_u.shape[0]
 
 
-# --- simple bots (random, greedy) -------------------------------------------
+# --- simple bots (random, frequent) -------------------------------------------
 @njit(cache=True, inline="always")
-def _greedy_keep(held, keep_counts, add_die):
-    """Greedy: keep every die of the most frequent face (ties: the higher face)."""
+def _frequent_keep(held, keep_counts, add_die):
+    """Frequent: keep every die of the most frequent face (ties: the higher face)."""
     best_face = 0
     best_n = -1
     for f in range(keep_counts.shape[1]):
@@ -422,7 +453,7 @@ def _play_simple_game(
             keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r])]
             j += 1
         else:
-            keep = _greedy_keep(held, keep_counts, add_die)
+            keep = _frequent_keep(held, keep_counts, add_die)
         if keep == held:
             break
         held = _roll(base, k, keep, add_die, keep_size)
@@ -446,7 +477,7 @@ def _play_simple_game(
         for _ in range(_uniform(rbase, j, n_legal)):
             rest &= rest - 1
         chosen = low_bit_index(rest)
-    else:  # greedy: the box that pays most now (upper bonus included); ties: card order
+    else:  # frequent: the box that pays most now (upper bonus included); ties: card order
         best = -1
         rest = bits
         while rest:
@@ -470,7 +501,7 @@ def simple_turn(
     yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
     upper_bonus,
 ):
-    """Play turn ``turn`` (0-based) of every game with a table-free bot (``BOT_RANDOM``, ``BOT_GREEDY``)."""
+    """Play turn ``turn`` (0-based) of every game with a table-free bot (``BOT_RANDOM``, ``BOT_FREQUENT``)."""
     for i in prange(games.shape[0]):
         _play_simple_game(
             kind, turn, n_flags, games, i, stream_base(seed_mixed, game0 + i), add_die, keep_size,

@@ -18,6 +18,7 @@ with numpy fancy indexing; batch work goes through :mod:`solver.batch`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,8 @@ from .tables import Table
 TIE_TOLERANCE = 1e-9
 
 _KEEPS_BY_SIZE = [np.flatnonzero(D.KEEP_SIZE == s) for s in range(D.N_DICE + 1)]
+_ADD_BY_SIZE = [np.ascontiguousarray(D.ADD_DIE[keeps].T) for keeps in _KEEPS_BY_SIZE]
+ONE_SIXTH = 1.0 / D.N_FACES
 _PAD = D.N_KEEPS  # index of an extra -inf slot for "no such sub-keep"
 _REMOVE_PADDED = np.where(D.REMOVE_DIE < 0, _PAD, D.REMOVE_DIE)
 
@@ -80,6 +83,16 @@ class Option:
     score: int | None = None
     bonus: int = 0
 
+    @classmethod
+    def _make(cls, ev, expected_final, regret, best, keep=None, category=None, score=None, bonus=0) -> Option:
+        """Construct without ``__init__``'s per-field frozen assignments (batch results; same object)."""
+        option = object.__new__(cls)
+        object.__setattr__(option, "__dict__", {
+            "ev": ev, "expected_final": expected_final, "regret": regret, "best": best,
+            "keep": keep, "category": category, "score": score, "bonus": bonus,
+        })  # fmt: skip
+        return option
+
     @property
     def is_keep(self) -> bool:
         return self.keep is not None
@@ -98,7 +111,11 @@ class Option:
         return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
 
     def to_json(self) -> dict:
-        head = {"keep": list(self.keep)} if self.keep is not None else {"category": self.category, "score": self.score}
+        head = (
+            {"keep": list(self.keep)}
+            if self.keep is not None
+            else {"category": self.category, "score": self.score}
+        )
         if self.bonus:
             head["bonus"] = self.bonus
         return head | {
@@ -118,6 +135,31 @@ class Advice:
 
     position: Position
     options: tuple[Option, ...]
+
+    @classmethod
+    def deferred(cls, position: Position, build: Callable[[], tuple[Option, ...]]) -> Advice:
+        """An advice whose ``options`` are made by ``build()`` on first use (batch results).
+
+        It is an ordinary :class:`Advice` otherwise: equal to the eager one, same repr.
+        """
+        advice = object.__new__(cls)
+        object.__setattr__(advice, "position", position)
+        object.__setattr__(advice, "_build", build)
+        return advice
+
+    def __getattr__(self, name: str):
+        # only reached when ``options`` is not set yet: a deferred advice builds it now
+        if name == "options":
+            build = self.__dict__.get("_build")
+            if build is not None:
+                options = build()
+                object.__setattr__(self, "options", options)
+                del self.__dict__["_build"]
+                return options
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __getstate__(self) -> dict:
+        return {"position": self.position, "options": self.options}
 
     @property
     def best(self) -> Option:
@@ -149,7 +191,9 @@ class Advice:
         for o in self.options:
             if o.keep == want:
                 return o
-        raise IllegalMoveError(f"cannot keep {' '.join(map(str, want)) or 'nothing'} from {self.position.dice}")
+        raise IllegalMoveError(
+            f"cannot keep {' '.join(map(str, want)) or 'nothing'} from {self.position.dice}"
+        )
 
 
 class TurnValues:
@@ -186,14 +230,15 @@ class TurnValues:
         """Points this placement earns now (bonuses included) plus the value of the next state."""
         rules = self.rules
         mask, upper, flag = self.state
-        gain = score + bonus
+        gain = score
         if rules.boxes[box].is_upper:
             if upper < rules.upper_threshold <= upper + score:
                 gain += rules.upper_bonus
             upper = min(upper + score, rules.upper_cap)
         if box == rules.yahtzee_index and rules.n_flags == 2:
             flag = 1 if score == 50 else 0
-        return gain + float(self.values[mask | (1 << box), upper, flag])
+        # the Yahtzee bonus last, as the kernel adds it (same bits, see _average)
+        return gain + float(self.values[mask | (1 << box), upper, flag]) + bonus
 
     def _final_roll_values(self) -> np.ndarray:
         rules = self.rules
@@ -225,9 +270,15 @@ class TurnValues:
 
 
 def _average(x: np.ndarray) -> None:
+    # the kernel's arithmetic, term by term (faces in order, then times 1/6), so that
+    # both paths give bit-identical values and rank near-ties the same way
     for size in range(D.N_DICE - 1, -1, -1):
         keeps = _KEEPS_BY_SIZE[size]
-        x[keeps] = x[D.ADD_DIE[keeps]].sum(axis=1) / D.N_FACES
+        add = _ADD_BY_SIZE[size]
+        total = x[add[0]] + x[add[1]]
+        for face in range(2, D.N_FACES):
+            total += x[add[face]]
+        x[keeps] = total * ONE_SIXTH
 
 
 def _best_subkeep(x: np.ndarray) -> None:
@@ -245,7 +296,9 @@ class Advisor:
         self._cache: dict[tuple[int, int, int], TurnValues] = {}
 
     @classmethod
-    def load(cls, rules=None, tables_dir=None, *, build_if_missing: bool = False, progress: bool = True) -> Advisor:
+    def load(
+        cls, rules=None, tables_dir=None, *, build_if_missing: bool = False, progress: bool = True
+    ) -> Advisor:
         from .tables import get_table
 
         return cls(get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress))
@@ -279,7 +332,12 @@ class Advisor:
         if position.rolls_left == 0:
             names = self.rules.box_names
             for b, score, bonus in tv.placements(dice):
-                raw.append((tv.placement_value(b, score, bonus), {"category": names[b], "score": score, "bonus": bonus}))
+                raw.append(
+                    (
+                        tv.placement_value(b, score, bonus),
+                        {"category": names[b], "score": score, "bonus": bonus},
+                    )
+                )
         else:
             ev = tv.e0 if position.rolls_left == 1 else tv.e1
             r = dice.index

@@ -1,52 +1,428 @@
-"""Batch advice: many positions at once, JSON lines in and out.
+"""Batch advice: many positions at once, and JSON lines in and out.
 
-Positions are grouped by rule set; each line's output is the same object as
-``yahtzee hint --json``.  A bad line yields ``{"error": ...}`` and the rest go on.
+:func:`advise_many` gives exactly what :meth:`solver.advisor.Advisor.advise` gives
+for each position (same options, same order, the same floats), at tens of
+thousands of positions per second:
+
+1. positions are grouped by rule set; cards are read into arrays (filled mask,
+   capped upper total, Yahtzee flag, points on the card);
+2. positions with rolls left: their distinct card states are sorted by mask and
+   each mask's states go through one call of :func:`solver._kernels.turn_tables`
+   (one "lane" per state), which gives ``e0``/``e1`` -- the value of every keep
+   with one / two rolls left.  A position's options are the sub-keeps of its roll
+   (``dice.SUBKEEPS``, keeping all five = stop and score) valued from the table of
+   its rolls left;
+3. positions with no rolls left: every legal box is valued straight from the
+   value table (score + upper bonus if reached + ``V[next state]`` + Yahtzee
+   bonus), vectorised; only Joker rolls ask :meth:`RuleSet.placements` one by one;
+4. options are ranked with a stable sort (ties in the advisor's order).
+
+The results are lazy: each :class:`~solver.advisor.Advice` builds its
+:class:`~solver.advisor.Option` objects on first use (``Advice.deferred``), and
+:func:`advise_json_lines` writes JSON straight from the arrays.
+
+Small batches (few card states) skip numba, whose start-up costs more than the
+numpy turn recursion of :class:`~solver.advisor.TurnValues` for a few hundred
+states; both give bit-identical values.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from functools import partial
 
-from .advisor import Advice, Advisor, Position
-from .errors import SolverError, TableError
+import numpy as np
 
+from . import dice as D
+from .advisor import TIE_TOLERANCE, Advice, Option, Position, TurnValues
+from .card import ScoreCard
+from .dice import Dice
+from .errors import SolverError, UsageError
+from .rules import RuleSet, get_rules
+from .tables import Table
 
-def advise_many(positions: list[Position], tables_dir=None) -> list[Advice]:
-    """Advice for every position (tables built when missing)."""
-    advisors: dict[str, Advisor] = {}
-    out = []
-    for p in positions:
-        adv = advisors.get(p.rules.id)
-        if adv is None:
-            adv = advisors[p.rules.id] = Advisor.load(p.rules, tables_dir, build_if_missing=True)
-        out.append(adv.advise(p))
-    return out
+#: Below this many distinct card states (with rolls left) a batch uses the numpy turn
+#: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
+NUMPY_STATES = 1000
+#: Positions ranked in one pass (bounds the temporary arrays: about 400 bytes a position).
+CHUNK = 1 << 18
+#: JSON lines read before a pass of :func:`advise_json_lines`.
+JSON_CHUNK = 1 << 15
 
-
-def _position_from_json(obj, default_rules) -> Position:
-    if not isinstance(obj, dict):
-        raise ValueError("each line must be a JSON object")
-    missing = [k for k in ("dice", "rolls_left") if k not in obj]
-    if missing:
-        raise ValueError(f"missing field(s): {', '.join(missing)}")
-    return Position.parse(obj.get("card", ""), obj["dice"], obj["rolls_left"], obj.get("rules", default_rules))
+_MAX_KEEPS = D.SUBKEEPS.shape[1]  # 32 distinct sub-keeps at most
 
 
-def advise_json_lines(lines: Iterable[str], default_rules=None, tables_dir=None) -> Iterator[str]:
-    """One JSON output line per non-blank input line, in order."""
-    advisors: dict[str, Advisor] = {}
+def _reversed_subkeeps() -> tuple[np.ndarray, np.ndarray]:
+    """(252, 32) the advisor's raw keep order (``SUBKEEPS`` reversed), padded with 0; valid mask."""
+    keeps = np.zeros((D.N_ROLLS, _MAX_KEEPS), dtype=np.int64)
+    valid = np.zeros((D.N_ROLLS, _MAX_KEEPS), dtype=bool)
+    for r in range(D.N_ROLLS):
+        n = int(D.N_SUBKEEPS[r])
+        keeps[r, :n] = D.SUBKEEPS[r, :n][::-1]
+        valid[r, :n] = True
+    return keeps, valid
+
+
+_RAW_KEEPS, _RAW_VALID = _reversed_subkeeps()
+_ROLL_INDEX = {roll: r for r, roll in enumerate(D.ROLLS)}
+_YAHTZEE_ROLL = np.array([roll[0] == roll[-1] for roll in D.ROLLS])
+
+
+class BatchAdvisor:
+    """Ranks many positions of one rule set at once (see the module docstring)."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.rules: RuleSet = table.rules
+        self.values = np.asarray(table.values)
+        self._kernel_args: tuple | None = None
+
+    @classmethod
+    def load(
+        cls, rules=None, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True
+    ) -> BatchAdvisor:
+        from .tables import get_table
+
+        return cls(get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress))
+
+    def advise_many(self, positions: Iterable[Position]) -> list[Advice]:
+        """Advice for every position (all of this advisor's rule set), in order."""
+        positions = list(positions)
+        out: list[Advice] = []
+        for start in range(0, len(positions), CHUNK):
+            out.extend(self.rank(positions[start : start + CHUNK]).advice())
+        return out
+
+    def rank(self, positions: list[Position]) -> Ranked:
+        """The ranked options of ``positions`` as arrays (see :class:`Ranked`)."""
+        rules = self.rules
+        for p in positions:
+            if not isinstance(p, Position):
+                raise TypeError(f"expected a Position, got {p!r}")
+            if p.card.rules is not rules and p.card.rules != rules:
+                raise UsageError(f"this advisor plays {rules.id}, the position is {p.rules.id}")
+        ranked = Ranked(rules, positions)
+        if not positions:
+            return ranked
+        cards = [p.card for p in positions]
+        scores = np.array([c.scores for c in cards], dtype=np.float64).reshape(len(cards), rules.n_boxes)
+        filled = ~np.isnan(scores)
+        scores = np.where(filled, scores, 0.0).astype(np.int64)
+        mask = (filled.astype(np.int64) << np.arange(rules.n_boxes, dtype=np.int64)).sum(axis=1)
+        upper = scores[:, list(rules.upper_indices)].sum(axis=1)
+        lower = scores[:, list(rules.lower_indices)].sum(axis=1)
+        bonus_count = np.fromiter((c.yahtzee_bonus_count for c in cards), np.int64, len(cards))
+        total = upper + np.where(upper >= rules.upper_threshold, rules.upper_bonus, 0) + lower
+        total += bonus_count * rules.yahtzee_bonus
+        u = np.minimum(upper, rules.upper_cap)
+        yb = rules.yahtzee_index
+        if rules.n_flags == 2:
+            f = (filled[:, yb] & (scores[:, yb] == 50)).astype(np.int64)
+        else:
+            f = np.zeros(len(cards), dtype=np.int64)
+        roll = np.fromiter((_ROLL_INDEX[p.dice.values] for p in positions), np.int64, len(positions))
+        rolls_left = np.fromiter((p.rolls_left for p in positions), np.int64, len(positions))
+        ranked.base = total.astype(np.float64)
+        ranked.rolls_left = rolls_left
+        ranked.row = np.zeros(len(positions), dtype=np.int64)
+        keep_rows = np.flatnonzero(rolls_left > 0)
+        place_rows = np.flatnonzero(rolls_left == 0)
+        ranked.row[keep_rows] = np.arange(len(keep_rows))
+        ranked.row[place_rows] = np.arange(len(place_rows))
+        if len(keep_rows):
+            k = keep_rows
+            ranked.keep_ev, ranked.keep_id, ranked.keep_n = self._rank_keeps(
+                mask[k], u[k], f[k], roll[k], rolls_left[k]
+            )
+        if len(place_rows):
+            k = place_rows
+            ranked.place_ev, ranked.place_box, ranked.place_score, ranked.place_n, ranked.place_bonus = (
+                self._rank_placements(mask[k], u[k], f[k], roll[k], filled[k])
+            )
+        return ranked
+
+    # --- with rolls left: keeps ------------------------------------------------
+    def _rank_keeps(self, mask, u, f, roll, rolls_left):
+        cap = self.rules.upper_cap
+        key = (mask * (cap + 1) + u) * 2 + f
+        order = np.argsort(key, kind="stable")
+        lanes, first, lane_of = np.unique(key[order], return_index=True, return_inverse=True)
+        lane_mask, rest = np.divmod(lanes, 2 * (cap + 1))
+        lane_u, lane_f = np.divmod(rest, 2)
+        # runs of lanes with the same mask, and the positions (in key order) of each run
+        group_lane = np.flatnonzero(np.r_[True, lane_mask[1:] != lane_mask[:-1], True])
+        group_pos = np.r_[first, len(order)][group_lane]
+        group_lane_of = np.repeat(group_lane[:-1], np.diff(group_pos))
+        local = (lane_of.reshape(-1) - group_lane_of)[:, None]
+        stage = (rolls_left[order] - 1)[:, None]
+        keeps = _RAW_KEEPS[roll[order]]
+        evaluate = self._kernel_evaluator() if len(lanes) >= NUMPY_STATES else self._numpy_evaluator
+        ev = np.empty((len(order), _MAX_KEEPS))
+        for g in range(len(group_lane) - 1):
+            a, b = group_lane[g], group_lane[g + 1]
+            p0, p1 = group_pos[g], group_pos[g + 1]
+            e = np.empty((2, D.N_KEEPS, b - a))
+            evaluate(int(lane_mask[a]), lane_u[a:b], lane_f[a:b], e)
+            ev[p0:p1] = e[stage[p0:p1], keeps[p0:p1], local[p0:p1]]
+        raw_ev = np.empty_like(ev)
+        raw_ev[order] = ev
+        raw_keeps = _RAW_KEEPS[roll]
+        raw_ev[~_RAW_VALID[roll]] = -np.inf
+        rank = np.argsort(-raw_ev, axis=1, kind="stable")
+        return (
+            np.take_along_axis(raw_ev, rank, axis=1),
+            np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
+            D.N_SUBKEEPS[roll],
+        )
+
+    def _numpy_evaluator(self, mask: int, lane_u: np.ndarray, lane_f: np.ndarray, e: np.ndarray) -> None:
+        for j, (u, f) in enumerate(zip(lane_u.tolist(), lane_f.tolist(), strict=True)):
+            tv = TurnValues(self.rules, (mask, u, f), self.values)
+            e[0, :, j] = tv.e0
+            e[1, :, j] = tv.e1
+
+    def _kernel_evaluator(self):
+        from . import _kernels, dp
+
+        if self._kernel_args is None:
+            self._kernel_args = dp.kernel_args(self.rules)
+        args, values = self._kernel_args, self.values
+        no_tracking = np.empty((0, 0), dtype=np.int64)
+        turn_tables = _kernels.turn_tables
+
+        def evaluate(mask, lane_u, lane_f, e):
+            turn_tables(mask, lane_u, lane_f, values, *args, e[0], e[1], no_tracking)
+
+        return evaluate
+
+    # --- no rolls left: boxes ----------------------------------------------------
+    def _rank_placements(self, mask, u, f, roll, filled):
+        rules = self.rules
+        n, nb = filled.shape
+        legal = ~filled
+        if rules.forced_order:
+            legal &= np.cumsum(legal, axis=1) == 1
+        score = np.array(rules.score_table)[roll]
+        yb = rules.yahtzee_index
+        extra = _YAHTZEE_ROLL[roll] & filled[:, yb] if yb >= 0 else np.zeros(n, dtype=bool)
+        bonus = np.where(extra & (f == 1), rules.yahtzee_bonus, 0)
+        if rules.joker != "none":  # Joker placement: the rule set says where, one roll at a time
+            for i in np.flatnonzero(extra).tolist():
+                counts = tuple(int(c) for c in D.KEEP_COUNTS[D.ROLL_OFFSET + roll[i]])
+                legal[i] = False
+                for b, s, _ in rules.placements(int(mask[i]), counts, bool(f[i])):
+                    legal[i, b] = True
+                    score[i, b] = s
+        is_upper = np.array([box.is_upper for box in rules.boxes])
+        uu = u[:, None]
+        gain = score + np.where(
+            is_upper & (uu < rules.upper_threshold) & (uu + score >= rules.upper_threshold),
+            rules.upper_bonus,
+            0,
+        )
+        next_u = np.where(is_upper, np.minimum(uu + score, rules.upper_cap), uu)
+        next_f = np.repeat(f[:, None], nb, axis=1)
+        if rules.n_flags == 2:
+            next_f[:, yb] = score[:, yb] == 50
+        next_mask = mask[:, None] | (1 << np.arange(nb, dtype=np.int64))
+        ev = (gain + self.values[next_mask, next_u, next_f]) + bonus[:, None]
+        ev[~legal] = -np.inf
+        rank = np.argsort(-ev, axis=1, kind="stable")
+        return (
+            np.take_along_axis(ev, rank, axis=1),
+            rank.astype(np.int16),
+            np.take_along_axis(score, rank, axis=1),
+            legal.sum(axis=1),
+            bonus,
+        )
+
+
+class Ranked:
+    """Ranked options of a list of positions of one rule set, as arrays.
+
+    Position ``i`` has row ``row[i]`` in the keep arrays (rolls left) or in the
+    placement arrays (no rolls left); each row holds its options best first:
+    ``*_ev`` (expected points still to come), ``keep_id`` (keep index, see
+    :mod:`solver.dice`) or ``place_box``/``place_score``, and ``*_n`` options.
+    """
+
+    def __init__(self, rules: RuleSet, positions: list[Position]):
+        self.rules = rules
+        self.positions = positions
+        self.base = self.rolls_left = self.row = None  # (n,): points on the card, rolls left, row
+        self.keep_ev = self.keep_id = self.keep_n = None  # (rows, 32), (rows, 32), (rows,)
+        self.place_ev = self.place_box = self.place_score = None  # (rows, n_boxes) each
+        self.place_n = self.place_bonus = None  # (rows,): options, Yahtzee bonus of the roll
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def _row(self, i: int):
+        """(ev list, base, labels) of position ``i``."""
+        j = int(self.row[i])
+        if self.rolls_left[i] > 0:
+            n = int(self.keep_n[j])
+            return self.keep_ev[j, :n].tolist(), float(self.base[i]), self.keep_id[j, :n].tolist(), None
+        n = int(self.place_n[j])
+        boxes = self.place_box[j, :n].tolist()
+        return self.place_ev[j, :n].tolist(), float(self.base[i]), boxes, self.place_score[j, :n].tolist()
+
+    def options(self, i: int) -> tuple[Option, ...]:
+        """The :class:`Option` objects of position ``i``, best first (what the advisor gives)."""
+        evs, base, labels, scores = self._row(i)
+        best_ev = evs[0]
+        make = Option._make
+        if scores is None:
+            keeps = D.KEEPS
+            return tuple(
+                make(ev, base + ev, best_ev - ev, best_ev - ev <= TIE_TOLERANCE, keeps[k])
+                for ev, k in zip(evs, labels, strict=True)
+            )
+        names = self.rules.box_names
+        bonus = int(self.place_bonus[self.row[i]])
+        return tuple(
+            make(ev, base + ev, best_ev - ev, best_ev - ev <= TIE_TOLERANCE, None, names[b], s, bonus)
+            for ev, b, s in zip(evs, labels, scores, strict=True)
+        )
+
+    def advice(self) -> list[Advice]:
+        """One deferred :class:`Advice` per position (options built on first use)."""
+        deferred, options = Advice.deferred, self.options
+        return [deferred(p, partial(options, i)) for i, p in enumerate(self.positions)]
+
+    def to_json(self, i: int) -> dict:
+        """``Advice.to_json()`` of position ``i``, made from the arrays."""
+        p = self.positions[i]
+        evs, base, labels, scores = self._row(i)
+        best_ev = evs[0]
+        if scores is None:
+            keeps = D.KEEPS
+            heads = [{"keep": list(keeps[k])} for k in labels]
+        else:
+            names = self.rules.box_names
+            bonus = int(self.place_bonus[self.row[i]])
+            heads = [{"category": names[b], "score": s} for b, s in zip(labels, scores, strict=True)]
+            if bonus:
+                for head in heads:
+                    head["bonus"] = bonus
+        options = []
+        for head, ev in zip(heads, evs, strict=True):
+            regret = best_ev - ev
+            head["ev"] = round(ev, 9)
+            head["expected_final"] = round(base + ev, 9)
+            head["regret"] = round(regret, 9)
+            head["best"] = regret <= TIE_TOLERANCE
+            options.append(head)
+        return {
+            "rules": self.rules.id,
+            "card": str(p.card),
+            "dice": str(p.dice),
+            "rolls_left": p.rolls_left,
+            "decision": "score" if p.rolls_left == 0 else "keep",
+            "options": options,
+        }
+
+
+def advise_many(positions: Iterable[Position], tables_dir=None, *, progress: bool = True) -> list[Advice]:
+    """Advice for every position, in order -- the same as ``Advisor.advise`` one by one.
+
+    Positions may mix rule sets; each rule set's table is loaded (built first when
+    missing, with a progress bar on stderr unless ``progress`` is false).  The
+    returned advice builds its options on first use.
+    """
+    positions = list(positions)
+    by_rules: dict[str, list[int]] = {}
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position):
+            raise TypeError(f"expected a Position, got {p!r}")
+        by_rules.setdefault(p.rules.id, []).append(i)
+    out: list[Advice | None] = [None] * len(positions)
+    for idx in by_rules.values():
+        advisor = BatchAdvisor.load(positions[idx[0]].rules, tables_dir, progress=progress)
+        for i, advice in zip(idx, advisor.advise_many([positions[i] for i in idx]), strict=True):
+            out[i] = advice
+    return out  # type: ignore[return-value]
+
+
+class _Parser:
+    """JSON objects to positions, with the cards and dice of a batch parsed once each."""
+
+    def __init__(self, default_rules):
+        self.default_rules = default_rules
+        self._cards: dict[tuple, ScoreCard] = {}
+        self._dice: dict[object, Dice] = {}
+
+    def position(self, obj) -> Position:
+        if not isinstance(obj, dict):
+            raise ValueError("each line must be a JSON object")
+        missing = [k for k in ("dice", "rolls_left") if k not in obj]
+        if missing:
+            raise ValueError(f"missing field(s): {', '.join(missing)}")
+        rules = get_rules(obj.get("rules", self.default_rules))
+        card_text = obj.get("card", "")
+        key = (rules.id, card_text) if isinstance(card_text, str) or card_text is None else None
+        card = self._cards.get(key) if key is not None else None
+        if card is None:
+            card = ScoreCard.parse(card_text, rules)
+            if key is not None:
+                if len(self._cards) > 100_000:
+                    self._cards.clear()
+                self._cards[key] = card
+        dice_text = obj["dice"]
+        dice = self._dice.get(dice_text) if isinstance(dice_text, str) else None
+        if dice is None:
+            dice = Dice.parse(dice_text)
+            if isinstance(dice_text, str) and len(self._dice) < 10_000:
+                self._dice[dice_text] = dice
+        rolls_left = obj["rolls_left"]
+        try:
+            rolls = int(rolls_left)
+        except (TypeError, ValueError):
+            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}") from None
+        return Position(card, dice, rolls)
+
+
+def advise_json_lines(
+    lines: Iterable[str], default_rules=None, tables_dir=None, *, chunk: int = JSON_CHUNK
+) -> Iterator[str]:
+    """One JSON output line per non-blank input line, in order (the ``hint --json`` object).
+
+    A line that is not a valid position gives ``{"error": "line N: ..."}`` and the
+    rest go on; a missing table is built first, a corrupt one raises :class:`TableError`.
+    Lines are read and answered ``chunk`` at a time.
+    """
+    parser = _Parser(default_rules)
+    advisors: dict[str, BatchAdvisor] = {}
+    batch: list[tuple[int, object]] = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        batch.append((n, line))
+        if len(batch) >= chunk:
+            yield from _answer(batch, parser, advisors, tables_dir)
+            batch = []
+    if batch:
+        yield from _answer(batch, parser, advisors, tables_dir)
+
+
+def _answer(batch, parser: _Parser, advisors: dict[str, BatchAdvisor], tables_dir) -> Iterator[str]:
+    results: list[str | Position] = []
+    by_rules: dict[str, list[int]] = {}
+    for n, line in batch:
         try:
-            position = _position_from_json(json.loads(line), default_rules)
-            adv = advisors.get(position.rules.id)
-            if adv is None:
-                adv = advisors[position.rules.id] = Advisor.load(position.rules, tables_dir, build_if_missing=True)
-            yield json.dumps(adv.advise(position).to_json())
-        except TableError:
-            raise
-        except (SolverError, ValueError) as exc:
-            yield json.dumps({"error": f"line {n}: {exc}"})
+            position = parser.position(json.loads(line))
+        except (SolverError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+            results.append(json.dumps({"error": f"line {n}: {exc}"}))
+            continue
+        by_rules.setdefault(position.rules.id, []).append(len(results))
+        results.append(position)
+    for rid, idx in by_rules.items():
+        advisor = advisors.get(rid)
+        if advisor is None:  # a missing table is built; a corrupt one raises TableError
+            advisor = advisors[rid] = BatchAdvisor.load(rid, tables_dir)
+        ranked = advisor.rank([results[i] for i in idx])  # type: ignore[misc]
+        dumps = json.dumps
+        for j, i in enumerate(idx):
+            results[i] = dumps(ranked.to_json(j))
+    yield from results  # type: ignore[misc]

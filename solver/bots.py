@@ -18,10 +18,16 @@ Builtin bots (:data:`BOTS`, :func:`get_bot`):
   open Yahtzee box and of future Yahtzee bonuses), with the best keeps and box for it
   computed over the current turn.  It plans for the upper bonus, keeps draws to straights
   and full houses when they pay, and dumps zeros where they cost least.
-* ``greedy``    -- keeps every die of the most frequent face (ties: the higher face), stops
+* ``greedy``    -- plays for the most points this turn: the keeps with the best expected
+  score at the end of the turn, then the box that pays most now (upper bonus included),
+  as if the card were worth nothing afterwards (the "greedy" of the literature, ~217).
+* ``frequent``  -- keeps every die of the most frequent face (ties: the higher face), stops
   only on five of a kind, and scores the box that pays most now.
 * ``random``    -- a uniformly random distinct sub-multiset to keep, then a uniformly
   random legal box.
+
+Ties (options within :data:`TIE_TOLERANCE`): the keep with the most dice (the last of
+``dice.SUBKEEPS``), the box first in card order.
 
 The builtin bots also run on the fast numba engine of :mod:`solver.simulate`; their
 Python methods here make the same decisions (the random bot draws from ``rng`` in
@@ -96,11 +102,11 @@ class RandomBot(Bot):
         return rng.choice(card.placements(dice)).box
 
 
-class GreedyBot(Bot):
-    """Most frequent face kept; the box that pays most now."""
+class FrequentBot(Bot):
+    """Most frequent face kept (ties: the higher face); the box that pays most now."""
 
-    name = "greedy"
-    fast_kind = "greedy"
+    name = "frequent"
+    fast_kind = "frequent"
 
     def __init__(self, rules: RuleSet | str | None = None):
         self.rules = get_rules(rules)
@@ -213,6 +219,16 @@ def heuristic_table(rules: RuleSet | str | None = None):
     return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
 
 
+def greedy_table(rules: RuleSet | str | None = None):
+    """All zeros: a card is worth nothing beyond this turn (the greedy bot's evaluation)."""
+    from .tables import Table
+
+    rules = get_rules(rules)
+    values = np.zeros((1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags))
+    values.setflags(write=False)
+    return Table(rules, values, {"source": "greedy"}, Path(f"<greedy {rules.id}>"))
+
+
 # --- registry -------------------------------------------------------------
 def _optimal(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
     from .advisor import Advisor
@@ -226,16 +242,24 @@ def _heuristic(rules: RuleSet, tables_dir=None, **_) -> Bot:
     return TableBot(Advisor(heuristic_table(rules)), "heuristic")
 
 
+def _greedy(rules: RuleSet, tables_dir=None, **_) -> Bot:
+    from .advisor import Advisor
+
+    return TableBot(Advisor(greedy_table(rules)), "greedy")
+
+
 BOTS: dict[str, Callable[..., Bot]] = {
     "optimal": _optimal,
     "heuristic": _heuristic,
-    "greedy": lambda rules, tables_dir=None, **_: GreedyBot(rules),
+    "greedy": _greedy,
+    "frequent": lambda rules, tables_dir=None, **_: FrequentBot(rules),
     "random": lambda rules, tables_dir=None, **_: RandomBot(rules),
 }
 BOT_DESCRIPTIONS = {
     "optimal": "the table's advice (expected-score optimal)",
     "heuristic": "hand-made card evaluation with a one-turn lookahead (no table)",
-    "greedy": "keeps the most frequent face, scores the box that pays most now",
+    "greedy": "the most points this turn: best keeps for this turn's score, the box that pays most now",
+    "frequent": "keeps the most frequent face, scores the box that pays most now",
     "random": "uniformly random legal moves",
 }
 
@@ -248,7 +272,8 @@ def get_bot(
     build_if_missing: bool = True,
     progress: bool = True,
 ) -> Bot:
-    """A bot by name: ``optimal``, ``heuristic``, ``greedy``, ``random``, or ``module:attr``.
+    """A bot by name (:data:`BOTS`: ``optimal``, ``heuristic``, ``greedy``, ``frequent``,
+    ``random``) or ``module:attr``.
 
     ``module:attr`` imports a user's bot: ``attr`` is a :class:`Bot` instance, or a
     class/factory called with ``rules`` (when it takes an argument) or with nothing.

@@ -224,13 +224,20 @@ def simulate(
     )
 
 
+def five_of_a_kind_box(rules: RuleSet) -> int:
+    """The box that pays 50 for five of a kind (the Yahtzee / Yatzy box), or -1."""
+    if rules.yahtzee_index >= 0:
+        return rules.yahtzee_index
+    return next((b for b, box in enumerate(rules.boxes) if box.scorer == "50_if_5_kind"), -1)
+
+
 def _finish(rules: RuleSet, scores: np.ndarray, nbonus: np.ndarray) -> dict:
     """Totals and rates of finished cards (``scores`` (N, n_boxes), all filled)."""
     s = scores.astype(np.int64)
     upper = s[:, list(rules.upper_indices)].sum(axis=1)
     reached = upper >= rules.upper_threshold
     total = s.sum(axis=1) + np.where(reached, rules.upper_bonus, 0) + nbonus * rules.yahtzee_bonus
-    yb = rules.yahtzee_index
+    yb = five_of_a_kind_box(rules)
     yahtzee = s[:, yb] == 50 if yb >= 0 else np.zeros(len(s), dtype=bool)
     return {
         "scores": total,
@@ -271,21 +278,28 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
             n = min(chunk, games - c0)
             state = np.zeros((n, STATE_WIDTH), dtype=np.int16)  # see _kernels_sim: scores, mask, upper, ...
             state[:, :nb] = -1
+            ids = np.arange(n, dtype=np.int64)
+            if kind == "table":  # the kernel sorts the games by state into the spare buffers
+                spare, spare_ids = np.empty_like(state), np.empty_like(ids)
             done = 0
             for turn in range(turns):
                 if kind == "table":
-                    K.table_turn(values, state, seed_mixed, game0 + c0, LANE_BUDGET, TIE_TOLERANCE, dp_args, *args)
+                    K.table_turn(values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, LANE_BUDGET,
+                                 TIE_TOLERANCE, dp_args, *args)
+                    state, spare, ids, spare_ids = spare, state, spare_ids, ids
                 else:
-                    code = K.BOT_RANDOM if kind == "random" else K.BOT_GREEDY
+                    code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
                     K.simple_turn(code, turn, rules.n_flags, state, seed_mixed, game0 + c0, *args)
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            scores = np.ascontiguousarray(state[:, :nb])
-            parts.append(_finish(rules, scores, state[:, nb + 2]))
+            final = np.empty_like(state)
+            final[ids] = state  # back in game order
+            scores = np.ascontiguousarray(final[:, :nb])
+            parts.append(_finish(rules, scores, final[:, nb + 2]))
             if keep_cards:
                 cards.append(scores)
-            del state
+            del state, final
     finally:
         numba.set_num_threads(previous)
     return _concat(parts, keep_cards, cards)

@@ -170,7 +170,8 @@ def _six_count_distribution() -> dict[int, float]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", ["joker-forced", "joker-free", "joker-none", "forced-order", "yatzy-scorers"]
+    "name",
+    ["joker-forced", "joker-free", "joker-none", "forced-order", "forced-order-late-upper", "yatzy-scorers"],
 )
 def test_advisor_turn_values_equal_naive(name):
     """The advisor's numpy turn recursion gives the naive within-turn values, keep by keep."""
