@@ -41,7 +41,10 @@ def run_child(rules: str, threads: int, mode: str, cache_dir: str) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, rules, str(threads), mode],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -58,18 +61,24 @@ def main() -> None:
     if not args.no_cold:
         with tempfile.TemporaryDirectory(prefix="numba-cold-") as cold:
             first = run_child(args.rules[0], args.threads, "cold", cold)
-        print(f"cold build of {args.rules[0]} (empty numba cache, JIT included): "
-              f"{first['total_wall']:.2f} s wall for the whole process")
+        print(
+            f"cold build of {args.rules[0]} (empty numba cache, JIT included): "
+            f"{first['total_wall']:.2f} s wall for the whole process"
+        )
     run_child("yatzy-forced", args.threads, "cold", cache)  # fill the warm cache
-    print(f"{'rules':<20} {'value':>12} {'wall s':>8} {'CPU s':>8} {'states':>9} {'states/s':>11} {'peak MB':>8}")
+    print(
+        f"{'rules':<20} {'value':>12} {'wall s':>8} {'CPU s':>8} {'states':>9} {'states/s':>11} {'peak MB':>8}"
+    )
     for rules in args.rules:
         runs = [run_child(rules, args.threads, "warm", cache) for _ in range(args.repeat)]
         wall = statistics.median(r["wall"] for r in runs)
         cpu = statistics.median(r["cpu"] for r in runs)
         peak = max(r["peak_mb"] for r in runs)
         states = runs[0]["states"]
-        print(f"{rules:<20} {runs[0]['value']:12.7f} {wall:8.3f} {cpu:8.3f} {states:9d} "
-              f"{states / wall:11.0f} {peak:8.0f}")
+        print(
+            f"{rules:<20} {runs[0]['value']:12.7f} {wall:8.3f} {cpu:8.3f} {states:9d} "
+            f"{states / wall:11.0f} {peak:8.0f}"
+        )
     print(f"(medians of {args.repeat} runs, {args.threads} threads, warm numba cache)")
 
 

@@ -26,7 +26,23 @@ from .rules import RULE_SETS, RuleSet, get_rules
 __version__ = "0.1.0"
 
 __all__ = [
-    "Advice", "Advisor", "CardError", "Dice", "DiceError", "IllegalMoveError", "MissingTableError",
-    "Option", "Placement", "Position", "RULE_SETS", "RuleSet", "ScoreCard", "SolverError", "TableError",
-    "UnknownRulesError", "UsageError", "get_rules", "__version__",
+    "Advice",
+    "Advisor",
+    "CardError",
+    "Dice",
+    "DiceError",
+    "IllegalMoveError",
+    "MissingTableError",
+    "Option",
+    "Placement",
+    "Position",
+    "RULE_SETS",
+    "RuleSet",
+    "ScoreCard",
+    "SolverError",
+    "TableError",
+    "UnknownRulesError",
+    "UsageError",
+    "get_rules",
+    "__version__",
 ]

@@ -55,8 +55,20 @@ ONE_SIXTH = 1.0 / 6.0
 
 @njit(cache=True)
 def _successors(
-    mask, first, m, col, lane_u, lane_f, values, box_face, yahtzee_index, forced_order,
-    upper_threshold, upper_bonus, succ, open_boxes,
+    mask,
+    first,
+    m,
+    col,
+    lane_u,
+    lane_f,
+    values,
+    box_face,
+    yahtzee_index,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+    succ,
+    open_boxes,
 ):
     """Successor values for lanes ``first .. first+m`` (one mask) in columns ``col .. col+m``.
 
@@ -115,8 +127,24 @@ def _candidate(b, s, box_face, yahtzee_index):
 
 @njit(cache=True)
 def _exact_roll(
-    r, mask, m, col, first, lane_f, open_boxes, n_open, score, joker_score, box_face, yahtzee_roll_face,
-    yahtzee_index, yahtzee_bonus, joker_mode, succ, x, best_box,
+    r,
+    mask,
+    m,
+    col,
+    first,
+    lane_f,
+    open_boxes,
+    n_open,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    succ,
+    x,
+    best_box,
 ):
     """R0 of roll ``r`` for lanes ``first .. first+m`` of ``mask`` (columns ``col ..``), any roll.
 
@@ -151,7 +179,9 @@ def _exact_roll(
                 if face > 0:
                     continue
                 s = joker_score[r, b]
-        elif joker and joker_mode == 2 and not face_box_open:  # free: fixed scores once the face box is filled
+        elif (
+            joker and joker_mode == 2 and not face_box_open
+        ):  # free: fixed scores once the face box is filled
             s = joker_score[r, b]
         cand, add = _candidate(b, s, box_face, yahtzee_index)
         for j in range(m):
@@ -167,10 +197,38 @@ def _exact_roll(
 
 
 @njit(cache=True)
+def _segment_end(lane_mask, first, hi):
+    """End of the run of lanes with the same mask that starts at ``first`` (lanes are sorted)."""
+    last = first + 1
+    while last < hi and lane_mask[last] == lane_mask[first]:
+        last += 1
+    return last
+
+
+@njit(cache=True)
 def _block_final_values(
-    lo, hi, lane_mask, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
-    pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
-    upper_bonus, x, succ, work, open_boxes,
+    lo,
+    hi,
+    lane_mask,
+    lane_u,
+    lane_f,
+    values,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    pos_boxes,
+    n_pos,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+    x,
+    succ,
+    work,
+    open_boxes,
 ):
     """R0 of every lane of a block (lanes ``lo .. hi``, several masks) into the roll rows of ``x``.
 
@@ -188,12 +246,22 @@ def _block_final_values(
     first = lo
     while first < hi:
         mask = lane_mask[first]
-        last = first + 1
-        while last < hi and lane_mask[last] == mask:
-            last += 1
+        last = _segment_end(lane_mask, first, hi)
         _successors(
-            mask, first, last - first, first - lo, lane_u, lane_f, values, box_face, yahtzee_index,
-            forced_order, upper_threshold, upper_bonus, succ, open_boxes,
+            mask,
+            first,
+            last - first,
+            first - lo,
+            lane_u,
+            lane_f,
+            values,
+            box_face,
+            yahtzee_index,
+            forced_order,
+            upper_threshold,
+            upper_bonus,
+            succ,
+            open_boxes,
         )
         first = last
     for j in range(nl):
@@ -217,9 +285,7 @@ def _block_final_values(
     first = lo
     while first < hi:
         mask = lane_mask[first]
-        last = first + 1
-        while last < hi and lane_mask[last] == mask:
-            last += 1
+        last = _segment_end(lane_mask, first, hi)
         n_open = 0
         for b in range(n_boxes):
             if not (mask >> b) & 1 and not (forced_order and n_open == 1):
@@ -228,9 +294,24 @@ def _block_final_values(
         for r in range(n_rolls):
             if yahtzee_roll_face[r] > 0:
                 _exact_roll(
-                    r, mask, last - first, first - lo, first, lane_f, open_boxes, n_open, score,
-                    joker_score, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode,
-                    succ, x, no_tracking,
+                    r,
+                    mask,
+                    last - first,
+                    first - lo,
+                    first,
+                    lane_f,
+                    open_boxes,
+                    n_open,
+                    score,
+                    joker_score,
+                    box_face,
+                    yahtzee_roll_face,
+                    yahtzee_index,
+                    yahtzee_bonus,
+                    joker_mode,
+                    succ,
+                    x,
+                    no_tracking,
                 )
         first = last
 
@@ -298,18 +379,61 @@ def _best_subkeep(x, y, drop_one, n_drop):
 
 @njit(cache=True)
 def _solve_block(
-    lo, hi, lane_mask, lane_u, lane_f, values, add_die, drop_one, n_drop, roll_prob, score,
-    joker_score, box_face, yahtzee_roll_face, pos_boxes, n_pos, yahtzee_index, yahtzee_bonus,
-    joker_mode, forced_order, upper_threshold, upper_bonus, x, y, succ, work, open_boxes,
+    lo,
+    hi,
+    lane_mask,
+    lane_u,
+    lane_f,
+    values,
+    add_die,
+    drop_one,
+    n_drop,
+    roll_prob,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    pos_boxes,
+    n_pos,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+    x,
+    y,
+    succ,
+    work,
+    open_boxes,
 ):
     """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
     nl = hi - lo
     n_rolls = score.shape[0]
     roll_offset = add_die.shape[0] - n_rolls
     _block_final_values(
-        lo, hi, lane_mask, lane_u, lane_f, values, score, joker_score, box_face, yahtzee_roll_face,
-        pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
-        upper_bonus, x, succ, work, open_boxes,
+        lo,
+        hi,
+        lane_mask,
+        lane_u,
+        lane_f,
+        values,
+        score,
+        joker_score,
+        box_face,
+        yahtzee_roll_face,
+        pos_boxes,
+        n_pos,
+        yahtzee_index,
+        yahtzee_bonus,
+        joker_mode,
+        forced_order,
+        upper_threshold,
+        upper_bonus,
+        x,
+        succ,
+        work,
+        open_boxes,
     )
     _average_keeps(x, add_die)
     _best_subkeep(x, y, drop_one, n_drop)  # y: R1 on roll rows
@@ -327,9 +451,28 @@ def _solve_block(
 
 @njit(cache=True, parallel=True)
 def solve_lanes(
-    block_starts, lane_mask, lane_u, lane_f, values, add_die, drop_one, n_drop, roll_prob, score,
-    joker_score, box_face, yahtzee_roll_face, pos_boxes, n_pos, yahtzee_index, yahtzee_bonus,
-    joker_mode, forced_order, upper_threshold, upper_bonus, n_chunks,
+    block_starts,
+    lane_mask,
+    lane_u,
+    lane_f,
+    values,
+    add_die,
+    drop_one,
+    n_drop,
+    roll_prob,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    pos_boxes,
+    n_pos,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+    n_chunks,
 ):
     """Solve the lanes of one level, block ``i`` being lanes ``block_starts[i] .. block_starts[i+1]``.
 
@@ -354,20 +497,61 @@ def solve_lanes(
             lo = block_starts[i]
             hi = block_starts[i + 1]
             _solve_block(
-                lo, hi, lane_mask, lane_u, lane_f, values, add_die, drop_one, n_drop, roll_prob, score,
-                joker_score, box_face, yahtzee_roll_face, pos_boxes, n_pos, yahtzee_index, yahtzee_bonus,
-                joker_mode, forced_order, upper_threshold, upper_bonus,
+                lo,
+                hi,
+                lane_mask,
+                lane_u,
+                lane_f,
+                values,
+                add_die,
+                drop_one,
+                n_drop,
+                roll_prob,
+                score,
+                joker_score,
+                box_face,
+                yahtzee_roll_face,
+                pos_boxes,
+                n_pos,
+                yahtzee_index,
+                yahtzee_bonus,
+                joker_mode,
+                forced_order,
+                upper_threshold,
+                upper_bonus,
                 x_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo)),  # C-contiguous: vectorises
                 y_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo)),
-                succ, work, open_boxes,
+                succ,
+                work,
+                open_boxes,
             )
 
 
 @njit(cache=True)
 def turn_tables(
-    mask, lane_u, lane_f, values, add_die, drop_one, n_drop, roll_prob, score, joker_score, box_face,
-    yahtzee_roll_face, pos_boxes, n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
-    upper_threshold, upper_bonus, e0, e1, best_box,
+    mask,
+    lane_u,
+    lane_f,
+    values,
+    add_die,
+    drop_one,
+    n_drop,
+    roll_prob,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    pos_boxes,
+    n_pos,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+    e0,
+    e1,
+    best_box,
 ):
     """Within-turn decision tables of one mask for the given lanes (for bots and batch advice).
 
@@ -390,13 +574,41 @@ def turn_tables(
     succ = np.empty((n_boxes * 6, nl))
     open_boxes = np.empty(n_boxes, dtype=np.int64)
     n_open = _successors(
-        mask, 0, nl, 0, lane_u, lane_f, values, box_face, yahtzee_index, forced_order, upper_threshold,
-        upper_bonus, succ, open_boxes,
+        mask,
+        0,
+        nl,
+        0,
+        lane_u,
+        lane_f,
+        values,
+        box_face,
+        yahtzee_index,
+        forced_order,
+        upper_threshold,
+        upper_bonus,
+        succ,
+        open_boxes,
     )
     for r in range(score.shape[0]):
         _exact_roll(
-            r, mask, nl, 0, 0, lane_f, open_boxes, n_open, score, joker_score, box_face, yahtzee_roll_face,
-            yahtzee_index, yahtzee_bonus, joker_mode, succ, e0, best_box,
+            r,
+            mask,
+            nl,
+            0,
+            0,
+            lane_f,
+            open_boxes,
+            n_open,
+            score,
+            joker_score,
+            box_face,
+            yahtzee_roll_face,
+            yahtzee_index,
+            yahtzee_bonus,
+            joker_mode,
+            succ,
+            e0,
+            best_box,
         )
     _average_keeps(e0, add_die)
     _best_subkeep(e0, e1, drop_one, n_drop)

@@ -137,14 +137,23 @@ class Advice:
     options: tuple[Option, ...]
 
     @classmethod
-    def deferred(cls, position: Position, build: Callable[[], tuple[Option, ...]]) -> Advice:
+    def deferred(
+        cls,
+        position: Position,
+        build: Callable[[], tuple[Option, ...]],
+        build_best: Callable[[], Option] | None = None,
+    ) -> Advice:
         """An advice whose ``options`` are made by ``build()`` on first use (batch results).
 
-        It is an ordinary :class:`Advice` otherwise: equal to the eager one, same repr.
+        ``build_best()``, when given, makes only the best option, for :attr:`best`
+        before ``options`` is built.  It is an ordinary :class:`Advice` otherwise:
+        equal to the eager one, same repr.
         """
         advice = object.__new__(cls)
         object.__setattr__(advice, "position", position)
         object.__setattr__(advice, "_build", build)
+        if build_best is not None:
+            object.__setattr__(advice, "_build_best", build_best)
         return advice
 
     def __getattr__(self, name: str):
@@ -155,6 +164,7 @@ class Advice:
                 options = build()
                 object.__setattr__(self, "options", options)
                 del self.__dict__["_build"]
+                self.__dict__.pop("_build_best", None)
                 return options
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -163,7 +173,8 @@ class Advice:
 
     @property
     def best(self) -> Option:
-        return self.options[0]
+        build_best = self.__dict__.get("_build_best")
+        return build_best() if build_best is not None else self.options[0]
 
     @property
     def decision(self) -> str:

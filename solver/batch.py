@@ -258,19 +258,31 @@ class Ranked:
     def __len__(self) -> int:
         return len(self.positions)
 
-    def _row(self, i: int):
-        """(ev list, base, labels) of position ``i``."""
-        j = int(self.row[i])
-        if self.rolls_left[i] > 0:
-            n = int(self.keep_n[j])
-            return self.keep_ev[j, :n].tolist(), float(self.base[i]), self.keep_id[j, :n].tolist(), None
-        n = int(self.place_n[j])
-        boxes = self.place_box[j, :n].tolist()
-        return self.place_ev[j, :n].tolist(), float(self.base[i]), boxes, self.place_score[j, :n].tolist()
+    def _lists(self):
+        lists = self.__dict__.get("_py")
+        if lists is None:  # per-position scalars as Python lists: cheaper than numpy scalars one by one
+            lists = self._py = (self.row.tolist(), self.rolls_left.tolist(), self.base.tolist())
+        return lists
 
-    def options(self, i: int) -> tuple[Option, ...]:
+    def _row(self, i: int, limit: int | None = None):
+        """(evs, base, labels, scores or None, bonus) of position ``i``, at most ``limit`` options."""
+        rows, rolls, bases = self._lists()
+        j = rows[i]
+        if rolls[i] > 0:
+            n = int(self.keep_n[j]) if limit is None else limit
+            return self.keep_ev[j, :n].tolist(), bases[i], self.keep_id[j, :n].tolist(), None, 0
+        n = int(self.place_n[j]) if limit is None else limit
+        return (
+            self.place_ev[j, :n].tolist(),
+            bases[i],
+            self.place_box[j, :n].tolist(),
+            self.place_score[j, :n].tolist(),
+            int(self.place_bonus[j]),
+        )
+
+    def options(self, i: int, limit: int | None = None) -> tuple[Option, ...]:
         """The :class:`Option` objects of position ``i``, best first (what the advisor gives)."""
-        evs, base, labels, scores = self._row(i)
+        evs, base, labels, scores, bonus = self._row(i, limit)
         best_ev = evs[0]
         make = Option._make
         if scores is None:
@@ -280,28 +292,30 @@ class Ranked:
                 for ev, k in zip(evs, labels, strict=True)
             )
         names = self.rules.box_names
-        bonus = int(self.place_bonus[self.row[i]])
         return tuple(
             make(ev, base + ev, best_ev - ev, best_ev - ev <= TIE_TOLERANCE, None, names[b], s, bonus)
             for ev, b, s in zip(evs, labels, scores, strict=True)
         )
 
+    def best(self, i: int) -> Option:
+        """The best option of position ``i`` (the first of :meth:`options`)."""
+        return self.options(i, 1)[0]
+
     def advice(self) -> list[Advice]:
         """One deferred :class:`Advice` per position (options built on first use)."""
-        deferred, options = Advice.deferred, self.options
-        return [deferred(p, partial(options, i)) for i, p in enumerate(self.positions)]
+        deferred, options, best = Advice.deferred, self.options, self.best
+        return [deferred(p, partial(options, i), partial(best, i)) for i, p in enumerate(self.positions)]
 
     def to_json(self, i: int) -> dict:
         """``Advice.to_json()`` of position ``i``, made from the arrays."""
         p = self.positions[i]
-        evs, base, labels, scores = self._row(i)
+        evs, base, labels, scores, bonus = self._row(i)
         best_ev = evs[0]
         if scores is None:
             keeps = D.KEEPS
             heads = [{"keep": list(keeps[k])} for k in labels]
         else:
             names = self.rules.box_names
-            bonus = int(self.place_bonus[self.row[i]])
             heads = [{"category": names[b], "score": s} for b, s in zip(labels, scores, strict=True)]
             if bonus:
                 for head in heads:

@@ -54,7 +54,7 @@ class ScoreCard:
         rules = self.rules
         if len(self.scores) != rules.n_boxes:
             raise CardError(f"a {rules.id} card has {rules.n_boxes} boxes, got {len(self.scores)}")
-        for name, score, allowed in zip(rules.box_names, self.scores, rules.possible_scores):
+        for name, score, allowed in zip(rules.box_names, self.scores, rules.possible_scores, strict=True):
             if score is not None and score not in allowed:
                 raise CardError(f"{name}={score} is a score {name} can never hold under {rules.id}")
         if self.yahtzee_bonus_count:
@@ -134,7 +134,9 @@ class ScoreCard:
             elif key in rules.box_index:
                 scores[rules.box_index[key]] = number
             else:
-                raise CardError(f"unknown box {key!r} in card entry {entry!r} (boxes: {', '.join(rules.box_names)})")
+                raise CardError(
+                    f"unknown box {key!r} in card entry {entry!r} (boxes: {', '.join(rules.box_names)})"
+                )
         card = cls(rules, tuple(scores), bonus_count)
         if upper_bonus is not None and upper_bonus != card.upper_bonus:
             raise CardError(
@@ -144,7 +146,9 @@ class ScoreCard:
         return card
 
     def __str__(self) -> str:
-        parts = [f"{name}={s}" for name, s in zip(self.rules.box_names, self.scores) if s is not None]
+        parts = [
+            f"{name}={s}" for name, s in zip(self.rules.box_names, self.scores, strict=True) if s is not None
+        ]
         if self.yahtzee_bonus_count:
             parts.append(f"{BONUS_KEY}={self.yahtzee_bonus_count * self.rules.yahtzee_bonus}")
         return ",".join(parts)
@@ -164,7 +168,7 @@ class ScoreCard:
 
     @property
     def open_boxes(self) -> tuple[str, ...]:
-        return tuple(n for n, s in zip(self.rules.box_names, self.scores) if s is None)
+        return tuple(n for n, s in zip(self.rules.box_names, self.scores, strict=True) if s is None)
 
     def get(self, box: str) -> int | None:
         return self.scores[self._box(box)]

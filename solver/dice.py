@@ -108,7 +108,7 @@ class Dice:
         object.__setattr__(self, "values", tuple(sorted(int(v) for v in values)))
 
     @classmethod
-    def parse(cls, text: str | "Dice" | list[int] | tuple[int, ...]) -> Dice:
+    def parse(cls, text: str | Dice | list[int] | tuple[int, ...]) -> Dice:
         """Read dice from ``"33456"``, ``"3 3 4 5 6"``, ``"3,3,4,5,6"`` or a sequence of ints."""
         if isinstance(text, Dice):
             return text
@@ -116,7 +116,9 @@ class Dice:
             try:
                 values = tuple(text)
             except TypeError:
-                raise DiceError(f"dice must be text like '33456' or a sequence of faces, got {text!r}") from None
+                raise DiceError(
+                    f"dice must be text like '33456' or a sequence of faces, got {text!r}"
+                ) from None
             return cls(values)
         return cls(parse_faces(text))
 

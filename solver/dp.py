@@ -11,7 +11,7 @@ order under forced order) are not computed and hold NaN.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import tempfile
 import time
 from pathlib import Path
 
 from .errors import SolverError
+from .fileio import atomic_write_text
 from .game import Game, GameRecordError
 
 ENV_VAR = "YAHTZEE_DATA"
@@ -50,25 +50,6 @@ def data_dir(override: str | os.PathLike | None = None) -> Path:
 
 def games_dir(data: str | os.PathLike | None = None) -> Path:
     return data_dir(data) / "games"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, fsync, rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def new_game_path(game: Game, data: str | os.PathLike | None = None) -> Path:

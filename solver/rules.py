@@ -12,9 +12,9 @@ arrays through :meth:`RuleSet.kernel_arrays`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
 
 import numpy as np
 
@@ -68,8 +68,10 @@ def _two_pairs(c: Counts) -> int:
 
 
 SCORERS: dict[str, Callable[[Counts], int]] = {
-    **{name: _upper(face) for face, name in enumerate(
-        ("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)},
+    **{
+        name: _upper(face)
+        for face, name in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)
+    },
     "sum_if_3_kind": _sum_if_n_kind(3),
     "sum_if_4_kind": _sum_if_n_kind(4),
     "25_if_full_house": lambda c: 25 if _is_full_house(c) else 0,
@@ -229,9 +231,7 @@ class RuleSet:
             return box.joker_score if box.joker_score is not None else self.box_score(b, counts)
 
         if self.joker == "free":
-            return [
-                (b, joker(b) if not face_open else self.box_score(b, counts), bonus) for b in open_boxes
-            ]
+            return [(b, joker(b) if not face_open else self.box_score(b, counts), bonus) for b in open_boxes]
         # forced Joker: own upper box, else any open lower box, else any open upper box (0)
         if face_open:
             return [(face_box, self.box_score(face_box, counts), bonus)]
@@ -323,26 +323,53 @@ RULE_SETS: dict[str, RuleSet] = {
     r.id: r
     for r in (
         RuleSet(
-            "yahtzee", "Yahtzee (official rules, forced Joker)", _YAHTZEE_BOXES, upper_bonus=35,
-            yahtzee_box="yahtzee", yahtzee_bonus=100, joker="forced", reference_value=254.5877287,
+            "yahtzee",
+            "Yahtzee (official rules, forced Joker)",
+            _YAHTZEE_BOXES,
+            upper_bonus=35,
+            yahtzee_box="yahtzee",
+            yahtzee_bonus=100,
+            joker="forced",
+            reference_value=254.5877287,
         ),
         RuleSet(
-            "yahtzee-free-joker", "Yahtzee with free Joker placement", _YAHTZEE_BOXES, upper_bonus=35,
-            yahtzee_box="yahtzee", yahtzee_bonus=100, joker="free", reference_value=254.5896095,
+            "yahtzee-free-joker",
+            "Yahtzee with free Joker placement",
+            _YAHTZEE_BOXES,
+            upper_bonus=35,
+            yahtzee_box="yahtzee",
+            yahtzee_bonus=100,
+            joker="free",
+            reference_value=254.5896095,
         ),
         RuleSet(
-            "yahtzee-no-joker", "Yahtzee without the Joker rule", _YAHTZEE_BOXES, upper_bonus=35,
-            yahtzee_box="yahtzee", yahtzee_bonus=100, joker="none", reference_value=253.9702412,
+            "yahtzee-no-joker",
+            "Yahtzee without the Joker rule",
+            _YAHTZEE_BOXES,
+            upper_bonus=35,
+            yahtzee_box="yahtzee",
+            yahtzee_bonus=100,
+            joker="none",
+            reference_value=253.9702412,
         ),
         RuleSet(
-            "yahtzee-no-bonus", "Yahtzee without Joker or Yahtzee bonus", _YAHTZEE_BOXES,
-            upper_bonus=35, yahtzee_box="yahtzee", yahtzee_bonus=0, joker="none",
+            "yahtzee-no-bonus",
+            "Yahtzee without Joker or Yahtzee bonus",
+            _YAHTZEE_BOXES,
+            upper_bonus=35,
+            yahtzee_box="yahtzee",
+            yahtzee_bonus=0,
+            joker="none",
             reference_value=245.8707745,
         ),
         RuleSet("yatzy", "Scandinavian Yatzy", _YATZY_BOXES, upper_bonus=50, reference_value=248.4399894),
         RuleSet(
-            "yatzy-forced", "Yatzy filled in card order", _YATZY_BOXES, upper_bonus=50,
-            forced_order=True, reference_value=None,
+            "yatzy-forced",
+            "Yatzy filled in card order",
+            _YATZY_BOXES,
+            upper_bonus=50,
+            forced_order=True,
+            reference_value=None,
         ),
     )
 }

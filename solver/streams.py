@@ -68,7 +68,9 @@ class DailyStream:
 
     def _die(self) -> int:
         while not self._buffer:
-            digest = hashlib.sha256(f"yahtzee-solver daily v{STREAM_VERSION} {self.date} {self._block}".encode()).digest()
+            digest = hashlib.sha256(
+                f"yahtzee-solver daily v{STREAM_VERSION} {self.date} {self._block}".encode()
+            ).digest()
             self._block += 1
             self._buffer = [1 + b % 6 for b in digest if b < 252]
         return self._buffer.pop(0)
@@ -96,7 +98,7 @@ class ListStream:
 def reroll(dice: Sequence[int], held: Sequence[bool], five: Sequence[int]) -> list[int]:
     """New dice after a roll: held positions stay, the others take ``five[0], five[1], ...`` in order."""
     fresh = iter(five)
-    return [d if h else next(fresh) for d, h in zip(dice, held)]
+    return [d if h else next(fresh) for d, h in zip(dice, held, strict=True)]
 
 
 def reroll_keep(keep: Sequence[int], five: Sequence[int]) -> tuple[int, ...]:

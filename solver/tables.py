@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import platform
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import MissingTableError, TableError
+from .fileio import atomic_write, atomic_write_text
 from .rules import RuleSet, get_rules
 
 FORMAT_VERSION = 1
@@ -118,7 +118,9 @@ def load_table(
         if not isinstance(manifest, dict):
             raise ValueError("not a JSON object")
     except (OSError, ValueError) as exc:
-        raise TableError(f"manifest {manifest_path} is unreadable ({exc}); {_rebuild_hint(rules, folder)}") from None
+        raise TableError(
+            f"manifest {manifest_path} is unreadable ({exc}); {_rebuild_hint(rules, folder)}"
+        ) from None
     problems = []
     if manifest.get("format_version") != FORMAT_VERSION:
         problems.append(f"format version {manifest.get('format_version')!r}, expected {FORMAT_VERSION}")
@@ -127,11 +129,15 @@ def load_table(
     if check_hash and manifest.get("sha256") != sha256_file(npy):
         problems.append("sha256 does not match (corrupt or modified file)")
     if problems:
-        raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {_rebuild_hint(rules, folder)}")
+        raise TableError(
+            f"table {npy} does not match its manifest: {'; '.join(problems)}; {_rebuild_hint(rules, folder)}"
+        )
     try:
         values = np.load(npy, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:
-        raise TableError(f"table {npy} is corrupt or truncated ({exc}); {_rebuild_hint(rules, folder)}") from None
+        raise TableError(
+            f"table {npy} is corrupt or truncated ({exc}); {_rebuild_hint(rules, folder)}"
+        ) from None
     if values.shape != expected_shape(rules) or values.dtype != np.float64:
         raise TableError(
             f"table {npy} has shape {values.shape} {values.dtype}, expected {expected_shape(rules)} float64; "
@@ -140,32 +146,12 @@ def load_table(
     return Table(rules, values, manifest, npy)
 
 
-def _atomic_write(path: Path, write) -> None:
-    """Write through ``write(fileobj)`` into a temporary file, then rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    _atomic_write(Path(path), lambda fh: fh.write(text.encode()))
-
-
-def save_table(rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float) -> Table:
+def save_table(
+    rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float
+) -> Table:
     """Write ``values`` and its manifest atomically; returns the loaded table."""
     npy, manifest_path = table_paths(rules, tables_dir)
-    _atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
+    atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
     import numba
 
     manifest = {
@@ -205,7 +191,11 @@ def build_table(
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with tqdm(
-        total=n_masks, desc=f"building {rules.id}", unit="mask", disable=not progress, leave=False,
+        total=n_masks,
+        desc=f"building {rules.id}",
+        unit="mask",
+        disable=not progress,
+        leave=False,
         dynamic_ncols=True,
     ) as bar:
         values = dp.solve(rules, progress=bar.update, threads=threads)
@@ -233,7 +223,11 @@ def verify_table(rules: str | RuleSet, tables_dir=None, tolerance: float = 1e-6)
     problems = []
     value = table.empty_card_value
     if table.manifest.get("empty_card_value") != value:
-        problems.append(f"empty-card value {value} differs from the manifest's {table.manifest.get('empty_card_value')}")
+        problems.append(
+            f"empty-card value {value} differs from the manifest's {table.manifest.get('empty_card_value')}"
+        )
     if rules.reference_value is not None and abs(value - rules.reference_value) > tolerance:
-        problems.append(f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}")
+        problems.append(
+            f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}"
+        )
     return problems

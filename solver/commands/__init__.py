@@ -14,6 +14,8 @@ def add_rules(parser: argparse.ArgumentParser, many: bool = False) -> None:
 
 def add_tables(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--tables", metavar="DIR", default=None,
+        "--tables",
+        metavar="DIR",
+        default=None,
         help="folder of table files (default: $YAHTZEE_TABLES, tables/ of a checkout, or the user cache)",
     )

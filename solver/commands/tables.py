@@ -16,13 +16,17 @@ def register(sub) -> None:
     b.add_argument("--rules", nargs="+", metavar="ID", help="rule sets to build (default: yahtzee)")
     b.add_argument("--all", action="store_true", help="build every rule set")
     b.add_argument("--force", action="store_true", help="rebuild tables that already exist")
-    b.add_argument("--threads", type=int, default=None, help="worker threads (the result does not depend on it)")
+    b.add_argument(
+        "--threads", type=int, default=None, help="worker threads (the result does not depend on it)"
+    )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     add_tables(b)
     b.set_defaults(func=run_build)
 
     v = tsub.add_parser("verify", help="check checksums and reference values")
-    v.add_argument("--rules", nargs="+", metavar="ID", help="rule sets to verify (default: every built table)")
+    v.add_argument(
+        "--rules", nargs="+", metavar="ID", help="rule sets to verify (default: every built table)"
+    )
     add_tables(v)
     v.set_defaults(func=run_verify)
 
@@ -56,7 +60,9 @@ def run_build(args) -> int:
         if not args.force:
             try:
                 table = load_table(rules, args.tables)
-                print(f"{rules.id}: already built ({table.empty_card_value:.7f}) in {table.path}; --force rebuilds")
+                print(
+                    f"{rules.id}: already built ({table.empty_card_value:.7f}) in {table.path}; --force rebuilds"
+                )
                 continue
             except TableError:
                 pass
@@ -75,8 +81,10 @@ def run_verify(args) -> int:
 
     selected = _selected(args, default_all_built=True)
     if not selected:
-        print(f"no tables built in {resolve_dir(args.tables)}; build them with: yahtzee tables build --all",
-              file=sys.stderr)
+        print(
+            f"no tables built in {resolve_dir(args.tables)}; build them with: yahtzee tables build --all",
+            file=sys.stderr,
+        )
         return 1
     failures = 0
     for rules in selected:
