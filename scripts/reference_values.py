@@ -15,9 +15,9 @@ import argparse
 import json
 import sys
 
+from solver.errors import TableError
 from solver.rules import RULE_SETS
 from solver.tables import build_table, load_table
-from solver.errors import TableError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,8 +39,14 @@ def main(argv: list[str] | None = None) -> int:
             table = build_table(rules, args.tables, progress=True)
         value = table.empty_card_value
         ref = rules.reference_value
-        rows.append({"rules": rules.id, "value": value, "reference": ref,
-                     "difference": None if ref is None else value - ref})
+        rows.append(
+            {
+                "rules": rules.id,
+                "value": value,
+                "reference": ref,
+                "difference": None if ref is None else value - ref,
+            }
+        )
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

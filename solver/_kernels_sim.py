@@ -96,16 +96,26 @@ def _roll(base, k, keep, add_die, keep_size):
 @njit(cache=True, inline="always")
 def low_bit_index(bits):
     """Index of the lowest set bit of ``bits`` (0 < bits < 2**36): ``2**k mod 37`` is unique."""
+    # fmt: off
     table = (
         -1, 0, 1, 26, 2, 23, 27, 32, 3, 16, 24, 30, 28, 11, 33, 13, 4, 7, 17, 35, 25, 22, 31, 15, 29,
         10, 12, 6, 34, 21, 14, 9, 5, 20, 8, 19, 18,
     )
+    # fmt: on
     return table[(bits & -bits) % 37]
 
 
 @njit(cache=True, inline="always")
 def legal_boxes(
-    mask, r, flag, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
+    mask,
+    r,
+    flag,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
 ):
     """Where roll ``r`` may go on a card with filled ``mask``: ``(bits, use_joker, bonus)``.
 
@@ -146,8 +156,18 @@ def legal_boxes(
 
 @njit(cache=True)
 def placements_table(
-    masks, rolls, flags, score, joker_score, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus,
-    joker_mode, forced_order, out,
+    masks,
+    rolls,
+    flags,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    out,
 ):
     """For tests: ``out[i, b]`` = score of roll ``rolls[i]`` in box ``b`` if legal else -1;
     ``out[i, n_boxes]`` = the bonus."""
@@ -155,8 +175,15 @@ def placements_table(
     for i in range(masks.shape[0]):
         r = rolls[i]
         bits, use_joker, bonus = legal_boxes(
-            masks[i], r, flags[i], box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus,
-            joker_mode, forced_order,
+            masks[i],
+            r,
+            flags[i],
+            box_face,
+            yahtzee_roll_face,
+            yahtzee_index,
+            yahtzee_bonus,
+            joker_mode,
+            forced_order,
         )
         for b in range(n_boxes):
             if (bits >> b) & 1:
@@ -244,8 +271,26 @@ def _successor_value(succ, b, s, box_face, yahtzee_index, n_flags):
 
 @njit(cache=True, inline="always")
 def _play_table_game(
-    games, i, base, e0, e1, succ, n_flags, add_die, keep_size, subkeeps, n_subkeeps, score, joker_score,
-    box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, tol,
+    games,
+    i,
+    base,
+    e0,
+    e1,
+    succ,
+    n_flags,
+    add_die,
+    keep_size,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    tol,
 ):
     """One turn of game ``i`` from its lane's tables: ``e0``/``e1`` (462,), ``succ`` (6 n_boxes,)."""
     roll_offset = add_die.shape[0] - score.shape[0]
@@ -265,7 +310,15 @@ def _play_table_game(
     m = np.int64(games[i, nb])
     f = _flag(games, i, yahtzee_index, n_flags)
     bits, use_joker, bonus = legal_boxes(
-        m, r, f, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
+        m,
+        r,
+        f,
+        box_face,
+        yahtzee_roll_face,
+        yahtzee_index,
+        yahtzee_bonus,
+        joker_mode,
+        forced_order,
     )
     best = NEG_INF
     rest = bits
@@ -344,9 +397,30 @@ def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
 
 @njit(cache=True, parallel=True)
 def table_turn(
-    values, games, ids, games_out, ids_out, seed_mixed, game0, lane_budget, tol, dp_args,
-    add_die, keep_size, keep_counts, subkeeps, n_subkeeps, score, joker_score, box_face,
-    yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
+    values,
+    games,
+    ids,
+    games_out,
+    ids_out,
+    seed_mixed,
+    game0,
+    lane_budget,
+    tol,
+    dp_args,
+    add_die,
+    keep_size,
+    keep_counts,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
     upper_bonus,
 ):
     """Play one turn of every game with the decisions of the value array ``values``.
@@ -396,7 +470,9 @@ def table_turn(
             nl = group_lane[grp + 1] - a
             e0 = np.empty((n_keeps, nl))
             e1 = np.empty((n_keeps, nl))
-            turn_tables(group_mask[grp], lane_u[a : a + nl], lane_f[a : a + nl], values, *dp_args, e0, e1, no_tracking)
+            turn_tables(
+                group_mask[grp], lane_u[a : a + nl], lane_f[a : a + nl], values, *dp_args, e0, e1, no_tracking
+            )
             for lane in range(nl):
                 row0 = e0_all[a - l0 + lane]
                 row1 = e1_all[a - l0 + lane]
@@ -404,15 +480,39 @@ def table_turn(
                     row0[kk] = e0[kk, lane]
                     row1[kk] = e1[kk, lane]
                 lane_successors(
-                    group_mask[grp], lane_u[a + lane], lane_f[a + lane], values, box_face, yahtzee_index,
-                    upper_threshold, upper_bonus, succ_all[a - l0 + lane],
+                    group_mask[grp],
+                    lane_u[a + lane],
+                    lane_f[a + lane],
+                    values,
+                    box_face,
+                    yahtzee_index,
+                    upper_threshold,
+                    upper_bonus,
+                    succ_all[a - l0 + lane],
                 )
         for j in prange(group_start[g0], group_start[g1]):
             lane = pos_lane[j] - l0
             _play_table_game(
-                games_out, j, stream_base(seed_mixed, game0 + ids_out[j]), e0_all[lane], e1_all[lane],
-                succ_all[lane], n_flags, add_die, keep_size, subkeeps, n_subkeeps, score, joker_score,
-                box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, tol,
+                games_out,
+                j,
+                stream_base(seed_mixed, game0 + ids_out[j]),
+                e0_all[lane],
+                e1_all[lane],
+                succ_all[lane],
+                n_flags,
+                add_die,
+                keep_size,
+                subkeeps,
+                n_subkeeps,
+                score,
+                joker_score,
+                box_face,
+                yahtzee_roll_face,
+                yahtzee_index,
+                yahtzee_bonus,
+                joker_mode,
+                forced_order,
+                tol,
             )
         g0 = g1
     return lane_u.shape[0]
@@ -436,9 +536,27 @@ def _frequent_keep(held, keep_counts, add_die):
 
 @njit(cache=True, inline="always")
 def _play_simple_game(
-    kind, turn, n_flags, games, i, base, add_die, keep_size, keep_counts, subkeeps, n_subkeeps, score,
-    joker_score, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
-    upper_threshold, upper_bonus,
+    kind,
+    turn,
+    n_flags,
+    games,
+    i,
+    base,
+    add_die,
+    keep_size,
+    keep_counts,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
 ):
     roll_offset = add_die.shape[0] - score.shape[0]
     nb = box_face.shape[0]
@@ -464,7 +582,15 @@ def _play_simple_game(
     u = np.int64(games[i, nb + 1])
     f = _flag(games, i, yahtzee_index, n_flags)
     bits, use_joker, bonus = legal_boxes(
-        m, r, f, box_face, yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order,
+        m,
+        r,
+        f,
+        box_face,
+        yahtzee_roll_face,
+        yahtzee_index,
+        yahtzee_bonus,
+        joker_mode,
+        forced_order,
     )
     chosen = -1
     if kind == BOT_RANDOM:
@@ -496,15 +622,50 @@ def _play_simple_game(
 
 @njit(cache=True, parallel=True)
 def simple_turn(
-    kind, turn, n_flags, games, seed_mixed, game0,
-    add_die, keep_size, keep_counts, subkeeps, n_subkeeps, score, joker_score, box_face,
-    yahtzee_roll_face, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold,
+    kind,
+    turn,
+    n_flags,
+    games,
+    seed_mixed,
+    game0,
+    add_die,
+    keep_size,
+    keep_counts,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
     upper_bonus,
 ):
     """Play turn ``turn`` (0-based) of every game with a table-free bot (``BOT_RANDOM``, ``BOT_FREQUENT``)."""
     for i in prange(games.shape[0]):
         _play_simple_game(
-            kind, turn, n_flags, games, i, stream_base(seed_mixed, game0 + i), add_die, keep_size,
-            keep_counts, subkeeps, n_subkeeps, score, joker_score, box_face, yahtzee_roll_face,
-            yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold, upper_bonus,
+            kind,
+            turn,
+            n_flags,
+            games,
+            i,
+            stream_base(seed_mixed, game0 + i),
+            add_die,
+            keep_size,
+            keep_counts,
+            subkeeps,
+            n_subkeeps,
+            score,
+            joker_score,
+            box_face,
+            yahtzee_roll_face,
+            yahtzee_index,
+            yahtzee_bonus,
+            joker_mode,
+            forced_order,
+            upper_threshold,
+            upper_bonus,
         )

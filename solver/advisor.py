@@ -84,14 +84,35 @@ class Option:
     bonus: int = 0
 
     @classmethod
-    def _make(cls, ev, expected_final, regret, best, keep=None, category=None, score=None, bonus=0) -> Option:
-        """Construct without ``__init__``'s per-field frozen assignments (batch results; same object)."""
-        option = object.__new__(cls)
-        object.__setattr__(option, "__dict__", {
-            "ev": ev, "expected_final": expected_final, "regret": regret, "best": best,
-            "keep": keep, "category": category, "score": score, "bonus": bonus,
-        })  # fmt: skip
-        return option
+    def _ranked(
+        cls, evs, base, keeps=None, categories=None, scores=None, bonus: int = 0
+    ) -> tuple[Option, ...]:
+        """Options from their ``ev``s, best first: keeps (``keeps``) or boxes (``categories``, ``scores``).
+
+        ``expected_final``, ``regret`` and ``best`` follow from ``base`` and ``evs[0]``, as in
+        :meth:`Advisor.advise`.  For batch results: built without ``__init__``, whose frozen
+        field-by-field assignments cost more than the rest (the objects are the same).
+        """
+        new, set_attr = object.__new__, object.__setattr__
+        best_ev = evs[0]
+        out = []
+        if keeps is not None:
+            for ev, keep in zip(evs, keeps, strict=True):
+                option, regret = new(cls), best_ev - ev
+                set_attr(option, "__dict__", {
+                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
+                    "keep": keep, "category": None, "score": None, "bonus": 0,
+                })  # fmt: skip
+                out.append(option)
+        else:
+            for ev, category, score in zip(evs, categories, scores, strict=True):
+                option, regret = new(cls), best_ev - ev
+                set_attr(option, "__dict__", {
+                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
+                    "keep": None, "category": category, "score": score, "bonus": bonus,
+                })  # fmt: skip
+                out.append(option)
+        return tuple(out)
 
     @property
     def is_keep(self) -> bool:

@@ -10,21 +10,25 @@ Write your own by subclassing :class:`Bot` (or any object with ``name`` and thes
 methods) and rank it with :func:`solver.simulate.simulate`.  ``rng`` is a
 :class:`random.Random` seeded per game, so a bot that uses only it is reproducible.
 
-Builtin bots (:data:`BOTS`, :func:`get_bot`):
+Builtin bots (:data:`BOTS`, :func:`get_bot`), strongest first, with their means over
+100,000 seeded ``yahtzee`` games (``benchmarks/bench_simulate.py``):
 
-* ``optimal``   -- the table's advice (expected-score optimal; 254.59 under ``yahtzee``).
-* ``heuristic`` -- table-free: a hand-made evaluation of the card (a par value for each
-  open box, an upper-bonus term that follows the 3-of-each-face pace, the worth of an
-  open Yahtzee box and of future Yahtzee bonuses), with the best keeps and box for it
-  computed over the current turn.  It plans for the upper bonus, keeps draws to straights
-  and full houses when they pay, and dumps zeros where they cost least.
-* ``greedy``    -- plays for the most points this turn: the keeps with the best expected
+* ``optimal``   (254.6) -- the table's advice: expected-score optimal.
+* ``heuristic`` (250.5; 242.8 under ``yatzy``) -- no table: a hand-made evaluation of the
+  card (:class:`HeuristicParams`: what each open box is worth, the upper bonus weighted by
+  a chance that follows the three-of-each-face pace, future Yahtzee bonuses) and the best
+  keeps and box for it over the current turn.  It plans for the upper bonus, keeps
+  straight draws and full houses when they pay, and dumps zeros where they cost least.
+* ``greedy``    (217.3) -- the most points this turn: the keeps with the best expected
   score at the end of the turn, then the box that pays most now (upper bonus included),
-  as if the card were worth nothing afterwards (the "greedy" of the literature, ~217).
-* ``frequent``  -- keeps every die of the most frequent face (ties: the higher face), stops
-  only on five of a kind, and scores the box that pays most now.
-* ``random``    -- a uniformly random distinct sub-multiset to keep, then a uniformly
-  random legal box.
+  as if the card were worth nothing afterwards (the "greedy" player of the literature).
+* ``frequent``  (162.4) -- keeps every die of the most frequent face (ties: the higher
+  face), stops only on five of a kind, and scores the box that pays most now.
+* ``random``    (46.5) -- a uniformly random distinct sub-multiset to keep, then a
+  uniformly random legal box.
+
+The table bots (optimal, heuristic, greedy) are one class, :class:`TableBot`, over
+different value arrays; none but ``optimal`` reads a table file.
 
 Ties (options within :data:`TIE_TOLERANCE`): the keep with the most dice (the last of
 ``dice.SUBKEEPS``), the box first in card order.
@@ -40,6 +44,7 @@ import importlib
 import inspect
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +66,9 @@ class Bot:
     #: how :mod:`solver.simulate` can run the bot without Python calls (builtin bots only)
     fast_kind: str | None = None
 
-    def choose_keep(self, card: ScoreCard, dice: Dice, rolls_left: int, rng: random.Random) -> tuple[int, ...]:
+    def choose_keep(
+        self, card: ScoreCard, dice: Dice, rolls_left: int, rng: random.Random
+    ) -> tuple[int, ...]:
         raise NotImplementedError
 
     def choose_box(self, card: ScoreCard, dice: Dice, rng: random.Random) -> str:
@@ -159,29 +166,58 @@ class TableBot(Bot):
 
 
 # --- the heuristic evaluation --------------------------------------------------
-#: Par value of an open box, by scorer (about what the box averages in good play).
-HEURISTIC_BOX_VALUES: dict[str, float] = {
-    "ones": 2.0, "twos": 5.3, "threes": 8.6, "fours": 12.2, "fives": 15.7, "sixes": 19.2,
-    "sum_if_3_kind": 21.7, "sum_if_4_kind": 13.1, "25_if_full_house": 22.6, "30_if_4_run": 29.5,
-    "40_if_5_run": 32.7, "50_if_5_kind": 16.9, "sum": 22.0,
-    "pair": 9.0, "two_pairs": 16.0, "3x_face_3_kind": 12.0, "4x_face_4_kind": 9.5,
-    "15_if_12345": 7.5, "20_if_23456": 9.5, "sum_if_full_house": 14.0,
-}
-#: Upper-bonus chance: logistic in (par still to come - points still needed) / scale.
-HEURISTIC_PAR_PER_FACE = 3.0
-HEURISTIC_BONUS_SCALE = 4.0
-HEURISTIC_BONUS_SHIFT = 0.0
-#: Worth of a Yahtzee box holding 50, per open box (future +100 bonuses).
-HEURISTIC_YAHTZEE_BONUS_PER_TURN = 2.0
+@dataclass(frozen=True)
+class HeuristicParams:
+    """The hand-made evaluation of a card (see :func:`heuristic_values`).
+
+    ``box_values``: what an open box is worth, by box name (about what it averages in good
+    play, raised for boxes that are worth keeping open, lowered for those best taken when
+    they come); the upper bonus counts as ``bonus x P(reach it)`` with
+    ``P = logistic((par still to come - points still needed) / bonus_scale + bonus_shift)``,
+    the par of an open upper box being ``par_per_face x face``; a Yahtzee box holding 50
+    adds ``yahtzee_bonus_per_turn`` per open box (future +100 bonuses).
+    """
+
+    box_values: dict[str, float]
+    par_per_face: float = 3.0
+    bonus_scale: float = 4.0
+    bonus_shift: float = 0.0
+    yahtzee_bonus_per_turn: float = 2.0
 
 
-def heuristic_values(rules: RuleSet | str | None = None) -> np.ndarray:
+#: For the Hasbro family (a ``yahtzee`` box); tuned by simulation, about 250.7 under ``yahtzee``.
+HASBRO_HEURISTIC = HeuristicParams(
+    box_values={
+        "ones": 2.0, "twos": 5.5, "threes": 8.5, "fours": 12.0, "fives": 13.0, "sixes": 15.5,
+        "three_of_a_kind": 21.5, "four_of_a_kind": 16.0, "full_house": 18.5, "small_straight": 29.5,
+        "large_straight": 27.0, "yahtzee": 15.5, "chance": 27.0,
+    },
+)  # fmt: skip
+#: For the Scandinavian family (Yatzy: 15 boxes, no Yahtzee bonus); about 243 under ``yatzy``.
+SCANDINAVIAN_HEURISTIC = HeuristicParams(
+    box_values={
+        "ones": 2.0, "twos": 5.3, "threes": 8.6, "fours": 12.2, "fives": 15.7, "sixes": 19.2,
+        "one_pair": 11.0, "two_pairs": 16.0, "three_of_a_kind": 14.0, "four_of_a_kind": 9.5,
+        "small_straight": 5.0, "large_straight": 8.0, "full_house": 14.0, "chance": 22.0, "yatzy": 12.5,
+    },
+    par_per_face=2.7,
+    bonus_shift=0.35,
+)  # fmt: skip
+
+
+def heuristic_params(rules: RuleSet) -> HeuristicParams:
+    return HASBRO_HEURISTIC if rules.yahtzee_box else SCANDINAVIAN_HEURISTIC
+
+
+def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams | None = None) -> np.ndarray:
     """The heuristic bot's evaluation of every card state, in the layout of a value table.
 
-    ``H[mask, u, f]`` = sum of the par values of the open boxes + upper bonus x the
-    estimated chance to still reach it + future Yahtzee bonuses.  Hand-made, no DP.
+    ``H[mask, u, f]`` = the values of the open boxes + upper bonus x the estimated chance
+    to still reach it + future Yahtzee bonuses (see :class:`HeuristicParams`).  Hand-made
+    and computed in a few milliseconds: no dynamic program, no table file.
     """
     rules = get_rules(rules)
+    p = params or heuristic_params(rules)
     n = rules.n_boxes
     masks = np.arange(1 << n, dtype=np.int64)
     open_value = np.zeros(1 << n)
@@ -190,31 +226,35 @@ def heuristic_values(rules: RuleSet | str | None = None) -> np.ndarray:
     n_open = np.zeros(1 << n)
     for b, box in enumerate(rules.boxes):
         is_open = (masks >> b) & 1 == 0
-        open_value += np.where(is_open, HEURISTIC_BOX_VALUES[box.scorer], 0.0)
+        try:
+            worth = p.box_values[box.name]
+        except KeyError:
+            raise UsageError(f"the heuristic has no value for box {box.name!r} of {rules.id}") from None
+        open_value += np.where(is_open, worth, 0.0)
         n_open += is_open
         if box.is_upper:
-            par_left += np.where(is_open, HEURISTIC_PAR_PER_FACE * box.face, 0.0)
+            par_left += np.where(is_open, p.par_per_face * box.face, 0.0)
             upper_open |= is_open
     u = np.arange(rules.upper_cap + 1, dtype=np.float64)
     need = rules.upper_threshold - u  # points still needed (0 once reached)
-    z = (par_left[:, None] - need[None, :]) / HEURISTIC_BONUS_SCALE + HEURISTIC_BONUS_SHIFT
+    z = (par_left[:, None] - need[None, :]) / p.bonus_scale + p.bonus_shift
     chance = 1.0 / (1.0 + np.exp(-z))
     chance = np.where(upper_open[:, None], chance, 0.0)
     chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
     values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
     base = open_value[:, None] + rules.upper_bonus * chance
     for f in range(rules.n_flags):
-        values[:, :, f] = base + (f * HEURISTIC_YAHTZEE_BONUS_PER_TURN * n_open)[:, None]
+        values[:, :, f] = base + (f * p.yahtzee_bonus_per_turn * n_open)[:, None]
     values[rules.full_mask] = 0.0
     return values
 
 
-def heuristic_table(rules: RuleSet | str | None = None):
+def heuristic_table(rules: RuleSet | str | None = None, params: HeuristicParams | None = None):
     """The heuristic evaluation wrapped as a :class:`~solver.tables.Table` (for an Advisor)."""
     from .tables import Table
 
     rules = get_rules(rules)
-    values = heuristic_values(rules)
+    values = heuristic_values(rules, params)
     values.setflags(write=False)
     return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
 
@@ -233,7 +273,9 @@ def greedy_table(rules: RuleSet | str | None = None):
 def _optimal(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
     from .advisor import Advisor
 
-    return TableBot(Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress), "optimal")
+    return TableBot(
+        Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress), "optimal"
+    )
 
 
 def _heuristic(rules: RuleSet, tables_dir=None, **_) -> Bot:
@@ -307,8 +349,10 @@ def _import_bot(spec: str, rules: RuleSet) -> Bot:
 
 
 def _is_bot(obj) -> bool:
-    return not inspect.isclass(obj) and callable(getattr(obj, "choose_keep", None)) and callable(
-        getattr(obj, "choose_box", None)
+    return (
+        not inspect.isclass(obj)
+        and callable(getattr(obj, "choose_keep", None))
+        and callable(getattr(obj, "choose_box", None))
     )
 
 

@@ -9,9 +9,10 @@ threads, the chunking, nor on which other games are played.
 
 Two engines give the same games:
 
-* numba (builtin bots): all games play turn-synchronously in
-  :mod:`solver._kernels_sim`; the table bots (``optimal``, ``heuristic``) compute the
-  within-turn tables once per distinct state present at each turn;
+* numba (the builtin bots): all games play turn-synchronously in
+  :mod:`solver._kernels_sim`; the table bots (``optimal``, ``heuristic``, ``greedy``)
+  compute the within-turn tables once per distinct card state present at each turn
+  and every game then decides from them, in parallel, on contiguous memory;
 * Python (any :class:`~solver.bots.Bot`): one game after another through
   ``choose_keep``/``choose_box``, every move checked by :class:`~solver.card.ScoreCard`.
   ``rng`` is ``random.Random`` seeded from ``(seed, game)``.
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import dice as D
-from .bots import TIE_TOLERANCE, Bot, bot_name, get_bot
+from .bots import TIE_TOLERANCE, Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
 from .card import ScoreCard
 from .dice import Dice
 from .errors import IllegalMoveError, UsageError
@@ -38,7 +39,7 @@ from .streams import MASK64, SeededStream, mix64, reroll_keep
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (64 bytes each)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 STATE_WIDTH = 32  # int16 columns of a game's state: one 64-byte cache line
-MAX_BOXES = STATE_WIDTH - 4
+MAX_BOXES = 15  # the filled mask is an int16 column
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
 
@@ -127,12 +128,13 @@ def paired(a: SimulationResult, b: SimulationResult) -> dict:
     }
 
 
-def histogram(scores: np.ndarray, width: int = 25) -> tuple[np.ndarray, np.ndarray]:
-    """Counts of scores in bins ``[edge, edge + width)``; the last bin takes the top 0.1%."""
+def histogram(scores: np.ndarray, width: int = 25, top: float = 99.9) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of scores in bins ``[edge, edge + width)``; the last bin also takes every score
+    above the ``top`` percentile (it is open-ended)."""
     lo = int(scores.min()) // width * width
-    top = int(np.percentile(scores, 99.9)) // width * width + width
-    top = max(top, lo + width)
-    edges = np.arange(lo, top + width, width)
+    hi = int(np.percentile(scores, top)) // width * width + width
+    hi = max(hi, lo + width)
+    edges = np.arange(lo, hi + width, width)
     counts = np.bincount(np.minimum((scores - lo) // width, len(edges) - 2), minlength=len(edges) - 1)
     return edges, counts
 
@@ -153,6 +155,17 @@ def _resolve_bot(bot, rules: RuleSet, tables_dir, build_if_missing: bool, progre
     if not (callable(getattr(bot, "choose_keep", None)) and callable(getattr(bot, "choose_box", None))):
         raise UsageError(f"{bot!r} is not a bot (it needs choose_keep and choose_box methods)")
     return bot
+
+
+def fast_kind(bot, rules: RuleSet) -> str | None:
+    """How the numba engine can play ``bot`` ("table", "random", "frequent"), or None.
+
+    Only the builtin classes themselves qualify (a subclass may override their methods),
+    and only for the rule set they were made for, of at most :data:`MAX_BOXES` boxes.
+    """
+    if type(bot) not in (TableBot, RandomBot, FrequentBot) or bot.rules != rules or rules.n_boxes > MAX_BOXES:
+        return None
+    return bot.fast_kind
 
 
 def simulate(
@@ -184,10 +197,12 @@ def simulate(
         raise UsageError(f"games must be 1 or more, got {games}")
     if int(game0) < 0:
         raise UsageError(f"the first game index must be 0 or more, got {game0}")
+    if int(chunk) < 1:
+        raise UsageError(f"chunk must be 1 or more, got {chunk}")
     if engine not in ("auto", "numba", "python"):
         raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
     bot = _resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
-    fast = getattr(bot, "fast_kind", None) if getattr(bot, "rules", rules) == rules else None
+    fast = fast_kind(bot, rules)
     if engine == "numba" and fast is None:
         raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
     use_numba = fast is not None and engine != "python"
@@ -197,19 +212,28 @@ def simulate(
     if progress is True:
         from tqdm import tqdm
 
-        bar = tqdm(total=games, desc=f"{bot_name(bot)} on {rules.id}", unit="game", unit_scale=True,
-                   leave=False, dynamic_ncols=True)
+        bar = tqdm(
+            total=games,
+            desc=f"{bot_name(bot)} on {rules.id}",
+            unit="game",
+            unit_scale=True,
+            leave=False,
+            dynamic_ncols=True,
+        )
         tick = bar.update
     elif callable(progress):
         tick = progress
     else:
+
         def tick(n):
             return None
 
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     try:
         if use_numba:
-            parts = _run_numba(rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, chunk)
+            parts = _run_numba(
+                rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk)
+            )
             engine_used = "numba"
         else:
             parts = _run_python(rules, bot, games, int(seed), int(game0), tick, keep_cards)
@@ -219,8 +243,15 @@ def simulate(
             bar.close()
     wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
     return SimulationResult(
-        rules=rules, bot=bot_name(bot), seed=int(seed), game0=int(game0), threads=n_threads,
-        engine=engine_used, seconds=wall, cpu_seconds=cpu, **parts,
+        rules=rules,
+        bot=bot_name(bot),
+        seed=int(seed),
+        game0=int(game0),
+        threads=n_threads,
+        engine=engine_used,
+        seconds=wall,
+        cpu_seconds=cpu,
+        **parts,
     )
 
 
@@ -231,25 +262,31 @@ def five_of_a_kind_box(rules: RuleSet) -> int:
     return next((b for b, box in enumerate(rules.boxes) if box.scorer == "50_if_5_kind"), -1)
 
 
-def _finish(rules: RuleSet, scores: np.ndarray, nbonus: np.ndarray) -> dict:
-    """Totals and rates of finished cards (``scores`` (N, n_boxes), all filled)."""
-    s = scores.astype(np.int64)
-    upper = s[:, list(rules.upper_indices)].sum(axis=1)
+def _finish(rules: RuleSet, scores: np.ndarray, nbonus: np.ndarray, ids: np.ndarray | None = None) -> dict:
+    """Totals and rates of finished cards: ``scores`` (N, n_boxes) all filled, row ``j`` being
+    game ``ids[j]`` (game ``j`` when ``ids`` is None); the results are in game order."""
+    upper = scores[:, list(rules.upper_indices)].sum(axis=1, dtype=np.int64)
     reached = upper >= rules.upper_threshold
-    total = s.sum(axis=1) + np.where(reached, rules.upper_bonus, 0) + nbonus * rules.yahtzee_bonus
+    nbonus = nbonus.astype(np.int64)
+    total = scores.sum(axis=1, dtype=np.int64) + np.where(reached, rules.upper_bonus, 0)
+    total += nbonus * rules.yahtzee_bonus
     yb = five_of_a_kind_box(rules)
-    yahtzee = s[:, yb] == 50 if yb >= 0 else np.zeros(len(s), dtype=bool)
-    return {
-        "scores": total,
-        "upper_bonus": reached,
-        "yahtzee": yahtzee,
-        "yahtzee_bonuses": nbonus.astype(np.int64),
-        "box_sums": s.sum(axis=0).astype(np.float64),
-    }
+    yahtzee = scores[:, yb] == 50 if yb >= 0 else np.zeros(len(scores), dtype=bool)
+    out = {"scores": total, "upper_bonus": reached, "yahtzee": yahtzee, "yahtzee_bonuses": nbonus}
+    if ids is not None:
+        for key, value in out.items():
+            ordered = np.empty_like(value)
+            ordered[ids] = value
+            out[key] = ordered
+    out["box_sums"] = scores.sum(axis=0, dtype=np.int64).astype(np.float64)
+    return out
 
 
 def _concat(parts: list[dict], keep_cards: bool, cards: list[np.ndarray]) -> dict:
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("scores", "upper_bonus", "yahtzee", "yahtzee_bonuses")}
+    out = {
+        k: np.concatenate([p[k] for p in parts])
+        for k in ("scores", "upper_bonus", "yahtzee", "yahtzee_bonuses")
+    }
     out["box_sums"] = np.sum([p["box_sums"] for p in parts], axis=0)
     out["cards"] = np.concatenate(cards) if keep_cards else None
     return out
@@ -262,8 +299,6 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
     from .dp import kernel_args
 
     nb = rules.n_boxes
-    if nb > MAX_BOXES:
-        raise UsageError(f"the numba engine plays cards of up to {MAX_BOXES} boxes; {rules.id} has {nb}")
     args = sim_args(rules)
     dp_args = kernel_args(rules) if kind == "table" else None
     if kind == "table":
@@ -274,7 +309,7 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
     numba.set_num_threads(n_threads)
     parts, cards = [], []
     try:
-        for c0 in range(0, games, max(1, int(chunk))):
+        for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
             state = np.zeros((n, STATE_WIDTH), dtype=np.int16)  # see _kernels_sim: scores, mask, upper, ...
             state[:, :nb] = -1
@@ -284,8 +319,19 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
             done = 0
             for turn in range(turns):
                 if kind == "table":
-                    K.table_turn(values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, LANE_BUDGET,
-                                 TIE_TOLERANCE, dp_args, *args)
+                    K.table_turn(
+                        values,
+                        state,
+                        ids,
+                        spare,
+                        spare_ids,
+                        seed_mixed,
+                        game0 + c0,
+                        LANE_BUDGET,
+                        TIE_TOLERANCE,
+                        dp_args,
+                        *args,
+                    )
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids
                 else:
                     code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
@@ -293,13 +339,12 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            final = np.empty_like(state)
-            final[ids] = state  # back in game order
-            scores = np.ascontiguousarray(final[:, :nb])
-            parts.append(_finish(rules, scores, final[:, nb + 2]))
+            parts.append(_finish(rules, state[:, :nb], state[:, nb + 2], ids if kind == "table" else None))
             if keep_cards:
-                cards.append(scores)
-            del state, final
+                ordered = np.empty((n, nb), dtype=np.int16)
+                ordered[ids] = state[:, :nb]  # back in game order
+                cards.append(ordered)
+            del state
     finally:
         numba.set_num_threads(previous)
     return _concat(parts, keep_cards, cards)
@@ -309,10 +354,21 @@ def sim_args(rules: RuleSet) -> tuple:
     """The dice layer and rule set as the trailing arguments of the simulation kernels."""
     k = rules.kernel_arrays
     return (
-        D.ADD_DIE, D.KEEP_SIZE, D.KEEP_COUNTS, D.SUBKEEPS, D.N_SUBKEEPS,
-        k["score"], k["joker_score"], k["box_face"], k["yahtzee_roll_face"],
-        k["yahtzee_index"], k["yahtzee_bonus"], k["joker_mode"], k["forced_order"],
-        k["upper_threshold"], k["upper_bonus"],
+        D.ADD_DIE,
+        D.KEEP_SIZE,
+        D.KEEP_COUNTS,
+        D.SUBKEEPS,
+        D.N_SUBKEEPS,
+        k["score"],
+        k["joker_score"],
+        k["box_face"],
+        k["yahtzee_roll_face"],
+        k["yahtzee_index"],
+        k["yahtzee_bonus"],
+        k["joker_mode"],
+        k["forced_order"],
+        k["upper_threshold"],
+        k["upper_bonus"],
     )
 
 
@@ -368,4 +424,3 @@ def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
             pending = 0
     tick(pending)
     return _concat([_finish(rules, scores, nbonus)], keep_cards, [scores])
-

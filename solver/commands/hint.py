@@ -12,7 +12,9 @@ def register(sub) -> None:
     h = sub.add_parser("hint", help="rank every option of a position by expected score")
     h.add_argument("--dice", help="five dice, e.g. 33456 or '3 3 4 5 6'")
     h.add_argument("--rolls-left", type=int, choices=(0, 1, 2), help="rolls left this turn")
-    h.add_argument("--card", default="", help="filled boxes, e.g. 'ones=3,fours=12,yahtzee=50' (default: empty)")
+    h.add_argument(
+        "--card", default="", help="filled boxes, e.g. 'ones=3,fours=12,yahtzee=50' (default: empty)"
+    )
     add_rules(h)
     h.add_argument("--top", type=int, default=5, metavar="N", help="options to show (default 5; 0 = all)")
     h.add_argument("--json", action="store_true", help="print one JSON object")
@@ -75,8 +77,14 @@ def format_advice(advice, top: int = 5) -> str:
     return "\n".join(lines)
 
 
+#: Reading stdin, answer what has come after this many seconds without a new line, so
+#: that a program can write a position and wait for its answer through a pipe.
+STDIN_IDLE_SECONDS = 0.05
+
+
 def run_batch(args) -> int:
-    from ..batch import advise_json_lines
+    """JSON lines in, JSON lines out, answered in batches (see :mod:`solver.batch`)."""
+    from ..batch import advise_json_batches
 
     stream = sys.stdin if args.batch == "-" else None
     if stream is None:
@@ -86,9 +94,14 @@ def run_batch(args) -> int:
             from ..errors import UsageError
 
             raise UsageError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
+    idle = STDIN_IDLE_SECONDS if stream is sys.stdin else None
     with stream:
-        for out in advise_json_lines(stream, default_rules=args.rules, tables_dir=args.tables):
-            sys.stdout.write(out + "\n")
+        for answers in advise_json_batches(
+            stream, default_rules=args.rules, tables_dir=args.tables, idle=idle
+        ):
+            if answers:
+                sys.stdout.write("\n".join(answers) + "\n")
+                sys.stdout.flush()
     return 0
 
 
@@ -98,9 +111,19 @@ def run_value(args) -> int:
     card = ScoreCard.parse(args.card, args.rules)
     ev = _advisor(card.rules, args.tables).card_value(card)
     if args.json:
-        print(json.dumps({"rules": card.rules.id, "card": str(card), "ev": round(ev, 9),
-                          "expected_final": round(card.total + ev, 9)}))
+        print(
+            json.dumps(
+                {
+                    "rules": card.rules.id,
+                    "card": str(card),
+                    "ev": round(ev, 9),
+                    "expected_final": round(card.total + ev, 9),
+                }
+            )
+        )
     else:
-        print(f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, "
-              f"expected still to come {ev:.4f}, expected final {card.total + ev:.4f}")
+        print(
+            f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, "
+            f"expected still to come {ev:.4f}, expected final {card.total + ev:.4f}"
+        )
     return 0

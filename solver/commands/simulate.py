@@ -27,12 +27,21 @@ def register(sub) -> None:
     p.add_argument("--bot", default="optimal", metavar="NAME", help="bot to measure (default: optimal)")
     p.add_argument("--games", type=int, default=100_000, metavar="N", help="games to play (default 100000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="dice seed (default 0)")
-    p.add_argument("--threads", type=int, default=None, metavar="N",
-                   help="worker threads (default: all cores; the scores do not depend on it)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker threads (default: all cores; the scores do not depend on it)",
+    )
     p.add_argument("--vs", metavar="BOT", default=None, help="also play BOT on the same dice and compare")
     p.add_argument("--json", action="store_true", help="print one JSON object (report and settings)")
-    p.add_argument("--hist", metavar="PNG", default=None,
-                   help="write a histogram of final scores (needs matplotlib: pip install 'yahtzee-solver[plot]')")
+    p.add_argument(
+        "--hist",
+        metavar="PNG",
+        default=None,
+        help="write a histogram of final scores (needs matplotlib: pip install 'yahtzee-solver[plot]')",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_tables(p)
     p.set_defaults(func=run_simulate)
@@ -84,9 +93,7 @@ def run_simulate(args) -> int:
     results = []
     for name in [args.bot] + ([args.vs] if args.vs is not None else []):
         bot = get_bot(name, rules, args.tables, build_if_missing=True, progress=progress)
-        results.append(
-            simulate(rules, bot, args.games, args.seed, threads=args.threads, progress=progress)
-        )
+        results.append(simulate(rules, bot, args.games, args.seed, threads=args.threads, progress=progress))
     seconds = time.perf_counter() - start
     pair = paired(results[0], results[1]) if len(results) == 2 else None
     if args.hist:
@@ -109,8 +116,12 @@ def _stats_json(result) -> dict:
         "cpu_seconds": round(result.cpu_seconds, 3),
         "games_per_second": round(result.games / result.seconds, 1) if result.seconds > 0 else None,
         **result.summary(),
-        "histogram": {"bin_width": HIST_BIN, "edges": edges.tolist(), "counts": counts.tolist(),
-                      "last_bin_open": True},
+        "histogram": {
+            "bin_width": HIST_BIN,
+            "edges": edges.tolist(),
+            "counts": counts.tolist(),
+            "last_bin_open": True,
+        },
     }
 
 
@@ -166,7 +177,7 @@ def _summary_lines(result) -> list[str]:
 def _text_histogram(result, bar: int = 50) -> list[str]:
     from ..simulate import histogram
 
-    edges, counts = histogram(result.scores, HIST_BIN)
+    edges, counts = histogram(result.scores, HIST_BIN, top=99.0)
     peak = max(int(counts.max()), 1)
     lines = [f"  histogram of final scores ({HIST_BIN}-point bins; the last bin is open-ended):"]
     mean = float(result.scores.mean())
@@ -223,8 +234,13 @@ def write_histogram(path: str, results) -> None:
     colors = ("tab:blue", "tab:orange")
     for result, color in zip(results, colors, strict=False):
         mean = float(result.scores.mean())
-        ax.hist(np.minimum(result.scores, bins[-1] - 1), bins=bins, alpha=0.55 if len(results) > 1 else 0.85,
-                color=color, label=f"{result.bot} (mean {mean:.2f})")
+        ax.hist(
+            np.minimum(result.scores, bins[-1] - 1),
+            bins=bins,
+            alpha=0.55 if len(results) > 1 else 0.85,
+            color=color,
+            label=f"{result.bot} (mean {mean:.2f})",
+        )
         ax.axvline(mean, color=color, linestyle="--", linewidth=1.5)
     first = results[0]
     ax.set_title(f"{first.rules.id}: final scores of {first.games:,} games (seed {first.seed})")

@@ -1,0 +1,279 @@
+"""Batch advice: the same answers as the numpy advisor, for many positions at once.
+
+``advise_many`` (the turn_tables kernel, or numpy for small batches) against
+``Advisor.advise`` one by one on thousands of random positions of random legal games,
+five-of-a-kind rolls over-represented so that the Joker and bonus paths are hit; the
+JSON lines path (``hint --batch``) against ``--json``; bad lines and order.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import solver.batch as batch
+from solver import dice as D
+from solver.advisor import Advice, Advisor, Position
+from solver.batch import BatchAdvisor, advise_json_lines, advise_many
+from solver.card import ScoreCard
+from solver.cli import main
+from solver.dice import Dice
+from solver.errors import UsageError
+from solver.rules import RULE_SETS, get_rules
+
+EV_TOLERANCE = 1e-9
+
+
+def random_positions(rules, n: int, seed: int, yahtzee_share: float = 0.2) -> list[Position]:
+    """``n`` positions met in random legal games (each turn's card, random dice and rolls left)."""
+    rng = random.Random(seed)
+
+    def roll() -> Dice:
+        if rng.random() < yahtzee_share:
+            return Dice((rng.randint(1, 6),) * 5)
+        return Dice(tuple(rng.randint(1, 6) for _ in range(5)))
+
+    rules = get_rules(rules)
+    out: list[Position] = []
+    while len(out) < n:
+        card = ScoreCard.empty(rules)
+        while not card.is_complete and len(out) < n:
+            out.append(Position(card, roll(), rng.randrange(3)))
+            dice = roll()
+            card = card.score(rng.choice(card.placements(dice)).box, dice)
+    return out
+
+
+def label(option) -> tuple:
+    return (option.keep, option.category, option.score, option.bonus)
+
+
+def assert_same_advice(got: Advice, want: Advice) -> None:
+    """Same options in the same order with ``ev`` within 1e-9.
+
+    Options whose ``ev`` differ by less than 1e-9 may come in either order (float noise
+    between the kernel and numpy; today they agree bit for bit and the order is the same).
+    """
+    assert got.position == want.position
+    assert len(got.options) == len(want.options)
+    want_ev = {label(o): o.ev for o in want.options}
+    for g, w in zip(got.options, want.options, strict=True):
+        assert g.ev == pytest.approx(w.ev, abs=EV_TOLERANCE)
+        if label(g) != label(w):
+            assert abs(want_ev[label(g)] - w.ev) <= EV_TOLERANCE, (got.position, label(g), label(w))
+        assert g.expected_final == pytest.approx(w.expected_final, abs=EV_TOLERANCE)
+        assert g.regret == pytest.approx(w.regret, abs=EV_TOLERANCE)
+        assert g.best == w.best
+    assert {label(o) for o in got.options} == set(want_ev)
+
+
+def assert_same_json(got: dict, want: dict) -> None:
+    """Two ``hint --json`` objects: equal, floats within 2e-9 (each is rounded to 1e-9)."""
+    assert {k: v for k, v in got.items() if k != "options"} == {
+        k: v for k, v in want.items() if k != "options"
+    }
+    assert len(got["options"]) == len(want["options"])
+    for g, w in zip(got["options"], want["options"], strict=True):
+        assert g.keys() == w.keys()
+        for key in g:
+            assert g[key] == (pytest.approx(w[key], abs=2e-9) if isinstance(w[key], float) else w[key])
+
+
+def compare(advisor: Advisor, positions: list[Position]) -> None:
+    got = BatchAdvisor(advisor.table).advise_many(positions)
+    assert len(got) == len(positions)
+    for p, g in zip(positions, got, strict=True):
+        assert g.position is p
+        assert_same_advice(g, advisor.advise(p))
+
+
+@pytest.fixture(scope="module")
+def yahtzee(tables_dir) -> Advisor:
+    return tables_dir.advisor("yahtzee")
+
+
+def test_batch_equals_the_advisor(yahtzee):
+    positions = random_positions("yahtzee", 3000, seed=1)
+    assert sum(p.dice.is_yahtzee and p.card.get("yahtzee") is not None for p in positions) > 100
+    compare(yahtzee, positions)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", sorted(set(RULE_SETS) - {"yahtzee"}))
+def test_batch_equals_the_advisor_for_every_rule_set(tables_dir, rid):
+    compare(tables_dir.advisor(rid), random_positions(rid, 2000, seed=2))
+
+
+def test_numpy_path_for_small_batches(yahtzee, monkeypatch):
+    """Few card states go through the numpy recursion (no numba start-up): same answers."""
+    positions = random_positions("yahtzee", 300, seed=3)
+    via_numpy = BatchAdvisor(yahtzee.table).advise_many(positions)
+    monkeypatch.setattr(batch, "NUMPY_STATES", 0)
+    via_kernel = BatchAdvisor(yahtzee.table).advise_many(positions)
+    for a, b, p in zip(via_numpy, via_kernel, positions, strict=True):
+        assert_same_advice(a, yahtzee.advise(p))
+        assert_same_advice(b, a)
+
+
+def test_kernel_tables_match_the_numpy_recursion(yahtzee):
+    """turn_tables' e0/e1 against TurnValues, and its 5-dice rows against R0 (best placement)."""
+    from solver import _kernels, dp
+    from solver.advisor import TurnValues
+
+    rules, values = yahtzee.rules, np.asarray(yahtzee.table.values)
+    args = dp.kernel_args(rules)
+    rng = np.random.default_rng(4)
+    for mask in [0, rules.full_mask ^ 1, *rng.integers(0, rules.full_mask, 20).tolist()]:
+        lanes = [(u, f) for u in range(64) for f in range(2) if not np.isnan(values[mask, u, f])][:8]
+        lane_u = np.array([u for u, _ in lanes], dtype=np.int64)
+        lane_f = np.array([f for _, f in lanes], dtype=np.int64)
+        e0, e1 = np.empty((D.N_KEEPS, len(lanes))), np.empty((D.N_KEEPS, len(lanes)))
+        _kernels.turn_tables(mask, lane_u, lane_f, values, *args, e0, e1, np.empty((0, 0), dtype=np.int64))
+        for j, state in enumerate(lanes):
+            tv = TurnValues(rules, (mask, *state), values)
+            np.testing.assert_allclose(e0[:, j], tv.e0, rtol=0, atol=EV_TOLERANCE)
+            np.testing.assert_allclose(e1[:, j], tv.e1, rtol=0, atol=EV_TOLERANCE)
+            np.testing.assert_allclose(e0[D.ROLL_OFFSET :, j], tv.r0, rtol=0, atol=EV_TOLERANCE)
+            # V[state] = sum over rolls of P(roll) * best keep value with two rolls left
+            r2 = np.array([e1[D.SUBKEEPS[r, : D.N_SUBKEEPS[r]], j].max() for r in range(D.N_ROLLS)])
+            assert float(D.ROLL_PROB @ r2) == pytest.approx(
+                values[mask, state[0], state[1]], abs=EV_TOLERANCE
+            )
+
+
+def test_advise_many_api(tables_dir, yahtzee):
+    tables_dir.table("yatzy-forced")
+    mixed = random_positions("yahtzee", 40, seed=5) + random_positions("yatzy-forced", 40, seed=6)
+    random.Random(7).shuffle(mixed)
+    got = advise_many(mixed, tables_dir, progress=False)
+    assert [a.position for a in got] == mixed  # input order, whatever the rule sets
+    forced = tables_dir.advisor("yatzy-forced")
+    for a in got:
+        assert_same_advice(a, (yahtzee if a.position.rules.id == "yahtzee" else forced).advise(a.position))
+    assert advise_many([], tables_dir) == []
+    with pytest.raises(TypeError):
+        advise_many(["not a position"], tables_dir)
+    with pytest.raises(UsageError):
+        BatchAdvisor(yahtzee.table).advise_many(random_positions("yatzy-forced", 1, seed=8))
+
+
+def test_lazy_results(yahtzee):
+    positions = random_positions("yahtzee", 50, seed=9)
+    lazy = BatchAdvisor(yahtzee.table).advise_many(positions)
+    for a, p in zip(lazy, positions, strict=True):
+        assert "options" not in a.__dict__  # not built yet
+        best = a.best  # the best option alone
+        assert "options" not in a.__dict__
+        want = yahtzee.advise(p)
+        assert best == want.best
+        assert a.to_json() == want.to_json() and a.decision == want.decision
+        assert a.options is a.options  # built once
+
+
+def test_json_lines_equal_hint_json(yahtzee):
+    positions = random_positions("yahtzee", 400, seed=10)
+    ranked = BatchAdvisor(yahtzee.table).rank(positions)
+    for i, p in enumerate(positions):
+        line = ranked.json_line(i)
+        assert line == json.dumps(ranked.to_json(i))  # the fast writer is json.dumps
+        assert_same_json(json.loads(line), yahtzee.advise(p).to_json())
+
+
+def test_json_lines_order_errors_and_chunks(tables_dir):
+    tables_dir.table("yatzy-forced")
+    good = [
+        {"card": "ones=3", "dice": "33456", "rolls_left": 2},
+        {"rules": "yatzy-forced", "card": "ones=2", "dice": "22345", "rolls_left": 0},
+        {"card": "fours=12,yahtzee=50", "dice": [4, 4, 4, 4, 4], "rolls_left": 0},
+    ]
+    lines = [
+        json.dumps(good[0]),
+        "{broken",
+        "",
+        json.dumps(good[1]),
+        json.dumps({"dice": "33457", "rolls_left": 1}),
+        "   ",
+        json.dumps(good[2]),
+        json.dumps({"dice": "33456", "rolls_left": 3}),
+        json.dumps({"dice": "33456", "rolls_left": 0, "card": "twos=3"}),
+        json.dumps({"dice": "33456", "rolls_left": 0, "rules": "yacht"}),
+    ]
+    for chunk in (1, 2, 3, 1000):
+        out = [json.loads(s) for s in advise_json_lines(lines, tables_dir=tables_dir, chunk=chunk)]
+        assert len(out) == 8  # one per non-blank line, in order
+        assert [("error" in o) for o in out] == [False, True, False, True, False, True, True, True]
+        assert out[1]["error"].startswith("line 2:")
+        assert out[3]["error"].startswith("line 5:") and "7" in out[3]["error"]
+        assert out[5]["error"].startswith("line 8:") and "3" in out[5]["error"]
+        assert "twos=3" in out[6]["error"] and "yacht" in out[7]["error"]
+        for o, g in zip([out[0], out[2], out[4]], good, strict=True):
+            p = Position.parse(g.get("card", ""), g["dice"], g["rolls_left"], g.get("rules"))
+            assert_same_json(o, tables_dir.advisor(p.rules).advise(p).to_json())
+        assert all(opt["bonus"] == 100 for opt in out[4]["options"])
+
+
+def test_hint_batch_stdin_good_and_bad_lines(capsys, monkeypatch, tables_dir):
+    tdir = str(tables_dir)
+    positions = random_positions("yahtzee", 30, seed=11)
+    lines = [
+        json.dumps({"card": str(p.card), "dice": str(p.dice), "rolls_left": p.rolls_left}) for p in positions
+    ]
+    lines.insert(7, '{"dice": "1234", "rolls_left": 2}')
+    lines.insert(15, "[1, 2]")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    code = main(["hint", "--batch", "-", "--tables", tdir])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    results = [json.loads(s) for s in out.splitlines()]
+    assert len(results) == 32
+    assert set(results[7]) == {"error"} and "1234" in results[7]["error"] and "line 8" in results[7]["error"]
+    assert set(results[15]) == {"error"} and "line 16" in results[15]["error"]
+    answers = [r for i, r in enumerate(results) if i not in (7, 15)]
+    for p, r in zip(positions, answers, strict=True):
+        assert (r["card"], r["dice"], r["rolls_left"]) == (str(p.card), str(p.dice), p.rolls_left)
+    # the same line through --json gives the same object
+    p = positions[0]
+    code = main(["hint", "--dice", str(p.dice), "--rolls-left", str(p.rolls_left), "--card", str(p.card),
+                 "--json", "--tables", tdir])  # fmt: skip
+    assert code == 0
+    assert_same_json(answers[0], json.loads(capsys.readouterr().out))
+
+
+def test_hint_batch_answers_a_waiting_program(tables_dir, tmp_path):
+    """Through a pipe: write a position, read its answer, write the next (no EOF in between)."""
+    import select
+    import subprocess
+
+    tables_dir.table("yahtzee")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver", "hint", "--batch", "-", "--tables", str(tables_dir)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        for line in (
+            '{"dice": "33456", "rolls_left": 2, "card": "ones=3"}',
+            '{"dice": "1234", "rolls_left": 2}',
+        ):
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 60)
+            assert ready, "no answer while the input stays open"
+            answer = json.loads(proc.stdout.readline())
+            assert ("options" in answer) == ("1234" not in line)
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+        assert proc.stdout.read() == ""
+    finally:
+        proc.kill()
+
+
+@given(st.one_of(st.floats(0, 2e5), st.floats(0, 1e-3), st.integers(0, 10**14).map(lambda k: k / 1e9)))
+def test_fast_json_float_is_json_dumps_of_round(x):
+    assert batch._json9(x) == json.dumps(round(x, 9))
