@@ -1,4 +1,5 @@
-r"""Numba kernels of the dynamic program (private; the Python layer validates and allocates).
+r"""All numba kernels: the dynamic program, then the batch simulator (private; the Python
+layer validates and allocates).
 
 State between turns: ``(mask, u, f)`` -- ``mask`` the filled boxes (bit ``i`` = box
 ``i`` in card order), ``u`` the upper total capped at the bonus threshold, ``f``
@@ -616,3 +617,671 @@ def turn_tables(
     for k in range(roll_offset, n_keeps):
         for j in range(nl):
             e1[k, j] = e0[k, j]
+
+
+# ============================================================================
+# Batch simulation
+#
+# Numba kernels of the batch simulator (private; :mod:`solver.simulate` validates and allocates).
+#
+# Games are played turn-synchronously: each call plays one turn of every game.  Game ``i``
+# (global index ``game0 + i``) is row ``i`` of one int16 array ``games`` (N, W), W >=
+# n_boxes + 4, so that a game's whole state is one cache line: columns ``0 .. B-1`` the
+# box scores (-1 while open), then ``B`` the filled mask, ``B+1`` the upper total (not
+# capped), ``B+2`` the extra-Yahtzee bonuses, ``B+3`` the dice drawn from its stream.
+# (int16 holds the mask of up to 15 boxes.)
+#
+# Dice (see :mod:`solver.streams`, seeded stream version 1): the ``k``-th die of game ``g``
+# under seed ``s`` is ``1 + (((h >> 11) * 6) >> 53)`` with ``h = mix(base[g] ^ k)`` and
+# ``base[g] = mix(mix(s) ^ g)``, ``mix`` the SplitMix64 step.  Every roll takes the next
+# five dice; the rerolled dice take the first of them in order (held dice discard theirs),
+# so the multiset after a roll is ``keep + first (5 - |keep|) of the five``.
+#
+# Table bots (``table_turn``; optimal, heuristic, greedy) decide from a value array
+# ``V[mask, u, f]`` as the DP does: per turn the games are grouped by ``mask`` (counting
+# sort), the distinct lanes ``(u, f)`` present in each group get their within-turn tables
+# from :func:`solver._kernels.turn_tables` (in parallel over masks), then every game plays
+# its turn from those tables (in parallel over games).  Ties are broken with a tolerance
+# ``tol`` so that float noise cannot flip a decision: among keeps whose value is within
+# ``tol`` of the best, the **last** sub-keep of ``dice.SUBKEEPS`` (most dice kept); among
+# boxes within ``tol``, the **first** in card order -- the same choice as
+# ``Advisor.advise(...)`` options flagged ``best``.
+#
+# Simple bots (``simple_turn``; random and frequent) need no tables.  The random bot draws
+# its choices from a second stream per game, ``mix(mix(base[g] ^ RANDOM_DOMAIN) ^ j)``
+# with ``j = 8 * turn + decision``, uniform over the distinct sub-keeps / legal boxes.
+#
+# Every game writes only its own rows and its decisions depend only on its own stream, so
+# results are identical for any thread count, chunking or game order.  No fastmath.
+# ============================================================================
+
+RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
+BOT_RANDOM = 0
+BOT_FREQUENT = 1
+
+
+# --- dice streams ---------------------------------------------------------
+@njit(cache=True, inline="always")
+def mix64(x):
+    """SplitMix64 step (uint64 in, uint64 out); twin of :func:`solver.streams.mix64`."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def die_of(base, k):
+    """The ``k``-th die of the game whose stream base is ``base`` (uint64)."""
+    h = mix64(base ^ np.uint64(k))
+    return 1 + np.int64(((h >> np.uint64(11)) * np.uint64(6)) >> np.uint64(53))
+
+
+@njit(cache=True, inline="always")
+def stream_base(seed_mixed, game):
+    """Stream base of game ``game``: ``mix(seed_mixed ^ game)`` where ``seed_mixed = mix(seed)``."""
+    return mix64(seed_mixed ^ np.uint64(game))
+
+
+@njit(cache=True)
+def stream_dice(seed_mixed, game0, k0, out):
+    """``out[i, j]`` = die ``k0 + j`` of game ``game0 + i`` (for tests against :mod:`solver.streams`)."""
+    for i in range(out.shape[0]):
+        base = stream_base(seed_mixed, game0 + i)
+        for j in range(out.shape[1]):
+            out[i, j] = die_of(base, k0 + j)
+
+
+@njit(cache=True, inline="always")
+def _uniform(base, j, n):
+    """A uniform integer in ``0 .. n-1`` from the ``j``-th value of a decision stream."""
+    h = mix64(base ^ np.uint64(j))
+    return np.int64(((h >> np.uint64(11)) * np.uint64(n)) >> np.uint64(53))
+
+
+@njit(cache=True, inline="always")
+def _roll(base, k, keep, add_die, keep_size):
+    """Keep index of ``keep`` plus the first ``5 - |keep|`` of dice ``k .. k+4`` (a 5-dice keep)."""
+    n_new = 5 - keep_size[keep]
+    for i in range(n_new):
+        keep = add_die[keep, die_of(base, k + i) - 1]
+    return keep
+
+
+# --- placements -----------------------------------------------------------
+@njit(cache=True, inline="always")
+def low_bit_index(bits):
+    """Index of the lowest set bit of ``bits`` (0 < bits < 2**36): ``2**k mod 37`` is unique."""
+    # fmt: off
+    table = (
+        -1, 0, 1, 26, 2, 23, 27, 32, 3, 16, 24, 30, 28, 11, 33, 13, 4, 7, 17, 35, 25, 22, 31, 15, 29,
+        10, 12, 6, 34, 21, 14, 9, 5, 20, 8, 19, 18,
+    )
+    # fmt: on
+    return table[(bits & -bits) % 37]
+
+
+@njit(cache=True, inline="always")
+def legal_boxes(
+    mask,
+    r,
+    flag,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+):
+    """Where roll ``r`` may go on a card with filled ``mask``: ``(bits, use_joker, bonus)``.
+
+    ``bits`` has bit ``b`` set for each legal box; box ``b`` then scores
+    ``joker_score[r, b]`` when ``use_joker`` else ``score[r, b]``; ``bonus`` is the
+    extra-Yahtzee bonus earned (``flag`` = the Yahtzee box holds 50).  Same rules as
+    :meth:`solver.rules.RuleSet.placements` and the DP kernel.
+    """
+    n_boxes = box_face.shape[0]
+    open_bits = ~mask & ((1 << n_boxes) - 1)
+    if forced_order:
+        open_bits &= -open_bits
+    face_of_roll = yahtzee_roll_face[r]
+    joker = face_of_roll > 0 and yahtzee_index >= 0 and (mask >> yahtzee_index) & 1 == 1
+    if not joker:
+        return open_bits, False, 0
+    bonus = yahtzee_bonus if flag == 1 else 0
+    if joker_mode == 0:
+        return open_bits, False, bonus
+    face_bits = 0
+    lower_bits = 0
+    for b in range(n_boxes):
+        if box_face[b] == face_of_roll:
+            face_bits |= 1 << b
+        elif box_face[b] == 0:
+            lower_bits |= 1 << b
+    face_bits &= open_bits
+    lower_bits &= open_bits
+    if joker_mode == 2:  # free: any open box; fixed Joker scores when the face box is filled
+        return open_bits, face_bits == 0, bonus
+    # forced Joker: own upper box, else any open lower box, else any open upper box (scores 0)
+    if face_bits:
+        return face_bits, True, bonus
+    if lower_bits:
+        return lower_bits, True, bonus
+    return open_bits, True, bonus
+
+
+@njit(cache=True)
+def placements_table(
+    masks,
+    rolls,
+    flags,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    out,
+):
+    """For tests: ``out[i, b]`` = score of roll ``rolls[i]`` in box ``b`` if legal else -1;
+    ``out[i, n_boxes]`` = the bonus."""
+    n_boxes = box_face.shape[0]
+    for i in range(masks.shape[0]):
+        r = rolls[i]
+        bits, use_joker, bonus = legal_boxes(
+            masks[i],
+            r,
+            flags[i],
+            box_face,
+            yahtzee_roll_face,
+            yahtzee_index,
+            yahtzee_bonus,
+            joker_mode,
+            forced_order,
+        )
+        for b in range(n_boxes):
+            if (bits >> b) & 1:
+                out[i, b] = joker_score[r, b] if use_joker else score[r, b]
+            else:
+                out[i, b] = -1
+        out[i, n_boxes] = bonus
+
+
+@njit(cache=True, inline="always")
+def _apply(games, i, b, s, bonus, box_face):
+    """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
+    nb = box_face.shape[0]
+    games[i, b] = s
+    games[i, nb] = games[i, nb] | (1 << b)
+    if box_face[b] > 0:
+        games[i, nb + 1] += s
+    if bonus > 0:
+        games[i, nb + 2] += 1
+
+
+@njit(cache=True, inline="always")
+def _flag(games, i, yahtzee_index, n_flags):
+    """1 when the DP state's flag is set: the Yahtzee box holds 50 (and a bonus exists)."""
+    if n_flags == 2 and games[i, yahtzee_index] == 50:
+        return 1
+    return 0
+
+
+# --- table bots (optimal, heuristic) ---------------------------------------
+@njit(cache=True, inline="always")
+def _best_keep(ev, r, roll_offset, subkeeps, n_subkeeps, tol):
+    """The keep of roll ``r`` with the largest ``ev`` (ties within ``tol``: the last sub-keep)."""
+    best = NEG_INF
+    n = n_subkeeps[r]
+    for j in range(n):
+        v = ev[subkeeps[r, j]]
+        if v > best:
+            best = v
+    for j in range(n - 1, -1, -1):
+        k = subkeeps[r, j]
+        if ev[k] >= best - tol:
+            return k
+    return roll_offset + r
+
+
+@njit(cache=True)
+def lane_successors(m, u, f, values, box_face, yahtzee_index, upper_threshold, upper_bonus, out):
+    """What each placement of state ``(m, u, f)`` leads to, as in the DP's ``R0``.
+
+    ``out`` (n_boxes * 6,): for an open upper box ``b`` and ``c`` dice of its face,
+    ``out[6b + c]`` = ``c * face`` + the upper bonus if now reached + ``V`` of the next
+    state; for the Yahtzee box (with a bonus flag) ``out[6b]`` = ``V`` after a 0 and
+    ``out[6b + 1]`` = 50 + ``V`` after a 50; for any other box ``out[6b]`` = ``V`` of the
+    next state (the score is added per roll).  Filled boxes are left as they are.
+    """
+    cap = values.shape[1] - 1
+    for b in range(box_face.shape[0]):
+        if (m >> b) & 1:
+            continue
+        nxt = values[m | (1 << b)]
+        face = box_face[b]
+        if face > 0:
+            for c in range(6):
+                s = c * face
+                extra = upper_bonus if (u < upper_threshold and u + s >= upper_threshold) else 0
+                out[6 * b + c] = s + extra + nxt[min(u + s, cap), f]
+        elif b == yahtzee_index and values.shape[2] == 2:
+            out[6 * b] = nxt[u, 0]
+            out[6 * b + 1] = 50.0 + nxt[u, 1]
+        else:
+            out[6 * b] = nxt[u, f]
+
+
+@njit(cache=True, inline="always")
+def _successor_value(succ, b, s, box_face, yahtzee_index, n_flags):
+    """Value of putting score ``s`` in box ``b`` (before any extra-Yahtzee bonus)."""
+    face = box_face[b]
+    if face > 0:
+        return succ[6 * b + s // face]
+    if b == yahtzee_index and n_flags == 2:
+        return succ[6 * b + 1] if s == 50 else succ[6 * b]
+    return s + succ[6 * b]
+
+
+@njit(cache=True, inline="always")
+def _play_table_game(
+    games,
+    i,
+    base,
+    e0,
+    e1,
+    succ,
+    n_flags,
+    add_die,
+    keep_size,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    tol,
+):
+    """One turn of game ``i`` from its lane's tables: ``e0``/``e1`` (462,), ``succ`` (6 n_boxes,)."""
+    roll_offset = add_die.shape[0] - score.shape[0]
+    nb = box_face.shape[0]
+    k = np.int64(games[i, nb + 3])
+    held = _roll(base, k, 0, add_die, keep_size)
+    k += 5
+    for rolls_left in range(2, 0, -1):
+        ev = e1 if rolls_left == 2 else e0
+        keep = _best_keep(ev, held - roll_offset, roll_offset, subkeeps, n_subkeeps, tol)
+        if keep == held:
+            break
+        held = _roll(base, k, keep, add_die, keep_size)
+        k += 5
+    games[i, nb + 3] = k
+    r = held - roll_offset
+    m = np.int64(games[i, nb])
+    f = _flag(games, i, yahtzee_index, n_flags)
+    bits, use_joker, bonus = legal_boxes(
+        m,
+        r,
+        f,
+        box_face,
+        yahtzee_roll_face,
+        yahtzee_index,
+        yahtzee_bonus,
+        joker_mode,
+        forced_order,
+    )
+    best = NEG_INF
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        s = joker_score[r, b] if use_joker else score[r, b]
+        best = max(best, _successor_value(succ, b, s, box_face, yahtzee_index, n_flags))
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        s = joker_score[r, b] if use_joker else score[r, b]
+        if _successor_value(succ, b, s, box_face, yahtzee_index, n_flags) >= best - tol:
+            _apply(games, i, b, s, bonus, box_face)
+            return
+
+
+@njit(cache=True)
+def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
+    """Sort games by mask and find the lanes ``(u, f)`` present in each mask.
+
+    Returns ``order`` (games grouped by mask, ascending; by game within a group),
+    ``group_mask``, ``group_start`` (offsets into ``order``), ``group_lane`` (offsets
+    into the lane arrays), ``lane_u``, ``lane_f`` and ``pos_lane`` (the lane of
+    ``order[j]``).
+    """
+    n = games.shape[0]
+    count = np.zeros(n_masks + 1, dtype=np.int64)
+    for i in range(n):
+        count[games[i, n_boxes] + 1] += 1
+    n_groups = 0
+    for m in range(n_masks):
+        if count[m + 1] > 0:
+            n_groups += 1
+        count[m + 1] += count[m]
+    group_mask = np.empty(n_groups, dtype=np.int64)
+    group_start = np.empty(n_groups + 1, dtype=np.int64)
+    j = 0
+    for m in range(n_masks):
+        if count[m + 1] > count[m]:
+            group_mask[j] = m
+            group_start[j] = count[m]
+            j += 1
+    group_start[n_groups] = n
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        m = games[i, n_boxes]
+        order[count[m]] = i
+        count[m] += 1
+    n_keys = (cap + 1) * n_flags
+    key_lane = np.full(n_keys, -1, dtype=np.int64)
+    lane_u = np.empty(min(n, n_groups * n_keys), dtype=np.int64)
+    lane_f = np.empty(lane_u.shape[0], dtype=np.int64)
+    pos_lane = np.empty(n, dtype=np.int64)
+    group_lane = np.empty(n_groups + 1, dtype=np.int64)
+    n_lanes = 0
+    for grp in range(n_groups):
+        group_lane[grp] = n_lanes
+        for j in range(group_start[grp], group_start[grp + 1]):
+            i = order[j]
+            u = min(np.int64(games[i, n_boxes + 1]), cap)
+            f = _flag(games, i, yahtzee_index, n_flags)
+            key = u * n_flags + f
+            if key_lane[key] < 0:
+                key_lane[key] = n_lanes
+                lane_u[n_lanes] = u
+                lane_f[n_lanes] = f
+                n_lanes += 1
+            pos_lane[j] = key_lane[key]
+        for lane in range(group_lane[grp], n_lanes):
+            key_lane[lane_u[lane] * n_flags + lane_f[lane]] = -1
+    group_lane[n_groups] = n_lanes
+    return order, group_mask, group_start, group_lane, lane_u[:n_lanes], lane_f[:n_lanes], pos_lane
+
+
+@njit(cache=True, parallel=True)
+def table_turn(
+    values,
+    games,
+    ids,
+    games_out,
+    ids_out,
+    seed_mixed,
+    game0,
+    lane_budget,
+    tol,
+    dp_args,
+    add_die,
+    keep_size,
+    keep_counts,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+):
+    """Play one turn of every game with the decisions of the value array ``values``.
+
+    ``values`` (2**n_boxes, threshold + 1, n_flags) float64: the optimal table, or any
+    evaluation of a card state in the same layout (the heuristic bot).  ``games`` (N, W)
+    int16: the game states (see the module docstring), row ``j`` being game
+    ``game0 + ids[j]`` of the stream of seed ``s`` (``seed_mixed = mix(s)``, uint64).
+    The games are first gathered into ``games_out``/``ids_out`` sorted by mask (so
+    that the games of one state are played from contiguous memory), then played
+    there; the inputs are left as they were.
+    ``dp_args`` is the tuple ``dp.kernel_args(rules)``, passed on to
+    :func:`solver._kernels.turn_tables`; the arrays after it are ``simulate.sim_args``'s.
+    Masks are handled in batches of at most ``lane_budget`` lanes (bounding the
+    tables' memory: 2 x 462 floats per lane).  Returns the number of lanes computed.
+    """
+    n_keeps = add_die.shape[0]
+    nb = box_face.shape[0]
+    cap = values.shape[1] - 1
+    n_flags = values.shape[2]
+    order, group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = _group_games(
+        games, nb, values.shape[0], cap, n_flags, yahtzee_index
+    )
+    width_state = games.shape[1]
+    for j in prange(games.shape[0]):
+        i = order[j]
+        ids_out[j] = ids[i]
+        for c in range(width_state):
+            games_out[j, c] = games[i, c]
+    n_groups = group_mask.shape[0]
+    max_group = 0
+    for grp in range(n_groups):
+        max_group = max(max_group, group_lane[grp + 1] - group_lane[grp])
+    width = max(min(lane_budget, lane_u.shape[0]), max_group)
+    e0_all = np.empty((width, n_keeps))
+    e1_all = np.empty((width, n_keeps))
+    succ_all = np.zeros((width, 6 * nb))
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    g0 = 0
+    while g0 < n_groups:
+        g1 = g0 + 1
+        while g1 < n_groups and group_lane[g1 + 1] - group_lane[g0] <= width:
+            g1 += 1
+        l0 = group_lane[g0]
+        for grp in prange(g0, g1):
+            a = group_lane[grp]
+            nl = group_lane[grp + 1] - a
+            e0 = np.empty((n_keeps, nl))
+            e1 = np.empty((n_keeps, nl))
+            turn_tables(
+                group_mask[grp], lane_u[a : a + nl], lane_f[a : a + nl], values, *dp_args, e0, e1, no_tracking
+            )
+            for lane in range(nl):
+                row0 = e0_all[a - l0 + lane]
+                row1 = e1_all[a - l0 + lane]
+                for kk in range(n_keeps):
+                    row0[kk] = e0[kk, lane]
+                    row1[kk] = e1[kk, lane]
+                lane_successors(
+                    group_mask[grp],
+                    lane_u[a + lane],
+                    lane_f[a + lane],
+                    values,
+                    box_face,
+                    yahtzee_index,
+                    upper_threshold,
+                    upper_bonus,
+                    succ_all[a - l0 + lane],
+                )
+        for j in prange(group_start[g0], group_start[g1]):
+            lane = pos_lane[j] - l0
+            _play_table_game(
+                games_out,
+                j,
+                stream_base(seed_mixed, game0 + ids_out[j]),
+                e0_all[lane],
+                e1_all[lane],
+                succ_all[lane],
+                n_flags,
+                add_die,
+                keep_size,
+                subkeeps,
+                n_subkeeps,
+                score,
+                joker_score,
+                box_face,
+                yahtzee_roll_face,
+                yahtzee_index,
+                yahtzee_bonus,
+                joker_mode,
+                forced_order,
+                tol,
+            )
+        g0 = g1
+    return lane_u.shape[0]
+
+
+# --- simple bots (random, frequent) -------------------------------------------
+@njit(cache=True, inline="always")
+def _frequent_keep(held, keep_counts, add_die):
+    """Frequent: keep every die of the most frequent face (ties: the higher face)."""
+    best_face = 0
+    best_n = -1
+    for f in range(keep_counts.shape[1]):
+        if keep_counts[held, f] >= best_n:
+            best_n = keep_counts[held, f]
+            best_face = f
+    keep = 0
+    for _ in range(best_n):
+        keep = add_die[keep, best_face]
+    return keep
+
+
+@njit(cache=True, inline="always")
+def _play_simple_game(
+    kind,
+    turn,
+    n_flags,
+    games,
+    i,
+    base,
+    add_die,
+    keep_size,
+    keep_counts,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+):
+    roll_offset = add_die.shape[0] - score.shape[0]
+    nb = box_face.shape[0]
+    rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
+    j = 8 * turn
+    k = np.int64(games[i, nb + 3])
+    held = _roll(base, k, 0, add_die, keep_size)
+    k += 5
+    for _rolls_left in range(2, 0, -1):
+        r = held - roll_offset
+        if kind == BOT_RANDOM:
+            keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r])]
+            j += 1
+        else:
+            keep = _frequent_keep(held, keep_counts, add_die)
+        if keep == held:
+            break
+        held = _roll(base, k, keep, add_die, keep_size)
+        k += 5
+    games[i, nb + 3] = k
+    r = held - roll_offset
+    m = np.int64(games[i, nb])
+    u = np.int64(games[i, nb + 1])
+    f = _flag(games, i, yahtzee_index, n_flags)
+    bits, use_joker, bonus = legal_boxes(
+        m,
+        r,
+        f,
+        box_face,
+        yahtzee_roll_face,
+        yahtzee_index,
+        yahtzee_bonus,
+        joker_mode,
+        forced_order,
+    )
+    chosen = -1
+    if kind == BOT_RANDOM:
+        n_legal = 0
+        rest = bits
+        while rest:
+            rest &= rest - 1
+            n_legal += 1
+        rest = bits
+        for _ in range(_uniform(rbase, j, n_legal)):
+            rest &= rest - 1
+        chosen = low_bit_index(rest)
+    else:  # frequent: the box that pays most now (upper bonus included); ties: card order
+        best = -1
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = joker_score[r, b] if use_joker else score[r, b]
+            gain = s
+            if box_face[b] > 0 and u < upper_threshold and u + s >= upper_threshold:
+                gain += upper_bonus
+            if gain > best:
+                best = gain
+                chosen = b
+    s = joker_score[r, chosen] if use_joker else score[r, chosen]
+    _apply(games, i, chosen, s, bonus, box_face)
+
+
+@njit(cache=True, parallel=True)
+def simple_turn(
+    kind,
+    turn,
+    n_flags,
+    games,
+    seed_mixed,
+    game0,
+    add_die,
+    keep_size,
+    keep_counts,
+    subkeeps,
+    n_subkeeps,
+    score,
+    joker_score,
+    box_face,
+    yahtzee_roll_face,
+    yahtzee_index,
+    yahtzee_bonus,
+    joker_mode,
+    forced_order,
+    upper_threshold,
+    upper_bonus,
+):
+    """Play turn ``turn`` (0-based) of every game with a table-free bot (``BOT_RANDOM``, ``BOT_FREQUENT``)."""
+    for i in prange(games.shape[0]):
+        _play_simple_game(
+            kind,
+            turn,
+            n_flags,
+            games,
+            i,
+            stream_base(seed_mixed, game0 + i),
+            add_die,
+            keep_size,
+            keep_counts,
+            subkeeps,
+            n_subkeeps,
+            score,
+            joker_score,
+            box_face,
+            yahtzee_roll_face,
+            yahtzee_index,
+            yahtzee_bonus,
+            joker_mode,
+            forced_order,
+            upper_threshold,
+            upper_bonus,
+        )

@@ -10,7 +10,7 @@ threads, the chunking, nor on which other games are played.
 Two engines give the same games:
 
 * numba (the builtin bots): all games play turn-synchronously in
-  :mod:`solver._kernels_sim`; the table bots (``optimal``, ``heuristic``, ``greedy``)
+  :mod:`solver._kernels`; the table bots (``optimal``, ``heuristic``, ``greedy``)
   compute the within-turn tables once per distinct card state present at each turn
   and every game then decides from them, in parallel, on contiguous memory;
 * Python (any :class:`~solver.bots.Bot`): one game after another through
@@ -295,7 +295,7 @@ def _concat(parts: list[dict], keep_cards: bool, cards: list[np.ndarray]) -> dic
 def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
     import numba
 
-    from . import _kernels_sim as K
+    from . import _kernels as K
     from .dp import kernel_args
 
     nb = rules.n_boxes
@@ -311,7 +311,9 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
     try:
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
-            state = np.zeros((n, STATE_WIDTH), dtype=np.int16)  # see _kernels_sim: scores, mask, upper, ...
+            state = np.zeros(
+                (n, STATE_WIDTH), dtype=np.int16
+            )  # see _kernels (simulation): scores, mask, upper, ...
             state[:, :nb] = -1
             ids = np.arange(n, dtype=np.int64)
             if kind == "table":  # the kernel sorts the games by state into the spare buffers

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import _kernels_sim as K
+from solver import _kernels as K
 from solver import dice as D
 from solver.bots import Bot, get_bot
 from solver.card import ScoreCard
