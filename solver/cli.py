@@ -14,7 +14,15 @@ import sys
 
 from .errors import SolverError
 
-COMMAND_MODULES = ("hint", "tables", "simulate", "play", "review")
+# command word -> module of solver.commands that registers it
+COMMAND_MODULES = {
+    "hint": "hint",
+    "value": "hint",
+    "tables": "tables",
+    "simulate": "simulate",
+    "play": "play",
+    "review": "review",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,7 +32,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``command`` only that command's module is imported.
+
+    Registering a command may import what its help text needs, so ``yahtzee hint``
+    registers just ``hint`` and starts fast; ``yahtzee --help`` registers all.
+    """
     from . import __version__
 
     parser = _Parser(
@@ -34,20 +47,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"yahtzee-solver {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f".commands.{name}", __package__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.commands.{name}":
-                raise
-            continue
-        module.register(sub)
+    if command in COMMAND_MODULES:
+        modules = [COMMAND_MODULES[command]]
+    else:
+        modules = list(dict.fromkeys(COMMAND_MODULES.values()))
+    for name in modules:
+        importlib.import_module(f".commands.{name}", __package__).register(sub)
     return parser
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The command word of ``argv`` (the first argument not starting with '-')."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (tests call it in-process)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse --help / usage errors

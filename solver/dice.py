@@ -67,17 +67,17 @@ def _build_arrays():
     prob = np.zeros(N_ROLLS, dtype=np.float64)
     subkeeps = np.full((N_ROLLS, 2**N_DICE), -1, dtype=np.int64)
     n_sub = np.zeros(N_ROLLS, dtype=np.int64)
-    for r, roll in enumerate(ROLLS):
+    for r in range(N_ROLLS):
         ways = math.factorial(N_DICE)
         for c in counts[ROLL_OFFSET + r]:
             ways //= math.factorial(int(c))
         prob[r] = ways / N_FACES**N_DICE
-        subs = sorted(
-            {tuple(sorted(c)) for n in range(N_DICE + 1) for c in itertools.combinations(roll, n)},
-            key=KEEP_INDEX.__getitem__,
-        )
+    # the sub-multisets of a roll are the keeps with no more of any face (in keep order)
+    contained = (counts[None, :, :] <= counts[ROLL_OFFSET:, None, :]).all(axis=2)
+    for r in range(N_ROLLS):
+        subs = np.flatnonzero(contained[r])
         n_sub[r] = len(subs)
-        subkeeps[r, : len(subs)] = [KEEP_INDEX[s] for s in subs]
+        subkeeps[r, : len(subs)] = subs
     for a in (counts, size, add, remove, prob, subkeeps, n_sub):
         a.setflags(write=False)
     return counts, size, add, remove, prob, subkeeps, n_sub

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +151,8 @@ def save_table(
     """Write ``values`` and its manifest atomically; returns the loaded table."""
     npy, manifest_path = table_paths(rules, tables_dir)
     atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
+    import platform
+
     import numba
 
     manifest = {
