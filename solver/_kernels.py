@@ -54,23 +54,15 @@ NEG_INF = -np.inf
 ONE_SIXTH = 1.0 / 6.0
 
 
+RULE_ARGS = (
+    "add_die drop_one n_drop roll_prob score joker_score box_face yahtzee_roll_face pos_boxes n_pos "
+    "yahtzee_index yahtzee_bonus joker_mode forced_order upper_threshold upper_bonus"
+).split()
+"""Names of the rule-tuple ``rt`` entries (``dp.kernel_args``), in order."""
+
+
 @njit(cache=True)
-def _successors(
-    mask,
-    first,
-    m,
-    col,
-    lane_u,
-    lane_f,
-    values,
-    box_face,
-    yahtzee_index,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-    succ,
-    open_boxes,
-):
+def _successors(mask, first, m, col, lane_u, lane_f, values, rt, succ, open_boxes):
     """Successor values for lanes ``first .. first+m`` (one mask) in columns ``col .. col+m``.
 
     ``succ[b * 6 + c, col + j]``: for an allowed box ``b`` -- upper box: ``c`` dice of
@@ -80,6 +72,8 @@ def _successors(
     (filled, or not next under forced order) hold -inf.  Fills ``open_boxes`` with the
     allowed boxes and returns how many there are.
     """
+    box_face, yahtzee_index, forced_order = rt[6], rt[10], rt[13]
+    upper_threshold, upper_bonus = rt[14], rt[15]
     n_boxes = box_face.shape[0]
     n_flags = values.shape[2]
     cap = values.shape[1] - 1
@@ -127,32 +121,15 @@ def _candidate(b, s, box_face, yahtzee_index):
 
 
 @njit(cache=True)
-def _exact_roll(
-    r,
-    mask,
-    m,
-    col,
-    first,
-    lane_f,
-    open_boxes,
-    n_open,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    succ,
-    x,
-    best_box,
-):
+def _exact_roll(r, mask, m, col, first, lane_f, open_boxes, n_open, rt, succ, x, best_box):
     """R0 of roll ``r`` for lanes ``first .. first+m`` of ``mask`` (columns ``col ..``), any roll.
 
     Applies the Joker placement rules and the Yahtzee bonus to a five-of-a-kind when
     the Yahtzee box is filled.  ``best_box[r, col + j]`` gets the chosen box (lowest
     index among equals) unless ``best_box`` has zero rows.
     """
+    score, joker_score, box_face, yahtzee_roll_face = rt[4], rt[5], rt[6], rt[7]
+    yahtzee_index, yahtzee_bonus, joker_mode = rt[10], rt[11], rt[12]
     row = x.shape[0] - score.shape[0] + r
     face_of_roll = yahtzee_roll_face[r]
     joker = face_of_roll > 0 and yahtzee_index >= 0 and (mask >> yahtzee_index) & 1
@@ -207,30 +184,7 @@ def _segment_end(lane_mask, first, hi):
 
 
 @njit(cache=True)
-def _block_final_values(
-    lo,
-    hi,
-    lane_mask,
-    lane_u,
-    lane_f,
-    values,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    pos_boxes,
-    n_pos,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-    x,
-    succ,
-    work,
-    open_boxes,
-):
+def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, rt, x, succ, work, open_boxes):
     """R0 of every lane of a block (lanes ``lo .. hi``, several masks) into the roll rows of ``x``.
 
     An ordinary roll may go in any allowed box, so with -inf in the rows of boxes a
@@ -240,29 +194,17 @@ def _block_final_values(
     (rows 1, 2 of ``work``): an in-place one compiles to slow masked stores.
     Five-of-a-kind rolls (Joker rules) go through :func:`_exact_roll` per mask.
     """
+    score, box_face, yahtzee_roll_face, pos_boxes, n_pos = rt[4], rt[6], rt[7], rt[8], rt[9]
+    yahtzee_index, forced_order = rt[10], rt[13]
     nl = hi - lo
     n_boxes = box_face.shape[0]
     n_rolls = score.shape[0]
     roll_offset = x.shape[0] - n_rolls
     first = lo
     while first < hi:
-        mask = lane_mask[first]
         last = _segment_end(lane_mask, first, hi)
         _successors(
-            mask,
-            first,
-            last - first,
-            first - lo,
-            lane_u,
-            lane_f,
-            values,
-            box_face,
-            yahtzee_index,
-            forced_order,
-            upper_threshold,
-            upper_bonus,
-            succ,
-            open_boxes,
+            lane_mask[first], first, last - first, first - lo, lane_u, lane_f, values, rt, succ, open_boxes
         )
         first = last
     for j in range(nl):
@@ -303,13 +245,7 @@ def _block_final_values(
                     lane_f,
                     open_boxes,
                     n_open,
-                    score,
-                    joker_score,
-                    box_face,
-                    yahtzee_roll_face,
-                    yahtzee_index,
-                    yahtzee_bonus,
-                    joker_mode,
+                    rt,
                     succ,
                     x,
                     no_tracking,
@@ -379,63 +315,13 @@ def _best_subkeep(x, y, drop_one, n_drop):
 
 
 @njit(cache=True)
-def _solve_block(
-    lo,
-    hi,
-    lane_mask,
-    lane_u,
-    lane_f,
-    values,
-    add_die,
-    drop_one,
-    n_drop,
-    roll_prob,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    pos_boxes,
-    n_pos,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-    x,
-    y,
-    succ,
-    work,
-    open_boxes,
-):
+def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, rt, x, y, succ, work, open_boxes):
     """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
+    add_die, drop_one, n_drop, roll_prob, score = rt[0], rt[1], rt[2], rt[3], rt[4]
     nl = hi - lo
     n_rolls = score.shape[0]
     roll_offset = add_die.shape[0] - n_rolls
-    _block_final_values(
-        lo,
-        hi,
-        lane_mask,
-        lane_u,
-        lane_f,
-        values,
-        score,
-        joker_score,
-        box_face,
-        yahtzee_roll_face,
-        pos_boxes,
-        n_pos,
-        yahtzee_index,
-        yahtzee_bonus,
-        joker_mode,
-        forced_order,
-        upper_threshold,
-        upper_bonus,
-        x,
-        succ,
-        work,
-        open_boxes,
-    )
+    _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, rt, x, succ, work, open_boxes)
     _average_keeps(x, add_die)
     _best_subkeep(x, y, drop_one, n_drop)  # y: R1 on roll rows
     _average_keeps(y, add_die)
@@ -451,43 +337,21 @@ def _solve_block(
 
 
 @njit(cache=True, parallel=True)
-def solve_lanes(
-    block_starts,
-    lane_mask,
-    lane_u,
-    lane_f,
-    values,
-    add_die,
-    drop_one,
-    n_drop,
-    roll_prob,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    pos_boxes,
-    n_pos,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-    n_chunks,
-):
+def solve_lanes(block_starts, lane_mask, lane_u, lane_f, values, rt, n_chunks):
     """Solve the lanes of one level, block ``i`` being lanes ``block_starts[i] .. block_starts[i+1]``.
 
     ``lane_mask``/``lane_u``/``lane_f`` (n,) int64, sorted by mask; ``values``
     (2**n_boxes, threshold + 1, n_flags) float64 is written in place at the lanes; all
-    masks with more filled boxes must be solved already.  Blocks are dealt to
-    ``n_chunks`` parallel chunks, each with its own scratch (allocated once, not per block).
+    masks with more filled boxes must be solved already.  ``rt`` is the rule tuple
+    (``dp.kernel_args``, names in :data:`RULE_ARGS`).  Blocks are dealt to ``n_chunks``
+    parallel chunks, each with its own scratch (allocated once, not per block).
     """
     n_blocks = block_starts.shape[0] - 1
     width = 0
     for i in range(n_blocks):
         width = max(width, block_starts[i + 1] - block_starts[i])
-    n_keeps = add_die.shape[0]
-    n_boxes = box_face.shape[0]
+    n_keeps = rt[0].shape[0]
+    n_boxes = rt[6].shape[0]
     for c in prange(n_chunks):
         x_buf = np.empty(n_keeps * width)
         y_buf = np.empty(n_keeps * width)
@@ -497,35 +361,9 @@ def solve_lanes(
         for i in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
             lo = block_starts[i]
             hi = block_starts[i + 1]
-            _solve_block(
-                lo,
-                hi,
-                lane_mask,
-                lane_u,
-                lane_f,
-                values,
-                add_die,
-                drop_one,
-                n_drop,
-                roll_prob,
-                score,
-                joker_score,
-                box_face,
-                yahtzee_roll_face,
-                pos_boxes,
-                n_pos,
-                yahtzee_index,
-                yahtzee_bonus,
-                joker_mode,
-                forced_order,
-                upper_threshold,
-                upper_bonus,
-                x_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo)),  # C-contiguous: vectorises
-                y_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo)),
-                succ,
-                work,
-                open_boxes,
-            )
+            x = x_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo))  # C-contiguous: vectorises
+            y = y_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo))
+            _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, rt, x, y, succ, work, open_boxes)
 
 
 @njit(cache=True)
@@ -556,61 +394,32 @@ def turn_tables(
 ):
     """Within-turn decision tables of one mask for the given lanes (for bots and batch advice).
 
-    ``lane_u``/``lane_f`` (nl,) int64: the states ``(u, f)`` wanted.  Outputs,
-    caller-allocated:
+    Called as ``turn_tables(mask, lane_u, lane_f, values, *dp.kernel_args(rules), e0, e1,
+    best_box)``.  ``lane_u``/``lane_f`` (nl,) int64: the states ``(u, f)`` wanted.
+    Outputs, caller-allocated:
 
     * ``e0`` (462, nl) float64 -- value of keeping K and rerolling the rest with one
       roll left (then scoring); for 5-dice keeps, the value of scoring that roll now;
     * ``e1`` (462, nl) float64 -- the same with two rolls left; 5-dice keeps as in ``e0``;
     * ``best_box`` (252, nl) int64 -- the box to fill with each roll and no rolls left
-      (the lowest box index among equal values).
+      (the lowest box index among equal values), unless it has zero rows.
 
     The best keep for roll ``r`` with 2 (1) rolls left is the sub-keep of ``r``
     (``dice.SUBKEEPS``) with the largest ``e1`` (``e0``); ties go to the first.
     """
+    rt = (
+        add_die, drop_one, n_drop, roll_prob, score, joker_score, box_face, yahtzee_roll_face, pos_boxes,
+        n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold, upper_bonus,
+    )  # fmt: skip
     nl = lane_u.shape[0]
     n_keeps = add_die.shape[0]
     n_boxes = box_face.shape[0]
     roll_offset = n_keeps - score.shape[0]
     succ = np.empty((n_boxes * 6, nl))
     open_boxes = np.empty(n_boxes, dtype=np.int64)
-    n_open = _successors(
-        mask,
-        0,
-        nl,
-        0,
-        lane_u,
-        lane_f,
-        values,
-        box_face,
-        yahtzee_index,
-        forced_order,
-        upper_threshold,
-        upper_bonus,
-        succ,
-        open_boxes,
-    )
+    n_open = _successors(mask, 0, nl, 0, lane_u, lane_f, values, rt, succ, open_boxes)
     for r in range(score.shape[0]):
-        _exact_roll(
-            r,
-            mask,
-            nl,
-            0,
-            0,
-            lane_f,
-            open_boxes,
-            n_open,
-            score,
-            joker_score,
-            box_face,
-            yahtzee_roll_face,
-            yahtzee_index,
-            yahtzee_bonus,
-            joker_mode,
-            succ,
-            e0,
-            best_box,
-        )
+        _exact_roll(r, mask, nl, 0, 0, lane_f, open_boxes, n_open, rt, succ, e0, best_box)
     _average_keeps(e0, add_die)
     _best_subkeep(e0, e1, drop_one, n_drop)
     _average_keeps(e1, add_die)

@@ -167,7 +167,7 @@ def solve(
             (lane_mask, lane_u, lane_f), (copy_mask, copy_u, copy_from) = level_lanes(rules, masks)
             starts = np.append(np.arange(0, len(lane_mask), BLOCK_LANES), len(lane_mask)).astype(np.int64)
             n_chunks = min(len(starts) - 1, 8 * numba.get_num_threads())
-            _kernels.solve_lanes(starts, lane_mask, lane_u, lane_f, values, *args, n_chunks)
+            _kernels.solve_lanes(starts, lane_mask, lane_u, lane_f, values, args, n_chunks)
             values[copy_mask, copy_u] = values[copy_mask, copy_from]
             if progress is not None:
                 progress(len(masks))
