@@ -7,8 +7,10 @@
     and ``hint --batch``'s JSON lines path;
 (b) ``yahtzee hint --dice 33456 --rolls-left 2 --card ones=3`` as a subprocess with the
     table present: wall seconds, median of ``--hint-runs`` (the bar is 0.3 s), and
-    whether that process imports numba (it must not);
-(c) ``Advisor.advise`` in-process: a new card state (numpy turn recursion) and a cached one.
+    whether that process imports numba or numpy (it must not: the table is read through
+    ``mmap`` and the turn recursion is plain Python);
+(c) ``Advisor.advise`` in-process: a new card state (the plain-Python turn recursion, on
+    the light table reader and on the numpy memmap) and a cached one.
 
     python benchmarks/bench_advice.py [--positions 200000] [--repeat 3] [--hint-runs 10] [--tables DIR]
 """
@@ -128,36 +130,39 @@ def bench_hint(tables_dir, runs: int) -> None:
         capture_output=True,
         text=True,
     )
-    print(f"    numba imported by hint: {'YES' if imports_numba(trace.stderr) else 'no'}")
+    for package in ("numba", "numpy"):
+        print(f"    {package} imported by hint: {'YES' if imports(trace.stderr, package) else 'no'}")
 
 
-def imports_numba(importtime_log: str) -> bool:
-    """Whether a ``python -X importtime`` log shows numba (or a module of it) being imported."""
+def imports(importtime_log: str, package: str) -> bool:
+    """Whether a ``python -X importtime`` log shows ``package`` (or a module of it) being imported."""
     for line in importtime_log.splitlines():
         if line.startswith("import time:"):
             module = line.rsplit("|", 1)[-1].strip()
-            if module == "numba" or module.startswith("numba."):
+            if module == package or module.startswith(package + "."):
                 return True
     return False
 
 
 def bench_single(rules, tables_dir, n: int = 300) -> None:
-    advisor = Advisor.load(rules, tables_dir)
     positions = random_positions(rules, n, seed=7)
-    fresh = []
-    for p in positions:
-        advisor._cache.clear()
-        _, wall, _ = timed(lambda p=p: advisor.advise(p))
-        fresh.append(wall)
+    print(f"(c) Advisor.advise in-process ({n} positions)")
+    for light in (True, False):
+        advisor = Advisor.load(rules, tables_dir, light=light)
+        fresh = []
+        for p in positions:
+            advisor._cache.clear()
+            _, wall, _ = timed(lambda p=p, advisor=advisor: advisor.advise(p))
+            fresh.append(wall)
+        reader = "light reader (hint)" if light else "numpy memmap"
+        print(f"    new card state, {reader + ':':<21}median {statistics.median(fresh) * 1e3:.2f} ms")
     cached = []
     p = Position.parse("ones=3", "33456", 2, rules)
     advisor.advise(p)
     for _ in range(n):
         _, wall, _ = timed(lambda: advisor.advise(p))
         cached.append(wall)
-    print(f"(c) Advisor.advise in-process ({n} positions)")
-    print(f"    new card state: median {statistics.median(fresh) * 1e3:.2f} ms")
-    print(f"    cached state:   median {statistics.median(cached) * 1e3:.3f} ms")
+    print(f"    cached state:                         median {statistics.median(cached) * 1e3:.3f} ms")
 
 
 def main() -> None:

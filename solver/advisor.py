@@ -11,17 +11,18 @@ boxes the roll may legally go in.  Each option carries
 * ``regret``         -- best ``ev`` minus this ``ev`` (0 for the best),
 * ``best``           -- whether it is best (within 1e-9).
 
-This module uses numpy only (no numba), so a single ``hint`` starts fast.  The
-turn recursion is the one of :mod:`solver._kernels`, written over the 462 keeps
-with numpy fancy indexing; batch work goes through :mod:`solver.batch`.
+This module is plain Python (no numpy, no numba), so a single ``hint`` starts
+fast: the turn recursion of :mod:`solver._kernels` for one card state, written
+over the 462 keeps as lists, takes about half a millisecond.  Batch work goes
+through :mod:`solver.batch`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import numpy as np
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from . import dice as D
 from .card import ScoreCard
@@ -30,13 +31,13 @@ from .errors import IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
 from .tables import Table
 
-TIE_TOLERANCE = 1e-9
+if TYPE_CHECKING:
+    import numpy as np
 
-_KEEPS_BY_SIZE = [np.flatnonzero(D.KEEP_SIZE == s) for s in range(D.N_DICE + 1)]
-_ADD_BY_SIZE = [np.ascontiguousarray(D.ADD_DIE[keeps].T) for keeps in _KEEPS_BY_SIZE]
+    from .tables import ValueFile
+
+TIE_TOLERANCE = 1e-9
 ONE_SIXTH = 1.0 / D.N_FACES
-_PAD = D.N_KEEPS  # index of an extra -inf slot for "no such sub-keep"
-_REMOVE_PADDED = np.where(D.REMOVE_DIE < 0, _PAD, D.REMOVE_DIE)
 
 
 @dataclass(frozen=True)
@@ -229,29 +230,42 @@ class Advice:
 
 
 class TurnValues:
-    """The within-turn values of one card state, all numpy.
+    """The within-turn values of one card state, as lists of floats.
 
-    ``r0`` (252,) -- best placement value of each roll with no rolls left;
-    ``e0`` / ``e1`` (462,) -- value of holding keep K and rerolling the rest with
+    ``r0`` (252) -- best placement value of each roll with no rolls left;
+    ``e0`` / ``e1`` (462) -- value of holding keep K and rerolling the rest with
     1 / 2 rolls left (for 5-dice keeps: the value of stopping and scoring now,
     ``r0``); ``value`` -- the state value before rolling.  All in expected
-    points still to come.
+    points still to come.  ``values`` is a table's ``values``, a numpy array or a
+    :class:`~solver.tables.ValueFile`: only single entries ``values[mask, u, f]`` are read.
+
+    The arithmetic is the kernel's, term by term (the six ``E(K + face)`` summed in face
+    order, then times ``ONE_SIXTH``; the Yahtzee bonus added last), so ``e0``, ``e1`` and
+    ``r0`` are bit-identical to :func:`solver._kernels.turn_tables` and near-ties rank the
+    same way on every path.
     """
 
-    def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray):
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | ValueFile):
         self.rules, self.state, self.values = rules, state, values
-        x = np.full(D.N_KEEPS + 1, -np.inf)
-        x[D.ROLL_OFFSET : D.N_KEEPS] = self._final_roll_values()
-        self.r0 = x[D.ROLL_OFFSET : D.N_KEEPS].copy()
+        self.r0 = self._final_roll_values()
+        x = [0.0] * D.ROLL_OFFSET + self.r0
         _average(x)
-        self.e0 = x[: D.N_KEEPS].copy()
+        self.e0 = x.copy()
         _best_subkeep(x)
         _average(x)
-        self.e1 = x[: D.N_KEEPS].copy()
         # keeping all five means stopping now, whatever the rolls left
-        self.e1[D.ROLL_OFFSET :] = self.r0
+        self.e1 = x[: D.ROLL_OFFSET] + self.r0
+        self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
+
+    @cached_property
+    def value(self) -> float:
+        """``sum_r P(r) R2(r)``: the table's value of this state (up to rounding in the last bits)."""
+        x = self._x
         _best_subkeep(x)
-        self.value = float(D.ROLL_PROB @ x[D.ROLL_OFFSET : D.N_KEEPS])
+        total = 0.0
+        for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True):
+            total += p * v
+        return total
 
     def placements(self, dice: Dice) -> list[tuple[int, int, int]]:
         """Legal ``(box, score, bonus)`` for a roll in this state (see :meth:`RuleSet.placements`)."""
@@ -269,31 +283,37 @@ class TurnValues:
             upper = min(upper + score, rules.upper_cap)
         if box == rules.yahtzee_index and rules.n_flags == 2:
             flag = 1 if score == 50 else 0
-        # the Yahtzee bonus last, as the kernel adds it (same bits, see _average)
+        # the Yahtzee bonus last, as the kernel adds it (same bits)
         return gain + float(self.values[mask | (1 << box), upper, flag]) + bonus
 
-    def _final_roll_values(self) -> np.ndarray:
+    def _final_roll_values(self) -> list[float]:
         rules = self.rules
         mask, upper, flag = self.state
-        score = rules.score_table
+        values = self.values
         cap, thr = rules.upper_cap, rules.upper_threshold
-        best = np.full(D.N_ROLLS, -np.inf)
+        yb = rules.yahtzee_index
         open_boxes = [b for b in range(rules.n_boxes) if not mask >> b & 1]
         if rules.forced_order:
             open_boxes = open_boxes[:1]
+        columns = []  # per open box: the value of placing each roll there
         for b in open_boxes:
-            s = score[:, b]
-            nxt = self.values[mask | (1 << b)]
+            nxt = mask | (1 << b)
+            scores = rules.possible_scores[b]  # each score once (a few more do no harm)
             if rules.boxes[b].is_upper:
-                new_upper = upper + s
-                gain = s + np.where((upper < thr) & (new_upper >= thr), rules.upper_bonus, 0)
-                cand = gain + nxt[np.minimum(new_upper, cap), flag]
-            elif b == rules.yahtzee_index and rules.n_flags == 2:
-                cand = s + np.where(s == 50, nxt[upper, 1], nxt[upper, 0])
+                cand = {}
+                for s in scores:
+                    gain = s + rules.upper_bonus if upper < thr <= upper + s else s
+                    cand[s] = gain + float(values[nxt, min(upper + s, cap), flag])
+            elif b == yb and rules.n_flags == 2:
+                cand = {s: s + float(values[nxt, upper, 1 if s == 50 else 0]) for s in scores}
             else:
-                cand = s + nxt[upper, flag]
-            np.maximum(best, cand, out=best)
-        yb = rules.yahtzee_index
+                v = float(values[nxt, upper, flag])
+                cand = {s: s + v for s in scores}
+            columns.append(list(map(cand.__getitem__, rules.scores_by_box[b])))
+        if len(columns) > 1:
+            best = list(map(max, *columns))
+        else:  # one box to fill (or none: a full card, nothing to roll for)
+            best = columns[0] if columns else [float("-inf")] * D.N_ROLLS
         if yb >= 0 and mask >> yb & 1:  # a Yahtzee now follows the Joker and bonus rules
             for face in range(1, D.N_FACES + 1):
                 roll = Dice((face,) * D.N_DICE)
@@ -301,26 +321,35 @@ class TurnValues:
         return best
 
 
-def _average(x: np.ndarray) -> None:
-    # the kernel's arithmetic, term by term (faces in order, then times 1/6), so that
-    # both paths give bit-identical values and rank near-ties the same way
-    for size in range(D.N_DICE - 1, -1, -1):
-        keeps = _KEEPS_BY_SIZE[size]
-        add = _ADD_BY_SIZE[size]
-        total = x[add[0]] + x[add[1]]
-        for face in range(2, D.N_FACES):
-            total += x[add[face]]
-        x[keeps] = total * ONE_SIXTH
+def _average(x: list[float]) -> None:
+    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than 5 dice.
+
+    The kernel's arithmetic, term by term (faces in order, then times 1/6), so that
+    every path gives bit-identical values and ranks near-ties the same way.  ``K + face``
+    always has a larger index than ``K``, so one pass downwards sees finished values.
+    """
+    for k in range(D.ROLL_OFFSET - 1, -1, -1):
+        a, b, c, d, e, f = D.KEEP_PLUS[k]
+        x[k] = (x[a] + x[b] + x[c] + x[d] + x[e] + x[f]) * ONE_SIXTH
 
 
-def _best_subkeep(x: np.ndarray) -> None:
-    for size in range(1, D.N_DICE + 1):
-        keeps = _KEEPS_BY_SIZE[size]
-        x[keeps] = np.maximum(x[keeps], x[_REMOVE_PADDED[keeps]].max(axis=1))
+def _best_subkeep(x: list[float]) -> None:
+    """In place: B(K) = max(x(K), max over faces of K of B(K - face)), keeps in index order."""
+    minus = D.KEEP_MINUS
+    for k in range(1, D.N_KEEPS):
+        best = x[k]
+        for j in minus[k]:
+            if x[j] > best:
+                best = x[j]
+        x[k] = best
 
 
 class Advisor:
-    """Ranks options using a rule set's table (numpy only; see :mod:`solver.batch` for bulk)."""
+    """Ranks options using a rule set's table (plain Python; see :mod:`solver.batch` for bulk).
+
+    The table may be loaded with ``light=True`` (see :func:`solver.tables.load_table`): a
+    single hint then never imports numpy.
+    """
 
     def __init__(self, table: Table):
         self.table = table
@@ -329,11 +358,21 @@ class Advisor:
 
     @classmethod
     def load(
-        cls, rules=None, tables_dir=None, *, build_if_missing: bool = False, progress: bool = True
+        cls,
+        rules=None,
+        tables_dir=None,
+        *,
+        build_if_missing: bool = False,
+        progress: bool = True,
+        light: bool = False,
     ) -> Advisor:
+        """The advisor of a rule set's table; ``light``: read it without numpy (see
+        :func:`~solver.tables.load_table`), as a single hint does."""
         from .tables import get_table
 
-        return cls(get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress))
+        return cls(
+            get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress, light=light)
+        )
 
     def turn(self, card: ScoreCard) -> TurnValues:
         """Within-turn values of the card's state (a few cached)."""
@@ -372,9 +411,8 @@ class Advisor:
                 )
         else:
             ev = tv.e0 if position.rolls_left == 1 else tv.e1
-            r = dice.index
-            for k in D.SUBKEEPS[r, : D.N_SUBKEEPS[r]][::-1]:
-                raw.append((float(ev[k]), {"keep": D.KEEPS[k]}))
+            for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
+                raw.append((ev[k], {"keep": D.KEEPS[k]}))
         best_ev = max(v for v, _ in raw)
         order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
         options = tuple(

@@ -6,8 +6,20 @@ are indexed by size first (0, 1, ..., 5 dice), then lexicographically by their
 sorted faces, so the 252 rolls are the keeps ``ROLL_OFFSET .. 461`` and roll
 index ``r`` is keep index ``ROLL_OFFSET + r``.
 
-The arrays below are the whole dice layer used by the solver (all built once
-at import, in a few milliseconds, with plain Python):
+The dice layer is built once at import, in a few milliseconds, as plain Python
+tuples (what a single hint needs, without numpy):
+
+* ``KEEPS``          (462) sorted faces of each keep; ``ROLLS = KEEPS[ROLL_OFFSET:]``
+* ``KEEP_FACE_COUNTS`` (462) how many dice of each face 1..6 a keep holds
+* ``KEEP_PLUS``      (210) for each keep of fewer than 5 dice, the keep index of
+  ``K + face`` for faces 1..6 (always a larger index: one more die)
+* ``KEEP_MINUS``     (462) the keep indices of ``K - face`` for the distinct faces
+  of ``K``, in face order (always smaller indices)
+* ``ROLL_PROBS``     (252) probability of each roll from five fresh dice
+* ``ROLL_SUBKEEPS``  (252) the distinct sub-multisets of each roll, in keep order
+
+The same as numpy arrays, for the kernels and batch work, made on first use
+(``import numpy`` costs more than the rest of a hint):
 
 * ``KEEP_COUNTS``  (462, 6) int64   -- how many dice of each face 1..6 a keep holds
 * ``KEEP_SIZE``    (462,)   int64   -- number of dice in a keep
@@ -23,9 +35,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import sys
 from dataclasses import dataclass
-
-import numpy as np
 
 from .errors import DiceError
 
@@ -46,44 +57,76 @@ N_KEEPS = len(KEEPS)  # 462
 ROLL_OFFSET = sum(1 for k in KEEPS if len(k) < N_DICE)  # 210
 N_ROLLS = N_KEEPS - ROLL_OFFSET  # 252
 ROLLS: tuple[tuple[int, ...], ...] = KEEPS[ROLL_OFFSET:]
+_FACES = range(1, N_FACES + 1)
 
 
-def _build_arrays():
-    counts = np.zeros((N_KEEPS, N_FACES), dtype=np.int64)
-    size = np.zeros(N_KEEPS, dtype=np.int64)
+def _without(keep: tuple[int, ...], face: int) -> tuple[int, ...]:
+    i = keep.index(face)
+    return keep[:i] + keep[i + 1 :]
+
+
+KEEP_FACE_COUNTS: tuple[tuple[int, ...], ...] = tuple(tuple(k.count(f) for f in _FACES) for k in KEEPS)
+KEEP_PLUS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(KEEP_INDEX[tuple(sorted(k + (f,)))] for f in _FACES) for k in KEEPS[:ROLL_OFFSET]
+)
+KEEP_MINUS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(KEEP_INDEX[_without(k, f)] for f in _FACES if f in k) for k in KEEPS
+)
+
+
+def _roll_prob(roll: tuple[int, ...]) -> float:
+    ways = math.factorial(N_DICE)
+    for f in _FACES:
+        ways //= math.factorial(roll.count(f))
+    return ways / N_FACES**N_DICE
+
+
+ROLL_PROBS: tuple[float, ...] = tuple(_roll_prob(roll) for roll in ROLLS)
+# the sub-multisets of a sorted roll are its combinations (sorted too), listed in keep order
+ROLL_SUBKEEPS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted({KEEP_INDEX[c] for n in range(N_DICE + 1) for c in itertools.combinations(roll, n)}))
+    for roll in ROLLS
+)
+
+_ARRAY_NAMES = ("KEEP_COUNTS", "KEEP_SIZE", "ADD_DIE", "REMOVE_DIE", "ROLL_PROB", "SUBKEEPS", "N_SUBKEEPS")
+
+
+def _build_arrays() -> dict:
+    """The numpy arrays of the module docstring, from the tuples (read-only)."""
+    import numpy as np
+
+    counts = np.array(KEEP_FACE_COUNTS, dtype=np.int64)
+    size = np.array([len(k) for k in KEEPS], dtype=np.int64)
     add = np.full((N_KEEPS, N_FACES), -1, dtype=np.int64)
+    add[:ROLL_OFFSET] = KEEP_PLUS
     remove = np.full((N_KEEPS, N_FACES), -1, dtype=np.int64)
     for i, keep in enumerate(KEEPS):
-        size[i] = len(keep)
-        for face in keep:
-            counts[i, face - 1] += 1
-        for face in range(1, N_FACES + 1):
-            if len(keep) < N_DICE:
-                add[i, face - 1] = KEEP_INDEX[tuple(sorted(keep + (face,)))]
-            if face in keep:
-                rest = list(keep)
-                rest.remove(face)
-                remove[i, face - 1] = KEEP_INDEX[tuple(rest)]
-    prob = np.zeros(N_ROLLS, dtype=np.float64)
+        for f, j in zip(sorted(set(keep)), KEEP_MINUS[i], strict=True):
+            remove[i, f - 1] = j
+    prob = np.array(ROLL_PROBS, dtype=np.float64)
     subkeeps = np.full((N_ROLLS, 2**N_DICE), -1, dtype=np.int64)
-    n_sub = np.zeros(N_ROLLS, dtype=np.int64)
-    for r in range(N_ROLLS):
-        ways = math.factorial(N_DICE)
-        for c in counts[ROLL_OFFSET + r]:
-            ways //= math.factorial(int(c))
-        prob[r] = ways / N_FACES**N_DICE
-    # the sub-multisets of a roll are the keeps with no more of any face (in keep order)
-    contained = (counts[None, :, :] <= counts[ROLL_OFFSET:, None, :]).all(axis=2)
-    for r in range(N_ROLLS):
-        subs = np.flatnonzero(contained[r])
-        n_sub[r] = len(subs)
+    for r, subs in enumerate(ROLL_SUBKEEPS):
         subkeeps[r, : len(subs)] = subs
-    for a in (counts, size, add, remove, prob, subkeeps, n_sub):
+    n_sub = np.array([len(subs) for subs in ROLL_SUBKEEPS], dtype=np.int64)
+    arrays = (counts, size, add, remove, prob, subkeeps, n_sub)
+    for a in arrays:
         a.setflags(write=False)
-    return counts, size, add, remove, prob, subkeeps, n_sub
+    return dict(zip(_ARRAY_NAMES, arrays, strict=True))
 
 
-KEEP_COUNTS, KEEP_SIZE, ADD_DIE, REMOVE_DIE, ROLL_PROB, SUBKEEPS, N_SUBKEEPS = _build_arrays()
+def __getattr__(name: str):
+    # PEP 562: the numpy arrays are made (and numpy imported) on first use only
+    if name in _ARRAY_NAMES:
+        module = globals()
+        for key, array in _build_arrays().items():
+            module.setdefault(key, array)  # should two threads race here, both see the first arrays
+        return module[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ARRAY_NAMES))
+
 
 _SEPARATORS = re.compile(r"[\s,\-]+")
 
@@ -103,7 +146,7 @@ class Dice:
         if len(values) != N_DICE:
             raise DiceError(f"need exactly {N_DICE} dice, got {len(values)}: {_show(values)}")
         for v in values:
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= v <= N_FACES:
+            if not _is_integer(v) or not 1 <= v <= N_FACES:
                 raise DiceError(f"die value {v!r} is not a face from 1 to {N_FACES}")
         object.__setattr__(self, "values", tuple(sorted(int(v) for v in values)))
 
@@ -145,6 +188,14 @@ class Dice:
 
     def __iter__(self):
         return iter(self.values)
+
+
+def _is_integer(v) -> bool:
+    """An int or a numpy integer, not a bool (numpy is only looked for when already imported)."""
+    if isinstance(v, int):
+        return not isinstance(v, bool)
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(v, np.integer)
 
 
 def _show(values) -> str:

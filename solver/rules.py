@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .dice import KEEP_COUNTS, N_ROLLS, ROLL_OFFSET, ROLLS
+from .dice import KEEP_FACE_COUNTS, N_ROLLS, ROLL_OFFSET, ROLLS
 from .errors import UnknownRulesError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Counts = tuple[int, ...]  # dice per face 1..6
 
@@ -180,13 +182,18 @@ class RuleSet:
 
     # --- scoring ---------------------------------------------------------
     @cached_property
+    def scores_by_box(self) -> tuple[tuple[int, ...], ...]:
+        """``scores_by_box[b][r]``: the ordinary score of roll ``r`` in box ``b`` (plain ints, no numpy)."""
+        scorers = [SCORERS[box.scorer] for box in self.boxes]
+        counts = KEEP_FACE_COUNTS[ROLL_OFFSET:]
+        return tuple(tuple(map(score, counts)) for score in scorers)
+
+    @cached_property
     def score_table(self) -> np.ndarray:
-        """(252, n_boxes) int64: the ordinary score of every roll in every box."""
-        table = np.zeros((N_ROLLS, self.n_boxes), dtype=np.int64)
-        for r in range(N_ROLLS):
-            counts = tuple(int(x) for x in KEEP_COUNTS[ROLL_OFFSET + r])
-            for b, box in enumerate(self.boxes):
-                table[r, b] = box.score(counts)
+        """(252, n_boxes) int64: the ordinary score of every roll in every box (:attr:`scores_by_box`)."""
+        import numpy as np
+
+        table = np.ascontiguousarray(np.array(self.scores_by_box, dtype=np.int64).T)
         table.setflags(write=False)
         return table
 
@@ -195,7 +202,7 @@ class RuleSet:
         """Every score each box can ever hold (0 and Joker scores included)."""
         out = []
         for b, box in enumerate(self.boxes):
-            values = set(int(v) for v in self.score_table[:, b]) | {0}
+            values = set(self.scores_by_box[b]) | {0}
             if self.joker != "none" and box.joker_score is not None:
                 values.add(box.joker_score)
             out.append(frozenset(values))
@@ -250,6 +257,8 @@ class RuleSet:
         ``box_face`` (B,) int64 (1..6 upper, 0 lower), ``yahtzee_roll_face``
         (252,) int64 (face of a five-of-a-kind roll, else 0), plus ints.
         """
+        import numpy as np
+
         n = self.n_boxes
         joker = np.array(self.score_table, dtype=np.int64)
         face_of_roll = np.zeros(N_ROLLS, dtype=np.int64)

@@ -11,22 +11,30 @@ Files are written atomically (temporary file in the same folder, fsync, rename),
 so an interrupted build leaves the previous table or none, never half of one.
 On load the manifest is checked against the rule set, the array's shape and
 dtype, and its sha256; any mismatch raises :class:`TableError` saying how to rebuild.
+
+A table's values are a read-only numpy memmap, or with ``light=True`` a
+:class:`ValueFile`: the same file read through :mod:`mmap` as Python floats, for
+a single hint, which then never imports numpy (about half of its start-up).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
+import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .errors import MissingTableError, TableError
-from .fileio import atomic_write, atomic_write_text
 from .rules import RuleSet, get_rules
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMAT_VERSION = 1
 ENV_VAR = "YAHTZEE_TABLES"
@@ -72,12 +80,106 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+class ValueFile:
+    """A table's ``.npy`` file read through :mod:`mmap`, without numpy.
+
+    ``values[mask, u, f]`` is a Python float, the same as
+    ``float(np.load(path, mmap_mode="r")[mask, u, f])``; only whole-index lookups are
+    supported (``np.asarray(values)`` gives the numpy array, without a copy).  ``shape``
+    and ``dtype`` (numpy's name for it) are read from the header as :func:`numpy.load`
+    reads them; lookups need a 3-d float64 array.
+    """
+
+    __slots__ = ("path", "shape", "dtype", "descr", "fortran_order", "_mmap", "_offset", "_data", "_strides")
+
+    _MAGIC = b"\x93NUMPY"
+    _HEADER = re.compile(
+        r"\{\s*(?:(?:'descr':\s*'(?P<descr>[^']*)'|'fortran_order':\s*(?P<fortran>True|False)"
+        r"|'shape':\s*\((?P<shape>[0-9,\s]*)\))\s*,?\s*){3}\}\s*"
+    )
+    _DESCR = re.compile(r"(?P<order>[<>|=]?)(?P<kind>[fiub])(?P<size>[1248])")
+    _KINDS = {"f": "float", "i": "int", "u": "uint"}
+    _NATIVE = ("", "|", "=", "<" if sys.byteorder == "little" else ">")
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> ValueFile:
+        """Read the header and map the data; ``ValueError`` if the file is corrupt or truncated."""
+        path = Path(path)
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) < 10 or not head.startswith(cls._MAGIC):
+                raise ValueError("not a .npy file: no magic string")
+            if head[6] == 1:
+                start, length = 10, int.from_bytes(head[8:10], "little")
+            elif head[6] in (2, 3) and len(head) == 12:
+                start, length = 12, int.from_bytes(head[8:12], "little")
+            else:
+                raise ValueError(f"unsupported .npy format version {head[6]}.{head[7]}")
+            fh.seek(start)
+            raw = fh.read(length)
+            header = raw.decode("utf-8" if head[6] == 3 else "latin1")
+            match = cls._HEADER.fullmatch(header) if len(raw) == length else None
+            kind = cls._DESCR.fullmatch(match["descr"]) if match and match["descr"] is not None else None
+            if kind is None or match["fortran"] is None or match["shape"] is None:
+                raise ValueError(f"unreadable .npy header {header.strip()!r}")
+            shape = tuple(int(n) for n in match["shape"].replace(",", " ").split())
+            offset, size = start + length, int(kind["size"])
+            for n in shape:
+                size *= n
+            actual = os.fstat(fh.fileno()).st_size
+            if actual != offset + size:  # np.load only notices a short file; save_table writes it exactly
+                raise ValueError(
+                    f"{max(actual - offset, 0)} bytes of data, {size} expected for shape {shape}"
+                )
+            buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        self = object.__new__(cls)
+        self.path, self.shape, self.descr = path, shape, match["descr"]
+        self.fortran_order = match["fortran"] == "True"
+        if kind["kind"] == "b":
+            self.dtype = "bool"
+        elif kind["order"] in cls._NATIVE or kind["size"] == "1":
+            self.dtype = f"{cls._KINDS[kind['kind']]}{8 * int(kind['size'])}"
+        else:
+            self.dtype = self.descr  # as numpy names a non-native byte order: '>f8'
+        self._mmap, self._offset = buffer, offset
+        self._data = memoryview(buffer)[offset:].cast("d") if self.dtype == "float64" else None
+        if len(shape) == 3:
+            a, b, c = shape
+            self._strides = (1, a, a * b) if self.fortran_order else (b * c, c, 1)
+        else:
+            self._strides = None
+        return self
+
+    def __getitem__(self, index: tuple[int, int, int]) -> float:
+        i, j, k = index
+        a, b, c = self.shape
+        if not (-a <= i < a and -b <= j < b and -c <= k < c):
+            raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
+        s0, s1, s2 = self._strides
+        return self._data[i % a * s0 + j % b * s1 + k % c * s2]
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        order = "F" if self.fortran_order else "C"
+        array = np.ndarray(self.shape, self.descr, buffer=self._mmap, offset=self._offset, order=order)
+        if dtype is not None:
+            array = array.astype(dtype, copy=False)
+        return array.copy() if copy else array
+
+    def __repr__(self) -> str:
+        return f"ValueFile({str(self.path)!r}, shape={self.shape}, dtype={self.dtype})"
+
+
 @dataclass(frozen=True)
 class Table:
-    """A loaded value table: ``values[mask, u, f]`` (see :mod:`solver.dp`) and its manifest."""
+    """A loaded value table: ``values[mask, u, f]`` (see :mod:`solver.dp`) and its manifest.
+
+    ``values`` is a read-only numpy memmap, or a :class:`ValueFile` when loaded with ``light=True``.
+    """
 
     rules: RuleSet
-    values: np.ndarray
+    values: np.ndarray | ValueFile
     manifest: dict
     path: Path
 
@@ -98,9 +200,12 @@ def load_table(
     tables_dir: str | os.PathLike | None = None,
     *,
     check_hash: bool = True,
+    light: bool = False,
 ) -> Table:
     """Open the table of ``rules`` (memory-mapped, read-only) after checking it.
 
+    ``light``: the values are a :class:`ValueFile` (plain Python floats, numpy not
+    imported) rather than a numpy memmap -- for a few lookups, such as one hint.
     Raises :class:`MissingTableError` when it is not built and :class:`TableError`
     when it is corrupt, truncated or built for different rules.
     """
@@ -132,12 +237,17 @@ def load_table(
             f"table {npy} does not match its manifest: {'; '.join(problems)}; {_rebuild_hint(rules, folder)}"
         )
     try:
-        values = np.load(npy, mmap_mode="r", allow_pickle=False)
+        if light:
+            values = ValueFile.open(npy)
+        else:
+            import numpy as np
+
+            values = np.load(npy, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:
         raise TableError(
             f"table {npy} is corrupt or truncated ({exc}); {_rebuild_hint(rules, folder)}"
         ) from None
-    if values.shape != expected_shape(rules) or values.dtype != np.float64:
+    if values.shape != expected_shape(rules) or str(values.dtype) != "float64":
         raise TableError(
             f"table {npy} has shape {values.shape} {values.dtype}, expected {expected_shape(rules)} float64; "
             f"{_rebuild_hint(rules, folder)}"
@@ -149,11 +259,15 @@ def save_table(
     rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float
 ) -> Table:
     """Write ``values`` and its manifest atomically; returns the loaded table."""
-    npy, manifest_path = table_paths(rules, tables_dir)
-    atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
     import platform
 
     import numba
+    import numpy as np
+
+    from .fileio import atomic_write, atomic_write_text
+
+    npy, manifest_path = table_paths(rules, tables_dir)
+    atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
 
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -204,14 +318,25 @@ def build_table(
     return save_table(rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu)
 
 
-def get_table(rules=None, tables_dir=None, *, build_if_missing: bool = False, progress: bool = True) -> Table:
-    """Load a table, building it first when missing and ``build_if_missing``."""
+def get_table(
+    rules=None,
+    tables_dir=None,
+    *,
+    build_if_missing: bool = False,
+    progress: bool = True,
+    light: bool = False,
+) -> Table:
+    """Load a table, building it first when missing and ``build_if_missing``.
+
+    ``light``: the values without numpy, see :func:`load_table`.
+    """
     try:
-        return load_table(rules, tables_dir)
+        return load_table(rules, tables_dir, light=light)
     except MissingTableError:
         if not build_if_missing:
             raise
-    return build_table(rules, tables_dir, progress=progress)
+    table = build_table(rules, tables_dir, progress=progress)
+    return load_table(rules, tables_dir, light=True) if light else table
 
 
 def verify_table(rules: str | RuleSet, tables_dir=None, tolerance: float = 1e-6) -> list[str]:

@@ -16,7 +16,18 @@ import pytest
 def test_interrupted_build_leaves_no_table(tmp_path, sig):
     folder = tmp_path / "tables"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "solver", "tables", "build", "--rules", "yatzy", "--quiet", "--tables", str(folder)],
+        [
+            sys.executable,
+            "-m",
+            "solver",
+            "tables",
+            "build",
+            "--rules",
+            "yatzy",
+            "--quiet",
+            "--tables",
+            str(folder),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

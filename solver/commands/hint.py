@@ -31,9 +31,10 @@ def register(sub) -> None:
 
 
 def _advisor(rules, tables_dir):
+    """The advisor of one position: its table read without numpy (built first if missing)."""
     from ..advisor import Advisor
 
-    return Advisor.load(rules, tables_dir, build_if_missing=True, progress=True)
+    return Advisor.load(rules, tables_dir, build_if_missing=True, progress=True, light=True)
 
 
 def run_hint(args) -> int:
