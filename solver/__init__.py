@@ -1,7 +1,8 @@
 """yahtzee-solver: exact expected-score-optimal Yahtzee and Yatzy.
 
-Light to import: numba and the kernels load only when a table is built or a
-batch job runs.  Main entry points::
+Light to import: ``import solver`` and a single-position hint load neither numpy
+nor numba; numpy comes with bulk work (batch advice, simulation, play), numba only
+when a table is built or a batch job runs.  Main entry points::
 
     from solver import get_rules, ScoreCard, Dice, Advisor, Position
     advisor = Advisor.load("yahtzee", build_if_missing=True)

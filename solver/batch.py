@@ -2,8 +2,8 @@
 
 :func:`advise_many` gives what :meth:`solver.advisor.Advisor.advise` gives for each
 position -- the same options in the same order, and today the same floats bit for
-bit (the advisor's numpy recursion does the kernel's arithmetic in the kernel's
-order; the tests ask for 1e-9) -- at tens of thousands of positions per second:
+bit (the advisor's plain-Python recursion does the kernel's arithmetic in the
+kernel's order; the tests ask for 1e-9) -- at tens of thousands of positions per second:
 
 1. positions are grouped by rule set; cards are read into arrays (filled mask,
    capped upper total, Yahtzee flag, points on the card);
@@ -23,8 +23,8 @@ The results are lazy: each :class:`~solver.advisor.Advice` builds its
 :func:`advise_json_lines` writes JSON straight from the arrays.
 
 Small batches (few card states) skip numba, whose start-up (about a second) costs
-more than the numpy turn recursion of :class:`~solver.advisor.TurnValues` for a
-few hundred states; the two agree bit for bit.
+more than the plain-Python turn recursion of :class:`~solver.advisor.TurnValues`
+for a few hundred states; the two agree bit for bit.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ from .errors import SolverError, UsageError
 from .rules import RuleSet, get_rules
 from .tables import Table
 
-#: Below this many distinct card states (with rolls left) a batch uses the numpy turn
+#: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
 #: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
-NUMPY_STATES = 1000
+PYTHON_STATES = 1000
 #: Positions ranked in one pass (bounds the temporary arrays: about 400 bytes a position).
 CHUNK = 1 << 18
 #: JSON lines read before a pass of :func:`advise_json_lines`.
@@ -160,7 +160,7 @@ class BatchAdvisor:
         local = (lane_of.reshape(-1) - group_lane_of)[:, None]
         stage = (rolls_left[order] - 1)[:, None]
         keeps = _RAW_KEEPS[roll[order]]
-        evaluate = self._kernel_evaluator() if len(lanes) >= NUMPY_STATES else self._numpy_evaluator
+        evaluate = self._kernel_evaluator() if len(lanes) >= PYTHON_STATES else self._python_evaluator
         ev = np.empty((len(order), _MAX_KEEPS))
         for g in range(len(group_lane) - 1):
             a, b = group_lane[g], group_lane[g + 1]
@@ -179,7 +179,7 @@ class BatchAdvisor:
             D.N_SUBKEEPS[roll],
         )
 
-    def _numpy_evaluator(self, mask: int, lane_u: np.ndarray, lane_f: np.ndarray, e: np.ndarray) -> None:
+    def _python_evaluator(self, mask: int, lane_u: np.ndarray, lane_f: np.ndarray, e: np.ndarray) -> None:
         for j, (u, f) in enumerate(zip(lane_u.tolist(), lane_f.tolist(), strict=True)):
             tv = TurnValues(self.rules, (mask, u, f), self.values)
             e[0, :, j] = tv.e0

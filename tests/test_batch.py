@@ -1,6 +1,6 @@
-"""Batch advice: the same answers as the numpy advisor, for many positions at once.
+"""Batch advice: the same answers as the single-position advisor, for many positions at once.
 
-``advise_many`` (the turn_tables kernel, or numpy for small batches) against
+``advise_many`` (the turn_tables kernel, or the plain-Python recursion for small batches) against
 ``Advisor.advise`` one by one on thousands of random positions of random legal games,
 five-of-a-kind rolls over-represented so that the Joker and bonus paths are hit; the
 JSON lines path (``hint --batch``) against ``--json``; bad lines and order.
@@ -59,7 +59,7 @@ def assert_same_advice(got: Advice, want: Advice) -> None:
     """Same options in the same order with ``ev`` within 1e-9.
 
     Options whose ``ev`` differ by less than 1e-9 may come in either order (float noise
-    between the kernel and numpy; today they agree bit for bit and the order is the same).
+    between the kernel and the Python recursion; today they agree bit for bit and the order is the same).
     """
     assert got.position == want.position
     assert len(got.options) == len(want.options)
@@ -111,18 +111,18 @@ def test_batch_equals_the_advisor_for_every_rule_set(tables_dir, rid):
     compare(tables_dir.advisor(rid), random_positions(rid, 2000, seed=2))
 
 
-def test_numpy_path_for_small_batches(yahtzee, monkeypatch):
-    """Few card states go through the numpy recursion (no numba start-up): same answers."""
+def test_python_path_for_small_batches(yahtzee, monkeypatch):
+    """Few card states go through the plain-Python recursion (no numba start-up): same answers."""
     positions = random_positions("yahtzee", 300, seed=3)
-    via_numpy = BatchAdvisor(yahtzee.table).advise_many(positions)
-    monkeypatch.setattr(batch, "NUMPY_STATES", 0)
+    via_python = BatchAdvisor(yahtzee.table).advise_many(positions)
+    monkeypatch.setattr(batch, "PYTHON_STATES", 0)
     via_kernel = BatchAdvisor(yahtzee.table).advise_many(positions)
-    for a, b, p in zip(via_numpy, via_kernel, positions, strict=True):
+    for a, b, p in zip(via_python, via_kernel, positions, strict=True):
         assert_same_advice(a, yahtzee.advise(p))
         assert_same_advice(b, a)
 
 
-def test_kernel_tables_match_the_numpy_recursion(yahtzee):
+def test_kernel_tables_match_the_python_recursion(yahtzee):
     """turn_tables' e0/e1 against TurnValues, and its 5-dice rows against R0 (best placement)."""
     from solver import _kernels, dp
     from solver.advisor import TurnValues

@@ -174,7 +174,7 @@ def _six_count_distribution() -> dict[int, float]:
     ["joker-forced", "joker-free", "joker-none", "forced-order", "forced-order-late-upper", "yatzy-scorers"],
 )
 def test_advisor_turn_values_equal_naive(name):
-    """The advisor's numpy turn recursion gives the naive within-turn values, keep by keep."""
+    """The advisor's turn recursion gives the naive within-turn values, keep by keep."""
     rules = GAMES[name]
     naive, values, reachable = solved(name)
     states = sorted(s for s in reachable if s[0] != naive.full)
