@@ -462,11 +462,31 @@ def turn_tables(
 #
 # Every game writes only its own rows and its decisions depend only on its own stream, so
 # results are identical for any thread count, chunking or game order.  No fastmath.
+#
+# Like the DP kernels with ``rt``, the kernels and helpers here take the rule set and the
+# dice tables as one tuple ``st`` (``simulate.sim_args``, names in ``SIM_ARGS``: the rule
+# tuple ``rt`` followed by four keep tables), indexed with the ``_NAME`` positions below.
+# Scalars and the arrays of once-per-call code are unpacked at the top of a function.  The
+# per-game helpers (inlined into the loops over games) read an array in place where they
+# use it, ``st[_SCORE][r, b]``, never through a local name: a local array holds a reference
+# whose count numba updates, with atomic operations, on every game when the reference
+# outlives one basic block (measured: the frequent bot 1.5 times slower).
 # ============================================================================
 
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
 BOT_RANDOM = 0
 BOT_FREQUENT = 1
+
+SIM_ARGS = (*RULE_ARGS, "keep_size", "keep_counts", "subkeeps", "n_subkeeps")
+"""Names of the simulation-tuple ``st`` entries (``simulate.sim_args``), in order: the rule
+tuple ``rt`` (:data:`RULE_ARGS`; ``st[:N_RULE_ARGS]`` is ``rt``), then the dice layer's
+``KEEP_SIZE`` (462,), ``KEEP_COUNTS`` (462, 6), ``SUBKEEPS`` (252, 32), ``N_SUBKEEPS`` (252,)."""
+N_RULE_ARGS = len(RULE_ARGS)
+
+# Positions in ``st`` of the entries read below (``_NAME`` is ``SIM_ARGS.index("name")``).
+_ADD_DIE, _SCORE, _JOKER_SCORE, _BOX_FACE, _YAHTZEE_ROLL_FACE = 0, 4, 5, 6, 7
+_YAHTZEE_INDEX, _YAHTZEE_BONUS, _JOKER_MODE, _FORCED_ORDER, _UPPER_THRESHOLD, _UPPER_BONUS = range(10, 16)
+_KEEP_SIZE, _KEEP_COUNTS, _SUBKEEPS, _N_SUBKEEPS = range(16, 20)
 
 
 # --- dice streams ---------------------------------------------------------
@@ -509,11 +529,16 @@ def _uniform(base, j, n):
 
 
 @njit(cache=True, inline="always")
-def _roll(base, k, keep, add_die, keep_size):
+def _roll_offset(st):
+    """Keep index of the first roll (5-dice keep): roll ``r`` is keep ``_roll_offset(st) + r``."""
+    return st[_ADD_DIE].shape[0] - st[_SCORE].shape[0]
+
+
+@njit(cache=True, inline="always")
+def _roll(base, k, keep, st):
     """Keep index of ``keep`` plus the first ``5 - |keep|`` of dice ``k .. k+4`` (a 5-dice keep)."""
-    n_new = 5 - keep_size[keep]
-    for i in range(n_new):
-        keep = add_die[keep, die_of(base, k + i) - 1]
+    for i in range(5 - st[_KEEP_SIZE][keep]):
+        keep = st[_ADD_DIE][keep, die_of(base, k + i) - 1]
     return keep
 
 
@@ -531,29 +556,22 @@ def low_bit_index(bits):
 
 
 @njit(cache=True, inline="always")
-def legal_boxes(
-    mask,
-    r,
-    flag,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-):
+def legal_boxes(mask, r, flag, st):
     """Where roll ``r`` may go on a card with filled ``mask``: ``(bits, use_joker, bonus)``.
 
     ``bits`` has bit ``b`` set for each legal box; box ``b`` then scores
-    ``joker_score[r, b]`` when ``use_joker`` else ``score[r, b]``; ``bonus`` is the
-    extra-Yahtzee bonus earned (``flag`` = the Yahtzee box holds 50).  Same rules as
-    :meth:`solver.rules.RuleSet.placements` and the DP kernel.
+    :func:`_box_score` (``joker_score[r, b]`` when ``use_joker`` else ``score[r, b]``);
+    ``bonus`` is the extra-Yahtzee bonus earned (``flag`` = the Yahtzee box holds 50).
+    Same rules as :meth:`solver.rules.RuleSet.placements` and the DP kernel.  Only rule
+    entries of ``st`` are read, so the DP's ``rt`` does as well.
     """
-    n_boxes = box_face.shape[0]
+    yahtzee_index, yahtzee_bonus = st[_YAHTZEE_INDEX], st[_YAHTZEE_BONUS]
+    joker_mode, forced_order = st[_JOKER_MODE], st[_FORCED_ORDER]
+    n_boxes = st[_BOX_FACE].shape[0]
     open_bits = ~mask & ((1 << n_boxes) - 1)
     if forced_order:
         open_bits &= -open_bits
-    face_of_roll = yahtzee_roll_face[r]
+    face_of_roll = st[_YAHTZEE_ROLL_FACE][r]
     joker = face_of_roll > 0 and yahtzee_index >= 0 and (mask >> yahtzee_index) & 1 == 1
     if not joker:
         return open_bits, False, 0
@@ -563,9 +581,10 @@ def legal_boxes(
     face_bits = 0
     lower_bits = 0
     for b in range(n_boxes):
-        if box_face[b] == face_of_roll:
+        face = st[_BOX_FACE][b]
+        if face == face_of_roll:
             face_bits |= 1 << b
-        elif box_face[b] == 0:
+        elif face == 0:
             lower_bits |= 1 << b
     face_bits &= open_bits
     lower_bits &= open_bits
@@ -579,84 +598,88 @@ def legal_boxes(
     return open_bits, True, bonus
 
 
+@njit(cache=True, inline="always")
+def _box_score(r, b, use_joker, st):
+    """Score of roll ``r`` in box ``b`` (the Joker score when ``use_joker``, see :func:`legal_boxes`)."""
+    return st[_JOKER_SCORE][r, b] if use_joker else st[_SCORE][r, b]
+
+
 @njit(cache=True)
-def placements_table(
-    masks,
-    rolls,
-    flags,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    out,
-):
+def placements_table(masks, rolls, flags, st, out):
     """For tests: ``out[i, b]`` = score of roll ``rolls[i]`` in box ``b`` if legal else -1;
     ``out[i, n_boxes]`` = the bonus."""
-    n_boxes = box_face.shape[0]
+    n_boxes = st[_BOX_FACE].shape[0]
     for i in range(masks.shape[0]):
         r = rolls[i]
-        bits, use_joker, bonus = legal_boxes(
-            masks[i],
-            r,
-            flags[i],
-            box_face,
-            yahtzee_roll_face,
-            yahtzee_index,
-            yahtzee_bonus,
-            joker_mode,
-            forced_order,
-        )
+        bits, use_joker, bonus = legal_boxes(masks[i], r, flags[i], st)
         for b in range(n_boxes):
             if (bits >> b) & 1:
-                out[i, b] = joker_score[r, b] if use_joker else score[r, b]
+                out[i, b] = _box_score(r, b, use_joker, st)
             else:
                 out[i, b] = -1
         out[i, n_boxes] = bonus
 
 
 @njit(cache=True, inline="always")
-def _apply(games, i, b, s, bonus, box_face):
+def _apply(games, i, b, s, bonus, st):
     """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
-    nb = box_face.shape[0]
+    nb = st[_BOX_FACE].shape[0]
     games[i, b] = s
     games[i, nb] = games[i, nb] | (1 << b)
-    if box_face[b] > 0:
+    if st[_BOX_FACE][b] > 0:
         games[i, nb + 1] += s
     if bonus > 0:
         games[i, nb + 2] += 1
 
 
 @njit(cache=True, inline="always")
-def _flag(games, i, yahtzee_index, n_flags):
-    """1 when the DP state's flag is set: the Yahtzee box holds 50 (and a bonus exists)."""
+def _flag(games, i, n_flags, yahtzee_index):
+    """1 when the DP state's flag is set: the Yahtzee box holds 50 (and a bonus exists).
+
+    Takes the index rather than ``st``: :func:`_group_games` calls it per game outside a
+    parallel loop, where numba would update the reference count of every array of an
+    inlined helper's tuple argument on each call.
+    """
     if n_flags == 2 and games[i, yahtzee_index] == 50:
         return 1
     return 0
 
 
+@njit(cache=True, inline="always")
+def _end_rolls(games, i, held, k, n_flags, st):
+    """Game ``i`` stops rolling with the 5-dice keep ``held``, dice drawn up to ``k``.
+
+    Records ``k`` and returns ``(r, bits, use_joker, bonus)``: the roll index and where it
+    may go (:func:`legal_boxes`).
+    """
+    nb = st[_BOX_FACE].shape[0]
+    games[i, nb + 3] = k
+    r = held - _roll_offset(st)
+    bits, use_joker, bonus = legal_boxes(
+        np.int64(games[i, nb]), r, _flag(games, i, n_flags, st[_YAHTZEE_INDEX]), st
+    )
+    return r, bits, use_joker, bonus
+
+
 # --- table bots (optimal, heuristic) ---------------------------------------
 @njit(cache=True, inline="always")
-def _best_keep(ev, r, roll_offset, subkeeps, n_subkeeps, tol):
+def _best_keep(ev, r, tol, st):
     """The keep of roll ``r`` with the largest ``ev`` (ties within ``tol``: the last sub-keep)."""
     best = NEG_INF
-    n = n_subkeeps[r]
+    n = st[_N_SUBKEEPS][r]
     for j in range(n):
-        v = ev[subkeeps[r, j]]
+        v = ev[st[_SUBKEEPS][r, j]]
         if v > best:
             best = v
     for j in range(n - 1, -1, -1):
-        k = subkeeps[r, j]
+        k = st[_SUBKEEPS][r, j]
         if ev[k] >= best - tol:
             return k
-    return roll_offset + r
+    return _roll_offset(st) + r
 
 
 @njit(cache=True)
-def lane_successors(m, u, f, values, box_face, yahtzee_index, upper_threshold, upper_bonus, out):
+def lane_successors(m, u, f, values, st, out):
     """What each placement of state ``(m, u, f)`` leads to, as in the DP's ``R0``.
 
     ``out`` (n_boxes * 6,): for an open upper box ``b`` and ``c`` dice of its face,
@@ -665,6 +688,8 @@ def lane_successors(m, u, f, values, box_face, yahtzee_index, upper_threshold, u
     ``out[6b + 1]`` = 50 + ``V`` after a 50; for any other box ``out[6b]`` = ``V`` of the
     next state (the score is added per roll).  Filled boxes are left as they are.
     """
+    box_face, yahtzee_index = st[_BOX_FACE], st[_YAHTZEE_INDEX]
+    upper_threshold, upper_bonus = st[_UPPER_THRESHOLD], st[_UPPER_BONUS]
     cap = values.shape[1] - 1
     for b in range(box_face.shape[0]):
         if (m >> b) & 1:
@@ -684,86 +709,50 @@ def lane_successors(m, u, f, values, box_face, yahtzee_index, upper_threshold, u
 
 
 @njit(cache=True, inline="always")
-def _successor_value(succ, b, s, box_face, yahtzee_index, n_flags):
+def _successor_value(succ, b, s, n_flags, st):
     """Value of putting score ``s`` in box ``b`` (before any extra-Yahtzee bonus)."""
-    face = box_face[b]
+    face = st[_BOX_FACE][b]
     if face > 0:
         return succ[6 * b + s // face]
-    if b == yahtzee_index and n_flags == 2:
+    if b == st[_YAHTZEE_INDEX] and n_flags == 2:
         return succ[6 * b + 1] if s == 50 else succ[6 * b]
     return s + succ[6 * b]
 
 
 @njit(cache=True, inline="always")
-def _play_table_game(
-    games,
-    i,
-    base,
-    e0,
-    e1,
-    succ,
-    n_flags,
-    add_die,
-    keep_size,
-    subkeeps,
-    n_subkeeps,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    tol,
-):
+def _play_table_game(games, i, base, e0, e1, succ, n_flags, tol, st):
     """One turn of game ``i`` from its lane's tables: ``e0``/``e1`` (462,), ``succ`` (6 n_boxes,)."""
-    roll_offset = add_die.shape[0] - score.shape[0]
-    nb = box_face.shape[0]
+    roll_offset = _roll_offset(st)
+    nb = st[_BOX_FACE].shape[0]
     k = np.int64(games[i, nb + 3])
-    held = _roll(base, k, 0, add_die, keep_size)
+    held = _roll(base, k, 0, st)
     k += 5
     for rolls_left in range(2, 0, -1):
         ev = e1 if rolls_left == 2 else e0
-        keep = _best_keep(ev, held - roll_offset, roll_offset, subkeeps, n_subkeeps, tol)
+        keep = _best_keep(ev, held - roll_offset, tol, st)
         if keep == held:
             break
-        held = _roll(base, k, keep, add_die, keep_size)
+        held = _roll(base, k, keep, st)
         k += 5
-    games[i, nb + 3] = k
-    r = held - roll_offset
-    m = np.int64(games[i, nb])
-    f = _flag(games, i, yahtzee_index, n_flags)
-    bits, use_joker, bonus = legal_boxes(
-        m,
-        r,
-        f,
-        box_face,
-        yahtzee_roll_face,
-        yahtzee_index,
-        yahtzee_bonus,
-        joker_mode,
-        forced_order,
-    )
+    r, bits, use_joker, bonus = _end_rolls(games, i, held, k, n_flags, st)
     best = NEG_INF
     rest = bits
     while rest:
         b = low_bit_index(rest)
         rest &= rest - 1
-        s = joker_score[r, b] if use_joker else score[r, b]
-        best = max(best, _successor_value(succ, b, s, box_face, yahtzee_index, n_flags))
+        best = max(best, _successor_value(succ, b, _box_score(r, b, use_joker, st), n_flags, st))
     rest = bits
     while rest:
         b = low_bit_index(rest)
         rest &= rest - 1
-        s = joker_score[r, b] if use_joker else score[r, b]
-        if _successor_value(succ, b, s, box_face, yahtzee_index, n_flags) >= best - tol:
-            _apply(games, i, b, s, bonus, box_face)
+        s = _box_score(r, b, use_joker, st)
+        if _successor_value(succ, b, s, n_flags, st) >= best - tol:
+            _apply(games, i, b, s, bonus, st)
             return
 
 
 @njit(cache=True)
-def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
+def _group_games(games, n_masks, cap, n_flags, st):
     """Sort games by mask and find the lanes ``(u, f)`` present in each mask.
 
     Returns ``order`` (games grouped by mask, ascending; by game within a group),
@@ -771,6 +760,7 @@ def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
     into the lane arrays), ``lane_u``, ``lane_f`` and ``pos_lane`` (the lane of
     ``order[j]``).
     """
+    n_boxes, yahtzee_index = st[_BOX_FACE].shape[0], st[_YAHTZEE_INDEX]
     n = games.shape[0]
     count = np.zeros(n_masks + 1, dtype=np.int64)
     for i in range(n):
@@ -806,7 +796,7 @@ def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
         for j in range(group_start[grp], group_start[grp + 1]):
             i = order[j]
             u = min(np.int64(games[i, n_boxes + 1]), cap)
-            f = _flag(games, i, yahtzee_index, n_flags)
+            f = _flag(games, i, n_flags, yahtzee_index)
             key = u * n_flags + f
             if key_lane[key] < 0:
                 key_lane[key] = n_lanes
@@ -821,53 +811,28 @@ def _group_games(games, n_boxes, n_masks, cap, n_flags, yahtzee_index):
 
 
 @njit(cache=True, parallel=True)
-def table_turn(
-    values,
-    games,
-    ids,
-    games_out,
-    ids_out,
-    seed_mixed,
-    game0,
-    lane_budget,
-    tol,
-    dp_args,
-    add_die,
-    keep_size,
-    keep_counts,
-    subkeeps,
-    n_subkeeps,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-):
+def table_turn(values, games, ids, games_out, ids_out, seed_mixed, game0, lane_budget, tol, st):
     """Play one turn of every game with the decisions of the value array ``values``.
 
     ``values`` (2**n_boxes, threshold + 1, n_flags) float64: the optimal table, or any
     evaluation of a card state in the same layout (the heuristic bot).  ``games`` (N, W)
-    int16: the game states (see the module docstring), row ``j`` being game
+    int16: the game states (see the comment above), row ``j`` being game
     ``game0 + ids[j]`` of the stream of seed ``s`` (``seed_mixed = mix(s)``, uint64).
     The games are first gathered into ``games_out``/``ids_out`` sorted by mask (so
     that the games of one state are played from contiguous memory), then played
     there; the inputs are left as they were.
-    ``dp_args`` is the tuple ``dp.kernel_args(rules)``, passed on to
-    :func:`solver._kernels.turn_tables`; the arrays after it are ``simulate.sim_args``'s.
+    ``st`` is the simulation tuple ``simulate.sim_args(rules)`` (names in
+    :data:`SIM_ARGS`); its first :data:`N_RULE_ARGS` entries, ``dp.kernel_args(rules)``,
+    go to :func:`turn_tables`.
     Masks are handled in batches of at most ``lane_budget`` lanes (bounding the
     tables' memory: 2 x 462 floats per lane).  Returns the number of lanes computed.
     """
-    n_keeps = add_die.shape[0]
-    nb = box_face.shape[0]
+    n_keeps = st[_ADD_DIE].shape[0]
+    nb = st[_BOX_FACE].shape[0]
     cap = values.shape[1] - 1
     n_flags = values.shape[2]
     order, group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = _group_games(
-        games, nb, values.shape[0], cap, n_flags, yahtzee_index
+        games, values.shape[0], cap, n_flags, st
     )
     width_state = games.shape[1]
     for j in prange(games.shape[0]):
@@ -896,7 +861,14 @@ def table_turn(
             e0 = np.empty((n_keeps, nl))
             e1 = np.empty((n_keeps, nl))
             turn_tables(
-                group_mask[grp], lane_u[a : a + nl], lane_f[a : a + nl], values, *dp_args, e0, e1, no_tracking
+                group_mask[grp],
+                lane_u[a : a + nl],
+                lane_f[a : a + nl],
+                values,
+                *st[:N_RULE_ARGS],
+                e0,
+                e1,
+                no_tracking,
             )
             for lane in range(nl):
                 row0 = e0_all[a - l0 + lane]
@@ -905,118 +877,57 @@ def table_turn(
                     row0[kk] = e0[kk, lane]
                     row1[kk] = e1[kk, lane]
                 lane_successors(
-                    group_mask[grp],
-                    lane_u[a + lane],
-                    lane_f[a + lane],
-                    values,
-                    box_face,
-                    yahtzee_index,
-                    upper_threshold,
-                    upper_bonus,
-                    succ_all[a - l0 + lane],
+                    group_mask[grp], lane_u[a + lane], lane_f[a + lane], values, st, succ_all[a - l0 + lane]
                 )
         for j in prange(group_start[g0], group_start[g1]):
             lane = pos_lane[j] - l0
-            _play_table_game(
-                games_out,
-                j,
-                stream_base(seed_mixed, game0 + ids_out[j]),
-                e0_all[lane],
-                e1_all[lane],
-                succ_all[lane],
-                n_flags,
-                add_die,
-                keep_size,
-                subkeeps,
-                n_subkeeps,
-                score,
-                joker_score,
-                box_face,
-                yahtzee_roll_face,
-                yahtzee_index,
-                yahtzee_bonus,
-                joker_mode,
-                forced_order,
-                tol,
-            )
+            base = stream_base(seed_mixed, game0 + ids_out[j])
+            _play_table_game(games_out, j, base, e0_all[lane], e1_all[lane], succ_all[lane], n_flags, tol, st)
         g0 = g1
     return lane_u.shape[0]
 
 
 # --- simple bots (random, frequent) -------------------------------------------
 @njit(cache=True, inline="always")
-def _frequent_keep(held, keep_counts, add_die):
+def _frequent_keep(held, st):
     """Frequent: keep every die of the most frequent face (ties: the higher face)."""
     best_face = 0
     best_n = -1
-    for f in range(keep_counts.shape[1]):
-        if keep_counts[held, f] >= best_n:
-            best_n = keep_counts[held, f]
+    for f in range(st[_KEEP_COUNTS].shape[1]):
+        n = st[_KEEP_COUNTS][held, f]
+        if n >= best_n:
+            best_n = n
             best_face = f
     keep = 0
     for _ in range(best_n):
-        keep = add_die[keep, best_face]
+        keep = st[_ADD_DIE][keep, best_face]
     return keep
 
 
 @njit(cache=True, inline="always")
-def _play_simple_game(
-    kind,
-    turn,
-    n_flags,
-    games,
-    i,
-    base,
-    add_die,
-    keep_size,
-    keep_counts,
-    subkeeps,
-    n_subkeeps,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-):
-    roll_offset = add_die.shape[0] - score.shape[0]
-    nb = box_face.shape[0]
+def _play_simple_game(kind, turn, n_flags, games, i, base, st):
+    """Turn ``turn`` of game ``i`` with the random or the frequent bot (``kind``)."""
+    upper_threshold, upper_bonus = st[_UPPER_THRESHOLD], st[_UPPER_BONUS]
+    roll_offset = _roll_offset(st)
+    nb = st[_BOX_FACE].shape[0]
     rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
     j = 8 * turn
     k = np.int64(games[i, nb + 3])
-    held = _roll(base, k, 0, add_die, keep_size)
+    held = _roll(base, k, 0, st)
     k += 5
     for _rolls_left in range(2, 0, -1):
         r = held - roll_offset
         if kind == BOT_RANDOM:
-            keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r])]
+            keep = st[_SUBKEEPS][r, _uniform(rbase, j, st[_N_SUBKEEPS][r])]
             j += 1
         else:
-            keep = _frequent_keep(held, keep_counts, add_die)
+            keep = _frequent_keep(held, st)
         if keep == held:
             break
-        held = _roll(base, k, keep, add_die, keep_size)
+        held = _roll(base, k, keep, st)
         k += 5
-    games[i, nb + 3] = k
-    r = held - roll_offset
-    m = np.int64(games[i, nb])
+    r, bits, use_joker, bonus = _end_rolls(games, i, held, k, n_flags, st)
     u = np.int64(games[i, nb + 1])
-    f = _flag(games, i, yahtzee_index, n_flags)
-    bits, use_joker, bonus = legal_boxes(
-        m,
-        r,
-        f,
-        box_face,
-        yahtzee_roll_face,
-        yahtzee_index,
-        yahtzee_bonus,
-        joker_mode,
-        forced_order,
-    )
     chosen = -1
     if kind == BOT_RANDOM:
         n_legal = 0
@@ -1034,63 +945,21 @@ def _play_simple_game(
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            s = joker_score[r, b] if use_joker else score[r, b]
+            s = _box_score(r, b, use_joker, st)
             gain = s
-            if box_face[b] > 0 and u < upper_threshold and u + s >= upper_threshold:
+            if st[_BOX_FACE][b] > 0 and u < upper_threshold and u + s >= upper_threshold:
                 gain += upper_bonus
             if gain > best:
                 best = gain
                 chosen = b
-    s = joker_score[r, chosen] if use_joker else score[r, chosen]
-    _apply(games, i, chosen, s, bonus, box_face)
+    _apply(games, i, chosen, _box_score(r, chosen, use_joker, st), bonus, st)
 
 
 @njit(cache=True, parallel=True)
-def simple_turn(
-    kind,
-    turn,
-    n_flags,
-    games,
-    seed_mixed,
-    game0,
-    add_die,
-    keep_size,
-    keep_counts,
-    subkeeps,
-    n_subkeeps,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-):
-    """Play turn ``turn`` (0-based) of every game with a table-free bot (``BOT_RANDOM``, ``BOT_FREQUENT``)."""
+def simple_turn(kind, turn, n_flags, games, seed_mixed, game0, st):
+    """Play turn ``turn`` (0-based) of every game with a table-free bot (``BOT_RANDOM``, ``BOT_FREQUENT``).
+
+    ``st`` is the simulation tuple ``simulate.sim_args(rules)`` (names in :data:`SIM_ARGS`).
+    """
     for i in prange(games.shape[0]):
-        _play_simple_game(
-            kind,
-            turn,
-            n_flags,
-            games,
-            i,
-            stream_base(seed_mixed, game0 + i),
-            add_die,
-            keep_size,
-            keep_counts,
-            subkeeps,
-            n_subkeeps,
-            score,
-            joker_score,
-            box_face,
-            yahtzee_roll_face,
-            yahtzee_index,
-            yahtzee_bonus,
-            joker_mode,
-            forced_order,
-            upper_threshold,
-            upper_bonus,
-        )
+        _play_simple_game(kind, turn, n_flags, games, i, stream_base(seed_mixed, game0 + i), st)

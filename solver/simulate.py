@@ -32,6 +32,7 @@ from . import dice as D
 from .bots import TIE_TOLERANCE, Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
 from .card import ScoreCard
 from .dice import Dice
+from .dp import kernel_args
 from .errors import IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
 from .streams import MASK64, SeededStream, mix64, reroll_keep
@@ -296,11 +297,9 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
     import numba
 
     from . import _kernels as K
-    from .dp import kernel_args
 
     nb = rules.n_boxes
-    args = sim_args(rules)
-    dp_args = kernel_args(rules) if kind == "table" else None
+    st = sim_args(rules)
     if kind == "table":
         values = np.ascontiguousarray(np.asarray(bot.values, dtype=np.float64))
     seed_mixed = np.uint64(mix64(seed & MASK64))
@@ -331,13 +330,12 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
                         game0 + c0,
                         LANE_BUDGET,
                         TIE_TOLERANCE,
-                        dp_args,
-                        *args,
+                        st,
                     )
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids
                 else:
                     code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
-                    K.simple_turn(code, turn, rules.n_flags, state, seed_mixed, game0 + c0, *args)
+                    K.simple_turn(code, turn, rules.n_flags, state, seed_mixed, game0 + c0, st)
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
@@ -353,25 +351,9 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
 
 
 def sim_args(rules: RuleSet) -> tuple:
-    """The dice layer and rule set as the trailing arguments of the simulation kernels."""
-    k = rules.kernel_arrays
-    return (
-        D.ADD_DIE,
-        D.KEEP_SIZE,
-        D.KEEP_COUNTS,
-        D.SUBKEEPS,
-        D.N_SUBKEEPS,
-        k["score"],
-        k["joker_score"],
-        k["box_face"],
-        k["yahtzee_roll_face"],
-        k["yahtzee_index"],
-        k["yahtzee_bonus"],
-        k["joker_mode"],
-        k["forced_order"],
-        k["upper_threshold"],
-        k["upper_bonus"],
-    )
+    """The rule set and dice layer as the simulation kernels' tuple ``st``: ``dp.kernel_args``
+    followed by the keep tables (names in :data:`solver._kernels.SIM_ARGS`)."""
+    return (*kernel_args(rules), D.KEEP_SIZE, D.KEEP_COUNTS, D.SUBKEEPS, D.N_SUBKEEPS)
 
 
 def game_rng(seed: int, game: int) -> random.Random:

@@ -20,6 +20,7 @@ from solver import dice as D
 from solver.bots import Bot, get_bot
 from solver.card import ScoreCard
 from solver.cli import main
+from solver.dp import kernel_args
 from solver.errors import IllegalMoveError, UsageError
 from solver.rules import RULE_SETS, get_rules
 from solver.simulate import (
@@ -111,22 +112,9 @@ def test_numba_placements_equal_rules(rules_id):
     flags = rng.integers(0, 2, size=n) if rules.n_flags == 2 else np.zeros(n, dtype=np.int64)
     if yb >= 0:
         flags = np.where((masks >> yb) & 1 == 1, flags, 0)
-    k = rules.kernel_arrays
     out = np.empty((n, rules.n_boxes + 1), dtype=np.int64)
-    K.placements_table(
-        masks.astype(np.int64),
-        rolls.astype(np.int64),
-        flags.astype(np.int64),
-        k["score"],
-        k["joker_score"],
-        k["box_face"],
-        k["yahtzee_roll_face"],
-        k["yahtzee_index"],
-        k["yahtzee_bonus"],
-        k["joker_mode"],
-        k["forced_order"],
-        out,
-    )
+    st = sim_args(rules)
+    K.placements_table(masks.astype(np.int64), rolls.astype(np.int64), flags.astype(np.int64), st, out)
     for i in range(n):
         counts = tuple(int(c) for c in D.KEEP_COUNTS[D.ROLL_OFFSET + rolls[i]])
         want = rules.placements(int(masks[i]), counts, bool(flags[i]))
@@ -553,9 +541,24 @@ def test_cli_builds_a_missing_table(tmp_path, capsys):
 
 
 def test_sim_args_match_rules():
+    """``st`` is the DP's rule tuple followed by the keep tables, in :data:`SIM_ARGS` order."""
     rules = get_rules("yatzy")
-    args = sim_args(rules)
-    assert args[0] is D.ADD_DIE and args[5].shape == (D.N_ROLLS, rules.n_boxes)
+    st = sim_args(rules)
+    rt = kernel_args(rules)
+    assert len(st) == len(K.SIM_ARGS) and K.SIM_ARGS[: K.N_RULE_ARGS] == tuple(K.RULE_ARGS)
+    for a, b in zip(st[: K.N_RULE_ARGS], rt, strict=True):
+        assert np.array_equal(a, b) and type(a) is type(b)
+    named = dict(zip(K.SIM_ARGS, st, strict=True))
+    assert named["add_die"] is D.ADD_DIE and named["keep_size"] is D.KEEP_SIZE
+    assert named["keep_counts"] is D.KEEP_COUNTS and named["subkeeps"] is D.SUBKEEPS
+    assert named["n_subkeeps"] is D.N_SUBKEEPS
+    assert named["score"].shape == (D.N_ROLLS, rules.n_boxes)
+    assert named["yahtzee_index"] == rules.yahtzee_index
+    # the kernels' positions ``_NAME`` of the entries they read
+    positions = {
+        name: getattr(K, "_" + name.upper()) for name in K.SIM_ARGS if hasattr(K, "_" + name.upper())
+    }
+    assert len(positions) == 15 and all(K.SIM_ARGS[i] == name for name, i in positions.items())
 
 
 def test_a_subclass_of_a_builtin_bot_runs_in_python():
