@@ -436,12 +436,7 @@ class _Parser:
             dice = Dice.parse(dice_text)
             if isinstance(dice_text, str) and len(self._dice) < 10_000:
                 self._dice[dice_text] = dice
-        rolls_left = obj["rolls_left"]
-        try:
-            rolls = int(rolls_left)
-        except (TypeError, ValueError):
-            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}") from None
-        return Position(card, dice, rolls)
+        return Position.parse(card, dice, obj["rolls_left"], rules)
 
 
 def advise_json_lines(
