@@ -140,6 +140,19 @@ def n_states(rules: RuleSet) -> int:
     return total
 
 
+def load_kernels(rules: RuleSet) -> None:
+    """Compile (first run) or load from numba's cache the DP kernel for ``rules``' argument types.
+
+    Calls the kernel on an empty level, so a progress bar started afterwards measures
+    the build alone.
+    """
+    from . import _kernels
+
+    empty = np.zeros(0, dtype=np.int64)
+    values = np.zeros((1, rules.upper_cap + 1, rules.n_flags))
+    _kernels.solve_lanes(np.zeros(1, dtype=np.int64), empty, empty, empty, values, kernel_args(rules), 0)
+
+
 def solve(
     rules: RuleSet,
     progress: Callable[[int], None] | None = None,

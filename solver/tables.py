@@ -297,13 +297,28 @@ def build_table(
     progress: bool = True,
     threads: int | None = None,
 ) -> Table:
-    """Solve ``rules`` and save its table (tqdm progress bar on stderr when ``progress``)."""
+    """Solve ``rules`` and save its table (tqdm progress bar on stderr when ``progress``).
+
+    The recorded build time excludes numba's one-time compilation of the kernels.
+    """
+    import sys
+    import threading
+
     from tqdm import tqdm
 
     from . import dp
 
     rules = get_rules(rules)
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
+    notice = threading.Timer(
+        1.0, lambda: print("compiling the solver (first run only; cached afterwards) ...", file=sys.stderr)
+    )
+    if progress:
+        notice.start()
+    try:
+        dp.load_kernels(rules)
+    finally:
+        notice.cancel()
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with tqdm(
         total=n_masks,
