@@ -13,12 +13,11 @@ numba cache, JIT compilation included.  Then every bot plays ``--ladder-games`` 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
+
+from _child import run_json_child
 
 CHILD = r"""
 import json, resource, sys, time
@@ -42,15 +41,7 @@ LADDER = ("random", "frequent", "greedy", "heuristic", "optimal")
 
 
 def run_child(rules: str, bot: str, games: int, threads: int, tables: str, mode: str, cache_dir: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, rules, bot, str(games), str(threads), tables, mode],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json_child(CHILD, [rules, bot, str(games), str(threads), tables, mode], cache_dir)
 
 
 def main() -> None:

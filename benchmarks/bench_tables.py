@@ -10,12 +10,11 @@ figure is a first-ever build: an empty numba cache, JIT compilation included.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
+
+from _child import run_json_child
 
 CHILD = r"""
 import json, resource, sys, time
@@ -38,15 +37,7 @@ print(json.dumps({
 
 
 def run_child(rules: str, threads: int, mode: str, cache_dir: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, rules, str(threads), mode],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json_child(CHILD, [rules, str(threads), mode], cache_dir)
 
 
 def main() -> None:
