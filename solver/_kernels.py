@@ -367,35 +367,11 @@ def solve_lanes(block_starts, lane_mask, lane_u, lane_f, values, rt, n_chunks):
 
 
 @njit(cache=True)
-def turn_tables(
-    mask,
-    lane_u,
-    lane_f,
-    values,
-    add_die,
-    drop_one,
-    n_drop,
-    roll_prob,
-    score,
-    joker_score,
-    box_face,
-    yahtzee_roll_face,
-    pos_boxes,
-    n_pos,
-    yahtzee_index,
-    yahtzee_bonus,
-    joker_mode,
-    forced_order,
-    upper_threshold,
-    upper_bonus,
-    e0,
-    e1,
-    best_box,
-):
+def turn_tables(mask, lane_u, lane_f, values, rt, e0, e1, best_box):
     """Within-turn decision tables of one mask for the given lanes (for bots and batch advice).
 
-    Called as ``turn_tables(mask, lane_u, lane_f, values, *dp.kernel_args(rules), e0, e1,
-    best_box)``.  ``lane_u``/``lane_f`` (nl,) int64: the states ``(u, f)`` wanted.
+    ``rt`` is the rule tuple ``dp.kernel_args(rules)``.  ``lane_u``/``lane_f`` (nl,)
+    int64: the states ``(u, f)`` wanted.
     Outputs, caller-allocated:
 
     * ``e0`` (462, nl) float64 -- value of keeping K and rerolling the rest with one
@@ -407,10 +383,7 @@ def turn_tables(
     The best keep for roll ``r`` with 2 (1) rolls left is the sub-keep of ``r``
     (``dice.SUBKEEPS``) with the largest ``e1`` (``e0``); ties go to the first.
     """
-    rt = (
-        add_die, drop_one, n_drop, roll_prob, score, joker_score, box_face, yahtzee_roll_face, pos_boxes,
-        n_pos, yahtzee_index, yahtzee_bonus, joker_mode, forced_order, upper_threshold, upper_bonus,
-    )  # fmt: skip
+    add_die, drop_one, n_drop, score, box_face = rt[0], rt[1], rt[2], rt[4], rt[6]
     nl = lane_u.shape[0]
     n_keeps = add_die.shape[0]
     n_boxes = box_face.shape[0]
@@ -865,7 +838,7 @@ def table_turn(values, games, ids, games_out, ids_out, seed_mixed, game0, lane_b
                 lane_u[a : a + nl],
                 lane_f[a : a + nl],
                 values,
-                *st[:N_RULE_ARGS],
+                st[:N_RULE_ARGS],
                 e0,
                 e1,
                 no_tracking,

@@ -60,12 +60,18 @@ class Position:
 
     @classmethod
     def parse(cls, card: str | ScoreCard | None, dice: str | Dice, rolls_left, rules=None) -> Position:
+        """A position from text (or values); ``rules`` defaults to a given card's, else ``yahtzee``."""
+        if rules is None and isinstance(card, ScoreCard):
+            rules = card.rules
         rules = get_rules(rules)
-        try:
-            rolls = int(rolls_left)
-        except (TypeError, ValueError):
-            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}") from None
-        return cls(ScoreCard.parse(card, rules), Dice.parse(dice), rolls)
+        if isinstance(rolls_left, str) and rolls_left.strip().isdecimal():
+            rolls_left = int(rolls_left)
+        if not isinstance(rolls_left, int) or isinstance(rolls_left, bool):
+            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}")
+        card = ScoreCard.parse(card, rules)
+        if card.rules != rules:
+            raise UsageError(f"the card is a {card.rules.id} card, the position is {rules.id}")
+        return cls(card, Dice.parse(dice), rolls_left)
 
     def __str__(self) -> str:
         return f"{self.rules.id} [{self.card}] dice {self.dice}, {self.rolls_left} rolls left"
@@ -426,6 +432,3 @@ class Advisor:
             for i in order
         )
         return Advice(position, options)
-
-    def advise_text(self, card: str | None, dice: str, rolls_left: int) -> Advice:
-        return self.advise(Position.parse(card, dice, rolls_left, self.rules))

@@ -195,7 +195,7 @@ class BatchAdvisor:
         turn_tables = _kernels.turn_tables
 
         def evaluate(mask, lane_u, lane_f, e):
-            turn_tables(mask, lane_u, lane_f, values, *args, e[0], e[1], no_tracking)
+            turn_tables(mask, lane_u, lane_f, values, args, e[0], e[1], no_tracking)
 
         return evaluate
 
@@ -528,7 +528,11 @@ def _answer(batch, parser: _Parser, advisors: dict[str, BatchAdvisor], tables_di
     for n, line in batch:
         try:
             position = parser.position(json.loads(line))
-        except (SolverError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        except (
+            SolverError,
+            ValueError,
+            RecursionError,
+        ) as exc:  # JSONDecodeError is a ValueError; deep nesting
             results.append(json.dumps({"error": f"line {n}: {exc}"}))
             continue
         by_rules.setdefault(position.rules.id, []).append(len(results))

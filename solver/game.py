@@ -141,13 +141,23 @@ def _positions(positions) -> tuple[int, ...]:
     for p in positions:
         if isinstance(p, str):
             p = p.strip()
-            if not p.isdigit():
+            if not p.isdecimal():
                 raise IllegalMoveError(f"die number {p!r} is not a number from 1 to {N_DICE}")
             p = int(p)
         if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= N_DICE:
             raise IllegalMoveError(f"die number {p!r} is out of range (the dice are numbered 1 to {N_DICE})")
         out.append(p)
     return tuple(out)
+
+
+def is_sub_multiset(keep, values) -> bool:
+    """Whether the faces ``keep`` (a multiset) are all among ``values``."""
+    rest = list(values)
+    for f in keep:
+        if f not in rest:
+            return False
+        rest.remove(f)
+    return True
 
 
 def _show(values) -> str:
@@ -396,7 +406,7 @@ class Game:
         text = str(token).strip().lower().replace(" ", "_").replace("-", "_")
         if not text:
             raise IllegalMoveError("say which box, by name or number")
-        if text.isdigit():
+        if text.isdecimal():
             return self.box_name(int(text))
         if text in names:
             return text
@@ -517,7 +527,10 @@ def _load(cls, data) -> Game:
         kind = p.get("kind", "human")
         if kind not in ("human", "bot"):
             raise err(f"player {i}: kind {kind!r} is not human or bot")
-        players.append(Player(p["name"], kind, p.get("bot")))
+        bot = p.get("bot")
+        if bot is not None and not isinstance(bot, str):
+            raise err(f"player {i}: bot {bot!r} is not a bot name")
+        players.append(Player(p["name"], kind, bot))
     info = {k: v for k, v in data.items() if k not in _RESERVED}
     try:
         game = cls(rules, players, None, info)
@@ -567,8 +580,10 @@ def _load(cls, data) -> Game:
         raise err(f"status: the file says finished, but the game stops after {len(turns)} turns")
     final = data.get("final")
     if status == "finished" and isinstance(final, list):
-        for entry in final:
+        for k, entry in enumerate(final, start=1):
             if isinstance(entry, dict) and "name" in entry and "score" in entry:
+                if not isinstance(entry["name"], str):
+                    raise err(f"final entry {k}: name {entry['name']!r} is not a player name")
                 got = dict(game.totals()).get(entry["name"])
                 if got is not None and got != entry["score"]:
                     raise err(f"final: {entry['name']} scored {got}, the file says {entry['score']!r}")

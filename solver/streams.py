@@ -95,12 +95,6 @@ class ListStream:
         return out
 
 
-def reroll(dice: Sequence[int], held: Sequence[bool], five: Sequence[int]) -> list[int]:
-    """New dice after a roll: held positions stay, the others take ``five[0], five[1], ...`` in order."""
-    fresh = iter(five)
-    return [d if h else next(fresh) for d, h in zip(dice, held, strict=True)]
-
-
 def reroll_keep(keep: Sequence[int], five: Sequence[int]) -> tuple[int, ...]:
     """Multiset form for bots: the kept faces plus the first ``5 - len(keep)`` of ``five``, sorted."""
     return tuple(sorted(list(keep) + list(five[: 5 - len(keep)])))

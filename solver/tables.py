@@ -229,7 +229,9 @@ def load_table(
     if manifest.get("format_version") != FORMAT_VERSION:
         problems.append(f"format version {manifest.get('format_version')!r}, expected {FORMAT_VERSION}")
     if manifest.get("rules") != rules.describe():
-        problems.append(f"built for different rules ({manifest.get('rules', {}).get('id', '?')})")
+        built_for = manifest.get("rules")
+        built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
+        problems.append(f"built for different rules ({built_id})")
     if check_hash and manifest.get("sha256") != sha256_file(npy):
         problems.append("sha256 does not match (corrupt or modified file)")
     if problems:
@@ -267,8 +269,10 @@ def save_table(
     from .fileio import atomic_write, atomic_write_text
 
     npy, manifest_path = table_paths(rules, tables_dir)
-    atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
-
+    try:
+        atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
+    except OSError as exc:
+        raise TableError(f"cannot write the table {npy}: {exc.strerror or exc}") from None
     manifest = {
         "format_version": FORMAT_VERSION,
         "rules": rules.describe(),
@@ -286,8 +290,25 @@ def save_table(
         "numba_version": numba.__version__,
         "python_version": platform.python_version(),
     }
-    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    try:
+        atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    except OSError as exc:
+        raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
     return load_table(rules, tables_dir)
+
+
+def _check_writable(folder: Path) -> None:
+    """Fail before a build, not after it, when the table folder cannot be written."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise TableError(
+            f"cannot write tables to {folder}: {exc.strerror or exc} (choose another with --tables)"
+        ) from None
 
 
 def build_table(
@@ -309,6 +330,7 @@ def build_table(
     from . import dp
 
     rules = get_rules(rules)
+    _check_writable(table_paths(rules, tables_dir)[0].parent)
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     notice = threading.Timer(
         1.0, lambda: print("compiling the solver (first run only; cached afterwards) ...", file=sys.stderr)

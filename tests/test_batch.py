@@ -135,7 +135,7 @@ def test_kernel_tables_match_the_python_recursion(yahtzee):
         lane_u = np.array([u for u, _ in lanes], dtype=np.int64)
         lane_f = np.array([f for _, f in lanes], dtype=np.int64)
         e0, e1 = np.empty((D.N_KEEPS, len(lanes))), np.empty((D.N_KEEPS, len(lanes)))
-        _kernels.turn_tables(mask, lane_u, lane_f, values, *args, e0, e1, np.empty((0, 0), dtype=np.int64))
+        _kernels.turn_tables(mask, lane_u, lane_f, values, args, e0, e1, np.empty((0, 0), dtype=np.int64))
         for j, state in enumerate(lanes):
             tv = TurnValues(rules, (mask, *state), values)
             np.testing.assert_allclose(e0[:, j], tv.e0, rtol=0, atol=EV_TOLERANCE)

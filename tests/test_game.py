@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from solver.dice import Dice
 from solver.errors import IllegalMoveError, UsageError
-from solver.game import MAX_ROLLS, Game, GameRecordError, Player, play_bot_turn
+from solver.game import MAX_ROLLS, Game, GameRecordError, Player, is_sub_multiset, play_bot_turn
 from solver.streams import ListStream, SeededStream
 
 
@@ -205,6 +205,7 @@ def test_real_dice_need_values():
 
 def test_bot_turns_use_the_same_flow():
     from solver import bots
+
     game = Game.new("yahtzee", [Player("G", "bot", "greedy")], seed=4)
     bot = bots.get_bot("greedy", "yahtzee")
     rng = random.Random(0)
@@ -346,3 +347,13 @@ def test_random_play_replays_identically(seed, masks):
     for turn in game.turns:
         for r in turn.rolls:
             assert r.values == stream.next_five()
+
+
+def test_non_ascii_digits_are_refused_not_a_crash():
+    game = Game.new("yahtzee", ["A"], seed=1)
+    game.roll()
+    with pytest.raises(IllegalMoveError, match="not a number"):
+        game.set_held(["²"])
+    with pytest.raises(IllegalMoveError, match="unknown box"):
+        game.box_name("²")
+    assert is_sub_multiset((3, 3), (3, 1, 3)) and not is_sub_multiset((3, 3), (3, 1, 2))

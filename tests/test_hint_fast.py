@@ -148,7 +148,7 @@ def test_turn_values_equal_numpy_and_kernel_bit_for_bit(tables_dir, rid):
         lane_f = np.array([f for _, f in lanes], dtype=np.int64)
         e0 = np.empty((D.N_KEEPS, len(lanes)))
         e1 = np.empty((D.N_KEEPS, len(lanes)))
-        _kernels.turn_tables(mask, lane_u, lane_f, values, *args, e0, e1, no_tracking)
+        _kernels.turn_tables(mask, lane_u, lane_f, values, args, e0, e1, no_tracking)
         for j, (u, f) in enumerate(lanes):
             state = (mask, u, f)
             tv = TurnValues(rules, state, light)

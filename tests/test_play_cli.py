@@ -342,3 +342,41 @@ def test_corrupt_records_file_is_left_alone(monkeypatch, capsys, data):
     assert rc == 0
     assert "warning" in err and "unreadable" in err
     assert records.records_path(data).read_text() == "{not json"
+
+
+# --- odd input and crashes ------------------------------------------------------------------------------
+def test_superscript_digits_are_refused_not_a_crash(monkeypatch, capsys, data):
+    lines = ["r", "h ²", "s ²", "s 13", "q"]
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "1"], lines)
+    assert rc == 0 and "Traceback" not in err
+    refusals = [line for line in out.splitlines() if line.startswith("! ")]
+    assert refusals[0] == "! die number '²' is not a number from 1 to 5"
+    assert refusals[1].startswith("! unknown box '²'")
+    [game] = saved_games(data)
+    assert game["status"] == "abandoned" and len(game["turns"]) == 1
+
+
+def test_an_unexpected_error_still_saves_the_game(monkeypatch, capsys, data):
+    class Breaking(io.StringIO):
+        def readline(self, *a):
+            line = super().readline(*a)
+            if not line:
+                raise RuntimeError("boom")
+            return line
+
+    with pytest.raises(RuntimeError, match="boom"):
+        play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=Breaking("r\ns 13\nr\n"))
+    assert "game saved as abandoned" in capsys.readouterr().err
+    [game] = saved_games(data)
+    assert game["status"] == "abandoned" and len(game["turns"]) == 2
+
+
+def test_seed_zero_is_not_real_dice():
+    from solver.commands.play import PlaySession
+
+    def first_draw(**kw):
+        game = Game.new("yahtzee", ["You"], info={"mode": "solo"}, **kw)
+        return PlaySession(game, inp=io.StringIO(), out=io.StringIO()).rng.random()
+
+    assert first_draw(seed=0) != first_draw(real_dice=True)
+    assert first_draw(seed=0) == first_draw(seed=0)

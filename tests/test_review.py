@@ -17,6 +17,7 @@ from solver.review import judge, review_game
 @pytest.fixture(scope="module")
 def optimal(tables_dir):
     from solver import bots
+
     tables_dir.table("yahtzee")
     return bots.get_bot("optimal", "yahtzee", tables_dir)
 
@@ -195,3 +196,17 @@ def test_unreadable_files(tmp_path, capsys, content, message):
 
 def test_missing_file(tmp_path, capsys):
     assert "cannot read game file" in _review_error(capsys, tmp_path / "nope.json")
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("final", [{"name": ["Ann"], "score": 1}], "final entry 1: name ['Ann'] is not a player name"),
+        ("players", [{"name": "Ann", "kind": "bot", "bot": ["x"]}], "player 1: bot ['x'] is not a bot name"),
+    ],
+)
+def test_wrong_json_types_in_a_hand_edited_file(tmp_path, capsys, where, value, message):
+    data, path = _saved(tmp_path)
+    data[where] = value
+    path.write_text(json.dumps(data))
+    assert _review_error(capsys, path) == f"yahtzee: error: {path}: {message}"

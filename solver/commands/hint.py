@@ -13,10 +13,10 @@ def register(sub) -> None:
     h.add_argument("--dice", help="five dice, e.g. 33456 or '3 3 4 5 6'")
     h.add_argument("--rolls-left", type=int, choices=(0, 1, 2), help="rolls left this turn")
     h.add_argument(
-        "--card", default="", help="filled boxes, e.g. 'ones=3,fours=12,yahtzee=50' (default: empty)"
+        "--card", default=None, help="filled boxes, e.g. 'ones=3,fours=12,yahtzee=50' (default: empty)"
     )
     add_rules(h)
-    h.add_argument("--top", type=int, default=5, metavar="N", help="options to show (default 5; 0 = all)")
+    h.add_argument("--top", type=int, default=None, metavar="N", help="options to show (default 5; 0 = all)")
     h.add_argument("--json", action="store_true", help="print one JSON object")
     h.add_argument("--batch", metavar="FILE", help="JSON lines in (- for stdin), JSON lines out")
     add_tables(h)
@@ -40,13 +40,26 @@ def _advisor(rules, tables_dir):
 def run_hint(args) -> int:
     from ..advisor import Position
     from ..errors import UsageError
+    from ..rules import get_rules
 
     if args.batch:
-        if args.dice or args.rolls_left is not None:
-            raise UsageError("--batch reads positions from the file; do not give --dice or --rolls-left")
+        options = {
+            "--dice": args.dice,
+            "--rolls-left": args.rolls_left,
+            "--card": args.card,
+            "--top": args.top,
+        }
+        given = [name for name, value in options.items() if value is not None]
+        if given:
+            raise UsageError(
+                f"--batch reads positions (as JSON lines) from the file; do not give {', '.join(given)}"
+            )
+        get_rules(args.rules)  # an unknown default rule set is a usage error, not one error per line
         return run_batch(args)
     if not args.dice or args.rolls_left is None:
         raise UsageError("hint needs --dice and --rolls-left (or --batch FILE)")
+    if args.top is None:
+        args.top = 5
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
@@ -85,17 +98,23 @@ STDIN_IDLE_SECONDS = 0.05
 
 def run_batch(args) -> int:
     """JSON lines in, JSON lines out, answered in batches (see :mod:`solver.batch`)."""
+    import io
+
     from ..batch import advise_json_batches
 
-    stream = sys.stdin if args.batch == "-" else None
-    if stream is None:
+    # undecodable bytes become U+FFFD, so such a line gets its own {"error": ...}
+    if args.batch == "-":
+        stream = sys.stdin
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
+    else:
         try:
-            stream = open(args.batch, encoding="utf-8")
+            stream = open(args.batch, encoding="utf-8", errors="replace")
         except OSError as exc:
             from ..errors import UsageError
 
             raise UsageError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
-    idle = STDIN_IDLE_SECONDS if stream is sys.stdin else None
+    idle = STDIN_IDLE_SECONDS if args.batch == "-" else None
     with stream:
         for answers in advise_json_batches(
             stream, default_rules=args.rules, tables_dir=args.tables, idle=idle

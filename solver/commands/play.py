@@ -143,7 +143,8 @@ class PlaySession:
         self.path = None
         self._autosave_failed = False
         info = game.info
-        seed_text = info.get("date") or info.get("seed") or "real"
+        seed = info.get("seed")
+        seed_text = info.get("date") or ("real" if seed is None else seed)
         self.rng = random.Random(f"{game.rules.id} {seed_text}")
 
     # --- output ----------------------------------------------------------------
@@ -213,6 +214,15 @@ class PlaySession:
         except KeyboardInterrupt:
             self.save("abandoned")
             self.err.write(f"\ngame saved as abandoned to {self.path}\n")
+            raise
+        except BaseException:
+            # Anything unexpected: keep the game, then let the error through.
+            try:
+                self.save("abandoned")
+            except Exception as exc:  # noqa: BLE001 - the original error matters more
+                self.err.write(f"yahtzee: could not save the game: {exc}\n")
+            else:
+                self.err.write(f"game saved as abandoned to {self.path}\n")
             raise
         self.save("finished")
         self.finish()
@@ -347,7 +357,7 @@ class PlaySession:
             return None
         if word in ("quit", "q", "exit"):
             raise _Quit
-        if line.replace(" ", "").isdigit():
+        if line.replace(" ", "").isdecimal():
             raise IllegalMoveError(f"{line!r}: to hold dice type h {line}, to score a box type s {line}")
         raise IllegalMoveError(f"unknown command {word!r} (help lists them)")
 
@@ -587,29 +597,30 @@ def _split_numbers(tokens: list[str]) -> list[str]:
     for t in tokens:
         parts = [p for p in t.replace(",", " ").split() if p]
         for p in parts:
-            out.extend(list(p) if p.isdigit() and len(p) > 1 else [p])
+            out.extend(list(p) if p.isdecimal() and len(p) > 1 else [p])
     return out
 
 
 def _looks_like_dice(line: str) -> bool:
     compact = line.replace(" ", "").replace(",", "")
-    return compact.isdigit() and 1 <= len(compact) <= 5
+    return compact.isdecimal() and 1 <= len(compact) <= 5
 
 
 def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, ...]:
     """The values of the rerolled dice from what the player typed: the ``n`` new dice, or all five on the table."""
     from ..dice import parse_faces
+    from ..game import is_sub_multiset
 
     faces = parse_faces(text, allow_any_count=True)
     if len(faces) == n:
         return faces
     if len(faces) == 5 and n < 5:
+        if not is_sub_multiset(held_faces, faces):
+            raise IllegalMoveError(
+                f"you hold {' '.join(map(str, held_faces))}, but the five dice typed ({text.strip()}) do not include them"
+            )
         rest = list(faces)
         for f in held_faces:
-            if f not in rest:
-                raise IllegalMoveError(
-                    f"you hold {' '.join(map(str, held_faces))}, but the five dice typed ({text.strip()}) do not include them"
-                )
             rest.remove(f)
         return tuple(rest)
     want = "five dice" if n == 5 else f"the {n} rerolled dice (or all five on the table)"

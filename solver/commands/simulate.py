@@ -226,6 +226,7 @@ def write_histogram(path: str, results) -> None:
     import numpy as np
 
     from ..errors import UsageError
+    from ..fileio import atomic_write
 
     top = max(float(np.percentile(r.scores, 99.9)) for r in results)
     lo = min(int(r.scores.min()) for r in results)
@@ -249,7 +250,7 @@ def write_histogram(path: str, results) -> None:
     ax.legend()
     fig.tight_layout()
     try:
-        fig.savefig(path, format="png")
+        atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
     except OSError as exc:
         raise UsageError(f"cannot write --hist {path!r}: {exc.strerror or exc}") from None
     finally:

@@ -100,21 +100,21 @@ def run_verify(args) -> int:
 
 
 def run_list(args) -> int:
-    import json
-
+    from ..errors import MissingTableError, TableError
     from ..rules import RULE_SETS
-    from ..tables import resolve_dir, table_paths
+    from ..tables import load_table, resolve_dir, table_paths
 
-    folder = resolve_dir(args.tables)
-    print(f"tables folder: {folder}")
+    print(f"tables folder: {resolve_dir(args.tables)}")
     for rules in RULE_SETS.values():
-        npy, man = table_paths(rules, args.tables)
-        if npy.exists() and man.exists():
-            try:
-                value = f"{json.loads(man.read_text()).get('empty_card_value', float('nan')):.7f}"
-            except (OSError, ValueError):
-                value = "unreadable manifest"
-            print(f"  {rules.id:<20} built   {npy.stat().st_size / 2**20:7.1f} MiB  value {value}")
-        else:
+        npy = table_paths(rules, args.tables)[0]
+        try:
+            table = load_table(rules, args.tables, check_hash=False, light=True)
+        except MissingTableError:
             print(f"  {rules.id:<20} missing")
+            continue
+        except TableError:
+            print(f"  {rules.id:<20} broken  (yahtzee tables verify --rules {rules.id} says why)")
+            continue
+        size = npy.stat().st_size / 2**20
+        print(f"  {rules.id:<20} built   {size:7.1f} MiB  value {table.empty_card_value:.7f}")
     return 0
