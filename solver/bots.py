@@ -30,7 +30,7 @@ Builtin bots (:data:`BOTS`, :func:`get_bot`), strongest first, with their means 
 The table bots (optimal, heuristic, greedy) are one class, :class:`TableBot`, over
 different value arrays; none but ``optimal`` reads a table file.
 
-Ties (options within :data:`TIE_TOLERANCE`): the keep with the most dice (the last of
+Ties (options within :data:`solver.advisor.TIE_TOLERANCE`): the keep with the most dice (the last of
 ``dice.SUBKEEPS``), the box first in card order.
 
 The builtin bots also run on the fast numba engine of :mod:`solver.simulate`; their
@@ -54,9 +54,6 @@ from .card import ScoreCard
 from .dice import Dice
 from .errors import UsageError
 from .rules import RuleSet, get_rules
-
-#: Ties are broken with this tolerance on expected values (as ``Advisor`` flags ``best``).
-TIE_TOLERANCE = 1e-9
 
 
 class Bot:
@@ -135,7 +132,7 @@ class FrequentBot(Bot):
 class TableBot(Bot):
     """Plays the best option of an :class:`~solver.advisor.Advisor` over a value array.
 
-    Ties within :data:`TIE_TOLERANCE`: the keep with the most dice (the last of
+    Ties within :data:`solver.advisor.TIE_TOLERANCE`: the keep with the most dice (the last of
     ``dice.SUBKEEPS``), the box first in card order -- as the numba engine.
     """
 

@@ -20,6 +20,11 @@ UPPER_BONUS_KEY = "upper_bonus"
 _EMPTY_WORDS = {"", "-", "empty", "none"}
 
 
+def box_key(name) -> str:
+    """A box name as typed (``Full House``, ``full-house``) in the card's spelling (``full_house``)."""
+    return str(name).strip().lower().replace(" ", "_").replace("-", "_")
+
+
 @dataclass(frozen=True)
 class Placement:
     """A legal place for a roll: the box, what it scores there, and the Yahtzee bonus earned."""
@@ -111,7 +116,7 @@ class ScoreCard:
             key, sep, value = entry.partition("=")
             if not sep:
                 key, sep, value = entry.partition(":")
-            key = key.strip().lower().replace(" ", "_").replace("-", "_")
+            key = box_key(key)
             value = value.strip()
             if not sep or not key or not value:
                 raise CardError(f"card entry {entry!r} is not of the form box=score")
@@ -211,7 +216,7 @@ class ScoreCard:
             if not 0 <= box < self.rules.n_boxes:
                 raise IllegalMoveError(f"box number {box} is not on the card (0..{self.rules.n_boxes - 1})")
             return box
-        key = str(box).strip().lower().replace(" ", "_").replace("-", "_")
+        key = box_key(box)
         try:
             return self.rules.box_index[key]
         except KeyError:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .card import ScoreCard
+from .card import ScoreCard, box_key
 from .dice import N_DICE, N_FACES, Dice
 from .errors import IllegalMoveError, SolverError, UsageError
 from .rules import RuleSet, get_rules
@@ -403,7 +403,7 @@ class Game:
             if not 1 <= token <= len(names):
                 raise IllegalMoveError(f"box number {token} is not on the card (1 to {len(names)})")
             return names[token - 1]
-        text = str(token).strip().lower().replace(" ", "_").replace("-", "_")
+        text = box_key(token)
         if not text:
             raise IllegalMoveError("say which box, by name or number")
         if text.isdecimal():

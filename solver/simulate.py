@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import dice as D
-from .bots import TIE_TOLERANCE, Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
+from .advisor import TIE_TOLERANCE
+from .bots import Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
 from .card import ScoreCard
 from .dice import Dice
 from .dp import kernel_args

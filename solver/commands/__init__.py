@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 
 
-def add_rules(parser: argparse.ArgumentParser, many: bool = False) -> None:
+def add_rules(parser: argparse.ArgumentParser, many: str | None = None) -> None:
+    """``--rules ID``; with ``many`` (the help text) ``--rules ID [ID ...]``."""
     if many:
-        parser.add_argument("--rules", nargs="+", metavar="ID", help="rule-set ids (default: yahtzee)")
+        parser.add_argument("--rules", nargs="+", metavar="ID", help=many)
     else:
         parser.add_argument("--rules", default=None, metavar="ID", help="rule set (default: yahtzee)")
 

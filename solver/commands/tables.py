@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_tables
+from . import add_rules, add_tables
 
 
 def register(sub) -> None:
@@ -13,7 +13,7 @@ def register(sub) -> None:
     tsub.required = True
 
     b = tsub.add_parser("build", help="compute tables (progress bar on stderr)")
-    b.add_argument("--rules", nargs="+", metavar="ID", help="rule sets to build (default: yahtzee)")
+    add_rules(b, many="rule sets to build (default: yahtzee)")
     b.add_argument("--all", action="store_true", help="build every rule set")
     b.add_argument("--force", action="store_true", help="rebuild tables that already exist")
     b.add_argument(
@@ -24,9 +24,7 @@ def register(sub) -> None:
     b.set_defaults(func=run_build)
 
     v = tsub.add_parser("verify", help="check checksums and reference values")
-    v.add_argument(
-        "--rules", nargs="+", metavar="ID", help="rule sets to verify (default: every built table)"
-    )
+    add_rules(v, many="rule sets to verify (default: every built table)")
     add_tables(v)
     v.set_defaults(func=run_verify)
 
