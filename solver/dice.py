@@ -222,6 +222,16 @@ def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
     return tuple(faces)
 
 
+def is_sub_multiset(keep, values) -> bool:
+    """Whether the faces ``keep`` (a multiset) are all among ``values``."""
+    rest = list(values)
+    for f in keep:
+        if f not in rest:
+            return False
+        rest.remove(f)
+    return True
+
+
 def keep_index(faces) -> int:
     """Keep index of a multiset of 0..5 faces."""
     key = tuple(sorted(int(f) for f in faces))

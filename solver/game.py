@@ -150,16 +150,6 @@ def _positions(positions) -> tuple[int, ...]:
     return tuple(out)
 
 
-def is_sub_multiset(keep, values) -> bool:
-    """Whether the faces ``keep`` (a multiset) are all among ``values``."""
-    rest = list(values)
-    for f in keep:
-        if f not in rest:
-            return False
-        rest.remove(f)
-    return True
-
-
 def _show(values) -> str:
     return "".join(map(str, values)) or "(none)"
 

@@ -32,7 +32,7 @@ from . import dice as D
 from .advisor import TIE_TOLERANCE
 from .bots import Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
 from .card import ScoreCard
-from .dice import Dice
+from .dice import Dice, is_sub_multiset
 from .dp import kernel_args
 from .errors import IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
@@ -372,7 +372,7 @@ def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
         dice = Dice(stream.next_five())
         for rolls_left in (2, 1):
             keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
-            if not _is_subset(keep, dice.values):
+            if not is_sub_multiset(keep, dice.values):
                 raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
             if len(keep) == D.N_DICE:
                 break
@@ -383,15 +383,6 @@ def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
         except IllegalMoveError as exc:
             raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
     return card
-
-
-def _is_subset(keep: tuple[int, ...], values: tuple[int, ...]) -> bool:
-    rest = list(values)
-    for f in keep:
-        if f not in rest:
-            return False
-        rest.remove(f)
-    return True
 
 
 def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.dice import Dice
+from solver.dice import Dice, is_sub_multiset
 from solver.errors import IllegalMoveError, UsageError
-from solver.game import MAX_ROLLS, Game, GameRecordError, Player, is_sub_multiset, play_bot_turn
+from solver.game import MAX_ROLLS, Game, GameRecordError, Player, play_bot_turn
 from solver.streams import ListStream, SeededStream
 
 

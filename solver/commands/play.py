@@ -608,8 +608,7 @@ def _looks_like_dice(line: str) -> bool:
 
 def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, ...]:
     """The values of the rerolled dice from what the player typed: the ``n`` new dice, or all five on the table."""
-    from ..dice import parse_faces
-    from ..game import is_sub_multiset
+    from ..dice import is_sub_multiset, parse_faces
 
     faces = parse_faces(text, allow_any_count=True)
     if len(faces) == n:
