@@ -241,33 +241,41 @@ class TurnValues:
     ``r0`` (252) -- best placement value of each roll with no rolls left;
     ``e0`` / ``e1`` (462) -- value of holding keep K and rerolling the rest with
     1 / 2 rolls left (for 5-dice keeps: the value of stopping and scoring now,
-    ``r0``); ``value`` -- the state value before rolling.  All in expected
-    points still to come.  ``values`` is a table's ``values``, a numpy array or a
+    ``r0``; -inf under ``all-rolls``, where stopping early is not allowed);
+    ``value`` -- the state value before rolling.  All in expected points still to
+    come.  ``values`` is a table's ``values``, a numpy array or a
     :class:`~solver.tables.ValueFile`: only single entries ``values[mask, u, f]`` are read.
 
     The arithmetic is the kernel's, term by term (the six ``E(K + face)`` summed in face
-    order, then times ``ONE_SIXTH``; the Yahtzee bonus added last), so ``e0``, ``e1`` and
+    order, then times ``ONE_SIXTH``; the roll's bonus added last), so ``e0``, ``e1`` and
     ``r0`` are bit-identical to :func:`solver._kernels.turn_tables` and near-ties rank the
-    same way on every path.
+    same way on every path.  Placements go through :meth:`RuleSet.placements` and
+    :meth:`RuleSet.step`, the rules' plain-Python functions.
     """
 
     def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | ValueFile):
         self.rules, self.state, self.values = rules, state, values
+        stop = not rules.all_rolls
         self.r0 = self._final_roll_values()
         x = [0.0] * D.ROLL_OFFSET + self.r0
         _average(x)
         self.e0 = x.copy()
-        _best_subkeep(x)
+        _best_subkeep(x, stop)
         _average(x)
         # keeping all five means stopping now, whatever the rolls left
         self.e1 = x[: D.ROLL_OFFSET] + self.r0
+        if not stop:
+            no_stop = [float("-inf")] * D.N_ROLLS
+            self.e0[D.ROLL_OFFSET :] = no_stop
+            self.e1[D.ROLL_OFFSET :] = no_stop
         self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
+        self._stop = stop
 
     @cached_property
     def value(self) -> float:
         """``sum_r P(r) R2(r)``: the table's value of this state (up to rounding in the last bits)."""
         x = self._x
-        _best_subkeep(x)
+        _best_subkeep(x, self._stop)
         total = 0.0
         for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True):
             total += p * v
@@ -280,51 +288,42 @@ class TurnValues:
 
     def placement_value(self, box: int, score: int, bonus: int) -> float:
         """Points this placement earns now (bonuses included) plus the value of the next state."""
-        rules = self.rules
-        mask, upper, flag = self.state
-        gain = score
-        if rules.boxes[box].is_upper:
-            if upper < rules.upper_threshold <= upper + score:
-                gain += rules.upper_bonus
-            upper = min(upper + score, rules.upper_cap)
-        if box == rules.yahtzee_index and rules.n_flags == 2:
-            flag = 1 if score == 50 else 0
-        # the Yahtzee bonus last, as the kernel adds it (same bits)
-        return gain + float(self.values[mask | (1 << box), upper, flag]) + bonus
+        points, (mask, upper, flag) = self.rules.step(self.state, box, score)
+        # the objective (points + value to come), then the roll's bonus, as the kernel adds them
+        return points + float(self.values[mask, upper, flag]) + bonus
 
     def _final_roll_values(self) -> list[float]:
         rules = self.rules
         mask, upper, flag = self.state
         values = self.values
-        cap, thr = rules.upper_cap, rules.upper_threshold
-        yb = rules.yahtzee_index
-        open_boxes = [b for b in range(rules.n_boxes) if not mask >> b & 1]
-        if rules.forced_order:
-            open_boxes = open_boxes[:1]
-        columns = []  # per open box: the value of placing each roll there
-        for b in open_boxes:
-            nxt = mask | (1 << b)
-            scores = rules.possible_scores[b]  # each score once (a few more do no harm)
-            if rules.boxes[b].is_upper:
-                cand = {}
-                for s in scores:
-                    gain = s + rules.upper_bonus if upper < thr <= upper + s else s
-                    cand[s] = gain + float(values[nxt, min(upper + s, cap), flag])
-            elif b == yb and rules.n_flags == 2:
-                cand = {s: s + float(values[nxt, upper, 1 if s == 50 else 0]) for s in scores}
-            else:
-                v = float(values[nxt, upper, flag])
-                cand = {s: s + v for s in scores}
+        allowed = rules.allowed_bits(mask)
+        columns = []  # per allowed box: the value of placing each roll there
+        for b in range(rules.n_boxes):
+            if not allowed >> b & 1:
+                continue
+            cand = {}
+            for s in rules.possible_scores[b]:  # each score once (a few more do no harm)
+                points, nxt = rules.step(self.state, b, s)
+                cand[s] = points + float(values[nxt])
             columns.append(list(map(cand.__getitem__, rules.scores_by_box[b])))
         if len(columns) > 1:
             best = list(map(max, *columns))
         else:  # one box to fill (or none: a full card, nothing to roll for)
             best = columns[0] if columns else [float("-inf")] * D.N_ROLLS
-        if yb >= 0 and mask >> yb & 1:  # a Yahtzee now follows the Joker and bonus rules
+        rows = rules.rows_mask
+        if rows and mask & rows == rows:  # a five of a kind now follows the Joker and bonus rules
             for face in range(1, D.N_FACES + 1):
                 roll = Dice((face,) * D.N_DICE)
                 best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))
         return best
+
+
+def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
+    """Under ``order=choose``: the direction (``down`` or ``up``) optimal play picks before the
+    first roll -- the one whose empty card is worth more (ties: ``down``)."""
+    down = TurnValues(rules.directed("down"), (0, 0, 0), values).value
+    up = TurnValues(rules.directed("up"), (0, 0, 0), values).value
+    return "up" if up > down + TIE_TOLERANCE else "down"
 
 
 def _average(x: list[float]) -> None:
@@ -339,11 +338,15 @@ def _average(x: list[float]) -> None:
         x[k] = (x[a] + x[b] + x[c] + x[d] + x[e] + x[f]) * ONE_SIXTH
 
 
-def _best_subkeep(x: list[float]) -> None:
-    """In place: B(K) = max(x(K), max over faces of K of B(K - face)), keeps in index order."""
+def _best_subkeep(x: list[float], stop: bool = True) -> None:
+    """In place: B(K) = max(x(K), max over faces of K of B(K - face)), keeps in index order.
+
+    ``stop=False`` (``all-rolls``): a roll may not be kept whole, its row is the best of
+    its proper sub-multisets only.
+    """
     minus = D.KEEP_MINUS
     for k in range(1, D.N_KEEPS):
-        best = x[k]
+        best = x[k] if stop or k < D.ROLL_OFFSET else float("-inf")
         for j in minus[k]:
             if x[j] > best:
                 best = x[j]
@@ -361,6 +364,7 @@ class Advisor:
         self.table = table
         self.rules = table.rules
         self._cache: dict[tuple[int, int, int], TurnValues] = {}
+        self._direction: str | None = None
 
     @classmethod
     def load(
@@ -381,14 +385,27 @@ class Advisor:
         )
 
     def turn(self, card: ScoreCard) -> TurnValues:
-        """Within-turn values of the card's state (a few cached)."""
+        """Within-turn values of the card's state (a few cached).
+
+        Under ``order=choose`` the empty card is played in the direction optimal play
+        chose before the first roll (:meth:`direction`).
+        """
         key = card.state
         tv = self._cache.get(key)
         if tv is None:
             if len(self._cache) >= 1024:
                 self._cache.clear()
-            tv = self._cache[key] = TurnValues(self.rules, key, self.table.values)
+            rules = self.rules
+            if rules.order == "choose" and key[0] == 0:
+                rules = rules.directed(self.direction())
+            tv = self._cache[key] = TurnValues(rules, key, self.table.values)
         return tv
+
+    def direction(self) -> str:
+        """Under ``order=choose``: ``down`` or ``up``, whichever optimal play picks."""
+        if self._direction is None:
+            self._direction = best_direction(self.rules, self.table.values)
+        return self._direction
 
     def card_value(self, card: ScoreCard | str | None = None) -> float:
         """Expected points still to come from the start of a turn (before rolling)."""
@@ -408,7 +425,8 @@ class Advisor:
         raw: list[tuple[float, dict]] = []
         if position.rolls_left == 0:
             names = self.rules.box_names
-            for b, score, bonus in tv.placements(dice):
+            mask, _, flag = card.state
+            for b, score, bonus in self.rules.placements(mask, dice.counts, bool(flag)):
                 raw.append(
                     (
                         tv.placement_value(b, score, bonus),
@@ -417,7 +435,10 @@ class Advisor:
                 )
         else:
             ev = tv.e0 if position.rolls_left == 1 else tv.e1
+            stop = D.ROLL_OFFSET + dice.index
             for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
+                if k == stop and self.rules.all_rolls:
+                    continue  # all three rolls must be used
                 raw.append((ev[k], {"keep": D.KEEPS[k]}))
         best_ev = max(v for v, _ in raw)
         order = sorted(range(len(raw)), key=lambda i: -raw[i][0])

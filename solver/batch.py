@@ -38,7 +38,7 @@ from functools import partial
 import numpy as np
 
 from . import dice as D
-from .advisor import TIE_TOLERANCE, Advice, Option, Position, TurnValues
+from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValues
 from .card import ScoreCard
 from .dice import Dice
 from .errors import SolverError, UsageError
@@ -69,7 +69,6 @@ def _reversed_subkeeps() -> tuple[np.ndarray, np.ndarray]:
 
 _RAW_KEEPS, _RAW_VALID = _reversed_subkeeps()
 _ROLL_INDEX = {roll: r for r, roll in enumerate(D.ROLLS)}
-_YAHTZEE_ROLL = np.array([roll[0] == roll[-1] for roll in D.ROLLS])
 
 
 class BatchAdvisor:
@@ -79,7 +78,7 @@ class BatchAdvisor:
         self.table = table
         self.rules: RuleSet = table.rules
         self.values = np.asarray(table.values)
-        self._kernel_args: tuple | None = None
+        self._advisor = Advisor(table)  # for the direction of an order=choose game
 
     @classmethod
     def load(
@@ -116,12 +115,13 @@ class BatchAdvisor:
         upper = scores[:, list(rules.upper_indices)].sum(axis=1)
         lower = scores[:, list(rules.lower_indices)].sum(axis=1)
         bonus_count = np.fromiter((c.yahtzee_bonus_count for c in cards), np.int64, len(cards))
-        total = upper + np.where(upper >= rules.upper_threshold, rules.upper_bonus, 0) + lower
-        total += bonus_count * rules.yahtzee_bonus
+        reached = upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(cards), dtype=bool)
+        total = upper + np.where(reached, rules.upper_bonus, 0) + lower
+        total += bonus_count * rules.bonus
         u = np.minimum(upper, rules.upper_cap)
-        yb = rules.yahtzee_index
-        if rules.n_flags == 2:
-            f = (filled[:, yb] & (scores[:, yb] == 50)).astype(np.int64)
+        if rules.n_flags == 2:  # a five-of-a-kind row holds 50
+            rows = list(rules.five_kind_rows)
+            f = (filled[:, rows] & (scores[:, rows] == 50)).any(axis=1).astype(np.int64)
         else:
             f = np.zeros(len(cards), dtype=np.int64)
         roll = np.fromiter((_ROLL_INDEX[p.dice.values] for p in positions), np.int64, len(positions))
@@ -176,61 +176,62 @@ class BatchAdvisor:
         return (
             np.take_along_axis(raw_ev, rank, axis=1),
             np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
-            D.N_SUBKEEPS[roll],
+            D.N_SUBKEEPS[roll] - int(self.rules.all_rolls),  # all-rolls: stopping (ranked last, -inf) is no option
         )
 
+    def _turn_rules(self, mask: int) -> RuleSet:
+        """The rules a turn from ``mask`` is played by: under ``order=choose`` the empty card
+        is played in the direction optimal play picks (:meth:`Advisor.direction`)."""
+        if self.rules.order == "choose" and mask == 0:
+            return self.rules.directed(self._advisor.direction())
+        return self.rules
+
     def _python_evaluator(self, mask: int, lane_u: np.ndarray, lane_f: np.ndarray, e: np.ndarray) -> None:
+        rules = self._turn_rules(mask)
         for j, (u, f) in enumerate(zip(lane_u.tolist(), lane_f.tolist(), strict=True)):
-            tv = TurnValues(self.rules, (mask, u, f), self.values)
+            tv = TurnValues(rules, (mask, u, f), self.values)
             e[0, :, j] = tv.e0
             e[1, :, j] = tv.e1
 
     def _kernel_evaluator(self):
         from . import _kernels, dp
 
-        if self._kernel_args is None:
-            self._kernel_args = dp.kernel_args(self.rules)
-        args, values = self._kernel_args, self.values
+        values = self.values
         no_tracking = np.empty((0, 0), dtype=np.int64)
         turn_tables = _kernels.turn_tables
 
         def evaluate(mask, lane_u, lane_f, e):
-            turn_tables(mask, lane_u, lane_f, values, args, e[0], e[1], no_tracking)
+            succ = np.empty((6 * self.rules.n_boxes, len(lane_u)))
+            ra = dp.rule_arrays(self._turn_rules(mask))
+            turn_tables(mask, lane_u, lane_f, values, ra, e[0], e[1], succ, 0, no_tracking)
 
         return evaluate
 
     # --- no rolls left: boxes ----------------------------------------------------
     def _rank_placements(self, mask, u, f, roll, filled):
+        """Every legal box of each position, valued by the rules' step (:meth:`RuleSet.step`, or
+        its kernel twin for large batches) and ranked."""
         rules = self.rules
         n, nb = filled.shape
-        legal = ~filled
-        if rules.forced_order:
-            legal &= np.cumsum(legal, axis=1) == 1
-        score = np.array(rules.score_table)[roll]
-        yb = rules.yahtzee_index
-        extra = _YAHTZEE_ROLL[roll] & filled[:, yb] if yb >= 0 else np.zeros(n, dtype=bool)
-        bonus = np.where(extra & (f == 1), rules.yahtzee_bonus, 0)
-        if rules.joker != "none":  # Joker placement: the rule set says where, one roll at a time
-            for i in np.flatnonzero(extra).tolist():
-                counts = tuple(int(c) for c in D.KEEP_COUNTS[D.ROLL_OFFSET + roll[i]])
-                legal[i] = False
-                for b, s, _ in rules.placements(int(mask[i]), counts, bool(f[i])):
-                    legal[i, b] = True
+        ev = np.empty((n, nb))
+        score = np.empty((n, nb), dtype=np.int64)
+        bonus = np.empty(n, dtype=np.int64)
+        if n >= PYTHON_STATES:
+            from . import _kernels, dp
+
+            _kernels.placement_values(mask, u, f, roll, self.values, dp.rule_arrays(rules), ev, score, bonus)
+        else:
+            ev.fill(-np.inf)
+            score.fill(-1)
+            values = self.values
+            for i, (m, uu, ff, r) in enumerate(zip(mask.tolist(), u.tolist(), f.tolist(), roll.tolist(), strict=True)):
+                bonus[i] = 0
+                for b, s, extra in rules.placements(m, D.KEEP_FACE_COUNTS[D.ROLL_OFFSET + r], bool(ff)):
+                    points, nxt = rules.step((m, uu, ff), b, s)
+                    ev[i, b] = points + float(values[nxt]) + extra
                     score[i, b] = s
-        is_upper = np.array([box.is_upper for box in rules.boxes])
-        uu = u[:, None]
-        gain = score + np.where(
-            is_upper & (uu < rules.upper_threshold) & (uu + score >= rules.upper_threshold),
-            rules.upper_bonus,
-            0,
-        )
-        next_u = np.where(is_upper, np.minimum(uu + score, rules.upper_cap), uu)
-        next_f = np.repeat(f[:, None], nb, axis=1)
-        if rules.n_flags == 2:
-            next_f[:, yb] = score[:, yb] == 50
-        next_mask = mask[:, None] | (1 << np.arange(nb, dtype=np.int64))
-        ev = (gain + self.values[next_mask, next_u, next_f]) + bonus[:, None]
-        ev[~legal] = -np.inf
+                    bonus[i] = extra
+        legal = ev > -np.inf
         rank = np.argsort(-ev, axis=1, kind="stable")
         return (
             np.take_along_axis(ev, rank, axis=1),

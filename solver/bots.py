@@ -83,11 +83,8 @@ def _distinct_keeps(dice: Dice) -> list[tuple[int, ...]]:
 
 def immediate_points(card: ScoreCard, box: str, score: int) -> int:
     """What a placement pays now: its score plus the upper bonus when it reaches it."""
-    rules = card.rules
-    b = rules.box_index[box]
-    if rules.boxes[b].is_upper and card.upper_total < rules.upper_threshold <= card.upper_total + score:
-        return score + rules.upper_bonus
-    return score
+    points, _ = card.rules.step(card.state, card.rules.box_index[box], score)
+    return points
 
 
 class RandomBot(Bot):
@@ -100,7 +97,8 @@ class RandomBot(Bot):
         self.rules = get_rules(rules)
 
     def choose_keep(self, card, dice, rolls_left, rng):
-        return rng.choice(_distinct_keeps(dice))
+        keeps = _distinct_keeps(dice)
+        return rng.choice(keeps[:-1] if card.rules.all_rolls else keeps)  # the last keeps all five
 
     def choose_box(self, card, dice, rng):
         return rng.choice(card.placements(dice)).box
@@ -118,7 +116,7 @@ class FrequentBot(Bot):
     def choose_keep(self, card, dice, rolls_left, rng):
         counts = dice.counts
         n, face = max((c, f) for f, c in enumerate(counts, start=1))
-        return (face,) * n
+        return (face,) * min(n, D.N_DICE - 1 if card.rules.all_rolls else D.N_DICE)
 
     def choose_box(self, card, dice, rng):
         best, choice = -1, None

@@ -64,28 +64,27 @@ class ScoreCard:
                 raise CardError(f"{name}={score} is a score {name} can never hold under {rules.id}")
         if self.yahtzee_bonus_count:
             self._check_bonus()
-        if rules.forced_order:
-            filled = [s is not None for s in self.scores]
-            n = sum(filled)
-            if filled != [True] * n + [False] * (rules.n_boxes - n):
-                first_open = rules.box_names[filled.index(False)]
-                raise CardError(
-                    f"under {rules.id} boxes fill in card order, but {first_open} is open "
-                    "while a later box is filled"
-                )
+        if not rules.is_reachable_mask(self.filled_mask):
+            order = {"down": "in card order", "up": "in reverse card order", "choose": "in card order or in reverse"}
+            raise CardError(
+                f"under {rules.id} boxes fill {order[rules.order]}, but the card has "
+                f"{', '.join(self.open_boxes)} open and {', '.join(n for n in rules.box_names if n not in self.open_boxes)} filled"
+            )
 
     def _check_bonus(self) -> None:
         rules, count = self.rules, self.yahtzee_bonus_count
         if count < 0:
-            raise CardError(f"{BONUS_KEY} cannot be negative: {count * rules.yahtzee_bonus}")
-        if rules.yahtzee_bonus == 0:
+            raise CardError(f"{BONUS_KEY} cannot be negative: {count * rules.bonus}")
+        if rules.bonus == 0:
             raise CardError(f"{rules.id} has no Yahtzee bonus, but the card has {BONUS_KEY}")
-        if self.scores[rules.yahtzee_index] != 50:
-            raise CardError(f"{BONUS_KEY} needs {rules.yahtzee_box}=50 on the card")
-        if count > self.n_filled - 1:
+        rows = [rules.box_names[i] for i in rules.five_kind_rows]
+        if any(self.scores[i] is None for i in rules.five_kind_rows) or not self.yahtzee_holds_50:
+            want = "=50" if len(rows) == 1 else " filled, one of them with 50,"
+            raise CardError(f"{BONUS_KEY} needs {' and '.join(rows)}{want} on the card")
+        if count > self.n_filled - len(rows):
             raise CardError(
-                f"{BONUS_KEY}={count * rules.yahtzee_bonus} needs {count} filled boxes besides "
-                f"{rules.yahtzee_box}, the card has {self.n_filled - 1}"
+                f"{BONUS_KEY}={count * rules.bonus} needs {count} filled boxes besides "
+                f"{' and '.join(rows)}, the card has {self.n_filled - len(rows)}"
             )
 
     # --- construction ----------------------------------------------------
@@ -128,7 +127,7 @@ class ScoreCard:
                 raise CardError(f"card entry {entry!r}: {key} is given twice")
             seen.add(key)
             if key == BONUS_KEY:
-                step = rules.yahtzee_bonus
+                step = rules.bonus
                 if step == 0:
                     raise CardError(f"{rules.id} has no Yahtzee bonus, but the card has {entry!r}")
                 if number % step:
@@ -155,7 +154,7 @@ class ScoreCard:
             f"{name}={s}" for name, s in zip(self.rules.box_names, self.scores, strict=True) if s is not None
         ]
         if self.yahtzee_bonus_count:
-            parts.append(f"{BONUS_KEY}={self.yahtzee_bonus_count * self.rules.yahtzee_bonus}")
+            parts.append(f"{BONUS_KEY}={self.yahtzee_bonus_count * self.rules.bonus}")
         return ",".join(parts)
 
     # --- totals ----------------------------------------------------------
@@ -184,7 +183,8 @@ class ScoreCard:
 
     @property
     def upper_bonus(self) -> int:
-        return self.rules.upper_bonus if self.upper_total >= self.rules.upper_threshold else 0
+        rules = self.rules
+        return rules.upper_bonus if rules.has_upper_bonus and self.upper_total >= rules.upper_threshold else 0
 
     @property
     def lower_total(self) -> int:
@@ -192,7 +192,7 @@ class ScoreCard:
 
     @property
     def yahtzee_bonus_points(self) -> int:
-        return self.yahtzee_bonus_count * self.rules.yahtzee_bonus
+        return self.yahtzee_bonus_count * self.rules.bonus
 
     @property
     def total(self) -> int:
@@ -201,8 +201,8 @@ class ScoreCard:
 
     @property
     def yahtzee_holds_50(self) -> bool:
-        yb = self.rules.yahtzee_index
-        return yb >= 0 and self.scores[yb] == 50
+        """A five-of-a-kind row (yahtzee, yatzy, yatzy_2 ..., yacht) holds 50."""
+        return any(self.scores[i] == 50 for i in self.rules.five_kind_rows)
 
     @property
     def state(self) -> tuple[int, int, int]:
@@ -252,7 +252,7 @@ class ScoreCard:
         match = next((p for p in legal if p.box == name), None)
         if match is None:
             allowed = ", ".join(p.box for p in legal)
-            why = "forced order" if self.rules.forced_order else "the Joker rule"
+            why = "the fill order" if self.rules.forced_order else "the Joker rule"
             raise IllegalMoveError(f"{dice} may not go in {name} under {why}; allowed: {allowed}")
         scores = list(self.scores)
         scores[b] = match.score
@@ -262,9 +262,12 @@ class ScoreCard:
         """The card as printed: boxes, subtotals and bonuses, in order."""
         r = self.rules
         out: list[tuple[str, int | None]] = [(r.box_names[i], self.scores[i]) for i in r.upper_indices]
-        out += [("upper_total", self.upper_total), ("upper_bonus", self.upper_bonus)]
+        if r.upper_indices:
+            out.append(("upper_total", self.upper_total))
+        if r.has_upper_bonus:
+            out.append(("upper_bonus", self.upper_bonus))
         out += [(r.box_names[i], self.scores[i]) for i in r.lower_indices]
-        if r.yahtzee_bonus:
+        if r.bonus:
             out.append((BONUS_KEY, self.yahtzee_bonus_points))
         out.append(("total", self.total))
         return out

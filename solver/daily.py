@@ -52,7 +52,7 @@ def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: i
     boxes = [f"{n} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)]
     lines.append(" | ".join(boxes[i] for i in rules.upper_indices) + f" | upper bonus {card.upper_bonus}")
     lower = " | ".join(boxes[i] for i in rules.lower_indices)
-    if rules.yahtzee_bonus:
+    if rules.bonus:
         lower += f" | yahtzee bonus {card.yahtzee_bonus_points}"
     lines.append(lower)
     if optimal is not None:

@@ -12,11 +12,16 @@ order under forced order) are not computed and hold NaN.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import dice
 from .rules import RuleSet
+
+if TYPE_CHECKING:
+    from . import _kernels as _kernels_types
 
 
 def upper_reachability(rules: RuleSet) -> np.ndarray:
@@ -36,10 +41,16 @@ def upper_reachability(rules: RuleSet) -> np.ndarray:
 
 
 def masks_by_level(rules: RuleSet) -> list[np.ndarray]:
-    """Masks to solve, grouped by number of filled boxes, from n_boxes - 1 down to 0."""
+    """Masks to solve, grouped by number of filled boxes, from n_boxes - 1 down to 0
+    (under a fill order only the masks it can reach)."""
     n = rules.n_boxes
     if rules.forced_order:
-        return [np.array([(1 << k) - 1], dtype=np.int64) for k in range(n - 1, -1, -1)]
+        levels = []
+        for k in range(n - 1, -1, -1):
+            prefix, suffix = (1 << k) - 1, rules.full_mask ^ ((1 << (n - k)) - 1)
+            found = sorted({m for m in (prefix, suffix) if rules.is_reachable_mask(m)})
+            levels.append(np.array(found, dtype=np.int64))
+        return levels
     all_masks = np.arange(1 << n, dtype=np.int64)
     popcount = np.zeros(1 << n, dtype=np.int64)
     for b in range(n):
@@ -47,8 +58,11 @@ def masks_by_level(rules: RuleSet) -> list[np.ndarray]:
     return [all_masks[popcount == k] for k in range(n - 1, -1, -1)]
 
 
-def kernel_args(rules: RuleSet) -> tuple:
-    """The rule set and dice layer as the kernels' trailing arguments, in order."""
+@lru_cache(maxsize=64)
+def rule_arrays(rules: RuleSet) -> _kernels_types.RuleArrays:
+    """The rule set and dice layer as the kernels' one argument (:class:`solver._kernels.RuleArrays`)."""
+    from ._kernels import RuleArrays
+
     k = rules.kernel_arrays
     score = k["score"]
     n_pos = (score > 0).sum(axis=1).astype(np.int64)
@@ -56,23 +70,34 @@ def kernel_args(rules: RuleSet) -> tuple:
     for r in range(score.shape[0]):
         boxes = np.flatnonzero(score[r] > 0)
         pos_boxes[r, : len(boxes)] = boxes
-    return (
-        dice.ADD_DIE,
-        DROP_ONE,
-        N_DROP,
-        dice.ROLL_PROB,
-        score,
-        k["joker_score"],
-        k["box_face"],
-        k["yahtzee_roll_face"],
-        pos_boxes,
-        n_pos,
-        k["yahtzee_index"],
-        k["yahtzee_bonus"],
-        k["joker_mode"],
-        k["forced_order"],
-        k["upper_threshold"],
-        k["upper_bonus"],
+    for b in rules.five_kind_rows:
+        if rules.n_flags == 2 and set(score[:, b].tolist()) != {0, 50}:
+            raise AssertionError(f"{rules.id}: the five-of-a-kind bonus assumes rows paying 50")
+    i64 = np.int64
+    return RuleArrays(
+        add_die=dice.ADD_DIE,
+        drop_one=DROP_ONE,
+        n_drop=N_DROP,
+        roll_prob=dice.ROLL_PROB,
+        keep_size=dice.KEEP_SIZE,
+        keep_counts=dice.KEEP_COUNTS,
+        subkeeps=dice.SUBKEEPS,
+        n_subkeeps=dice.N_SUBKEEPS,
+        score=score,
+        joker_score=k["joker_score"],
+        pos_boxes=pos_boxes,
+        n_pos=n_pos,
+        box_face=k["box_face"],
+        five_kind=k["five_kind"],
+        roll_face=k["roll_face"],
+        rows_mask=i64(k["rows_mask"]),
+        bonus=i64(k["bonus"]),
+        joker_mode=i64(k["joker_mode"]),
+        order=i64(k["order"]),
+        all_rolls=i64(k["all_rolls"]),
+        upper_threshold=i64(k["upper_threshold"]),
+        upper_bonus=i64(k["upper_bonus"]),
+        upper_cap=i64(rules.upper_cap),
     )
 
 
@@ -102,7 +127,7 @@ def level_lanes(rules: RuleSet, masks: np.ndarray):
     it -- bit for bit the values the kernel would compute.
     """
     reach = upper_reachability(rules)
-    thr = rules.upper_threshold
+    thr = rules.upper_threshold if rules.has_upper_bonus else 0
     bits = np.zeros(len(masks), dtype=np.int64)
     still_possible = np.zeros(len(masks), dtype=np.int64)  # most the open upper boxes can add
     for b in rules.upper_indices:
@@ -122,8 +147,8 @@ def level_lanes(rules: RuleSet, masks: np.ndarray):
     cm, cu = np.nonzero(copy)
     copies = (masks[cm], cu.astype(np.int64), representative[cm].astype(np.int64))
     ok = np.repeat(solve[:, :, None], rules.n_flags, axis=2)
-    if rules.n_flags == 2:
-        ok[:, :, 1] &= ((masks >> rules.yahtzee_index) & 1).astype(bool)[:, None]
+    if rules.n_flags == 2:  # the flag needs a filled five-of-a-kind row
+        ok[:, :, 1] &= (masks & rules.rows_mask != 0)[:, None]
     m, u, f = np.nonzero(ok)
     return (masks[m], u.astype(np.int64), f.astype(np.int64)), copies
 
@@ -135,7 +160,7 @@ def n_states(rules: RuleSet) -> int:
     for level in [np.array([rules.full_mask])] + masks_by_level(rules):
         for mask in level:
             bits = sum(1 << (rules.boxes[b].face - 1) for b in rules.upper_indices if mask >> b & 1)
-            flags = 2 if rules.n_flags == 2 and mask >> rules.yahtzee_index & 1 else 1
+            flags = 2 if rules.n_flags == 2 and mask & rules.rows_mask else 1
             total += int(reach[bits]) * flags
     return total
 
@@ -150,7 +175,7 @@ def load_kernels(rules: RuleSet) -> None:
 
     empty = np.zeros(0, dtype=np.int64)
     values = np.zeros((1, rules.upper_cap + 1, rules.n_flags))
-    _kernels.solve_lanes(np.zeros(1, dtype=np.int64), empty, empty, empty, values, kernel_args(rules), 0)
+    _kernels.solve_blocks(np.zeros(1, dtype=np.int64), 0, 0, empty, empty, empty, values, rule_arrays(rules))
 
 
 def solve(
@@ -161,29 +186,37 @@ def solve(
     """Compute the full value table of ``rules`` (see the module docstring for the layout).
 
     ``progress(n)`` is called after each level with the number of masks done.
-    ``threads`` sets numba's thread count for this call (the result does not
+    ``threads`` sets the number of threads (default: all cores; the result does not
     depend on it).
     """
-    import numba
-
     from . import _kernels
+    from .threads import Workers
 
     cap = rules.upper_cap
     values = np.full((1 << rules.n_boxes, cap + 1, rules.n_flags), np.nan, dtype=np.float64)
     values[rules.full_mask] = 0.0
-    args = kernel_args(rules)
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    try:
+
+    def solve_level(masks: np.ndarray, args) -> None:
+        (lane_mask, lane_u, lane_f), (copy_mask, copy_u, copy_from) = level_lanes(rules, masks)
+        starts = np.append(np.arange(0, len(lane_mask), BLOCK_LANES), len(lane_mask)).astype(np.int64)
+
+        def work(i0: int, i1: int) -> None:
+            _kernels.solve_blocks(starts, i0, i1, lane_mask, lane_u, lane_f, values, args)
+
+        workers.run(work, 0, len(starts) - 1)
+        values[copy_mask, copy_u] = values[copy_mask, copy_from]
+
+    with Workers(threads) as workers:
+        args = rule_arrays(rules)
         for masks in masks_by_level(rules):
-            (lane_mask, lane_u, lane_f), (copy_mask, copy_u, copy_from) = level_lanes(rules, masks)
-            starts = np.append(np.arange(0, len(lane_mask), BLOCK_LANES), len(lane_mask)).astype(np.int64)
-            n_chunks = min(len(starts) - 1, 8 * numba.get_num_threads())
-            _kernels.solve_lanes(starts, lane_mask, lane_u, lane_f, values, args, n_chunks)
-            values[copy_mask, copy_u] = values[copy_mask, copy_from]
+            if rules.order == "choose" and masks.tolist() == [0]:
+                # the direction is chosen before the first roll: the better of the two
+                solve_level(masks, rule_arrays(rules.directed("down")))
+                down = values[0].copy()
+                solve_level(masks, rule_arrays(rules.directed("up")))
+                values[0] = np.fmax(down, values[0])
+            else:
+                solve_level(masks, args)
             if progress is not None:
                 progress(len(masks))
-    finally:
-        numba.set_num_threads(previous)
     return values

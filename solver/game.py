@@ -317,6 +317,8 @@ class Game:
             raise IllegalMoveError(f"no rolls left this turn ({MAX_ROLLS} used): choose a box")
         n = self.dice_to_roll
         if n == 0:
+            if self.rules.all_rolls:
+                raise IllegalMoveError("all five dice are held: release at least one to roll again")
             raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
         if values is None:
             stream = self.streams[self.current]
@@ -417,6 +419,11 @@ class Game:
         name = self.box_name(box)
         if self.dice is None:
             raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        if self.rules.all_rolls and self.rolls_left > 0:
+            raise IllegalMoveError(
+                f"{self.rules.id} uses all three rolls: roll again before scoring "
+                f"({self.rolls_left} roll{'s' if self.rolls_left > 1 else ''} left)"
+            )
         dice = Dice(self.dice)
         card = self.card
         placement = next((p for p in card.placements(dice) if p.box == name), None)

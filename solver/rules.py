@@ -1,127 +1,188 @@
-"""Rule sets as data.
+"""Rule sets as data: a base game plus composable modifiers.
 
-A :class:`RuleSet` is a frozen description of one variant: its boxes in card
-order (each with a scoring rule), the upper bonus, the Yahtzee bonus and the
-Joker policy.  Rule sets are looked up by id with :func:`get_rules`; the
-default is ``yahtzee`` (official Hasbro rules, forced Joker).
+A rule set is written ``BASE+MOD+MOD...`` (``shared/RULES.md``), e.g. ``yahtzee``,
+``yacht``, ``yatzy+all-rolls+extra-bonus=100``.  :func:`get_rules` parses such a spec
+into one frozen :class:`RuleSet` whose ``id`` is the canonical spelling (modifiers in
+the order of :data:`MODIFIERS`, listed boxes in card order); ``yatzy-forced`` is
+another name for ``yatzy+order=down``.
 
-Everything above this layer (card, DP, advisor, simulation) asks the rule set
-and never hard-codes a game.  The DP kernels receive the same information as
-arrays through :meth:`RuleSet.kernel_arrays`.
+Each rule lives here once, as data and as one plain-Python function:
+
+* boxes carry a typed :class:`Scorer` (a kind and its parameters), validated when the
+  rule set is built;
+* :meth:`RuleSet.allowed_bits` -- which open boxes the fill order allows;
+* :meth:`RuleSet.placements` -- where a roll may legally go, what it scores there and
+  the five-of-a-kind bonus it earns (Joker policy, fill order);
+* :meth:`RuleSet.step` -- the points a placement earns (upper bonus included) and the
+  next card state: the Bellman step every solver path shares.
+
+The numba kernels receive the same rules as arrays (:meth:`RuleSet.kernel_arrays`)
+and have one twin of each function (``solver._kernels``), tested against these on
+every (mask, roll) of every rule set.  Adding a modifier touches this module only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .dice import KEEP_FACE_COUNTS, N_ROLLS, ROLL_OFFSET, ROLLS
-from .errors import UnknownRulesError
+from .dice import KEEP_FACE_COUNTS, N_DICE, N_FACES, N_ROLLS, ROLL_OFFSET, ROLLS
+from .errors import UnknownRulesError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
 
 Counts = tuple[int, ...]  # dice per face 1..6
+State = tuple[int, int, int]  # (filled mask, capped upper total, flag)
 
-JOKER_NONE = 0
-JOKER_FORCED = 1
-JOKER_FREE = 2
+JOKER_NONE, JOKER_FORCED, JOKER_FREE = 0, 1, 2
 _JOKER_CODES = {"none": JOKER_NONE, "forced": JOKER_FORCED, "free": JOKER_FREE}
+ORDER_FREE, ORDER_DOWN, ORDER_UP, ORDER_CHOOSE = 0, 1, 2, 3
+_ORDER_CODES = {"free": ORDER_FREE, "down": ORDER_DOWN, "up": ORDER_UP, "choose": ORDER_CHOOSE}
+
+#: The kernels keep a card's filled boxes in one int32 column and tables grow as 2**boxes.
+MAX_BOXES = 18
+UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 
+# --- scorers --------------------------------------------------------------------
 def _total(c: Counts) -> int:
     return sum((f + 1) * n for f, n in enumerate(c))
-
-
-def _upper(face: int) -> Callable[[Counts], int]:
-    return lambda c: face * c[face - 1]
-
-
-def _sum_if_n_kind(n: int) -> Callable[[Counts], int]:
-    return lambda c: _total(c) if max(c) >= n else 0
-
-
-def _face_times_n_kind(n: int) -> Callable[[Counts], int]:
-    def score(c: Counts) -> int:
-        faces = [f + 1 for f, k in enumerate(c) if k >= n]
-        return n * max(faces) if faces else 0
-
-    return score
 
 
 def _is_full_house(c: Counts) -> bool:
     return sorted(k for k in c if k) == [2, 3]
 
 
-def _has_run(c: Counts, length: int) -> bool:
-    run = 0
+def _longest_run(c: Counts) -> int:
+    best = run = 0
     for k in c:
         run = run + 1 if k else 0
-        if run >= length:
-            return True
-    return False
+        best = max(best, run)
+    return best
 
 
-def _two_pairs(c: Counts) -> int:
-    faces = [f + 1 for f, k in enumerate(c) if k >= 2]
-    return 2 * sum(faces) if len(faces) == 2 else 0
+@dataclass(frozen=True)
+class Scorer:
+    """How a box scores a roll: a kind and its parameters (validated on creation).
 
+    ========================  ==========================================================
+    ``upper(face)``           face x the dice showing it
+    ``n_kind_sum(n)``         the sum of all five dice if at least ``n`` show one face
+    ``n_kind_face(n)``        ``n`` x the highest face shown by at least ``n`` dice
+    ``two_pairs``             two different faces on at least two dice each: those four
+    ``full_house(points)``    three of one face and two of another: ``points`` (None: sum)
+    ``straight(n, points)``   ``n`` consecutive faces present
+    ``exact_straight(n, p)``  exactly the five faces ``n .. n+4``
+    ``chance``                the sum of the dice
+    ``five_kind(points)``     five dice the same
+    ========================  ==========================================================
+    """
 
-SCORERS: dict[str, Callable[[Counts], int]] = {
-    **{
-        name: _upper(face)
-        for face, name in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)
-    },
-    "sum_if_3_kind": _sum_if_n_kind(3),
-    "sum_if_4_kind": _sum_if_n_kind(4),
-    "25_if_full_house": lambda c: 25 if _is_full_house(c) else 0,
-    "30_if_4_run": lambda c: 30 if _has_run(c, 4) else 0,
-    "40_if_5_run": lambda c: 40 if _has_run(c, 5) else 0,
-    "50_if_5_kind": lambda c: 50 if max(c) == 5 else 0,
-    "sum": _total,
-    "pair": _face_times_n_kind(2),
-    "two_pairs": _two_pairs,
-    "3x_face_3_kind": _face_times_n_kind(3),
-    "4x_face_4_kind": _face_times_n_kind(4),
-    "15_if_12345": lambda c: 15 if c == (1, 1, 1, 1, 1, 0) else 0,
-    "20_if_23456": lambda c: 20 if c == (0, 1, 1, 1, 1, 1) else 0,
-    "sum_if_full_house": lambda c: _total(c) if _is_full_house(c) else 0,
-}
+    kind: str
+    n: int = 0
+    points: int | None = None
+
+    def __post_init__(self) -> None:
+        limits = {
+            "upper": (1, N_FACES),
+            "n_kind_sum": (2, N_DICE),
+            "n_kind_face": (2, N_DICE),
+            "straight": (4, 5),
+            "exact_straight": (1, 2),
+        }
+        fixed = {"full_house", "straight", "exact_straight", "five_kind"}
+        if self.kind not in limits and self.kind not in fixed | {"two_pairs", "chance"}:
+            raise ValueError(f"unknown scorer kind {self.kind!r}")
+        if self.kind in limits and not limits[self.kind][0] <= self.n <= limits[self.kind][1]:
+            raise ValueError(f"scorer {self.kind} needs n in {limits[self.kind]}, got {self.n}")
+        if self.kind in fixed - {"full_house"} and not (self.points and self.points > 0):
+            raise ValueError(f"scorer {self.kind} needs positive points, got {self.points}")
+
+    def __call__(self, c: Counts) -> int:
+        kind, n = self.kind, self.n
+        if kind == "upper":
+            return n * c[n - 1]
+        if kind == "n_kind_sum":
+            return _total(c) if max(c) >= n else 0
+        if kind == "n_kind_face":
+            faces = [f + 1 for f, k in enumerate(c) if k >= n]
+            return n * max(faces) if faces else 0
+        if kind == "two_pairs":
+            faces = [f + 1 for f, k in enumerate(c) if k >= 2]
+            return 2 * sum(faces) if len(faces) == 2 else 0
+        if kind == "full_house":
+            return (self.points or _total(c)) if _is_full_house(c) else 0
+        if kind == "straight":
+            return self.points if _longest_run(c) >= n else 0
+        if kind == "exact_straight":
+            return self.points if all(c[f] == 1 for f in range(n - 1, n + 4)) else 0
+        if kind == "chance":
+            return _total(c)
+        return self.points if max(c) == N_DICE else 0  # five_kind
+
+    def describe(self) -> str:
+        """The scoring rule in words (``yahtzee rules SPEC``)."""
+        kind, n, p = self.kind, self.n, self.points
+        if kind == "upper":
+            return f"{n} x the dice showing {n}"
+        if kind == "n_kind_sum":
+            return f"sum of all dice, with at least {n} the same"
+        if kind == "n_kind_face":
+            return f"{n} x the face of {n} dice the same" + (" (the highest pair)" if n == 2 else "")
+        if kind == "two_pairs":
+            return "sum of two pairs of different faces"
+        if kind == "full_house":
+            return f"{p if p else 'sum of the dice'} for three of one face and two of another"
+        if kind == "straight":
+            return f"{p} for {n} faces in a row"
+        if kind == "exact_straight":
+            return f"{p} for exactly {'-'.join(str(f) for f in range(n, n + 5))}"
+        if kind == "chance":
+            return "sum of the dice"
+        return f"{p} for five of a kind"
 
 
 @dataclass(frozen=True)
 class Box:
-    """One box of the score card.
-
-    ``face`` is 1..6 for an upper box and 0 for a lower one.  ``joker_score``
-    is the fixed score the box pays for a Yahtzee played as a Joker (25, 30,
-    40), or ``None`` when a Joker scores there as usual.
-    """
+    """One box of the score card: its name, its scorer and the fixed score it pays for a
+    five of a kind played as a Joker (``None``: it scores a Joker as usual)."""
 
     name: str
-    scorer: str
-    face: int = 0
+    scorer: Scorer
     joker_score: int | None = None
+
+    @property
+    def face(self) -> int:
+        """1..6 for an upper box, 0 for a lower one."""
+        return self.scorer.n if self.scorer.kind == "upper" else 0
 
     @property
     def is_upper(self) -> bool:
         return self.face > 0
 
+    @property
+    def is_five_kind(self) -> bool:
+        return self.scorer.kind == "five_kind"
+
     def score(self, counts: Counts) -> int:
-        return SCORERS[self.scorer](counts)
+        return self.scorer(counts)
 
 
+# --- the rule set -------------------------------------------------------------------
 @dataclass(frozen=True)
 class RuleSet:
     """A frozen rule set; see ``shared/RULES.md`` for the rule texts.
 
-    ``yahtzee_box`` names the five-of-a-kind box whose 50 enables the Yahtzee
-    bonus and the Joker rule (``None`` for neither).  ``joker`` is ``"forced"``
-    (official placement order), ``"free"`` (any open box; fixed Joker scores only
-    when the upper box of the face is filled) or ``"none"``.  ``forced_order``
-    makes every turn fill the next box in card order.
+    ``bonus``: points for each further five of a kind rolled once every five-of-a-kind
+    row (the yahtzee / yatzy / yacht box and any extra yatzy rows) is filled and one of
+    them holds 50 (Yahtzee's +100, the ``extra-bonus=N`` house rule).  ``joker``:
+    ``"forced"`` / ``"free"`` / ``"none"`` placement of such a roll.  ``order``:
+    ``"free"``, ``"down"`` / ``"up"`` (the next box in card order / in reverse), or
+    ``"choose"`` (down or up, chosen before the first roll).  ``all_rolls``: every turn
+    uses all three rolls (each reroll throws at least one die).
     """
 
     id: str
@@ -129,12 +190,26 @@ class RuleSet:
     boxes: tuple[Box, ...]
     upper_bonus: int
     upper_threshold: int = 63
-    yahtzee_box: str | None = None
-    yahtzee_bonus: int = 0
+    bonus: int = 0
     joker: str = "none"
-    forced_order: bool = False
-    reference_value: float | None = None
-    notes: str = field(default="", compare=False)
+    order: str = "free"
+    all_rolls: bool = False
+    reference_value: float | None = field(default=None, compare=False)
+    base: str = field(default="", compare=False)
+    modifiers: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        names = [b.name for b in self.boxes]
+        if not self.boxes:
+            raise UsageError(f"{self.id}: the card has no boxes left")
+        if len(self.boxes) > MAX_BOXES:
+            raise UsageError(f"{self.id}: {len(self.boxes)} boxes, at most {MAX_BOXES} are supported")
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: box names repeat: {names}")
+        if self.joker not in _JOKER_CODES or self.order not in _ORDER_CODES:
+            raise ValueError(f"{self.id}: bad joker {self.joker!r} or order {self.order!r}")
+        if (self.bonus or self.joker != "none") and not self.five_kind_rows:
+            raise ValueError(f"{self.id}: a bonus or Joker rule needs a five-of-a-kind row")
 
     # --- structure -------------------------------------------------------
     @cached_property
@@ -144,6 +219,14 @@ class RuleSet:
     @property
     def n_boxes(self) -> int:
         return len(self.boxes)
+
+    @property
+    def n_turns(self) -> int:
+        return self.n_boxes
+
+    @property
+    def full_mask(self) -> int:
+        return (1 << self.n_boxes) - 1
 
     @cached_property
     def box_index(self) -> dict[str, int]:
@@ -158,35 +241,124 @@ class RuleSet:
         return tuple(i for i, b in enumerate(self.boxes) if not b.is_upper)
 
     @cached_property
-    def yahtzee_index(self) -> int:
-        """Index of the five-of-a-kind box, or -1."""
-        return self.box_index[self.yahtzee_box] if self.yahtzee_box else -1
+    def five_kind_rows(self) -> tuple[int, ...]:
+        """Boxes that pay for five of a kind (yahtzee, yatzy, yatzy_2 ..., yacht)."""
+        return tuple(i for i, b in enumerate(self.boxes) if b.is_five_kind)
+
+    @cached_property
+    def rows_mask(self) -> int:
+        return sum(1 << i for i in self.five_kind_rows)
 
     @property
-    def n_flags(self) -> int:
-        """2 when the DP state needs the "yahtzee box holds 50" flag (only the bonus depends on it)."""
-        return 2 if self.yahtzee_index >= 0 and self.yahtzee_bonus > 0 else 1
-
-    @property
-    def n_turns(self) -> int:
-        return self.n_boxes
-
-    @property
-    def full_mask(self) -> int:
-        return (1 << self.n_boxes) - 1
+    def has_upper_bonus(self) -> bool:
+        return self.upper_bonus > 0 and bool(self.upper_indices)
 
     @property
     def upper_cap(self) -> int:
-        """Upper totals are tracked up to the threshold; more changes nothing."""
-        return self.upper_threshold
+        """Upper totals are tracked up to the threshold (more changes nothing); not at all
+        when there is no upper bonus to reach."""
+        return self.upper_threshold if self.has_upper_bonus else 0
 
-    # --- scoring ---------------------------------------------------------
+    @property
+    def n_flags(self) -> int:
+        """2 when the state needs the flag "a five-of-a-kind row holds 50" (only the bonus
+        depends on it)."""
+        return 2 if self.bonus > 0 else 1
+
+    @property
+    def forced_order(self) -> bool:
+        return self.order != "free"
+
+    # --- the rules, one function each --------------------------------------------
+    def allowed_bits(self, filled: int) -> int:
+        """Bitmask of the open boxes the fill order allows now.
+
+        Under ``choose`` the first box filled shows the direction: the first box of the
+        card (down) or the last (up); on an empty card both are allowed.
+        """
+        open_bits = ~filled & self.full_mask
+        if not open_bits or self.order == "free":
+            return open_bits
+        low = open_bits & -open_bits
+        high = 1 << (open_bits.bit_length() - 1)
+        if self.order == "down":
+            return low
+        if self.order == "up":
+            return high
+        if filled == 0:
+            return low | high
+        return low if filled & 1 else high
+
+    def is_reachable_mask(self, filled: int) -> bool:
+        """Can a game under the fill order have exactly these boxes filled?"""
+        if self.order == "free":
+            return True
+        n = self.n_boxes
+        prefix = filled == (1 << filled.bit_count()) - 1
+        suffix = filled == self.full_mask ^ ((1 << (n - filled.bit_count())) - 1)
+        return {"down": prefix, "up": suffix}.get(self.order, prefix or suffix)
+
+    def placements(self, filled: int, counts: Counts, holds_50: bool) -> list[tuple[int, int, int]]:
+        """Where this roll may legally go: ``[(box, score, bonus), ...]`` in card order.
+
+        ``filled`` is the bitmask of filled boxes (bit ``i`` = box ``i``); ``holds_50``:
+        a five-of-a-kind row holds 50.  ``bonus`` is the five-of-a-kind bonus the roll
+        earns (the same for every placement).  The upper bonus is not included (see
+        :meth:`step`).  A five of a kind rolled once every five-of-a-kind row is filled
+        follows the Joker policy among the boxes the fill order allows.
+        """
+        allowed = self.allowed_bits(filled)
+        boxes = [b for b in range(self.n_boxes) if allowed >> b & 1]
+        rows = self.rows_mask
+        extra = max(counts) == N_DICE and rows != 0 and filled & rows == rows
+        bonus = self.bonus if extra and holds_50 else 0
+        if not extra or self.joker == "none":
+            return [(b, self.boxes[b].score(counts), bonus) for b in boxes]
+        face = counts.index(N_DICE) + 1
+        face_box = [b for b in boxes if self.boxes[b].face == face]
+
+        def joker(b: int) -> int:
+            box = self.boxes[b]
+            return box.joker_score if box.joker_score is not None else box.score(counts)
+
+        if self.joker == "free":  # any box; fixed Joker scores once the face box is taken
+            return [(b, self.boxes[b].score(counts) if face_box else joker(b), bonus) for b in boxes]
+        # forced: own upper box, else any lower box, else any upper box (scoring 0)
+        if face_box:
+            return [(face_box[0], self.boxes[face_box[0]].score(counts), bonus)]
+        lower = [b for b in boxes if not self.boxes[b].is_upper]
+        if lower:
+            return [(b, joker(b), bonus) for b in lower]
+        return [(b, self.boxes[b].score(counts), bonus) for b in boxes]
+
+    def step(self, state: State, box: int, score: int) -> tuple[int, State]:
+        """``(points, next_state)`` of putting ``score`` in open ``box`` from ``state``.
+
+        ``points`` is the score plus the upper bonus when this placement reaches it (the
+        five-of-a-kind bonus is the roll's, see :meth:`placements`); ``next_state`` has
+        the box filled, the upper total capped at :attr:`upper_cap` and the flag set
+        when a five-of-a-kind row now holds 50.
+        """
+        filled, upper, flag = state
+        points = score
+        if self.boxes[box].is_upper:
+            thr = self.upper_threshold
+            if self.has_upper_bonus and upper < thr <= upper + score:
+                points += self.upper_bonus
+            upper = min(upper + score, self.upper_cap)
+        if self.n_flags == 2 and self.boxes[box].is_five_kind and score == 50:
+            flag = 1
+        return points, (filled | 1 << box, upper, flag)
+
+    # --- scoring tables ---------------------------------------------------
+    def box_score(self, box: int, counts: Counts) -> int:
+        return self.boxes[box].score(counts)
+
     @cached_property
     def scores_by_box(self) -> tuple[tuple[int, ...], ...]:
         """``scores_by_box[b][r]``: the ordinary score of roll ``r`` in box ``b`` (plain ints, no numpy)."""
-        scorers = [SCORERS[box.scorer] for box in self.boxes]
         counts = KEEP_FACE_COUNTS[ROLL_OFFSET:]
-        return tuple(tuple(map(score, counts)) for score in scorers)
+        return tuple(tuple(map(box.scorer, counts)) for box in self.boxes)
 
     @cached_property
     def score_table(self) -> np.ndarray:
@@ -208,63 +380,29 @@ class RuleSet:
             out.append(frozenset(values))
         return tuple(out)
 
-    def box_score(self, box: int, counts: Counts) -> int:
-        return self.boxes[box].score(counts)
-
-    def placements(self, filled: int, counts: Counts, yahtzee_holds_50: bool) -> list[tuple[int, int, int]]:
-        """Where this roll may legally go: ``[(box, score, bonus), ...]`` in card order.
-
-        ``filled`` is the bitmask of filled boxes (bit ``i`` = box ``i``).  ``bonus``
-        is the extra Yahtzee bonus the roll earns (the same for every placement).
-        The upper bonus is not included; the card adds it when it is reached.
-        """
-        open_boxes = [b for b in range(self.n_boxes) if not filled >> b & 1]
-        if not open_boxes:
-            return []
-        if self.forced_order:
-            open_boxes = open_boxes[:1]
-        is_yahtzee = max(counts) == 5
-        yb = self.yahtzee_index
-        extra = is_yahtzee and yb >= 0 and bool(filled >> yb & 1)
-        bonus = self.yahtzee_bonus if extra and yahtzee_holds_50 else 0
-        if not extra or self.joker == "none":
-            return [(b, self.box_score(b, counts), bonus) for b in open_boxes]
-        face = counts.index(5) + 1
-        face_box = next((i for i in self.upper_indices if self.boxes[i].face == face), -1)
-        face_open = face_box in open_boxes  # under forced order only the next box is open
-
-        def joker(b: int) -> int:
-            box = self.boxes[b]
-            return box.joker_score if box.joker_score is not None else self.box_score(b, counts)
-
-        if self.joker == "free":
-            return [(b, joker(b) if not face_open else self.box_score(b, counts), bonus) for b in open_boxes]
-        # forced Joker: own upper box, else any open lower box, else any open upper box (0)
-        if face_open:
-            return [(face_box, self.box_score(face_box, counts), bonus)]
-        lower = [b for b in open_boxes if not self.boxes[b].is_upper]
-        if lower:
-            return [(b, joker(b), bonus) for b in lower]
-        return [(b, self.box_score(b, counts), bonus) for b in open_boxes]
-
     # --- arrays for the kernels -------------------------------------------
     @cached_property
     def kernel_arrays(self) -> dict[str, np.ndarray | int]:
-        """The rule set as plain arrays and ints for the numba kernels.
+        """The rule set as arrays and ints for :func:`solver._kernels.rule_arrays`.
 
-        ``score`` (252, B) int64, ``joker_score`` (252, B) int64 (score of a roll
-        played as a Joker; only rows of five-of-a-kind rolls are used),
-        ``box_face`` (B,) int64 (1..6 upper, 0 lower), ``yahtzee_roll_face``
-        (252,) int64 (face of a five-of-a-kind roll, else 0), plus ints.
+        ``score`` (252, B) int64, ``joker_score`` (252, B) int64 (the score of a roll
+        played as a Joker; only rows of five-of-a-kind rolls are read), ``box_face``
+        (B,) int64 (1..6 upper, 0 lower), ``five_kind`` (B,) int64 (1 for a
+        five-of-a-kind row), ``roll_face`` (252,) int64 (face of a five-of-a-kind roll,
+        else 0), then ints.  Asserts the kernels' assumptions (five six-sided dice, at
+        most :data:`MAX_BOXES` boxes).
         """
         import numpy as np
 
-        n = self.n_boxes
+        if N_DICE != 5 or N_FACES != 6 or len(ROLLS) != N_ROLLS or N_ROLLS != 252:
+            raise AssertionError("the kernels assume five six-sided dice (252 rolls)")
+        if not 0 < self.n_boxes <= MAX_BOXES:
+            raise AssertionError(f"the kernels handle 1..{MAX_BOXES} boxes, {self.id} has {self.n_boxes}")
         joker = np.array(self.score_table, dtype=np.int64)
-        face_of_roll = np.zeros(N_ROLLS, dtype=np.int64)
+        roll_face = np.zeros(N_ROLLS, dtype=np.int64)
         for r, roll in enumerate(ROLLS):
             if roll[0] == roll[-1]:
-                face_of_roll[r] = roll[0]
+                roll_face[r] = roll[0]
                 for b, box in enumerate(self.boxes):
                     if box.joker_score is not None:
                         joker[r, b] = box.joker_score
@@ -272,16 +410,22 @@ class RuleSet:
             "score": np.ascontiguousarray(self.score_table, dtype=np.int64),
             "joker_score": joker,
             "box_face": np.array([b.face for b in self.boxes], dtype=np.int64),
-            "yahtzee_roll_face": face_of_roll,
-            "n_boxes": n,
-            "yahtzee_index": self.yahtzee_index,
-            "yahtzee_bonus": self.yahtzee_bonus,
+            "five_kind": np.array([int(b.is_five_kind) for b in self.boxes], dtype=np.int64),
+            "roll_face": roll_face,
+            "rows_mask": self.rows_mask,
+            "bonus": self.bonus,
             "joker_mode": _JOKER_CODES[self.joker],
-            "forced_order": int(self.forced_order),
-            "upper_threshold": self.upper_threshold,
-            "upper_bonus": self.upper_bonus,
-            "n_flags": self.n_flags,
+            "order": _ORDER_CODES[self.order],
+            "all_rolls": int(self.all_rolls),
+            "upper_threshold": self.upper_threshold if self.has_upper_bonus else 1 << 20,
+            "upper_bonus": self.upper_bonus if self.has_upper_bonus else 0,
         }
+
+    def directed(self, direction: str) -> RuleSet:
+        """This rule set with ``order=choose`` fixed to ``down`` or ``up`` (others: itself)."""
+        if self.order != "choose":
+            return self
+        return replace(self, order=direction)
 
     def describe(self) -> dict:
         """Parameters for manifests and ``--json`` output."""
@@ -290,111 +434,327 @@ class RuleSet:
             "title": self.title,
             "boxes": list(self.box_names),
             "upper_threshold": self.upper_threshold,
-            "upper_bonus": self.upper_bonus,
-            "yahtzee_box": self.yahtzee_box,
-            "yahtzee_bonus": self.yahtzee_bonus,
+            "upper_bonus": self.upper_bonus if self.has_upper_bonus else 0,
+            "bonus": self.bonus,
             "joker": self.joker,
-            "forced_order": self.forced_order,
+            "order": self.order,
+            "all_rolls": self.all_rolls,
         }
+
+    def card_text(self) -> str:
+        """The card in words: boxes, scoring, bonuses and order (``yahtzee rules SPEC``)."""
+        lines = [f"{self.id}: {self.title}"]
+        if self.reference_value is not None:
+            lines.append(f"optimal expected score: {self.reference_value:.7f}")
+        lines.append("")
+        for i, box in enumerate(self.boxes):
+            extra = ""
+            if self.joker != "none" and box.joker_score is not None:
+                extra = f" (Joker: {box.joker_score})"
+            lines.append(f"  {i + 1:>2}. {box.name:<16} {box.scorer.describe()}{extra}")
+        lines.append("")
+        if self.has_upper_bonus:
+            lines.append(f"upper bonus: +{self.upper_bonus} when the upper boxes total {self.upper_threshold}+")
+        else:
+            lines.append("upper bonus: none")
+        rows = " / ".join(self.box_names[i] for i in self.five_kind_rows)
+        if self.bonus:
+            lines.append(f"five-of-a-kind bonus: +{self.bonus} for each further one once {rows} holds 50")
+        if self.joker != "none":
+            lines.append(f"Joker rule: {self.joker} placement once {rows} is filled")
+        order = {
+            "free": "any open box",
+            "down": "boxes in card order, first to last",
+            "up": "boxes in reverse card order, last to first",
+            "choose": "down or up, chosen before the first roll",
+        }
+        lines.append(f"fill order: {order[self.order]}")
+        lines.append("rolls: all three every turn" if self.all_rolls else "rolls: up to three a turn")
+        lines.append(f"turns: {self.n_turns}")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.id
 
 
-_UPPER = tuple(
-    Box(name, name, face)
-    for face, name in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)
+# --- bases ------------------------------------------------------------------------
+def _upper_boxes() -> tuple[Box, ...]:
+    return tuple(Box(name, Scorer("upper", face)) for face, name in enumerate(UPPER_NAMES, start=1))
+
+
+_YAHTZEE_BOXES = _upper_boxes() + (
+    Box("three_of_a_kind", Scorer("n_kind_sum", 3)),
+    Box("four_of_a_kind", Scorer("n_kind_sum", 4)),
+    Box("full_house", Scorer("full_house", points=25), joker_score=25),
+    Box("small_straight", Scorer("straight", 4, 30), joker_score=30),
+    Box("large_straight", Scorer("straight", 5, 40), joker_score=40),
+    Box("yahtzee", Scorer("five_kind", points=50)),
+    Box("chance", Scorer("chance")),
 )
 
-_YAHTZEE_BOXES = _UPPER + (
-    Box("three_of_a_kind", "sum_if_3_kind"),
-    Box("four_of_a_kind", "sum_if_4_kind"),
-    Box("full_house", "25_if_full_house", joker_score=25),
-    Box("small_straight", "30_if_4_run", joker_score=30),
-    Box("large_straight", "40_if_5_run", joker_score=40),
-    Box("yahtzee", "50_if_5_kind"),
-    Box("chance", "sum"),
+_YATZY_BOXES = _upper_boxes() + (
+    Box("one_pair", Scorer("n_kind_face", 2)),
+    Box("two_pairs", Scorer("two_pairs")),
+    Box("three_of_a_kind", Scorer("n_kind_face", 3)),
+    Box("four_of_a_kind", Scorer("n_kind_face", 4)),
+    Box("small_straight", Scorer("exact_straight", 1, 15)),
+    Box("large_straight", Scorer("exact_straight", 2, 20)),
+    Box("full_house", Scorer("full_house")),
+    Box("chance", Scorer("chance")),
+    Box("yatzy", Scorer("five_kind", points=50)),
 )
 
-_YATZY_BOXES = _UPPER + (
-    Box("one_pair", "pair"),
-    Box("two_pairs", "two_pairs"),
-    Box("three_of_a_kind", "3x_face_3_kind"),
-    Box("four_of_a_kind", "4x_face_4_kind"),
-    Box("small_straight", "15_if_12345"),
-    Box("large_straight", "20_if_23456"),
-    Box("full_house", "sum_if_full_house"),
-    Box("chance", "sum"),
-    Box("yatzy", "50_if_5_kind"),
+_YACHT_BOXES = _upper_boxes() + (
+    Box("full_house", Scorer("full_house")),
+    Box("four_of_a_kind", Scorer("n_kind_face", 4)),
+    Box("little_straight", Scorer("exact_straight", 1, 30)),
+    Box("big_straight", Scorer("exact_straight", 2, 30)),
+    Box("choice", Scorer("chance")),
+    Box("yacht", Scorer("five_kind", points=50)),
 )
 
-RULE_SETS: dict[str, RuleSet] = {
-    r.id: r
-    for r in (
-        RuleSet(
-            "yahtzee",
-            "Yahtzee (official rules, forced Joker)",
-            _YAHTZEE_BOXES,
-            upper_bonus=35,
-            yahtzee_box="yahtzee",
-            yahtzee_bonus=100,
-            joker="forced",
-            reference_value=254.5877287,
-        ),
-        RuleSet(
-            "yahtzee-free-joker",
-            "Yahtzee with free Joker placement",
-            _YAHTZEE_BOXES,
-            upper_bonus=35,
-            yahtzee_box="yahtzee",
-            yahtzee_bonus=100,
-            joker="free",
-            reference_value=254.5896095,
-        ),
-        RuleSet(
-            "yahtzee-no-joker",
-            "Yahtzee without the Joker rule",
-            _YAHTZEE_BOXES,
-            upper_bonus=35,
-            yahtzee_box="yahtzee",
-            yahtzee_bonus=100,
-            joker="none",
-            reference_value=253.9702412,
-        ),
-        RuleSet(
-            "yahtzee-no-bonus",
-            "Yahtzee without Joker or Yahtzee bonus",
-            _YAHTZEE_BOXES,
-            upper_bonus=35,
-            yahtzee_box="yahtzee",
-            yahtzee_bonus=0,
-            joker="none",
-            reference_value=245.8707745,
-        ),
-        RuleSet("yatzy", "Scandinavian Yatzy", _YATZY_BOXES, upper_bonus=50, reference_value=248.4399894),
-        RuleSet(
-            "yatzy-forced",
-            "Yatzy filled in card order",
-            _YATZY_BOXES,
-            upper_bonus=50,
-            forced_order=True,
-            # no published value: computed by this solver (float64), checked against the
-            # pure-Python reference on reduced games and 29 independent golden positions
-            reference_value=122.5585274,
-        ),
+
+@dataclass(frozen=True)
+class Base:
+    """A base game: its card and bonuses before modifiers."""
+
+    id: str
+    title: str
+    boxes: tuple[Box, ...]
+    upper_bonus: int
+    bonus: int = 0
+    joker: str = "none"
+    family: str = "yatzy"  # "yahtzee" (own bonus and Joker rule), "yatzy" or "yacht"
+
+
+BASES: dict[str, Base] = {
+    b.id: b
+    for b in (
+        Base("yahtzee", "Yahtzee (official rules, forced Joker)", _YAHTZEE_BOXES, 35, 100, "forced", "yahtzee"),
+        Base("yahtzee-free-joker", "Yahtzee with free Joker placement", _YAHTZEE_BOXES, 35, 100, "free", "yahtzee"),
+        Base("yahtzee-no-joker", "Yahtzee without the Joker rule", _YAHTZEE_BOXES, 35, 100, "none", "yahtzee"),
+        Base("yahtzee-no-bonus", "Yahtzee without Joker or Yahtzee bonus", _YAHTZEE_BOXES, 35, 0, "none", "yahtzee"),
+        Base("yatzy", "Scandinavian Yatzy", _YATZY_BOXES, 50),
+        Base("yacht", "Yacht (the old public-domain game)", _YACHT_BOXES, 0, family="yacht"),
     )
+}  # fmt: skip
+
+#: Other names of a spec (kept so that saved games, scripts and tables keep working).
+ALIASES = {"yatzy-forced": "yatzy+order=down"}
+
+
+# --- modifiers --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Modifier:
+    """A house rule: ``name`` or ``name=VALUE``, one line of help, and how it changes a
+    rule set under construction (``apply(draft, value) -> None``, raising UsageError on a
+    conflict)."""
+
+    name: str
+    syntax: str
+    help: str
+    apply: Callable[[dict, str | None], None]
+    takes_value: bool = False
+
+
+def _positive_int(mod: str, value: str | None, low: int = 1, high: int = 1000) -> int:
+    if value is None or not value.isdecimal() or not low <= int(value) <= high:
+        raise UsageError(f"{mod}={value}: needs a whole number from {low} to {high}")
+    return int(value)
+
+
+def _all_rolls(d: dict, value: str | None) -> None:
+    d["all_rolls"] = True
+
+
+def _extra_bonus(d: dict, value: str | None) -> None:
+    n = _positive_int("extra-bonus", value)
+    if d["base"].family == "yahtzee":
+        raise UsageError(
+            f"extra-bonus conflicts with {d['base'].id}: it is for bases without a bonus of their own "
+            "(yatzy, yacht)"
+        )
+    d["bonus"] = n
+    d["_needs_rows"] = "extra-bonus"
+
+
+def _yatzy_rows(d: dict, value: str | None) -> None:
+    k = _positive_int("yatzy-rows", value, 2, MAX_BOXES)
+    if d["base"].family != "yatzy":
+        raise UsageError(f"yatzy-rows conflicts with {d['base'].id}: it needs a base with a yatzy row (yatzy)")
+    boxes = list(d["boxes"])
+    at = next(i for i, b in enumerate(boxes) if b.name == "yatzy") + 1
+    boxes[at:at] = [Box(f"yatzy_{j}", Scorer("five_kind", points=50)) for j in range(2, k + 1)]
+    d["boxes"] = tuple(boxes)
+
+
+def _order(d: dict, value: str | None) -> None:
+    if value not in ("down", "up", "choose"):
+        raise UsageError(f"order={value}: needs down, up or choose")
+    d["order"] = value
+
+
+def _lower_only(d: dict, value: str | None) -> None:
+    d["boxes"] = tuple(b for b in d["boxes"] if not b.is_upper)
+
+
+def _without(d: dict, value: str | None) -> None:
+    names = [n.strip().lower().replace("-", "_").replace(" ", "_") for n in (value or "").split(",")]
+    if not value or not all(names):
+        raise UsageError(f"without={value}: needs box names, e.g. without=chance,ones")
+    on_card = [b.name for b in d["boxes"]]
+    for name in names:
+        if name not in on_card:
+            raise UsageError(f"without={value}: {name!r} is not on the card (boxes: {', '.join(on_card)})")
+    d["boxes"] = tuple(b for b in d["boxes"] if b.name not in names)
+    d["without"] = ",".join(n for n in on_card if n in names)  # card order, once each
+
+
+def _triple(d: dict, value: str | None) -> None:
+    raise UsageError("triple: the triple card is not playable yet (it has its own issue)")
+
+
+MODIFIERS: dict[str, Modifier] = {
+    m.name: m
+    for m in (
+        Modifier("all-rolls", "all-rolls", "every turn uses all three rolls", _all_rolls),
+        Modifier(
+            "extra-bonus",
+            "extra-bonus=N",
+            "+N for each further five of a kind once the yatzy row holds 50 (yatzy, yacht)",
+            _extra_bonus,
+            True,
+        ),
+        Modifier("yatzy-rows", "yatzy-rows=K", "K yatzy rows instead of one (yatzy)", _yatzy_rows, True),
+        Modifier("order", "order=down|up|choose", "fill the boxes in card order, in reverse, or choose", _order, True),
+        Modifier("lower-only", "lower-only", "a shortened game without the upper rows", _lower_only),
+        Modifier("without", "without=BOX,...", "a shortened game without the named rows", _without, True),
+        Modifier("triple", "triple", "three columns weighted x1, x2, x3 (not playable yet)", _triple),
+    )
+}  # fmt: skip
+
+#: Values of exact play from the empty card: ``shared/RULES.md`` (two published solvers)
+#: and, marked, this solver's own (cross-checked as described in the README).
+REFERENCE_VALUES: dict[str, float] = {
+    "yahtzee": 254.5877287,
+    "yahtzee-free-joker": 254.5896095,
+    "yahtzee-no-joker": 253.9702412,
+    "yahtzee-no-bonus": 245.8707745,
+    "yatzy": 248.4399894,
+    "yacht": 166.9550677,
+    "yatzy+lower-only": 127.3762117,
+    "yatzy+order=down": 122.5585274,
+    "yatzy+all-rolls": 237.4354412,
+    "yatzy+yatzy-rows=2": 259.3555254,
+    "yatzy+extra-bonus=50": 253.6408167,
 }
 
+
+def _split(spec: str) -> tuple[str, list[tuple[str, str | None]]]:
+    text = "".join(str(spec).split()).lower()
+    if text == "triple" or text.startswith("triple+"):  # ``triple`` alone is ``yahtzee+triple``
+        text = "yahtzee+" + text
+    for alias, full in ALIASES.items():
+        if text == alias or text.startswith(alias + "+"):
+            text = full + text[len(alias) :]
+    base, *parts = text.split("+")
+    mods = []
+    for part in parts:
+        name, sep, value = part.partition("=")
+        mods.append((name, value if sep else None))
+    return base, mods
+
+
+def parse_rules(spec: str) -> RuleSet:
+    """Build the rule set of ``BASE+MOD...``; raises UsageError naming what is wrong."""
+    base_id, mods = _split(spec)
+    base = BASES.get(base_id)
+    if base is None:
+        known = ", ".join([*BASES, *ALIASES])
+        raise UnknownRulesError(f"unknown rule set {spec!r}: no base {base_id!r} (bases: {known})")
+    draft: dict = {"base": base, "boxes": base.boxes, "bonus": base.bonus, "order": "free", "all_rolls": False}
+    given: dict[str, str | None] = {}
+    for name, value in mods:
+        mod = MODIFIERS.get(name)
+        if mod is None:
+            raise UnknownRulesError(
+                f"unknown modifier {name!r} in {spec!r} (modifiers: {', '.join(m.syntax for m in MODIFIERS.values())})"
+            )
+        if name in given:
+            raise UsageError(f"{spec!r}: modifier {name} is given twice")
+        if mod.takes_value and value is None:
+            raise UsageError(f"{spec!r}: {name} needs a value ({mod.syntax})")
+        if not mod.takes_value and value is not None:
+            raise UsageError(f"{spec!r}: {name} takes no value ({mod.syntax})")
+        given[name] = value
+    for name, mod in MODIFIERS.items():  # canonical order, so the result does not depend on the spelling
+        if name in given:
+            mod.apply(draft, given[name])
+    boxes = draft["boxes"]
+    if not boxes:
+        raise UsageError(f"{spec!r}: no boxes are left on the card")
+    if draft.get("_needs_rows") and not any(b.is_five_kind for b in boxes):
+        raise UsageError(f"{spec!r}: {draft['_needs_rows']} needs a yatzy row on the card")
+    parts = [base.id]
+    for name in MODIFIERS:
+        if name in given:
+            value = draft["without"] if name == "without" else given[name]
+            if name in ("extra-bonus", "yatzy-rows"):
+                value = str(int(value))
+            parts.append(name if value is None else f"{name}={value}")
+    canonical = "+".join(parts)
+    has_rows = any(b.is_five_kind for b in boxes)
+    title = base.title + (" + " + ", ".join(parts[1:]) if parts[1:] else "")
+    return RuleSet(
+        canonical,
+        title,
+        boxes,
+        upper_bonus=base.upper_bonus,
+        bonus=draft["bonus"] if has_rows else 0,
+        joker=base.joker if has_rows else "none",
+        order=draft["order"],
+        all_rolls=draft["all_rolls"],
+        reference_value=REFERENCE_VALUES.get(canonical),
+        base=base.id,
+        modifiers=tuple(parts[1:]),
+    )
+
+
+_CACHE: dict[str, RuleSet] = {}
 DEFAULT_RULES = "yahtzee"
 
 
 def get_rules(rules: str | RuleSet | None = None) -> RuleSet:
-    """Look up a rule set by id (``None`` gives the default, ``yahtzee``)."""
+    """The rule set of a spec (``None`` gives the default, ``yahtzee``); one object per spelling."""
     if isinstance(rules, RuleSet):
         return rules
-    key = DEFAULT_RULES if rules is None else str(rules).strip().lower()
-    try:
-        return RULE_SETS[key]
-    except KeyError:
-        known = ", ".join(RULE_SETS)
-        raise UnknownRulesError(f"unknown rule set {rules!r} (known: {known})") from None
+    key = DEFAULT_RULES if rules is None else str(rules)
+    found = _CACHE.get(key)
+    if found is None:
+        found = parse_rules(key)
+        found = _CACHE.setdefault(found.id, found)  # one object per canonical spec
+        _CACHE[key] = found
+    return found
+
+
+def canonical(spec: str) -> str:
+    """The canonical spelling of a rule-set spec."""
+    return get_rules(spec).id
+
+
+#: The rule sets of 1.0, by their historical ids (``RULE_SETS["yatzy-forced"].id`` is
+#: ``yatzy+order=down``).
+RULE_SETS: dict[str, RuleSet] = {
+    name: get_rules(name)
+    for name in ("yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus", "yatzy", "yatzy-forced")
+}
+
+
+def describe_modifiers() -> list[str]:
+    """``yahtzee rules``: one line per base and per modifier."""
+    lines = ["bases:"]
+    lines += [f"  {b.id:<22} {b.title}" for b in BASES.values()]
+    lines += [f"  {a:<22} = {full}" for a, full in ALIASES.items()]
+    lines += ["modifiers (BASE+MOD+MOD...):"]
+    lines += [f"  {m.syntax:<22} {m.help}" for m in MODIFIERS.values()]
+    return lines

@@ -33,15 +33,14 @@ from .advisor import TIE_TOLERANCE
 from .bots import Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
 from .card import ScoreCard
 from .dice import Dice, is_sub_multiset
-from .dp import kernel_args
 from .errors import IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
 from .streams import MASK64, SeededStream, mix64, reroll_keep
+from .threads import Workers, resolve_threads
 
-DEFAULT_CHUNK = 1 << 20  # games in memory at once (64 bytes each)
+DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
-STATE_WIDTH = 32  # int16 columns of a game's state: one 64-byte cache line
-MAX_BOXES = 15  # the filled mask is an int16 column
+STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
 
@@ -103,8 +102,8 @@ def summarize(result: SimulationResult) -> dict:
         "box_means": {name: float(v) / n for name, v in zip(rules.box_names, result.box_sums, strict=True)},
     }
     out["box_means"]["upper_bonus"] = out["upper_bonus_rate"] * rules.upper_bonus
-    if rules.yahtzee_bonus:
-        out["box_means"]["yahtzee_bonus"] = out["mean_yahtzee_bonuses"] * rules.yahtzee_bonus
+    if rules.bonus:
+        out["box_means"]["yahtzee_bonus"] = out["mean_yahtzee_bonuses"] * rules.bonus
     return out
 
 
@@ -141,14 +140,6 @@ def histogram(scores: np.ndarray, width: int = 25, top: float = 99.9) -> tuple[n
     return edges, counts
 
 
-def _threads(threads: int | None) -> int:
-    import numba
-
-    if threads is None:
-        return numba.get_num_threads()
-    if int(threads) < 1:
-        raise UsageError(f"threads must be 1 or more, got {threads}")
-    return max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
 
 
 def _resolve_bot(bot, rules: RuleSet, tables_dir, build_if_missing: bool, progress: bool):
@@ -163,9 +154,9 @@ def fast_kind(bot, rules: RuleSet) -> str | None:
     """How the numba engine can play ``bot`` ("table", "random", "frequent"), or None.
 
     Only the builtin classes themselves qualify (a subclass may override their methods),
-    and only for the rule set they were made for, of at most :data:`MAX_BOXES` boxes.
+    and only for the rule set they were made for.
     """
-    if type(bot) not in (TableBot, RandomBot, FrequentBot) or bot.rules != rules or rules.n_boxes > MAX_BOXES:
+    if type(bot) not in (TableBot, RandomBot, FrequentBot) or bot.rules != rules:
         return None
     return bot.fast_kind
 
@@ -208,7 +199,7 @@ def simulate(
     if engine == "numba" and fast is None:
         raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
     use_numba = fast is not None and engine != "python"
-    n_threads = _threads(threads) if use_numba else 1
+    n_threads = resolve_threads(threads) if use_numba else 1
 
     bar = None
     if progress is True:
@@ -257,23 +248,16 @@ def simulate(
     )
 
 
-def five_of_a_kind_box(rules: RuleSet) -> int:
-    """The box that pays 50 for five of a kind (the Yahtzee / Yatzy box), or -1."""
-    if rules.yahtzee_index >= 0:
-        return rules.yahtzee_index
-    return next((b for b, box in enumerate(rules.boxes) if box.scorer == "50_if_5_kind"), -1)
-
-
 def _finish(rules: RuleSet, scores: np.ndarray, nbonus: np.ndarray, ids: np.ndarray | None = None) -> dict:
     """Totals and rates of finished cards: ``scores`` (N, n_boxes) all filled, row ``j`` being
     game ``ids[j]`` (game ``j`` when ``ids`` is None); the results are in game order."""
     upper = scores[:, list(rules.upper_indices)].sum(axis=1, dtype=np.int64)
-    reached = upper >= rules.upper_threshold
+    reached = upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(scores), dtype=bool)
     nbonus = nbonus.astype(np.int64)
     total = scores.sum(axis=1, dtype=np.int64) + np.where(reached, rules.upper_bonus, 0)
-    total += nbonus * rules.yahtzee_bonus
-    yb = five_of_a_kind_box(rules)
-    yahtzee = scores[:, yb] == 50 if yb >= 0 else np.zeros(len(scores), dtype=bool)
+    total += nbonus * rules.bonus
+    rows = list(rules.five_kind_rows)
+    yahtzee = (scores[:, rows] == 50).any(axis=1) if rows else np.zeros(len(scores), dtype=bool)
     out = {"scores": total, "upper_bonus": reached, "yahtzee": yahtzee, "yahtzee_bonuses": nbonus}
     if ids is not None:
         for key, value in out.items():
@@ -294,49 +278,74 @@ def _concat(parts: list[dict], keep_cards: bool, cards: list[np.ndarray]) -> dic
     return out
 
 
-def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
-    import numba
+def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra) -> None:
+    """One turn of every game of ``state`` with a table bot; the games end up, sorted by
+    mask, in ``spare``/``spare_ids`` (see :func:`solver._kernels.group_games`)."""
+    nb = ra.box_face.shape[0]
+    groups = K.group_games(
+        state, ids, spare, spare_ids, values.shape[0], values.shape[1] - 1, values.shape[2], nb
+    )
+    group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
+    n_groups = len(group_mask)
+    width = max(min(LANE_BUDGET, len(lane_u)), int(np.diff(group_lane).max(initial=0)))
+    e0_all = np.empty((width, D.N_KEEPS))
+    e1_all = np.empty((width, D.N_KEEPS))
+    succ_all = np.empty((6 * nb, width))
+    g0 = 0
+    while g0 < n_groups:  # batches of groups whose lanes fit in ``width``
+        g1 = max(g0 + 1, int(np.searchsorted(group_lane, group_lane[g0] + width, side="right")) - 1)
+        g1 = min(g1, n_groups)
+        l0 = int(group_lane[g0])
 
+        def tables(a: int, b: int, l0=l0) -> None:
+            K.group_tables(a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all)
+
+        def play(a: int, b: int, l0=l0) -> None:
+            K.play_table_games(
+                a, b, l0, pos_lane, spare, spare_ids, seed_mixed, game0, e0_all, e1_all, succ_all,
+                TIE_TOLERANCE, ra,
+            )  # fmt: skip
+
+        workers.run(tables, g0, g1)
+        workers.run(play, int(group_start[g0]), int(group_start[g1]))
+        g0 = g1
+
+
+def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
     from . import _kernels as K
+    from .dp import rule_arrays
 
     nb = rules.n_boxes
-    st = sim_args(rules)
+    ra = rule_arrays(rules)
+    first_ra = ra
     if kind == "table":
         values = np.ascontiguousarray(np.asarray(bot.values, dtype=np.float64))
+        if rules.order == "choose":  # the direction is chosen before the first roll
+            first_ra = rule_arrays(rules.directed(bot.advisor.direction()))
     seed_mixed = np.uint64(mix64(seed & MASK64))
     turns = rules.n_turns
-    previous = numba.get_num_threads()
-    numba.set_num_threads(n_threads)
     parts, cards = [], []
-    try:
+    with Workers(n_threads) as workers:
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
-            state = np.zeros(
-                (n, STATE_WIDTH), dtype=np.int16
-            )  # see _kernels (simulation): scores, mask, upper, ...
+            state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)  # see _kernels
             state[:, :nb] = -1
             ids = np.arange(n, dtype=np.int64)
-            if kind == "table":  # the kernel sorts the games by state into the spare buffers
+            if kind == "table":  # the games are sorted by state into the spare buffers each turn
                 spare, spare_ids = np.empty_like(state), np.empty_like(ids)
             done = 0
             for turn in range(turns):
+                turn_ra = first_ra if turn == 0 else ra
                 if kind == "table":
-                    K.table_turn(
-                        values,
-                        state,
-                        ids,
-                        spare,
-                        spare_ids,
-                        seed_mixed,
-                        game0 + c0,
-                        LANE_BUDGET,
-                        TIE_TOLERANCE,
-                        st,
-                    )
+                    _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra)
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids
                 else:
                     code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
-                    K.simple_turn(code, turn, rules.n_flags, state, seed_mixed, game0 + c0, st)
+
+                    def play(a: int, b: int, code=code, turn=turn, state=state) -> None:
+                        K.simple_games(code, turn, a, b, state, seed_mixed, game0 + c0, ra)
+
+                    workers.run(play, 0, n)
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
@@ -346,15 +355,7 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
                 ordered[ids] = state[:, :nb]  # back in game order
                 cards.append(ordered)
             del state
-    finally:
-        numba.set_num_threads(previous)
     return _concat(parts, keep_cards, cards)
-
-
-def sim_args(rules: RuleSet) -> tuple:
-    """The rule set and dice layer as the simulation kernels' tuple ``st``: ``dp.kernel_args``
-    followed by the keep tables (names in :data:`solver._kernels.SIM_ARGS`)."""
-    return (*kernel_args(rules), D.KEEP_SIZE, D.KEEP_COUNTS, D.SUBKEEPS, D.N_SUBKEEPS)
 
 
 def game_rng(seed: int, game: int) -> random.Random:
@@ -375,6 +376,8 @@ def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
             if not is_sub_multiset(keep, dice.values):
                 raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
             if len(keep) == D.N_DICE:
+                if rules.all_rolls:
+                    raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
                 break
             dice = Dice(reroll_keep(keep, stream.next_five()))
         box = bot.choose_box(card, dice, rng)

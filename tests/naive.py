@@ -6,7 +6,11 @@ it scores there; tested on its own against the rule texts).
 
 * A state between turns is ``(filled, upper, holds_50)``: the bitmask of filled boxes,
   the upper total (only whether it reaches the threshold matters, so it is kept at
-  most at the threshold) and whether the Yahtzee box holds 50.
+  most at the threshold; 0 when there is no upper bonus) and whether a five-of-a-kind
+  row holds 50 (only where a bonus depends on it).
+* ``all-rolls``: with rerolls left the player must reroll at least one die.
+* ``order=choose``: the direction is chosen before the first roll, so the empty card
+  is worth the better of the two directed games; afterwards the filled boxes show it.
 * A turn is played by brute force: the first roll's outcomes, and every reroll's
   outcomes, are enumerated over ordered dice (6**n of them), so probabilities are
   counted, not computed from formulas.  With dice in hand and ``n`` rerolls left the
@@ -75,7 +79,8 @@ class NaiveTurn:
         key = (dice, rerolls)
         best = self._hold.get(key)
         if best is None:
-            best = self.stop(dice)
+            must_roll = rerolls > 0 and self.solver.rules.all_rolls
+            best = float("-inf") if must_roll else self.stop(dice)
             if rerolls > 0:
                 for keep in proper_subkeeps(dice):
                     best = max(best, self.reroll(keep, rerolls))
@@ -102,7 +107,8 @@ class NaiveSolver:
     def __init__(self, rules: RuleSet):
         self.rules = rules
         self.full = (1 << rules.n_boxes) - 1
-        self.yahtzee_box = rules.box_names.index(rules.yahtzee_box) if rules.yahtzee_box else -1
+        self.rows = [b for b, box in enumerate(rules.boxes) if box.scorer.kind == "five_kind"]
+        self.has_upper_bonus = rules.upper_bonus > 0 and any(box.is_upper for box in rules.boxes)
         self._values: dict[State, float] = {}
         self._turns: dict[State, NaiveTurn] = {}
 
@@ -115,13 +121,13 @@ class NaiveSolver:
             assert not filled >> box & 1, "a filled box was offered"
             points = score + bonus
             new_upper, new_holds = upper, holds_50
-            if rules.boxes[box].face > 0:
+            if rules.boxes[box].face > 0 and self.has_upper_bonus:
                 new_upper = upper + score
                 if upper < rules.upper_threshold <= new_upper:
                     points += rules.upper_bonus
                 new_upper = min(new_upper, rules.upper_threshold)
-            if box == self.yahtzee_box:
-                new_holds = score == 50
+            if box in self.rows and score == 50 and rules.bonus > 0:
+                new_holds = True
             out.append((points, (filled | 1 << box, new_upper, new_holds)))
         assert out, f"no legal placement for {dice} in state {state}"
         return out
@@ -135,6 +141,8 @@ class NaiveSolver:
         """Expected points still to come from the start of a turn in ``state``."""
         if state[0] == self.full:
             return 0.0
+        if state[0] == 0 and self.rules.order == "choose":
+            return max(NaiveSolver(self.rules.directed(d)).value(state) for d in ("down", "up"))
         if state not in self._values:
             self._values[state] = self.turn(state).value
             del self._turns[state]  # the within-turn memo is no longer needed

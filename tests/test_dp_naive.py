@@ -16,27 +16,34 @@ from naive import NaiveSolver, outcomes
 from solver import dice as D
 from solver import dp
 from solver.advisor import TurnValues
-from solver.rules import Box, RuleSet
+from solver.rules import Box, RuleSet, Scorer, get_rules
 
-ONES = Box("ones", "ones", 1)
-TWOS = Box("twos", "twos", 2)
-THREES = Box("threes", "threes", 3)
-FIVES = Box("fives", "fives", 5)
-SIXES = Box("sixes", "sixes", 6)
-THREE_KIND = Box("three_of_a_kind", "sum_if_3_kind")
-FULL_HOUSE = Box("full_house", "25_if_full_house", joker_score=25)
-SMALL = Box("small_straight", "30_if_4_run", joker_score=30)
-LARGE = Box("large_straight", "40_if_5_run", joker_score=40)
-YAHTZEE = Box("yahtzee", "50_if_5_kind")
-CHANCE = Box("chance", "sum")
+ONES = Box("ones", Scorer("upper", 1))
+TWOS = Box("twos", Scorer("upper", 2))
+THREES = Box("threes", Scorer("upper", 3))
+FIVES = Box("fives", Scorer("upper", 5))
+SIXES = Box("sixes", Scorer("upper", 6))
+THREE_KIND = Box("three_of_a_kind", Scorer("n_kind_sum", 3))
+FULL_HOUSE = Box("full_house", Scorer("full_house", points=25), joker_score=25)
+SMALL = Box("small_straight", Scorer("straight", 4, 30), joker_score=30)
+LARGE = Box("large_straight", Scorer("straight", 5, 40), joker_score=40)
+YAHTZEE = Box("yahtzee", Scorer("five_kind", points=50))
+CHANCE = Box("chance", Scorer("chance"))
 
 
 def _joker_game(joker: str, bonus: int = 100) -> RuleSet:
     # a Yahtzee of 2s or 6s has its own upper box; one of 1, 3, 4 or 5s has none
     return RuleSet(
         f"mini-joker-{joker}-{bonus}", f"small game, {joker} Joker", (TWOS, SIXES, LARGE, YAHTZEE, CHANCE),
-        upper_bonus=15, upper_threshold=12, yahtzee_box="yahtzee", yahtzee_bonus=bonus, joker=joker,
+        upper_bonus=15, upper_threshold=12, bonus=bonus, joker=joker,
     )  # fmt: skip
+
+
+def _without_all_but(spec: str, keep: str) -> RuleSet:
+    """``spec`` reduced to the boxes named in ``keep`` (through the ``without`` modifier)."""
+    names = get_rules(spec).box_names
+    drop = [n for n in names if n not in keep.split(",")]
+    return get_rules(f"{spec}+without={','.join(drop)}")
 
 
 GAMES = {
@@ -50,37 +57,55 @@ GAMES = {
     "joker-forced-no-bonus": _joker_game("forced", bonus=0),
     "lower-only": RuleSet(
         "mini-lower", "three of a kind, small straight, yahtzee, chance",
-        (THREE_KIND, SMALL, YAHTZEE, CHANCE), upper_bonus=0, upper_threshold=0,
-        yahtzee_box="yahtzee", yahtzee_bonus=100, joker="forced",
+        (THREE_KIND, SMALL, YAHTZEE, CHANCE), upper_bonus=0, bonus=100, joker="forced",
     ),
     "forced-order": RuleSet(
         "mini-forced", "forced order", (ONES, SIXES, FULL_HOUSE, YAHTZEE, CHANCE), upper_bonus=20,
-        upper_threshold=8, yahtzee_box="yahtzee", yahtzee_bonus=100, joker="forced", forced_order=True,
+        upper_threshold=8, bonus=100, joker="forced", order="down",
     ),
     # forced order with the Joker where a face's upper box comes after the Yahtzee box: a Yahtzee
     # of 6s must still go in the next box (as a Joker), not jump ahead to sixes
     "forced-order-late-upper": RuleSet(
         "mini-forced-late", "forced order, sixes after yahtzee", (ONES, YAHTZEE, FULL_HOUSE, SIXES, CHANCE),
-        upper_bonus=20, upper_threshold=6, yahtzee_box="yahtzee", yahtzee_bonus=100, joker="forced",
-        forced_order=True,
+        upper_bonus=20, upper_threshold=6, bonus=100, joker="forced", order="down",
     ),
     "free-order-late-upper": RuleSet(
         "mini-forced-late-free", "forced order, free Joker", (ONES, YAHTZEE, FULL_HOUSE, SIXES, CHANCE),
-        upper_bonus=20, upper_threshold=6, yahtzee_box="yahtzee", yahtzee_bonus=100, joker="free",
-        forced_order=True,
+        upper_bonus=20, upper_threshold=6, bonus=100, joker="free", order="down",
+    ),
+    "up-order-upper": RuleSet(
+        "mini-up", "reverse order, bonus", (ONES, SIXES, FULL_HOUSE, YAHTZEE, CHANCE), upper_bonus=20,
+        upper_threshold=8, bonus=100, joker="forced", order="up",
+    ),
+    "choose-order-upper": RuleSet(
+        "mini-choose", "chosen order, bonus", (ONES, SIXES, FULL_HOUSE, YAHTZEE, CHANCE), upper_bonus=20,
+        upper_threshold=8, bonus=100, joker="forced", order="choose",
+    ),
+    "all-rolls-upper": RuleSet(
+        "mini-all-rolls", "all rolls, bonus", (ONES, TWOS, SIXES, YAHTZEE), upper_bonus=35,
+        upper_threshold=10, bonus=100, joker="forced", all_rolls=True,
     ),
     "yatzy-scorers": RuleSet(
         "mini-yatzy", "Yatzy boxes",
-        (THREES, FIVES, Box("one_pair", "pair"), Box("two_pairs", "two_pairs"),
-         Box("full_house", "sum_if_full_house")),
+        (THREES, FIVES, Box("one_pair", Scorer("n_kind_face", 2)), Box("two_pairs", Scorer("two_pairs")),
+         Box("full_house", Scorer("full_house"))),
         upper_bonus=50, upper_threshold=15,
     ),
-    "yatzy-straights": RuleSet(
-        "mini-yatzy-straights", "Yatzy boxes",
-        (Box("three_of_a_kind", "3x_face_3_kind"), Box("four_of_a_kind", "4x_face_4_kind"),
-         Box("small_straight", "15_if_12345"), Box("large_straight", "20_if_23456"), Box("yatzy", "50_if_5_kind")),
-        upper_bonus=0, upper_threshold=0,
-    ),
+    # the modifiers themselves, on real bases cut down with ``without``
+    "yatzy-straights": _without_all_but("yatzy", "three_of_a_kind,four_of_a_kind,small_straight,large_straight,yatzy"),
+    "yacht": _without_all_but("yacht", "sixes,four_of_a_kind,little_straight,big_straight,yacht"),
+    "yacht+lower-only": _without_all_but("yacht+lower-only", "full_house,choice,yacht,big_straight"),
+    "all-rolls": _without_all_but("yatzy+all-rolls", "fives,one_pair,small_straight,yatzy"),
+    "extra-bonus": _without_all_but("yatzy+extra-bonus=100", "sixes,two_pairs,yatzy,chance"),
+    "yatzy-rows": _without_all_but("yatzy+yatzy-rows=2", "sixes,full_house,yatzy,yatzy_2"),
+    "yatzy-rows+extra-bonus": _without_all_but("yatzy+yatzy-rows=2+extra-bonus=50", "fours,chance,yatzy,yatzy_2"),
+    "order=down": _without_all_but("yahtzee+order=down", "ones,sixes,full_house,yahtzee,chance"),
+    "order=up": _without_all_but("yatzy+order=up", "ones,sixes,full_house,yatzy,chance"),
+    "order=choose": _without_all_but("yacht+order=choose", "sixes,full_house,little_straight,yacht,choice"),
+    "all-rolls+order=choose": _without_all_but("yahtzee+all-rolls+order=choose", "twos,yahtzee,large_straight,chance"),
+    "all-rolls+extra-bonus": _without_all_but("yacht+all-rolls+extra-bonus=100", "ones,yacht,big_straight,choice"),
+    "free-joker+order=up": _without_all_but("yahtzee-free-joker+order=up", "sixes,small_straight,yahtzee,chance"),
+    "no-joker+all-rolls": _without_all_but("yahtzee-no-joker+all-rolls", "threes,full_house,yahtzee,chance"),
 }  # fmt: skip
 
 _SOLVED: dict[str, tuple[NaiveSolver, np.ndarray, set]] = {}
@@ -120,7 +145,7 @@ def test_outcome_probabilities():
 def test_dp_equals_naive_on_every_reachable_state(name):
     rules = GAMES[name]
     naive, values, reachable = solved(name)
-    assert values.shape == (1 << rules.n_boxes, rules.upper_threshold + 1, rules.n_flags)
+    assert values.shape == (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
     full = rules.full_mask
     computed = {tuple(int(i) for i in idx) for idx in np.argwhere(~np.isnan(values)) if idx[0] != full}
     want = {dp_index(rules, s) for s in reachable if s[0] != full}
@@ -171,7 +196,8 @@ def _six_count_distribution() -> dict[int, float]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
-    ["joker-forced", "joker-free", "joker-none", "forced-order", "forced-order-late-upper", "yatzy-scorers"],
+    ["joker-forced", "joker-free", "joker-none", "forced-order", "forced-order-late-upper", "yatzy-scorers",
+     "all-rolls-upper", "yatzy-rows+extra-bonus", "order=up"],
 )
 def test_advisor_turn_values_equal_naive(name):
     """The advisor's turn recursion gives the naive within-turn values, keep by keep."""
@@ -185,7 +211,9 @@ def test_advisor_turn_values_equal_naive(name):
         for r, roll in enumerate(D.ROLLS):
             assert tv.r0[r] == pytest.approx(turn.stop(roll), abs=1e-9), (state, roll)
         for k, keep in enumerate(D.KEEPS):
-            if len(keep) == 5:
+            if len(keep) == 5 and rules.all_rolls:
+                assert tv.e0[k] == tv.e1[k] == float("-inf")  # stopping early is not allowed
+            elif len(keep) == 5:
                 assert tv.e0[k] == tv.e1[k] == pytest.approx(turn.stop(keep), abs=1e-9)
             else:
                 assert tv.e0[k] == pytest.approx(turn.reroll(keep, 1), abs=1e-9), (state, keep)

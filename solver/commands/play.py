@@ -565,13 +565,16 @@ def format_card(card, preview: dict[str, int], rolled: bool) -> str:
         return f"   {label:<16}{value!s:>6}"
 
     left = [cell(i) for i in rules.upper_indices]
-    left += [
-        line("upper total", f"{card.upper_total}/{rules.upper_threshold}"),
-        line("upper bonus", card.upper_bonus),
-    ]
+    if rules.has_upper_bonus:
+        left += [
+            line("upper total", f"{card.upper_total}/{rules.upper_threshold}"),
+            line("upper bonus", card.upper_bonus),
+        ]
+    elif rules.upper_indices:
+        left.append(line("upper total", card.upper_total))
     right = [cell(i) for i in rules.lower_indices]
-    if rules.yahtzee_bonus:
-        right.append(line("yahtzee bonus", card.yahtzee_bonus_points))
+    if rules.bonus:
+        right.append(line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points))
     right.append(line("total", card.total))
     width = max(len(s) for s in left)
     out = [f"  {a:<{width}}   | {b}".rstrip() for a, b in zip_longest(left, right, fillvalue="")]
@@ -580,7 +583,7 @@ def format_card(card, preview: dict[str, int], rolled: bool) -> str:
     ):
         out.append(
             "  x = not allowed for these dice ("
-            + ("forced order" if rules.forced_order else "Joker rule")
+            + ("fill order" if rules.forced_order else "Joker rule")
             + ")"
         )
     return "\n".join(out)

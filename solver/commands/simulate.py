@@ -163,7 +163,7 @@ def _summary_lines(result) -> list[str]:
         f"  upper bonus   {100 * s['upper_bonus_rate']:6.2f}% of games",
     ]
     yahtzee_line = f"  Yahtzee       {100 * s['yahtzee_rate']:6.2f}% of games (at least one scored 50)"
-    if rules.yahtzee_bonus:
+    if rules.bonus:
         yahtzee_line += f"; {s['mean_yahtzee_bonuses']:.4f} extra-Yahtzee bonuses per game"
     lines.append(yahtzee_line)
     lines.append("  mean per box:")
