@@ -77,6 +77,7 @@ from numba import njit  # noqa: E402
 
 NEG_INF = -np.inf
 ONE_SIXTH = 1.0 / 6.0
+N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built)
 
 RuleArrays = namedtuple(
     "RuleArrays",
@@ -97,6 +98,7 @@ RuleArrays = namedtuple(
         "n_pos",  # (252,)
         "box_face",  # (B,) 1..6 for an upper box, 0 for a lower one
         "five_kind",  # (B,) 1 for a five-of-a-kind row
+        "flag_rows",  # (B,) 1 for a row where a 50 sets the state's flag (five-of-a-kind rows, with a bonus)
         "roll_face",  # (252,) face of a five-of-a-kind roll, else 0
         "rows_mask",  # bits of the five-of-a-kind rows (0: none)
         "bonus",  # points of a further five of a kind (0: no bonus, no flag)
@@ -109,7 +111,12 @@ RuleArrays = namedtuple(
     ],
 )
 """The rule set and dice tables as the kernels' one argument (all arrays int64 but
-``roll_prob``; all scalars int64)."""
+``roll_prob``; all scalars int64).
+
+Kernels read it by name once, at their top, and hand the arrays and numbers the rule
+functions need to them as arguments: a named tuple passed on inside a loop costs
+reference counting of each of its arrays on every call (measured: 100 times slower
+than passing two arrays)."""
 
 
 # --- the rules ----------------------------------------------------------------
@@ -126,19 +133,19 @@ def low_bit_index(bits):
 
 
 @njit(cache=True, inline="always")
-def allowed_bits(mask, ra):
-    """Bits of the open boxes the fill order allows on a card with filled ``mask``."""
-    n_boxes = ra.box_face.shape[0]
+def allowed_bits(mask, n_boxes, order):
+    """Bits of the open boxes the fill order (``RuleArrays.order``) allows on a card with
+    filled ``mask`` (``RuleSet.allowed_bits``)."""
     open_bits = ~mask & ((1 << n_boxes) - 1)
-    if open_bits == 0 or ra.order == 0:
+    if open_bits == 0 or order == 0:
         return open_bits
     low = open_bits & -open_bits
     high = low
     while high * 2 <= open_bits:
         high *= 2
-    if ra.order == 1:
+    if order == 1:
         return low
-    if ra.order == 2:
+    if order == 2:
         return high
     if mask == 0:  # choose: both directions are still open
         return low | high
@@ -146,41 +153,36 @@ def allowed_bits(mask, ra):
 
 
 @njit(cache=True, inline="always")
-def _rows_filled(mask, r, ra):
-    """A five of a kind rolled when every five-of-a-kind row is filled."""
-    return ra.roll_face[r] > 0 and ra.rows_mask != 0 and (mask & ra.rows_mask) == ra.rows_mask
-
-
-@njit(cache=True, inline="always")
-def five_kind_bonus(mask, r, flag, ra):
-    """The bonus roll ``r`` earns (``flag``: a five-of-a-kind row holds 50)."""
-    if flag == 1 and ra.bonus > 0 and _rows_filled(mask, r, ra):
-        return ra.bonus
+def five_kind_bonus(mask, r, flag, roll_face, rows_mask, bonus):
+    """The bonus roll ``r`` earns: a five of a kind once every five-of-a-kind row is filled
+    and one holds 50 (``flag``)."""
+    if flag == 1 and bonus > 0 and roll_face[r] > 0 and rows_mask != 0 and (mask & rows_mask) == rows_mask:
+        return bonus
     return 0
 
 
 @njit(cache=True, inline="always")
-def legal_boxes(mask, r, ra):
+def legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order):
     """Where roll ``r`` may go on a card with filled ``mask``: ``(bits, use_joker)``.
 
     ``bits`` has bit ``b`` set for each legal box; box ``b`` then scores
     :func:`placement_score`.  Same rules as :meth:`solver.rules.RuleSet.placements`.
     """
-    allowed = allowed_bits(mask, ra)
-    if ra.joker_mode == 0 or not _rows_filled(mask, r, ra):
+    allowed = allowed_bits(mask, box_face.shape[0], order)
+    face_of_roll = roll_face[r]
+    if joker_mode == 0 or face_of_roll == 0 or rows_mask == 0 or (mask & rows_mask) != rows_mask:
         return allowed, False
-    face_of_roll = ra.roll_face[r]
     face_bits = 0
     lower_bits = 0
-    for b in range(ra.box_face.shape[0]):
-        face = ra.box_face[b]
+    for b in range(box_face.shape[0]):
+        face = box_face[b]
         if face == face_of_roll:
             face_bits |= 1 << b
         elif face == 0:
             lower_bits |= 1 << b
     face_bits &= allowed
     lower_bits &= allowed
-    if ra.joker_mode == 2:  # free: any box; fixed Joker scores once the face box is taken
+    if joker_mode == 2:  # free: any box; fixed Joker scores once the face box is taken
         return allowed, face_bits == 0
     # forced: own upper box, else any lower box, else any upper box (scoring 0)
     if face_bits:
@@ -191,17 +193,19 @@ def legal_boxes(mask, r, ra):
 
 
 @njit(cache=True, inline="always")
-def placement_score(r, b, use_joker, ra):
+def placement_score(r, b, use_joker, score, joker_score):
     """Score of roll ``r`` in box ``b`` (the Joker score when ``use_joker``)."""
-    return ra.joker_score[r, b] if use_joker else ra.score[r, b]
+    return joker_score[r, b] if use_joker else score[r, b]
 
 
 @njit(cache=True, inline="always")
-def credit(u, f, s, face, flag_row, upper_threshold, upper_bonus, upper_cap):
-    """:func:`step` on scalars, for loops over lanes (no rule-tuple reads per lane).
+def step(u, f, s, face, flag_row, upper_threshold, upper_bonus, upper_cap):
+    """``(points, next_u, next_f)`` of putting score ``s`` in a box from ``(u, f)``; the next
+    mask has the box filled.  Twin of :meth:`solver.rules.RuleSet.step`.
 
-    ``face``: the box's upper face (0: lower box); ``flag_row``: the box is a
-    five-of-a-kind row and the rule set has a bonus (so a 50 there sets the flag).
+    ``face``: the box's upper face (0: lower box); ``flag_row``: a 50 there sets the flag
+    (``RuleArrays.flag_rows``).  ``points`` is ``s`` plus the upper bonus when this
+    placement reaches it.
     """
     points = s
     if face > 0:
@@ -214,36 +218,15 @@ def credit(u, f, s, face, flag_row, upper_threshold, upper_bonus, upper_cap):
 
 
 @njit(cache=True, inline="always")
-def _flag_row(b, ra):
-    return ra.bonus > 0 and ra.five_kind[b] == 1
-
-
-@njit(cache=True, inline="always")
-def step(u, f, b, s, ra):
-    """``(points, next_u, next_f)`` of putting score ``s`` in box ``b`` from ``(u, f)``.
-
-    ``points`` is ``s`` plus the upper bonus when this placement reaches it; the next
-    mask is ``mask | 1 << b``.  Twin of :meth:`solver.rules.RuleSet.step`.
-    """
-    return credit(
-        u, f, s, ra.box_face[b], _flag_row(b, ra), ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    )
-
-
-@njit(cache=True, inline="always")
 def objective(points, next_value):
     """What a placement is worth: its points plus the value of the state it leads to."""
     return points + next_value
 
 
 @njit(cache=True, inline="always")
-def score_class(b, s, ra):
-    """Successor row of box ``b`` for score ``s`` and the points added per roll."""
-    return _class_of(b, s, ra.box_face[b], _flag_row(b, ra))
-
-
-@njit(cache=True, inline="always")
-def _class_of(b, s, face, flag_row):
+def score_class(b, s, face, flag_row):
+    """Successor row of box ``b`` for score ``s`` and the points added per roll (see
+    :func:`successors`)."""
     if face > 0:
         return b * 6 + s // face, 0.0
     if flag_row:
@@ -261,25 +244,26 @@ def successors(mask, first, m, col, lane_u, lane_f, values, ra, succ):
     score 0 (the roll's score is added per roll).  Rows of boxes the mask does not allow
     hold -inf.  Returns the allowed bits.
     """
-    n_boxes = ra.box_face.shape[0]
+    box_face, flag_rows = ra.box_face, ra.flag_rows
     thr, bonus, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    n_boxes = box_face.shape[0]
     for row in range(n_boxes * 6):
         for j in range(m):
             succ[row, col + j] = NEG_INF
-    allowed = allowed_bits(mask, ra)
+    allowed = allowed_bits(mask, n_boxes, ra.order)
     rest = allowed
     while rest:
         b = low_bit_index(rest)
         rest &= rest - 1
         nxt = values[mask | (1 << b)]
-        face = ra.box_face[b]
-        flag_row = _flag_row(b, ra)
+        face = box_face[b]
+        flag_row = flag_rows[b] == 1
         n_class = 6 if face > 0 else (2 if flag_row else 1)
         for c in range(n_class):
             s = c * face if face > 0 else 50 * c
             row = b * 6 + c
             for j in range(m):
-                points, u, f = credit(lane_u[first + j], lane_f[first + j], s, face, flag_row, thr, bonus, cap)
+                points, u, f = step(lane_u[first + j], lane_f[first + j], s, face, flag_row, thr, bonus, cap)
                 succ[row, col + j] = objective(points, nxt[u, f])
     return allowed
 
@@ -293,34 +277,34 @@ def _exact_rolls(mask, m, col, scol, first, lane_f, ra, succ, x, best_box, five_
     ``best_box[r, col + j]`` gets the chosen box (lowest index among equals) unless
     ``best_box`` has zero rows.
     """
-    roll_face, box_face = ra.roll_face, ra.box_face
-    flag_rows = ra.five_kind if ra.bonus > 0 else np.zeros_like(ra.five_kind)
-    roll_offset = x.shape[0] - ra.score.shape[0]
+    score, joker_score, box_face, flag_rows, roll_face = ra.score, ra.joker_score, ra.box_face, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    roll_offset = x.shape[0] - score.shape[0]
     track = best_box.shape[0] > 0
-    for r in range(ra.score.shape[0]):
+    for r in range(score.shape[0]):
         if five_only and roll_face[r] == 0:
             continue
         row = roll_offset + r
-        bits, use_joker = legal_boxes(mask, r, ra)
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         for j in range(m):
             x[row, col + j] = NEG_INF
         rest = bits
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            s = ra.joker_score[r, b] if use_joker else ra.score[r, b]
-            cand, add = _class_of(b, s, box_face[b], flag_rows[b] == 1)
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
             for j in range(m):
                 v = add + succ[cand, scol + j]
                 if v > x[row, col + j]:
                     x[row, col + j] = v
                     if track:
                         best_box[r, col + j] = b
-        bonus = five_kind_bonus(mask, r, 1, ra)  # the same for every lane whose flag is set
-        if bonus > 0:
+        extra = five_kind_bonus(mask, r, 1, roll_face, rows_mask, bonus)  # the same for every flagged lane
+        if extra > 0:
             for j in range(m):
                 if lane_f[first + j] == 1:
-                    x[row, col + j] += bonus
+                    x[row, col + j] += extra
 
 
 @njit(cache=True, inline="always")
@@ -347,9 +331,8 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
     n_boxes = ra.box_face.shape[0]
     n_rolls = ra.score.shape[0]
     roll_offset = x.shape[0] - n_rolls
-    # rule-tuple reads stay out of the loops: each costs reference counting of its arrays
     roll_face, n_pos, pos_boxes, score, box_face = ra.roll_face, ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
-    flag_rows = ra.five_kind if ra.bonus > 0 else np.zeros_like(ra.five_kind)
+    flag_rows = ra.flag_rows
     first = lo
     while first < hi:
         last = _segment_end(lane_mask, first, hi)
@@ -366,7 +349,7 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
         src = 0
         for i in range(n_pos[r]):
             b = pos_boxes[r, i]
-            cand, add = _class_of(b, score[r, b], box_face[b], flag_rows[b] == 1)
+            cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
             dst = 2 if src == 1 else 1
             for j in range(nl):
                 work[dst, j] = max(work[src, j], add + succ[cand, j])
@@ -404,16 +387,15 @@ def _average_keeps(x, add_die):
 
 
 @njit(cache=True)
-def _best_subkeep(x, y, ra):
+def _best_subkeep(x, y, drop_one, n_drop, all_rolls):
     """y[K] = max over sub-multisets S of K of x[S], one die at a time (keeps in size order).
 
     Under ``all-rolls`` a roll may not be kept whole (a reroll throws at least one
     die): its row is the best over its proper sub-multisets only.  Out of place on
     purpose: an in-place running max compiles to masked stores, slow on some processors.
     """
-    drop_one, n_drop = ra.drop_one, ra.n_drop
     nl = x.shape[1]
-    roll_offset = drop_one.shape[0] - ra.score.shape[0]
+    roll_offset = drop_one.shape[0] - N_ROLLS
     for j in range(nl):
         y[0, j] = x[0, j]
     for k in range(1, drop_one.shape[0]):
@@ -444,7 +426,7 @@ def _best_subkeep(x, y, ra):
             e = drop_one[k, 4]
             for j in range(nl):
                 y[k, j] = max(max(max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j]), y[d, j]), y[e, j])
-    if ra.all_rolls:
+    if all_rolls:
         for k in range(roll_offset, drop_one.shape[0]):
             for j in range(nl):
                 y[k, j] = NEG_INF
@@ -462,9 +444,9 @@ def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, y, succ, work
     roll_offset = ra.add_die.shape[0] - n_rolls
     _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
     _average_keeps(x, ra.add_die)
-    _best_subkeep(x, y, ra)  # y: R1 on roll rows
+    _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)  # y: R1 on roll rows
     _average_keeps(y, ra.add_die)
-    _best_subkeep(y, x, ra)  # x: R2 on roll rows
+    _best_subkeep(y, x, ra.drop_one, ra.n_drop, ra.all_rolls)  # x: R2 on roll rows
     for j in range(nl):
         work[0, j] = 0.0
     for r in range(n_rolls):
@@ -527,7 +509,7 @@ def turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, col, best_box):
     successors(mask, 0, nl, col, lane_u, lane_f, values, ra, succ)
     _exact_rolls(mask, nl, 0, col, 0, lane_f, ra, succ, e0, best_box, False)
     _average_keeps(e0, ra.add_die)
-    _best_subkeep(e0, e1, ra)
+    _best_subkeep(e0, e1, ra.drop_one, ra.n_drop, ra.all_rolls)
     _average_keeps(e1, ra.add_die)
     for k in range(roll_offset, n_keeps):
         for j in range(nl):
@@ -548,15 +530,18 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
     box, -inf for the others; ``scores`` (n, B) the score of each legal box (-1 for the
     others); ``bonus`` (n,) the roll's five-of-a-kind bonus.
     """
-    n_boxes = ra.box_face.shape[0]
+    score, joker_score, box_face, flag_rows, roll_face = ra.score, ra.joker_score, ra.box_face, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order = ra.rows_mask, ra.joker_mode, ra.order
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    n_boxes = box_face.shape[0]
     for i in range(masks.shape[0]):
         mask, r = masks[i], rolls[i]
-        bits, use_joker = legal_boxes(mask, r, ra)
-        bonus[i] = five_kind_bonus(mask, r, fs[i], ra)
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        bonus[i] = five_kind_bonus(mask, r, fs[i], roll_face, rows_mask, ra.bonus)
         for b in range(n_boxes):
             if (bits >> b) & 1:
-                s = placement_score(r, b, use_joker, ra)
-                points, u, f = step(us[i], fs[i], b, s, ra)
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u, f = step(us[i], fs[i], s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 ev[i, b] = objective(points, values[mask | (1 << b), u, f]) + bonus[i]
                 scores[i, b] = s
             else:
@@ -604,7 +589,7 @@ STATE_EXTRA = 5  # columns after the box scores: mask, upper total, bonuses, dic
 
 
 # --- dice streams ---------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mix64(x):
     """SplitMix64 step (uint64 in, uint64 out); twin of :func:`solver.streams.mix64`."""
     z = x + np.uint64(0x9E3779B97F4A7C15)
@@ -613,14 +598,14 @@ def mix64(x):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def die_of(base, k):
     """The ``k``-th die of the game whose stream base is ``base`` (uint64)."""
     h = mix64(base ^ np.uint64(k))
     return 1 + np.int64(((h >> np.uint64(11)) * np.uint64(6)) >> np.uint64(53))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stream_base(seed_mixed, game):
     """Stream base of game ``game``: ``mix(seed_mixed ^ game)`` where ``seed_mixed = mix(seed)``."""
     return mix64(seed_mixed ^ np.uint64(game))
@@ -635,93 +620,50 @@ def stream_dice(seed_mixed, game0, k0, out):
             out[i, j] = die_of(base, k0 + j)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _uniform(base, j, n):
     """A uniform integer in ``0 .. n-1`` from the ``j``-th value of a decision stream."""
     h = mix64(base ^ np.uint64(j))
     return np.int64(((h >> np.uint64(11)) * np.uint64(n)) >> np.uint64(53))
 
 
-@njit(cache=True)
-def _roll(base, k, keep, ra):
+@njit(cache=True, inline="always")
+def _roll(base, k, keep, add_die, keep_size):
     """Keep index of ``keep`` plus the first ``5 - |keep|`` of dice ``k .. k+4`` (a 5-dice keep)."""
-    for i in range(5 - ra.keep_size[keep]):
-        keep = ra.add_die[keep, die_of(base, k + i) - 1]
+    for i in range(5 - keep_size[keep]):
+        keep = add_die[keep, die_of(base, k + i) - 1]
     return keep
 
 
-@njit(cache=True)
-def _apply(games, i, b, s, bonus, ra):
+@njit(cache=True, inline="always")
+def _apply(games, i, b, s, bonus, box_face, five_kind):
     """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
-    nb = ra.box_face.shape[0]
+    nb = box_face.shape[0]
     games[i, b] = s
     games[i, nb] = games[i, nb] | (1 << b)
-    if ra.box_face[b] > 0:
+    if box_face[b] > 0:
         games[i, nb + 1] += s
     if bonus > 0:
         games[i, nb + 2] += 1
-    if ra.five_kind[b] == 1 and s == 50:
+    if five_kind[b] == 1 and s == 50:
         games[i, nb + 4] = 1
 
 
-@njit(cache=True)
-def _flag(games, i, nb, has_flag):
-    """The DP state's flag of game ``i`` (0 where the rule set has none)."""
-    return np.int64(games[i, nb + 4]) if has_flag else 0
-
-
 # --- table bots (optimal, heuristic, greedy) ---------------------------------
-@njit(cache=True)
-def _best_keep(ev, r, tol, ra):
+@njit(cache=True, inline="always")
+def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
     """The keep of roll ``r`` with the largest ``ev`` (ties within ``tol``: the last sub-keep)."""
     best = NEG_INF
-    n = ra.n_subkeeps[r]
+    n = n_subkeeps[r]
     for j in range(n):
-        v = ev[ra.subkeeps[r, j]]
+        v = ev[subkeeps[r, j]]
         if v > best:
             best = v
     for j in range(n - 1, -1, -1):
-        k = ra.subkeeps[r, j]
+        k = subkeeps[r, j]
         if ev[k] >= best - tol:
             return k
-    return ra.subkeeps[r, n - 1]
-
-
-@njit(cache=True)
-def _play_table_game(games, i, base, e0, e1, succ, lane, tol, ra):
-    """One turn of game ``i`` from its lane's tables: ``e0``/``e1`` (462,), ``succ[:, lane]``."""
-    nb = ra.box_face.shape[0]
-    roll_offset = ra.add_die.shape[0] - ra.score.shape[0]
-    k = np.int64(games[i, nb + 3])
-    held = _roll(base, k, 0, ra)
-    k += 5
-    for rolls_left in range(2, 0, -1):
-        ev = e1 if rolls_left == 2 else e0
-        keep = _best_keep(ev, held - roll_offset, tol, ra)
-        if keep == held:
-            break
-        held = _roll(base, k, keep, ra)
-        k += 5
-    games[i, nb + 3] = k
-    r = held - roll_offset
-    mask = np.int64(games[i, nb])
-    bits, use_joker = legal_boxes(mask, r, ra)
-    best = NEG_INF
-    rest = bits
-    while rest:
-        b = low_bit_index(rest)
-        rest &= rest - 1
-        cand, add = score_class(b, placement_score(r, b, use_joker, ra), ra)
-        best = max(best, add + succ[cand, lane])
-    rest = bits
-    while rest:
-        b = low_bit_index(rest)
-        rest &= rest - 1
-        s = placement_score(r, b, use_joker, ra)
-        cand, add = score_class(b, s, ra)
-        if add + succ[cand, lane] >= best - tol:
-            _apply(games, i, b, s, five_kind_bonus(mask, r, _flag(games, i, nb, ra.bonus > 0), ra), ra)
-            return
+    return subkeeps[r, n - 1]
 
 
 @njit(cache=True, nogil=True)
@@ -803,87 +745,120 @@ def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra,
 @njit(cache=True, nogil=True)
 def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, succ_all, tol, ra):
     """Play the turn of sorted games ``j0 .. j1`` (game ``game0 + ids[j]``) from the tables of
-    :func:`group_tables`."""
-    for j in range(j0, j1):
-        lane = pos_lane[j] - l0
-        base = stream_base(seed_mixed, game0 + ids[j])
-        _play_table_game(games, j, base, e0_all[lane], e1_all[lane], succ_all, lane, tol, ra)
-
-
-# --- simple bots (random, frequent) -------------------------------------------
-@njit(cache=True)
-def _frequent_keep(held, ra):
-    """Frequent: keep every die of the most frequent face (ties: the higher face); under
-    ``all-rolls`` at most four of them."""
-    best_face = 0
-    best_n = -1
-    for f in range(ra.keep_counts.shape[1]):
-        n = ra.keep_counts[held, f]
-        if n >= best_n:
-            best_n = n
-            best_face = f
-    if ra.all_rolls and best_n == 5:
-        best_n = 4
-    keep = 0
-    for _ in range(best_n):
-        keep = ra.add_die[keep, best_face]
-    return keep
-
-
-@njit(cache=True)
-def _play_simple_game(kind, turn, games, i, base, ra):
-    """Turn ``turn`` of game ``i`` with the random or the frequent bot (``kind``)."""
-    roll_offset = ra.add_die.shape[0] - ra.score.shape[0]
-    nb = ra.box_face.shape[0]
-    rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
-    j = 8 * turn
-    k = np.int64(games[i, nb + 3])
-    held = _roll(base, k, 0, ra)
-    k += 5
-    for _rolls_left in range(2, 0, -1):
-        r = held - roll_offset
-        if kind == BOT_RANDOM:  # the last sub-keep is the roll itself (stop): not under all-rolls
-            keep = ra.subkeeps[r, _uniform(rbase, j, ra.n_subkeeps[r] - ra.all_rolls)]
-            j += 1
-        else:
-            keep = _frequent_keep(held, ra)
-        if keep == held:
-            break
-        held = _roll(base, k, keep, ra)
+    :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face, five_kind, flag_rows = ra.score, ra.joker_score, ra.box_face, ra.five_kind, ra.flag_rows
+    roll_face, rows_mask, joker_mode, order, bonus = ra.roll_face, ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    nb = box_face.shape[0]
+    roll_offset = add_die.shape[0] - score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        k = np.int64(games[i, nb + 3])
+        held = _roll(base, k, 0, add_die, keep_size)
         k += 5
-    games[i, nb + 3] = k
-    r = held - roll_offset
-    mask = np.int64(games[i, nb])
-    bits, use_joker = legal_boxes(mask, r, ra)
-    u = np.int64(games[i, nb + 1])
-    chosen = -1
-    if kind == BOT_RANDOM:
-        n_legal = 0
-        rest = bits
-        while rest:
-            rest &= rest - 1
-            n_legal += 1
-        rest = bits
-        for _ in range(_uniform(rbase, j, n_legal)):
-            rest &= rest - 1
-        chosen = low_bit_index(rest)
-    else:  # frequent: the box that pays most now (upper bonus included); ties: card order
-        best = -1
+        for rolls_left in range(2, 0, -1):
+            if rolls_left == 2:
+                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            else:
+                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            if keep == held:
+                break
+            held = _roll(base, k, keep, add_die, keep_size)
+            k += 5
+        games[i, nb + 3] = k
+        r = held - roll_offset
+        mask = np.int64(games[i, nb])
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        best = NEG_INF
         rest = bits
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            gain, _, _ = step(min(u, ra.upper_cap), 0, b, placement_score(r, b, use_joker, ra), ra)
-            if gain > best:
-                best = gain
-                chosen = b
-    flag = _flag(games, i, nb, ra.bonus > 0)
-    _apply(games, i, chosen, placement_score(r, chosen, use_joker, ra), five_kind_bonus(mask, r, flag, ra), ra)
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            best = max(best, add + succ_all[cand, lane])
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            if add + succ_all[cand, lane] >= best - tol:
+                extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+                _apply(games, i, b, s, extra, box_face, five_kind)
+                break
 
 
+# --- simple bots (random, frequent) -------------------------------------------
 @njit(cache=True, nogil=True)
 def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
-    """Play turn ``turn`` (0-based) of games ``i0 .. i1`` with a table-free bot (``BOT_RANDOM``,
-    ``BOT_FREQUENT``)."""
+    """Play turn ``turn`` (0-based) of games ``i0 .. i1`` with a table-free bot: ``BOT_RANDOM``
+    (uniform distinct keeps -- never keeping all five under ``all-rolls`` -- and a uniform
+    legal box) or ``BOT_FREQUENT`` (keep every die of the most frequent face, ties: the
+    higher face, at most four under ``all-rolls``; the box that pays most now, upper bonus
+    included, ties: card order)."""
+    add_die, keep_size, keep_counts, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.keep_counts, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face, five_kind, flag_rows = ra.score, ra.joker_score, ra.box_face, ra.five_kind, ra.flag_rows
+    roll_face, rows_mask, joker_mode, order, bonus = ra.roll_face, ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap, all_rolls = ra.upper_threshold, ra.upper_bonus, ra.upper_cap, ra.all_rolls
+    roll_offset = add_die.shape[0] - score.shape[0]
+    nb = box_face.shape[0]
     for i in range(i0, i1):
-        _play_simple_game(kind, turn, games, i, stream_base(seed_mixed, game0 + i), ra)
+        base = stream_base(seed_mixed, game0 + i)
+        rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
+        j = 8 * turn
+        k = np.int64(games[i, nb + 3])
+        held = _roll(base, k, 0, add_die, keep_size)
+        k += 5
+        for _rolls_left in range(2, 0, -1):
+            r = held - roll_offset
+            if kind == BOT_RANDOM:  # the last sub-keep is the roll itself (stop)
+                keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
+                j += 1
+            else:
+                best_face = 0
+                best_n = -1
+                for face in range(keep_counts.shape[1]):
+                    if keep_counts[held, face] >= best_n:
+                        best_n = keep_counts[held, face]
+                        best_face = face
+                if all_rolls and best_n == 5:
+                    best_n = 4
+                keep = 0
+                for _ in range(best_n):
+                    keep = add_die[keep, best_face]
+            if keep == held:
+                break
+            held = _roll(base, k, keep, add_die, keep_size)
+            k += 5
+        games[i, nb + 3] = k
+        r = held - roll_offset
+        mask = np.int64(games[i, nb])
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        chosen = -1
+        if kind == BOT_RANDOM:
+            n_legal = 0
+            rest = bits
+            while rest:
+                rest &= rest - 1
+                n_legal += 1
+            rest = bits
+            for _ in range(_uniform(rbase, j, n_legal)):
+                rest &= rest - 1
+            chosen = low_bit_index(rest)
+        else:
+            u = min(np.int64(games[i, nb + 1]), cap)
+            most = -1
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                gain, _, _ = step(u, 0, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                if gain > most:
+                    most = gain
+                    chosen = b
+        s = placement_score(r, chosen, use_joker, score, joker_score)
+        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        _apply(games, i, chosen, s, extra, box_face, five_kind)

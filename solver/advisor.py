@@ -311,7 +311,7 @@ class TurnValues:
         else:  # one box to fill (or none: a full card, nothing to roll for)
             best = columns[0] if columns else [float("-inf")] * D.N_ROLLS
         rows = rules.rows_mask
-        if rows and mask & rows == rows:  # a five of a kind now follows the Joker and bonus rules
+        if allowed and rows and mask & rows == rows:  # a five of a kind now follows the Joker and bonus rules
             for face in range(1, D.N_FACES + 1):
                 roll = Dice((face,) * D.N_DICE)
                 best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))

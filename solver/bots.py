@@ -161,85 +161,147 @@ class TableBot(Bot):
 
 
 # --- the heuristic evaluation --------------------------------------------------
+#: Rule-agnostic constants of the heuristic, tuned by simulation (module docstring):
+#: extra tries a box gets per further open box (``k = 1 + TRIES_PER_TURN (n - 1)``),
+TRIES_PER_TURN = 0.25
+#: the logistic scale and shift of the chance to reach the upper bonus,
+BONUS_SCALE = 4.0
+BONUS_SHIFT = 0.0
+#: and the share of a turn's five-of-a-kind chance counted for future five-of-a-kind bonuses.
+FIVE_KIND_SHARE = 0.5
+
+
 @dataclass(frozen=True)
 class HeuristicParams:
-    """The hand-made evaluation of a card (see :func:`heuristic_values`).
+    """The heuristic evaluation of a card for one rule set (see :func:`heuristic_params`).
 
-    ``box_values``: what an open box is worth, by box name (about what it averages in good
-    play, raised for boxes that are worth keeping open, lowered for those best taken when
-    they come); the upper bonus counts as ``bonus x P(reach it)`` with
+    ``box_values[name][n - 1]``: what open box ``name`` is worth while ``n`` boxes are
+    open.  The upper bonus counts as ``bonus x P(reach it)`` with
     ``P = logistic((par still to come - points still needed) / bonus_scale + bonus_shift)``,
-    the par of an open upper box being ``par_per_face x face``; a Yahtzee box holding 50
-    adds ``yahtzee_bonus_per_turn`` per open box (future +100 bonuses).
+    ``par[name]`` being what an open upper box is expected to add.  Once a
+    five-of-a-kind row holds 50, each open box adds ``five_kind_bonus_per_turn`` (the
+    future five-of-a-kind bonuses).
     """
 
-    box_values: dict[str, float]
-    par_per_face: float = 3.0
-    bonus_scale: float = 4.0
-    bonus_shift: float = 0.0
-    yahtzee_bonus_per_turn: float = 2.0
+    box_values: dict[str, tuple[float, ...]]
+    par: dict[str, float]
+    bonus_scale: float = BONUS_SCALE
+    bonus_shift: float = BONUS_SHIFT
+    five_kind_bonus_per_turn: float = 0.0
 
 
-#: For the Hasbro family (a ``yahtzee`` box); tuned by simulation, about 250.7 under ``yahtzee``.
-HASBRO_HEURISTIC = HeuristicParams(
-    box_values={
-        "ones": 2.0, "twos": 5.5, "threes": 8.5, "fours": 12.0, "fives": 13.0, "sixes": 15.5,
-        "three_of_a_kind": 21.5, "four_of_a_kind": 16.0, "full_house": 18.5, "small_straight": 29.5,
-        "large_straight": 27.0, "yahtzee": 15.5, "chance": 27.0,
-    },
-)  # fmt: skip
-#: For the Scandinavian family (Yatzy: 15 boxes, no Yahtzee bonus); about 243 under ``yatzy``.
-SCANDINAVIAN_HEURISTIC = HeuristicParams(
-    box_values={
-        "ones": 2.0, "twos": 5.3, "threes": 8.6, "fours": 12.2, "fives": 15.7, "sixes": 19.2,
-        "one_pair": 11.0, "two_pairs": 16.0, "three_of_a_kind": 14.0, "four_of_a_kind": 9.5,
-        "small_straight": 5.0, "large_straight": 8.0, "full_house": 14.0, "chance": 22.0, "yatzy": 12.5,
-    },
-    par_per_face=2.7,
-    bonus_shift=0.35,
-)  # fmt: skip
+def turn_value(final, all_rolls: bool = False) -> np.ndarray:
+    """Expected worth of one turn whose last roll ``r`` is worth ``final[r]``.
+
+    ``final`` (252,) or (252, m), one column per goal: the dice are kept to maximise the
+    expected worth of the roll the turn stops on (under ``all_rolls`` the third one).
+    The turn recursion of :mod:`solver._kernels` (``V = sum_r P(r) R2(r)``) on arrays.
+    """
+    final = np.asarray(final, dtype=np.float64)
+    x = np.zeros((D.N_KEEPS, *final.shape[1:]))
+    x[D.ROLL_OFFSET :] = final
+    size = D.KEEP_SIZE
+    for _ in range(2):
+        for s in range(D.N_DICE - 1, -1, -1):  # E(K) = mean over faces of E(K + face)
+            k = np.flatnonzero(size == s)
+            x[k] = x[D.ADD_DIE[k]].mean(axis=1)
+        for s in range(1, D.N_DICE + 1):  # R(K) = max(E(K), R(K - face) for the faces of K)
+            k = np.flatnonzero(size == s)
+            sub = D.REMOVE_DIE[k]
+            present = (sub >= 0).reshape(sub.shape + (1,) * (x.ndim - 1))
+            best = np.where(present, x[np.maximum(sub, 0)], -np.inf).max(axis=1)
+            x[k] = best if all_rolls and s == D.N_DICE else np.maximum(x[k], best)
+    return D.ROLL_PROB @ x[D.ROLL_OFFSET :]
 
 
-def heuristic_params(rules: RuleSet) -> HeuristicParams:
-    return HASBRO_HEURISTIC if rules.yahtzee_box else SCANDINAVIAN_HEURISTIC
+def best_of_tries(rules: RuleSet, tries: int) -> np.ndarray:
+    """(tries, n_boxes): ``W[k - 1, b]``, the expected score of box ``b`` with ``k`` turns to
+    fill it, each turn played for it alone and its score kept or passed on to the next.
+
+    ``W[0]`` is one turn for the box: ``turn_value(score)``; then
+    ``W[k] = turn_value(max(score, W[k - 1]))``.
+    """
+    score = rules.score_table.astype(np.float64)
+    out = np.empty((tries, rules.n_boxes))
+    out[0] = turn_value(score, rules.all_rolls)
+    for k in range(1, tries):
+        out[k] = turn_value(np.maximum(score, out[k - 1]), rules.all_rolls)
+    return out
+
+
+def heuristic_params(rules: RuleSet | str | None = None) -> HeuristicParams:
+    """The heuristic's evaluation, derived from the rule set alone (no table per game).
+
+    * An open box is worth its expected score with ``k`` tries (:func:`best_of_tries`):
+      ``k = 1`` when it is the last box open (exact then), and
+      ``TRIES_PER_TURN`` more try per further open box (interpolated linearly).
+    * The par of an open upper box is its share of the threshold at an even pace:
+      ``threshold x face / (sum of the upper faces on the card)``.
+    * Future five-of-a-kind bonuses: ``bonus x FIVE_KIND_SHARE x P(five of a kind in a
+      turn played for it)`` per open box, 0 where the rule set has no such bonus.
+    """
+    rules = get_rules(rules)
+    n = rules.n_boxes
+    k = 1.0 + TRIES_PER_TURN * np.arange(n)  # tries while 1 .. n boxes are open
+    w = best_of_tries(rules, int(np.ceil(k[-1])) + 1)
+    low = np.floor(k).astype(np.int64)
+    frac = (k - low)[:, None]
+    worth = (1 - frac) * w[low - 1] + frac * w[low]  # (n open, box)
+    faces = sum(rules.boxes[b].face for b in rules.upper_indices)
+    par = {rules.boxes[b].name: rules.upper_threshold * rules.boxes[b].face / faces for b in rules.upper_indices}
+    five = np.array([float(len(set(roll)) == 1) for roll in D.ROLLS])
+    per_turn = rules.bonus * FIVE_KIND_SHARE * float(turn_value(five, rules.all_rolls)) if rules.bonus else 0.0
+    return HeuristicParams(
+        box_values={name: tuple(worth[:, b].tolist()) for b, name in enumerate(rules.box_names)},
+        par=par,
+        bonus_scale=BONUS_SCALE,
+        bonus_shift=BONUS_SHIFT,
+        five_kind_bonus_per_turn=per_turn,
+    )
 
 
 def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams | None = None) -> np.ndarray:
     """The heuristic bot's evaluation of every card state, in the layout of a value table.
 
     ``H[mask, u, f]`` = the values of the open boxes + upper bonus x the estimated chance
-    to still reach it + future Yahtzee bonuses (see :class:`HeuristicParams`).  Hand-made
-    and computed in a few milliseconds: no dynamic program, no table file.
+    to still reach it + future five-of-a-kind bonuses (see :class:`HeuristicParams`).
+    Derived from the rules in a few milliseconds: no dynamic program, no table file.
     """
     rules = get_rules(rules)
     p = params or heuristic_params(rules)
     n = rules.n_boxes
     masks = np.arange(1 << n, dtype=np.int64)
+    n_open = np.zeros(1 << n, dtype=np.int64)
+    for b in range(n):
+        n_open += (masks >> b) & 1 == 0
     open_value = np.zeros(1 << n)
     par_left = np.zeros(1 << n)
     upper_open = np.zeros(1 << n, dtype=bool)
-    n_open = np.zeros(1 << n)
     for b, box in enumerate(rules.boxes):
         is_open = (masks >> b) & 1 == 0
         try:
-            worth = p.box_values[box.name]
+            worth = np.array((0.0, *p.box_values[box.name]))  # by number of open boxes
+            par = p.par[box.name] if box.is_upper and rules.has_upper_bonus else 0.0
         except KeyError:
             raise UsageError(f"the heuristic has no value for box {box.name!r} of {rules.id}") from None
-        open_value += np.where(is_open, worth, 0.0)
-        n_open += is_open
+        if len(worth) != n + 1:
+            raise UsageError(f"the heuristic values of box {box.name!r} are not for {rules.id}")
+        open_value += np.where(is_open, worth[n_open], 0.0)
         if box.is_upper:
-            par_left += np.where(is_open, p.par_per_face * box.face, 0.0)
+            par_left += np.where(is_open, par, 0.0)
             upper_open |= is_open
-    u = np.arange(rules.upper_cap + 1, dtype=np.float64)
-    need = rules.upper_threshold - u  # points still needed (0 once reached)
-    z = (par_left[:, None] - need[None, :]) / p.bonus_scale + p.bonus_shift
-    chance = 1.0 / (1.0 + np.exp(-z))
-    chance = np.where(upper_open[:, None], chance, 0.0)
-    chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
     values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
-    base = open_value[:, None] + rules.upper_bonus * chance
+    base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)
+    if rules.has_upper_bonus:
+        u = np.arange(rules.upper_cap + 1, dtype=np.float64)
+        need = rules.upper_threshold - u  # points still needed (0 once reached)
+        z = (par_left[:, None] - need[None, :]) / p.bonus_scale + p.bonus_shift
+        chance = 1.0 / (1.0 + np.exp(-z))
+        chance = np.where(upper_open[:, None], chance, 0.0)
+        chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
+        base += rules.upper_bonus * chance
     for f in range(rules.n_flags):
-        values[:, :, f] = base + (f * p.yahtzee_bonus_per_turn * n_open)[:, None]
+        values[:, :, f] = base + (f * p.five_kind_bonus_per_turn * n_open)[:, None]
     values[rules.full_mask] = 0.0
     return values
 

@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     "simulate": "simulate",
     "play": "play",
     "review": "review",
+    "rules": "rules",
 }
 
 

@@ -89,6 +89,7 @@ def rule_arrays(rules: RuleSet) -> _kernels_types.RuleArrays:
         n_pos=n_pos,
         box_face=k["box_face"],
         five_kind=k["five_kind"],
+        flag_rows=k["five_kind"] * int(rules.n_flags == 2),
         roll_face=k["roll_face"],
         rows_mask=i64(k["rows_mask"]),
         bonus=i64(k["bonus"]),

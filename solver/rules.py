@@ -457,9 +457,10 @@ class RuleSet:
             lines.append(f"upper bonus: +{self.upper_bonus} when the upper boxes total {self.upper_threshold}+")
         else:
             lines.append("upper bonus: none")
-        rows = " / ".join(self.box_names[i] for i in self.five_kind_rows)
+        rows = " and ".join(self.box_names[i] for i in self.five_kind_rows)
         if self.bonus:
-            lines.append(f"five-of-a-kind bonus: +{self.bonus} for each further one once {rows} holds 50")
+            when = f"{rows} holds 50" if len(self.five_kind_rows) == 1 else f"{rows} are filled, one with 50"
+            lines.append(f"five-of-a-kind bonus: +{self.bonus} for each further one once {when}")
         if self.joker != "none":
             lines.append(f"Joker rule: {self.joker} placement once {rows} is filled")
         order = {

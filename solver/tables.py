@@ -36,7 +36,7 @@ from .rules import RuleSet, get_rules
 if TYPE_CHECKING:
     import numpy as np
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: rule sets as base + modifiers (canonical ids, no upper totals without a bonus)
 ENV_VAR = "YAHTZEE_TABLES"
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -66,6 +66,22 @@ def resolve_dir(tables_dir: str | os.PathLike | None) -> Path:
 def table_paths(rules: RuleSet, tables_dir: str | os.PathLike | None = None) -> tuple[Path, Path]:
     folder = resolve_dir(tables_dir)
     return folder / f"{rules.id}.npy", folder / f"{rules.id}.json"
+
+
+def built_rule_sets(tables_dir: str | os.PathLike | None = None) -> list[RuleSet]:
+    """The rule sets with a table file in the folder (named by canonical spec), in name order."""
+    from .errors import UsageError
+
+    folder = resolve_dir(tables_dir)
+    found = []
+    for npy in sorted(folder.glob("*.npy")) if folder.is_dir() else []:
+        try:
+            rules = get_rules(npy.stem)
+        except UsageError:
+            continue  # not a table of ours
+        if rules.id == npy.stem:
+            found.append(rules)
+    return found
 
 
 def _rebuild_hint(rules: RuleSet, folder: Path) -> str:

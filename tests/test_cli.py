@@ -119,7 +119,7 @@ def test_hint_other_rules(capsys, tdir, golden):
                        "--card", g["card"], "--json", "--tables", tdir)  # fmt: skip
     assert code == 0
     data = json.loads(out)
-    assert data["rules"] == "yatzy-forced"
+    assert data["rules"] == "yatzy+order=down"  # the canonical spelling of yatzy-forced
     assert data["options"][0]["ev"] == pytest.approx(g["best_ev"], abs=1e-6)
 
 
@@ -139,7 +139,9 @@ FULL_CARD = (
         (["--dice", "3x456", "--rolls-left", "2"], "3x456"),
         (["--dice", "33456", "--rolls-left", "3"], "--rolls-left"),
         (["--dice", "33456", "--rolls-left", "two"], "two"),
-        (["--dice", "33456", "--rolls-left", "2", "--rules", "yacht"], "yacht"),
+        (["--dice", "33456", "--rolls-left", "2", "--rules", "maxi-yatzy"], "maxi-yatzy"),
+        (["--dice", "33456", "--rolls-left", "2", "--rules", "yahtzee+extra-bonus=50"], "extra-bonus"),
+        (["--dice", "33456", "--rolls-left", "2", "--rules", "yatzy+order=sideways"], "order=sideways"),
         (["--dice", "33456", "--rolls-left", "2", "--card", "twos=3"], "twos=3"),
         (["--dice", "33456", "--rolls-left", "2", "--card", "full_house=20"], "full_house=20"),
         (["--dice", "33456", "--rolls-left", "2", "--card", "bananas=3"], "bananas"),
@@ -231,12 +233,15 @@ def test_tables_verify(capsys, tdir, tmp_path):
 def test_tables_build(capsys, tmp_path):
     folder = str(tmp_path / "built")
     code, out, _ = run(capsys, "tables", "build", "--rules", "yatzy-forced", "--quiet", "--tables", folder)
-    assert code == 0 and "yatzy-forced" in out
+    assert code == 0 and "yatzy+order=down" in out
     code, out, _ = run(capsys, "tables", "build", "--rules", "yatzy-forced", "--quiet", "--tables", folder)
     assert code == 0 and "already built" in out
-    assert sorted(p.name for p in (tmp_path / "built").iterdir()) == ["yatzy-forced.json", "yatzy-forced.npy"]
-    code, out, err = run(capsys, "tables", "build", "--rules", "yacht", "--tables", folder)
-    assert code == 2 and out == "" and "yacht" in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in (tmp_path / "built").iterdir()) == [
+        "yatzy+order=down.json",
+        "yatzy+order=down.npy",
+    ]
+    code, out, err = run(capsys, "tables", "build", "--rules", "yacht+bogus", "--tables", folder)
+    assert code == 2 and out == "" and "bogus" in err and len(err.splitlines()) == 1
 
 
 def test_corrupt_table_is_a_runtime_error(capsys, tdir, tmp_path):
@@ -274,7 +279,7 @@ def test_hint_batch(capsys, tdir, tmp_path, golden):
     check_advice_json(first)
     check_advice_json(second)
     assert first["options"][0]["ev"] == pytest.approx(g0["best_ev"], abs=1e-6)
-    assert second["rules"] == "yatzy-forced"
+    assert second["rules"] == "yatzy+order=down"
     assert second["options"][0]["ev"] == pytest.approx(g1["best_ev"], abs=1e-6)
     assert set(bad) == {"error"} and "7" in bad["error"]
     assert set(not_json) == {"error"}

@@ -212,18 +212,21 @@ def test_missing_table_in_an_empty_folder(tmp_path):
         load_table("yatzy", tmp_path / "nowhere")
 
 
-def test_build_leaves_no_temporary_files_and_is_reproducible(tmp_path):
+@pytest.mark.parametrize("spec", ["yatzy-forced", "yacht+all-rolls+extra-bonus=50"])
+def test_build_leaves_no_temporary_files_and_is_reproducible(tmp_path, spec):
+    name = get_rules(spec).id  # tables are named by the canonical spelling
+    files = [f"{name}.json", f"{name}.npy"]
     a, b = tmp_path / "a", tmp_path / "b"
-    build_table("yatzy-forced", a, progress=False, threads=1)
-    build_table("yatzy-forced", b, progress=False, threads=2)
+    build_table(spec, a, progress=False, threads=1)
+    build_table(spec, b, progress=False, threads=2)
     for folder in (a, b):
-        assert sorted(p.name for p in folder.iterdir()) == ["yatzy-forced.json", "yatzy-forced.npy"]
+        assert sorted(p.name for p in folder.iterdir()) == files
     # bit-identical whatever the thread count
-    assert sha256_file(a / "yatzy-forced.npy") == sha256_file(b / "yatzy-forced.npy")
+    assert sha256_file(a / f"{name}.npy") == sha256_file(b / f"{name}.npy")
     # a rebuild over an existing table replaces it atomically, still without leftovers
-    build_table("yatzy-forced", a, progress=False)
-    assert sorted(p.name for p in a.iterdir()) == ["yatzy-forced.json", "yatzy-forced.npy"]
-    assert load_table("yatzy-forced", a).empty_card_value == load_table("yatzy-forced", b).empty_card_value
+    build_table(spec, a, progress=False)
+    assert sorted(p.name for p in a.iterdir()) == files
+    assert load_table(spec, a).empty_card_value == load_table(spec, b).empty_card_value
 
 
 def test_session_folder_has_no_leftovers(tables_dir):

@@ -8,9 +8,14 @@ import argparse
 def add_rules(parser: argparse.ArgumentParser, many: str | None = None) -> None:
     """``--rules ID``; with ``many`` (the help text) ``--rules ID [ID ...]``."""
     if many:
-        parser.add_argument("--rules", nargs="+", metavar="ID", help=many)
+        parser.add_argument("--rules", nargs="+", metavar="SPEC", help=many)
     else:
-        parser.add_argument("--rules", default=None, metavar="ID", help="rule set (default: yahtzee)")
+        parser.add_argument(
+            "--rules",
+            default=None,
+            metavar="SPEC",
+            help="rule set: BASE+MOD+... e.g. yatzy+all-rolls (default: yahtzee; see: yahtzee rules)",
+        )
 
 
 def add_tables(parser: argparse.ArgumentParser) -> None:

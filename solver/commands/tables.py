@@ -14,7 +14,9 @@ def register(sub) -> None:
 
     b = tsub.add_parser("build", help="compute tables (progress bar on stderr)")
     add_rules(b, many="rule sets to build (default: yahtzee)")
-    b.add_argument("--all", action="store_true", help="build every rule set")
+    b.add_argument(
+        "--all", action="store_true", help="build every rule set with a reference value (see yahtzee rules)"
+    )
     b.add_argument("--force", action="store_true", help="rebuild tables that already exist")
     b.add_argument(
         "--threads", type=int, default=None, help="worker threads (the result does not depend on it)"
@@ -34,15 +36,15 @@ def register(sub) -> None:
 
 
 def _selected(args, default_all_built: bool = False):
-    from ..rules import RULE_SETS, get_rules
-    from ..tables import table_paths
+    from ..rules import REFERENCE_VALUES, get_rules
+    from ..tables import built_rule_sets
 
     if getattr(args, "all", False):
-        return list(RULE_SETS.values())
+        return [get_rules(spec) for spec in REFERENCE_VALUES]
     if args.rules:
         return [get_rules(r) for r in args.rules]
     if default_all_built:
-        return [r for r in RULE_SETS.values() if table_paths(r, args.tables)[0].exists()]
+        return built_rule_sets(args.tables)
     return [get_rules(None)]
 
 
@@ -100,19 +102,21 @@ def run_verify(args) -> int:
 def run_list(args) -> int:
     from ..errors import MissingTableError, TableError
     from ..rules import RULE_SETS
-    from ..tables import load_table, resolve_dir, table_paths
+    from ..tables import built_rule_sets, load_table, resolve_dir, table_paths
 
     print(f"tables folder: {resolve_dir(args.tables)}")
-    for rules in RULE_SETS.values():
+    listed = list(dict.fromkeys([*RULE_SETS.values(), *built_rule_sets(args.tables)]))
+    width = max(20, *(len(r.id) for r in listed))
+    for rules in listed:
         npy = table_paths(rules, args.tables)[0]
         try:
             table = load_table(rules, args.tables, check_hash=False, light=True)
         except MissingTableError:
-            print(f"  {rules.id:<20} missing")
+            print(f"  {rules.id:<{width}} missing")
             continue
         except TableError:
-            print(f"  {rules.id:<20} broken  (yahtzee tables verify --rules {rules.id} says why)")
+            print(f"  {rules.id:<{width}} broken  (yahtzee tables verify --rules {rules.id} says why)")
             continue
         size = npy.stat().st_size / 2**20
-        print(f"  {rules.id:<20} built   {size:7.1f} MiB  value {table.empty_card_value:.7f}")
+        print(f"  {rules.id:<{width}} built   {size:7.1f} MiB  value {table.empty_card_value:.7f}")
     return 0
