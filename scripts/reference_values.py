@@ -1,12 +1,12 @@
-"""Regenerate the empty-card (reference) value of every rule set and compare with RULES.md.
+"""Regenerate the empty-card value of every base, every single modifier and a few
+combinations, and compare with the references of RULES.md.
 
 Builds each table (into ``--tables DIR``, default the usual table folder; existing
-tables are reused unless ``--force``), then prints a Markdown table of the values,
-the published references and the differences.  Use it after changing the solver or
-adding a rule set; ``yatzy-forced`` has no published value, its figure here is the
-one recorded in ``solver/rules.py`` and the README.
+tables are reused unless ``--force``), then prints a Markdown table of the values, the
+published references and the differences (the README's rule-set table).  Use it after
+changing the solver or adding a modifier; rule sets without a published value show "-".
 
-    python scripts/reference_values.py [--tables DIR] [--force] [--json]
+    python scripts/reference_values.py [--tables DIR] [--force] [--json] [SPEC ...]
 """
 
 from __future__ import annotations
@@ -16,8 +16,34 @@ import json
 import sys
 
 from solver.errors import TableError
-from solver.rules import RULE_SETS
+from solver.rules import REFERENCE_VALUES, get_rules
 from solver.tables import build_table, load_table
+
+#: every base, every modifier alone on the bases it applies to, and a few combinations
+SPECS = [
+    *REFERENCE_VALUES,
+    "yatzy+extra-bonus=100",
+    "yatzy+yatzy-rows=3",
+    "yatzy+order=up",
+    "yatzy+order=choose",
+    "yatzy+without=chance",
+    "yahtzee+all-rolls",
+    "yahtzee+order=down",
+    "yahtzee+order=up",
+    "yahtzee+order=choose",
+    "yahtzee+lower-only",
+    "yahtzee+without=chance",
+    "yacht+all-rolls",
+    "yacht+extra-bonus=50",
+    "yacht+order=down",
+    "yacht+order=choose",
+    "yacht+lower-only",
+    "yatzy+all-rolls+extra-bonus=100",
+    "yatzy+extra-bonus=50+yatzy-rows=2",
+    "yatzy+all-rolls+order=down",
+    "yahtzee+all-rolls+order=choose",
+    "yacht+extra-bonus=100+lower-only",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,10 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", default=None, help="table folder")
     parser.add_argument("--force", action="store_true", help="rebuild tables that exist")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument("specs", nargs="*", metavar="SPEC", help="rule sets (default: the list below)")
     args = parser.parse_args(argv)
 
     rows = []
-    for rules in RULE_SETS.values():
+    for rules in dict.fromkeys(get_rules(spec) for spec in args.specs or SPECS):
         table = None
         if not args.force:
             try:

@@ -100,6 +100,8 @@ RuleArrays = namedtuple(
         "five_kind",  # (B,) 1 for a five-of-a-kind row
         "flag_rows",  # (B,) 1 for a row where a 50 sets the state's flag (five-of-a-kind rows, with a bonus)
         "roll_face",  # (252,) face of a five-of-a-kind roll, else 0
+        "five_rolls",  # (6,) roll indices of the five-of-a-kind rolls
+        "every_roll",  # (252,) 0 .. 251
         "rows_mask",  # bits of the five-of-a-kind rows (0: none)
         "bonus",  # points of a further five of a kind (0: no bonus, no flag)
         "joker_mode",  # 0 none, 1 forced, 2 free
@@ -269,9 +271,9 @@ def successors(mask, first, m, col, lane_u, lane_f, values, ra, succ):
 
 
 @njit(cache=True)
-def _exact_rolls(mask, m, col, scol, first, lane_f, ra, succ, x, best_box, five_only):
-    """R0 of the rolls of lanes ``first .. first+m`` of ``mask`` into columns ``col ..`` of
-    ``x``, from columns ``scol ..`` of ``succ``: every roll, or the five-of-a-kind ones.
+def _exact_rolls(rolls, mask, m, col, scol, first, lane_f, ra, succ, x, best_box):
+    """R0 of ``rolls`` (roll indices) for lanes ``first .. first+m`` of ``mask`` into columns
+    ``col ..`` of ``x``, from columns ``scol ..`` of ``succ``.
 
     Goes through :func:`legal_boxes` (Joker placement) and adds the roll's bonus.
     ``best_box[r, col + j]`` gets the chosen box (lowest index among equals) unless
@@ -281,9 +283,7 @@ def _exact_rolls(mask, m, col, scol, first, lane_f, ra, succ, x, best_box, five_
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     roll_offset = x.shape[0] - score.shape[0]
     track = best_box.shape[0] > 0
-    for r in range(score.shape[0]):
-        if five_only and roll_face[r] == 0:
-            continue
+    for r in rolls:
         row = roll_offset + r
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         for j in range(m):
@@ -361,7 +361,7 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
     while first < hi:
         last = _segment_end(lane_mask, first, hi)
         col = first - lo
-        _exact_rolls(lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking, True)
+        _exact_rolls(ra.five_rolls, lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking)
         first = last
 
 
@@ -437,12 +437,12 @@ def _best_subkeep(x, y, drop_one, n_drop, all_rolls):
 
 
 @njit(cache=True, inline="always")
-def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, y, succ, work):
+def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, solved, ra, x, y, succ, work):
     """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
     nl = hi - lo
     n_rolls = ra.score.shape[0]
     roll_offset = ra.add_die.shape[0] - n_rolls
-    _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
+    _block_final_values(lo, hi, lane_mask, lane_u, lane_f, solved, ra, x, succ, work)
     _average_keeps(x, ra.add_die)
     _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)  # y: R1 on roll rows
     _average_keeps(y, ra.add_die)
@@ -458,12 +458,14 @@ def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, y, succ, work
 
 
 @njit(cache=True, nogil=True)
-def solve_blocks(block_starts, i0, i1, lane_mask, lane_u, lane_f, values, ra):
+def solve_blocks(block_starts, i0, i1, lane_mask, lane_u, lane_f, values, solved, ra):
     """Solve blocks ``i0 .. i1`` of one level, block ``i`` being lanes ``block_starts[i] .. block_starts[i+1]``.
 
     ``lane_mask``/``lane_u``/``lane_f`` (n,) int64, sorted by mask; ``values``
     (2**n_boxes, upper_cap + 1, n_flags) float64 is written in place at the lanes; all
-    masks with more filled boxes must be solved already.  Releases the GIL: the Python
+    masks with more filled boxes must be solved already.  ``solved`` is a read-only view
+    of ``values``, what the helpers read: the same array type as a loaded table's, so the
+    simulation and batch advice reuse their compiled code.  Releases the GIL: the Python
     layer runs disjoint block ranges in threads (no parallel compilation to pay for on
     a first run).
     """
@@ -481,7 +483,7 @@ def solve_blocks(block_starts, i0, i1, lane_mask, lane_u, lane_f, values, ra):
         hi = block_starts[i + 1]
         x = x_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo))  # C-contiguous: vectorises
         y = y_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo))
-        _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, y, succ, work)
+        _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, solved, ra, x, y, succ, work)
 
 
 @njit(cache=True)
@@ -506,8 +508,11 @@ def turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, col, best_box):
     nl = lane_u.shape[0]
     n_keeps = ra.add_die.shape[0]
     roll_offset = n_keeps - ra.score.shape[0]
-    successors(mask, 0, nl, col, lane_u, lane_f, values, ra, succ)
-    _exact_rolls(mask, nl, 0, col, 0, lane_f, ra, succ, e0, best_box, False)
+    # np.int64(0), not a literal 0: a literal argument makes numba compile another
+    # specialisation of the helper instead of reusing the DP's
+    start = np.int64(0)
+    successors(mask, start, nl, col, lane_u, lane_f, values, ra, succ)
+    _exact_rolls(ra.every_roll, mask, nl, start, col, start, lane_f, ra, succ, e0, best_box)
     _average_keeps(e0, ra.add_die)
     _best_subkeep(e0, e1, ra.drop_one, ra.n_drop, ra.all_rolls)
     _average_keeps(e1, ra.add_die)
@@ -735,7 +740,10 @@ def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra,
         nl = group_lane[grp + 1] - a
         e0 = np.empty((n_keeps, nl))
         e1 = np.empty((n_keeps, nl))
-        turn_tables(group_mask[grp], lane_u[a : a + nl], lane_f[a : a + nl], values, ra, e0, e1, succ_all, a - l0, no_tracking)
+        # contiguous copies: the same array types as the DP's, so its compiled helpers are reused
+        u = lane_u[a : a + nl].copy()
+        f = lane_f[a : a + nl].copy()
+        turn_tables(group_mask[grp], u, f, values, ra, e0, e1, succ_all, a - l0, no_tracking)
         for lane in range(nl):
             for kk in range(n_keeps):
                 e0_all[a - l0 + lane, kk] = e0[kk, lane]

@@ -41,6 +41,7 @@ from . import dice as D
 from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValues
 from .card import ScoreCard
 from .dice import Dice
+from .dp import kernel_values
 from .errors import SolverError, UsageError
 from .rules import RuleSet, get_rules
 from .tables import Table
@@ -77,7 +78,7 @@ class BatchAdvisor:
     def __init__(self, table: Table):
         self.table = table
         self.rules: RuleSet = table.rules
-        self.values = np.asarray(table.values)
+        self.values = kernel_values(table.values)
         self._advisor = Advisor(table)  # for the direction of an order=choose game
 
     @classmethod

@@ -161,14 +161,13 @@ class TableBot(Bot):
 
 
 # --- the heuristic evaluation --------------------------------------------------
-#: Rule-agnostic constants of the heuristic, tuned by simulation (module docstring):
-#: extra tries a box gets per further open box (``k = 1 + TRIES_PER_TURN (n - 1)``),
+#: The heuristic's only constants, rule-agnostic, tuned by simulation on ``yahtzee`` and
+#: ``yatzy`` (module docstring): the tries an open box gets per further open box
+#: (``k = 1 + TRIES_PER_TURN x (n - 1)`` with ``n`` boxes open) ...
 TRIES_PER_TURN = 0.25
-#: the logistic scale and shift of the chance to reach the upper bonus,
+#: ... and the scale and shift of the logistic chance to reach the upper bonus.
 BONUS_SCALE = 4.0
-BONUS_SHIFT = 0.0
-#: and the share of a turn's five-of-a-kind chance counted for future five-of-a-kind bonuses.
-FIVE_KIND_SHARE = 0.5
+BONUS_SHIFT = 0.25
 
 
 @dataclass(frozen=True)
@@ -177,14 +176,12 @@ class HeuristicParams:
 
     ``box_values[name][n - 1]``: what open box ``name`` is worth while ``n`` boxes are
     open.  The upper bonus counts as ``bonus x P(reach it)`` with
-    ``P = logistic((par still to come - points still needed) / bonus_scale + bonus_shift)``,
-    ``par[name]`` being what an open upper box is expected to add.  Once a
-    five-of-a-kind row holds 50, each open box adds ``five_kind_bonus_per_turn`` (the
-    future five-of-a-kind bonuses).
+    ``P = logistic((worth of the open upper boxes - points still needed) / bonus_scale
+    + bonus_shift)``.  Once a five-of-a-kind row holds 50, each open box adds
+    ``five_kind_bonus_per_turn`` (future five-of-a-kind bonuses).
     """
 
     box_values: dict[str, tuple[float, ...]]
-    par: dict[str, float]
     bonus_scale: float = BONUS_SCALE
     bonus_shift: float = BONUS_SHIFT
     five_kind_bonus_per_turn: float = 0.0
@@ -230,33 +227,32 @@ def best_of_tries(rules: RuleSet, tries: int) -> np.ndarray:
 
 
 def heuristic_params(rules: RuleSet | str | None = None) -> HeuristicParams:
-    """The heuristic's evaluation, derived from the rule set alone (no table per game).
+    """The heuristic's evaluation, derived from the rule set alone (its scorers, bonuses,
+    number of turns, roll and order rules), so that it plays any rule set.
 
     * An open box is worth its expected score with ``k`` tries (:func:`best_of_tries`):
-      ``k = 1`` when it is the last box open (exact then), and
-      ``TRIES_PER_TURN`` more try per further open box (interpolated linearly).
-    * The par of an open upper box is its share of the threshold at an even pace:
-      ``threshold x face / (sum of the upper faces on the card)``.
-    * Future five-of-a-kind bonuses: ``bonus x FIVE_KIND_SHARE x P(five of a kind in a
-      turn played for it)`` per open box, 0 where the rule set has no such bonus.
+      ``k = 1`` when it is the last box open (exact then), plus ``TRIES_PER_TURN`` per
+      further open box, interpolated between whole tries.  Under a fill order every box
+      gets exactly one turn: ``k = 1``.
+    * The upper bonus: the open upper boxes' worth against the points still needed.
+    * Future five-of-a-kind bonuses: ``bonus x P(five of a kind in a turn played for
+      it)`` per open box; 0 where the rule set has no such bonus.
     """
     rules = get_rules(rules)
     n = rules.n_boxes
-    k = 1.0 + TRIES_PER_TURN * np.arange(n)  # tries while 1 .. n boxes are open
+    per_turn = 0.0 if rules.forced_order else TRIES_PER_TURN
+    k = 1.0 + per_turn * np.arange(n)  # tries while 1 .. n boxes are open
     w = best_of_tries(rules, int(np.ceil(k[-1])) + 1)
-    low = np.floor(k).astype(np.int64)
-    frac = (k - low)[:, None]
-    worth = (1 - frac) * w[low - 1] + frac * w[low]  # (n open, box)
-    faces = sum(rules.boxes[b].face for b in rules.upper_indices)
-    par = {rules.boxes[b].name: rules.upper_threshold * rules.boxes[b].face / faces for b in rules.upper_indices}
+    whole = np.floor(k).astype(np.int64)
+    frac = (k - whole)[:, None]
+    worth = (1 - frac) * w[whole - 1] + frac * w[whole]  # (boxes open - 1, box)
     five = np.array([float(len(set(roll)) == 1) for roll in D.ROLLS])
-    per_turn = rules.bonus * FIVE_KIND_SHARE * float(turn_value(five, rules.all_rolls)) if rules.bonus else 0.0
+    bonus = rules.bonus * float(turn_value(five, rules.all_rolls)) if rules.bonus else 0.0
     return HeuristicParams(
         box_values={name: tuple(worth[:, b].tolist()) for b, name in enumerate(rules.box_names)},
-        par=par,
         bonus_scale=BONUS_SCALE,
         bonus_shift=BONUS_SHIFT,
-        five_kind_bonus_per_turn=per_turn,
+        five_kind_bonus_per_turn=bonus,
     )
 
 
@@ -274,21 +270,20 @@ def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams
     n_open = np.zeros(1 << n, dtype=np.int64)
     for b in range(n):
         n_open += (masks >> b) & 1 == 0
+    for name in rules.box_names:
+        if name not in p.box_values:
+            raise UsageError(f"the heuristic has no value for box {name!r} of {rules.id}")
+        if len(p.box_values[name]) != n:
+            raise UsageError(f"the heuristic values of box {name!r} are for {len(p.box_values[name])} boxes, not {n}")
     open_value = np.zeros(1 << n)
-    par_left = np.zeros(1 << n)
+    par_left = np.zeros(1 << n)  # the worth of the open upper boxes
     upper_open = np.zeros(1 << n, dtype=bool)
     for b, box in enumerate(rules.boxes):
         is_open = (masks >> b) & 1 == 0
-        try:
-            worth = np.array((0.0, *p.box_values[box.name]))  # by number of open boxes
-            par = p.par[box.name] if box.is_upper and rules.has_upper_bonus else 0.0
-        except KeyError:
-            raise UsageError(f"the heuristic has no value for box {box.name!r} of {rules.id}") from None
-        if len(worth) != n + 1:
-            raise UsageError(f"the heuristic values of box {box.name!r} are not for {rules.id}")
+        worth = np.array((0.0, *p.box_values[box.name]))  # by number of open boxes
         open_value += np.where(is_open, worth[n_open], 0.0)
         if box.is_upper:
-            par_left += np.where(is_open, par, 0.0)
+            par_left += np.where(is_open, worth[n_open], 0.0)
             upper_open |= is_open
     values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
     base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)

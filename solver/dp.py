@@ -91,6 +91,8 @@ def rule_arrays(rules: RuleSet) -> _kernels_types.RuleArrays:
         five_kind=k["five_kind"],
         flag_rows=k["five_kind"] * int(rules.n_flags == 2),
         roll_face=k["roll_face"],
+        five_rolls=np.flatnonzero(k["roll_face"]).astype(np.int64),
+        every_roll=np.arange(len(k["roll_face"]), dtype=np.int64),
         rows_mask=i64(k["rows_mask"]),
         bonus=i64(k["bonus"]),
         joker_mode=i64(k["joker_mode"]),
@@ -166,6 +168,14 @@ def n_states(rules: RuleSet) -> int:
     return total
 
 
+def kernel_values(values) -> np.ndarray:
+    """``values`` (a table's values, a memmap, any array) as the kernels read it: a read-only,
+    C-contiguous float64 ndarray -- one array type, so every kernel is compiled once."""
+    view = np.ascontiguousarray(np.asarray(values, dtype=np.float64)).view(np.ndarray)
+    view.flags.writeable = False
+    return view
+
+
 def load_kernels(rules: RuleSet) -> None:
     """Compile (first run) or load from numba's cache the DP kernel for ``rules``' argument types.
 
@@ -176,7 +186,9 @@ def load_kernels(rules: RuleSet) -> None:
 
     empty = np.zeros(0, dtype=np.int64)
     values = np.zeros((1, rules.upper_cap + 1, rules.n_flags))
-    _kernels.solve_blocks(np.zeros(1, dtype=np.int64), 0, 0, empty, empty, empty, values, rule_arrays(rules))
+    _kernels.solve_blocks(
+        np.zeros(1, dtype=np.int64), 0, 0, empty, empty, empty, values, kernel_values(values), rule_arrays(rules)
+    )
 
 
 def solve(
@@ -196,13 +208,14 @@ def solve(
     cap = rules.upper_cap
     values = np.full((1 << rules.n_boxes, cap + 1, rules.n_flags), np.nan, dtype=np.float64)
     values[rules.full_mask] = 0.0
+    solved = kernel_values(values)
 
     def solve_level(masks: np.ndarray, args) -> None:
         (lane_mask, lane_u, lane_f), (copy_mask, copy_u, copy_from) = level_lanes(rules, masks)
         starts = np.append(np.arange(0, len(lane_mask), BLOCK_LANES), len(lane_mask)).astype(np.int64)
 
         def work(i0: int, i1: int) -> None:
-            _kernels.solve_blocks(starts, i0, i1, lane_mask, lane_u, lane_f, values, args)
+            _kernels.solve_blocks(starts, i0, i1, lane_mask, lane_u, lane_f, values, solved, args)
 
         workers.run(work, 0, len(starts) - 1)
         values[copy_mask, copy_u] = values[copy_mask, copy_from]

@@ -313,13 +313,13 @@ def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, ga
 
 def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
     from . import _kernels as K
-    from .dp import rule_arrays
+    from .dp import kernel_values, rule_arrays
 
     nb = rules.n_boxes
     ra = rule_arrays(rules)
     first_ra = ra
     if kind == "table":
-        values = np.ascontiguousarray(np.asarray(bot.values, dtype=np.float64))
+        values = kernel_values(bot.values)
         if rules.order == "choose":  # the direction is chosen before the first roll
             first_ra = rule_arrays(rules.directed(bot.advisor.direction()))
     seed_mixed = np.uint64(mix64(seed & MASK64))
@@ -342,8 +342,8 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
                 else:
                     code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
 
-                    def play(a: int, b: int, code=code, turn=turn, state=state) -> None:
-                        K.simple_games(code, turn, a, b, state, seed_mixed, game0 + c0, ra)
+                    def play(a: int, b: int, code=code, turn=turn, state=state, first=game0 + c0) -> None:
+                        K.simple_games(code, turn, a, b, state, seed_mixed, first, ra)
 
                     workers.run(play, 0, n)
                 now = n * (turn + 1) // turns
