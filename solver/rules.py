@@ -23,6 +23,7 @@ every (mask, roll) of every rule set.  Adding a modifier touches this module onl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -652,7 +653,8 @@ REFERENCE_VALUES: dict[str, float] = {
 
 
 def _split(spec: str) -> tuple[str, list[tuple[str, str | None]]]:
-    text = "".join(str(spec).split()).lower()
+    # no spaces around + = , and a space inside a box name is an underscore: "full house"
+    text = re.sub(r"\s+", "_", re.sub(r"\s*([+=,])\s*", r"\1", str(spec).strip().lower()))
     if text == "triple" or text.startswith("triple+"):  # ``triple`` alone is ``yahtzee+triple``
         text = "yahtzee+" + text
     for alias, full in ALIASES.items():

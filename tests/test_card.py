@@ -13,12 +13,22 @@ from solver.dice import Dice
 from solver.errors import CardError, IllegalMoveError, UsageError
 from solver.rules import RULE_SETS, get_rules
 
+#: rule set -> (upper bonus, five-of-a-kind bonus), from RULES.md
+BONUSES = {
+    "yahtzee": (35, 100), "yahtzee-free-joker": (35, 100), "yahtzee-no-joker": (35, 100), "yahtzee-no-bonus": (35, 0),
+    "yatzy": (50, 0), "yatzy-forced": (50, 0),
+    # other bases and the modifiers
+    "yacht": (0, 0), "yacht+extra-bonus=100+order=up": (0, 100), "yatzy+extra-bonus=50+yatzy-rows=2": (50, 50),
+    "yatzy+yatzy-rows=3+order=choose": (50, 0), "yatzy+lower-only+extra-bonus=100": (50, 100),
+    "yahtzee+lower-only": (35, 100), "yahtzee-free-joker+without=ones,twos,chance": (35, 100),
+    "yahtzee+all-rolls+order=choose": (35, 100),
+}  # fmt: skip
 ALL_IDS = tuple(RULE_SETS)
+SPEC_IDS = tuple(rid for rid in BONUSES if rid not in ALL_IDS)
+UPPER_BONUS = {rid: upper for rid, (upper, _) in BONUSES.items()}
+YAHTZEE_BONUS = {rid: bonus for rid, (_, bonus) in BONUSES.items()}
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
-UPPER_BONUS = {"yahtzee": 35, "yahtzee-free-joker": 35, "yahtzee-no-joker": 35, "yahtzee-no-bonus": 35,
-               "yatzy": 50, "yatzy-forced": 50}  # fmt: skip
-YAHTZEE_BONUS = {"yahtzee": 100, "yahtzee-free-joker": 100, "yahtzee-no-joker": 100, "yahtzee-no-bonus": 0,
-                 "yatzy": 0, "yatzy-forced": 0}  # fmt: skip
+ROWS = ("yahtzee", "yatzy", "yatzy_2", "yatzy_3", "yacht")  # the rows that pay for five of a kind
 
 
 # --------------------------------------------------------------------------- notation
@@ -137,6 +147,109 @@ def test_bad_cards(rid, text, needle):
     assert isinstance(info.value, UsageError)
 
 
+@pytest.mark.parametrize(
+    "rid, text, needle",
+    [
+        ("yatzy+order=up", "ones=3", "in reverse card order"),
+        ("yatzy+order=up", "yatzy=50,full_house=20", "in reverse card order"),
+        ("yacht+order=choose", "twos=4", "in card order or in reverse"),
+        ("yacht+order=choose", "ones=3,yacht=50", "in card order or in reverse"),
+        ("yacht+order=choose", "ones=3,twos=4,fours=8", "in card order or in reverse"),
+        ("yacht+order=choose", "yacht=50,little_straight=30,choice=20", "in card order or in reverse"),
+        ("yatzy+lower-only", "ones=3", "ones"),
+        ("yahtzee+without=chance", "chance=20", "chance"),
+        ("yacht", "four_of_a_kind=22", "four_of_a_kind=22"),  # 4 x the face: never 22
+        ("yacht", "little_straight=15", "little_straight=15"),
+        ("yacht", "ones=1,yacht=50,yahtzee_bonus=100", "yahtzee_bonus"),  # no bonus in Yacht
+        ("yatzy+extra-bonus=50", "ones=1,yatzy=0,yahtzee_bonus=50", "yahtzee_bonus"),
+        # two bonuses need two boxes filled besides yatzy
+        ("yatzy+extra-bonus=50", "ones=1,yatzy=50,yahtzee_bonus=100", "yahtzee_bonus"),
+        ("yatzy+extra-bonus=50", "ones=1,twos=2,yatzy=50,yahtzee_bonus=75", "75"),
+        # a bonus needs every yatzy row filled
+        ("yatzy+yatzy-rows=2+extra-bonus=50", "ones=1,yatzy=50,yahtzee_bonus=50", "yatzy_2"),
+        ("yatzy+yatzy-rows=2", "yatzy_2=25", "yatzy_2=25"),
+    ],
+)
+def test_bad_cards_of_other_rule_sets(rid, text, needle):
+    with pytest.raises(CardError) as info:
+        ScoreCard.parse(text, rid)
+    assert needle in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "rid, text",
+    [
+        ("yatzy+order=up", "yatzy=50,chance=20"),
+        ("yacht+order=choose", "ones=3,twos=4,threes=9"),
+        ("yacht+order=choose", "yacht=50,choice=20"),
+        ("yacht+order=choose", ""),
+        ("yatzy+extra-bonus=50", "ones=1,twos=2,yatzy=50,yahtzee_bonus=100"),
+        ("yatzy+yatzy-rows=2+extra-bonus=50", "ones=1,yatzy=0,yatzy_2=50,yahtzee_bonus=50"),
+    ],
+)
+def test_good_cards_of_other_rule_sets(rid, text):
+    card = ScoreCard.parse(text, rid)
+    assert ScoreCard.parse(str(card), rid) == card
+    assert sorted(str(card).split(",")) == sorted(text.split(","))
+
+
+def test_order_up_and_choose_moves():
+    up = ScoreCard.empty("yatzy+order=up")
+    assert [p.box for p in up.placements("33333")] == ["yatzy"]
+    with pytest.raises(IllegalMoveError):
+        up.score("ones", "11111")
+    assert up.score("yatzy", "33333").score("chance", "12345").open_boxes == get_rules("yatzy").box_names[:-2]
+    choose = ScoreCard.empty("yacht+order=choose")
+    assert [p.box for p in choose.placements("33333")] == ["ones", "yacht"]  # either end of the card
+    down = choose.score("ones", "11234")
+    assert [p.box for p in down.placements("33333")] == ["twos"]
+    went_up = choose.score("yacht", "33333")
+    assert [p.box for p in went_up.placements("33333")] == ["choice"]
+    with pytest.raises(IllegalMoveError):
+        went_up.score("ones", "11111")
+
+
+def test_lower_only_card_has_no_upper_rows():
+    card = ScoreCard.parse("one_pair=12,chance=20", "yatzy+lower-only")
+    names = [name for name, _ in card.rows()]
+    assert names == list(get_rules("yatzy+lower-only").box_names) + ["total"]
+    assert "upper_total" not in names and "upper_bonus" not in names and "yahtzee_bonus" not in names
+    assert card.upper_total == 0 and card.upper_bonus == 0 and card.total == 32
+    assert "upper_bonus" not in card.format()
+    assert card.state == (card.filled_mask, 0, 0)
+
+
+def test_rows_of_other_rule_sets():
+    # Yacht: upper total but no upper bonus and no bonus row
+    card = ScoreCard.parse("fours=20,fives=25,sixes=30", "yacht")
+    names = [name for name, _ in card.rows()]
+    assert "upper_total" in names and "upper_bonus" not in names and "yahtzee_bonus" not in names
+    assert card.upper_bonus == 0 and card.total == 75
+    assert card.state == (card.filled_mask, 0, 0)  # no upper total to track without an upper bonus
+    # extra-bonus: a bonus row; without=ones: the bonus still at 63 from the other upper rows
+    text = "twos=10,threes=15,fours=20,yatzy=50,chance=5,yahtzee_bonus=50"
+    card = ScoreCard.parse(text, "yatzy+extra-bonus=50")
+    assert dict(card.rows())["yahtzee_bonus"] == 50 and card.total == 150
+    assert card.state[2] == 1
+    card = ScoreCard.parse("twos=10,threes=15,fours=20,fives=25", "yahtzee+without=ones")
+    assert card.upper_total == 70 and card.upper_bonus == 35 and card.total == 105
+
+
+def test_extra_bonus_and_extra_rows_by_example():
+    card = ScoreCard.parse("yatzy=50", "yatzy+extra-bonus=50")
+    got = {p.box: (p.score, p.bonus) for p in card.placements("44444")}
+    assert got["chance"] == (20, 50) and got["fours"] == (20, 50) and got["full_house"] == (0, 50)  # no Joker
+    after = card.score("full_house", "44444")
+    assert after.get("full_house") == 0 and after.yahtzee_bonus_count == 1 and after.total == 100
+    rows = ScoreCard.parse("yatzy=50", "yatzy+yatzy-rows=2+extra-bonus=50")
+    got = {p.box: (p.score, p.bonus) for p in rows.placements("44444")}
+    assert got["yatzy_2"] == (50, 0) and got["chance"] == (20, 0)  # a row is still open: no bonus yet
+    both = rows.score("yatzy_2", "44444")
+    assert {p.bonus for p in both.placements("22222")} == {50}
+    zero = ScoreCard.parse("yatzy=0,yatzy_2=0", "yatzy+yatzy-rows=2+extra-bonus=50")
+    assert {p.bonus for p in zero.placements("22222")} == {0}  # no row holds 50
+
+
 def test_fixed_scores_and_zeros_are_legal_entries():
     card = ScoreCard.parse("fours=12,yahtzee=0,large_straight=40,full_house=25,sixes=0", "yahtzee-no-joker")
     assert card.total == 77
@@ -175,7 +288,7 @@ dice_strategy = st.one_of(
 @st.composite
 def games(draw, rid=None):
     """A random legal game: (rules id, [(dice, box) per turn])."""
-    rid = rid or draw(st.sampled_from(ALL_IDS))
+    rid = rid or draw(st.sampled_from(ALL_IDS + SPEC_IDS))
     rules = get_rules(rid)
     card = ScoreCard.empty(rid)
     moves = []
@@ -193,6 +306,7 @@ def games(draw, rid=None):
 def test_random_games(game):
     rid, moves = game
     rules = get_rules(rid)
+    rows = [b for b in rules.box_names if b in ROWS]
     card = ScoreCard.empty(rid)
     bonus_count = 0
     filled_order = []
@@ -200,8 +314,9 @@ def test_random_games(game):
         legal = {p.box: p for p in card.placements(dice)}
         assert legal and box in legal
         assert set(legal) <= set(card.open_boxes)
-        # a Yahtzee rolled while the Yahtzee box holds 50 earns the bonus (RULES.md)
-        if dice.is_yahtzee and rules.yahtzee_box and card.get(rules.yahtzee_box) == 50:
+        # a five of a kind rolled while every row for it is filled and one holds 50 earns the bonus (RULES.md)
+        scores = [card.get(row) for row in rows]
+        if dice.is_yahtzee and rows and None not in scores and 50 in scores:
             bonus_count += YAHTZEE_BONUS[rid] > 0
         card = card.score(box, dice)
         assert card.get(box) == legal[box].score
@@ -212,11 +327,13 @@ def test_random_games(game):
         assert ScoreCard.parse(",".join(shuffled), rid) == card
     assert card.is_complete
     assert sorted(filled_order) == sorted(rules.box_names)  # every box filled exactly once
-    if rules.forced_order:
-        assert filled_order == list(rules.box_names)
-    upper = sum(card.get(b) for b in UPPER)
+    down, up = list(rules.box_names), list(rules.box_names[::-1])
+    orders = {"free": [filled_order], "down": [down], "up": [up], "choose": [down, up]}
+    assert filled_order in orders[rules.order]
+    upper = [card.get(b) for b in UPPER if b in rules.box_names]  # the bonus needs an upper row left
     boxes = sum(card.get(b) for b in rules.box_names)
-    expected = boxes + (UPPER_BONUS[rid] if upper >= 63 else 0) + bonus_count * YAHTZEE_BONUS[rid]
+    upper_bonus = UPPER_BONUS[rid] if upper and sum(upper) >= 63 else 0
+    expected = boxes + upper_bonus + bonus_count * YAHTZEE_BONUS[rid]
     assert card.yahtzee_bonus_count == bonus_count
     assert card.total == expected
     assert ScoreCard.parse(str(card), rid).total == expected

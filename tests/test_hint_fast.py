@@ -5,8 +5,12 @@ no numpy) and ranks options with the plain-Python :class:`solver.advisor.TurnVal
 Checked here: the reader against ``np.load`` (values, header variants, and every way a
 file can be bad, with ``load_table``'s messages); the recursion bit for bit against the
 former numpy recursion (kept below as the reference) and against the ``turn_tables``
-kernel, on thousands of states of every rule set; the dice and rules layers' tuples
-against their numpy arrays; and a real ``hint`` process that imports neither numpy nor numba.
+kernel, on states of small rule sets covering every base and modifier and (``slow``) on
+thousands of states of every full rule set; the dice and rules layers' tuples against
+their numpy arrays; and a real ``hint`` process that imports neither numpy nor numba.
+
+Tests that build a full 13-box or larger table are marked ``slow``; the others use
+small rule sets (``BASE+...+without=...``) whose tables build in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -29,6 +33,19 @@ from solver.rules import RULE_SETS, get_rules
 from solver.tables import ValueFile, load_table, sha256_file
 
 HINT = ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3"]
+#: A small Yahtzee card (8 boxes): forced Joker, Yahtzee bonus, an upper bonus within reach.
+SMALL = "yahtzee+without=twos,threes,four_of_a_kind,small_straight,large_straight"
+#: Small rule sets covering the bases and modifiers (tables in a fraction of a second).
+SMALL_RULES = [
+    SMALL,
+    "yahtzee-free-joker+order=choose+without=ones,twos,threes,four_of_a_kind,small_straight,chance",
+    "yahtzee-no-joker+order=down+without=twos,threes,fours",
+    "yatzy+lower-only",
+    "yatzy+all-rolls+extra-bonus=50+yatzy-rows=2+without=ones,twos,threes,one_pair,two_pairs,"
+    "four_of_a_kind,small_straight,large_straight,full_house",
+    "yacht+extra-bonus=100+order=up",
+]
+FULL_RULES = [pytest.param(rid, marks=pytest.mark.slow) for rid in sorted(RULE_SETS)]
 
 
 # --------------------------------------------------------------------------- the numpy reference
@@ -39,26 +56,25 @@ def numpy_turn_values(rules, state, values):
     mask, upper, flag = state
     score = rules.score_table
     cap, thr = rules.upper_cap, rules.upper_threshold
+    upper_bonus = rules.upper_bonus if rules.has_upper_bonus else 0
     best = np.full(D.N_ROLLS, -np.inf)
-    open_boxes = [b for b in range(rules.n_boxes) if not mask >> b & 1]
-    if rules.forced_order:
-        open_boxes = open_boxes[:1]
-    for b in open_boxes:
+    allowed = rules.allowed_bits(mask)  # the open boxes the fill order allows
+    for b in [b for b in range(rules.n_boxes) if allowed >> b & 1]:
         s = score[:, b]
         nxt = values[mask | (1 << b)]
         if rules.boxes[b].is_upper:
             new_upper = upper + s
-            gain = s + np.where((upper < thr) & (new_upper >= thr), rules.upper_bonus, 0)
+            gain = s + np.where((upper < thr) & (new_upper >= thr), upper_bonus, 0)
             cand = gain + nxt[np.minimum(new_upper, cap), flag]
-        elif b == rules.yahtzee_index and rules.n_flags == 2:
-            cand = s + np.where(s == 50, nxt[upper, 1], nxt[upper, 0])
+        elif b in rules.five_kind_rows and rules.n_flags == 2:  # a 50 there sets the flag
+            cand = s + np.where(s == 50, nxt[upper, 1], nxt[upper, flag])
         else:
             cand = s + nxt[upper, flag]
         np.maximum(best, cand, out=best)
     tv = TurnValues.__new__(TurnValues)  # placement_value alone, for the Joker rolls
     tv.rules, tv.state, tv.values = rules, state, values
-    yb = rules.yahtzee_index
-    if yb >= 0 and mask >> yb & 1:
+    rows = rules.rows_mask
+    if allowed and rows and mask & rows == rows:  # five of a kind: Joker placement and bonus
         for face in range(1, 7):
             roll = D.Dice((face,) * 5)
             best[roll.index] = max(tv.placement_value(*p) for p in tv.placements(roll))
@@ -75,7 +91,9 @@ def numpy_turn_values(rules, state, values):
     def best_subkeep(x):
         for size in range(1, 6):
             keeps = keeps_by_size[size]
-            x[keeps] = np.maximum(x[keeps], x[remove[keeps]].max(axis=1))
+            below = x[remove[keeps]].max(axis=1)
+            # all-rolls: a roll may not be kept whole (each reroll throws at least one die)
+            x[keeps] = below if size == 5 and rules.all_rolls else np.maximum(x[keeps], below)
 
     x = np.full(D.N_KEEPS + 1, -np.inf)
     x[D.ROLL_OFFSET : D.N_KEEPS] = best
@@ -85,6 +103,8 @@ def numpy_turn_values(rules, state, values):
     average(x)
     e1 = x[: D.N_KEEPS].copy()
     e1[D.ROLL_OFFSET :] = best
+    if rules.all_rolls:  # stopping before the third roll is not allowed
+        e0[D.ROLL_OFFSET :] = e1[D.ROLL_OFFSET :] = -np.inf
     return best, e0, e1
 
 
@@ -131,7 +151,7 @@ def random_positions(rules, n: int, seed: int) -> list[Position]:
     return out
 
 
-@pytest.mark.parametrize("rid", sorted(RULE_SETS))
+@pytest.mark.parametrize("rid", SMALL_RULES + FULL_RULES)
 def test_turn_values_equal_numpy_and_kernel_bit_for_bit(tables_dir, rid):
     """Plain Python, numpy reference and turn_tables give the same floats, on both table readers."""
     from solver import _kernels, dp
@@ -139,66 +159,90 @@ def test_turn_values_equal_numpy_and_kernel_bit_for_bit(tables_dir, rid):
     table = tables_dir.table(rid)
     rules, values = table.rules, np.asarray(table.values)
     light = load_table(rules, tables_dir, light=True).values
-    args = dp.kernel_args(rules)
+    args = dp.rule_arrays(rules)
     no_tracking = np.empty((0, 0), dtype=np.int64)
+    full_card = rid in RULE_SETS
     n_states = joker_states = 0
-    yb = rules.yahtzee_index
-    for mask, lanes in sample_states(rules, values, 1200, seed=len(rid)).items():
+    rows = rules.rows_mask
+    for mask, lanes in sample_states(rules, values, 1200 if full_card else 100, seed=len(rid)).items():
         lane_u = np.array([u for u, _ in lanes], dtype=np.int64)
         lane_f = np.array([f for _, f in lanes], dtype=np.int64)
         e0 = np.empty((D.N_KEEPS, len(lanes)))
         e1 = np.empty((D.N_KEEPS, len(lanes)))
-        _kernels.turn_tables(mask, lane_u, lane_f, values, args, e0, e1, no_tracking)
+        succ = np.empty((6 * rules.n_boxes, len(lanes) + 3))
+        _kernels.turn_tables(mask, lane_u, lane_f, values, args, e0, e1, succ, 3, no_tracking)
         for j, (u, f) in enumerate(lanes):
             state = (mask, u, f)
             tv = TurnValues(rules, state, light)
             r0, ne0, ne1 = numpy_turn_values(rules, state, values)
-            assert tv.r0 == r0.tolist() == e0[D.ROLL_OFFSET :, j].tolist(), state
+            # the kernel's roll rows of e0 are r0, or -inf where all three rolls must be used
+            kernel_r0 = e0[D.ROLL_OFFSET :, j].tolist()
+            assert tv.r0 == r0.tolist(), state
+            assert kernel_r0 == ([-np.inf] * D.N_ROLLS if rules.all_rolls else tv.r0), state
             assert tv.e0 == ne0.tolist() == e0[:, j].tolist(), state
             assert tv.e1 == ne1.tolist() == e1[:, j].tolist(), state
             if n_states % 10 == 0:  # on the numpy memmap too
                 on_memmap = TurnValues(rules, state, table.values)
                 assert (on_memmap.r0, on_memmap.e0, on_memmap.e1) == (tv.r0, tv.e0, tv.e1)
-            assert tv.value == pytest.approx(values[state], abs=1e-9)
+            if rules.order == "choose" and mask == 0:  # the direction is chosen before the first roll
+                value = max(TurnValues(rules.directed(d), state, light).value for d in ("down", "up"))
+            else:
+                value = tv.value
+            assert value == pytest.approx(values[state], abs=1e-9)
             n_states += 1
-            joker_states += yb >= 0 and bool(mask >> yb & 1)
-    assert n_states >= (1200 if not rules.forced_order else 150)  # forced order: 15 masks
-    if yb >= 0:
-        assert joker_states > 300  # five of a kind with the Yahtzee box filled: Joker and bonus
+            joker_states += rows and mask & rows == rows
+    if full_card:
+        assert n_states >= (1200 if not rules.forced_order else 150)  # forced order: 15 masks
+    else:
+        # up to 12 states per mask: fewer where a fill order leaves few masks
+        assert n_states >= min(50, np.count_nonzero(~np.isnan(values[: rules.full_mask])))
+    if rules.bonus or rules.joker != "none":
+        # five of a kind with every five-of-a-kind row filled: Joker and bonus
+        assert joker_states > (300 if full_card else 10)
 
 
-@pytest.mark.parametrize("rid", ["yahtzee", "yatzy-forced", "yahtzee-free-joker"])
+@pytest.mark.parametrize(
+    "rid",
+    [SMALL_RULES[0], SMALL_RULES[1], SMALL_RULES[4]]  # Joker and bonus; order=choose; all-rolls and rows
+    + [pytest.param(rid, marks=pytest.mark.slow) for rid in ("yahtzee", "yatzy-forced", "yahtzee-free-joker")],
+)  # fmt: skip
 def test_light_advisor_equals_the_numpy_table_advisor(tables_dir, rid):
     numpy_advisor = tables_dir.advisor(rid)
     light_advisor = Advisor.load(rid, tables_dir, light=True)
     assert isinstance(light_advisor.table.values, ValueFile)
-    for p in random_positions(numpy_advisor.rules, 400, seed=11):
+    n = 400 if rid in RULE_SETS else 100
+    for p in random_positions(numpy_advisor.rules, n, seed=11):
         assert light_advisor.advise(p) == numpy_advisor.advise(p)
         assert light_advisor.card_value(p.card) == numpy_advisor.card_value(p.card)
 
 
-def test_full_card_state_has_nothing_to_roll_for(tables_dir):
-    rules = get_rules("yatzy-forced")
-    tv = TurnValues(rules, (rules.full_mask, 0, 0), load_table(rules, tables_dir, light=True).values)
-    assert tv.r0 == [-np.inf] * D.N_ROLLS and tv.value == -np.inf
+@pytest.mark.parametrize("rid", SMALL_RULES)
+def test_full_card_state_has_nothing_to_roll_for(tables_dir, rid):
+    rules = get_rules(rid)
+    tables_dir.table(rules)
+    for flag in range(rules.n_flags):  # with five-of-a-kind rows filled: no Joker placement either
+        tv = TurnValues(rules, (rules.full_mask, 0, flag), load_table(rules, tables_dir, light=True).values)
+        assert tv.r0 == [-np.inf] * D.N_ROLLS and tv.value == -np.inf
 
 
 # --------------------------------------------------------------------------- the light reader
 
 
-def test_value_file_reads_what_numpy_reads(tables_dir):
-    table = tables_dir.table("yahtzee")
-    light = load_table("yahtzee", tables_dir, light=True)
+@pytest.mark.parametrize("rid", [SMALL, pytest.param("yahtzee", marks=pytest.mark.slow)])
+def test_value_file_reads_what_numpy_reads(tables_dir, rid):
+    table = tables_dir.table(rid)
+    light = load_table(rid, tables_dir, light=True)
     values, vf = np.asarray(table.values), light.values
     assert vf.shape == values.shape and vf.dtype == "float64"
     assert light.manifest == table.manifest and light.path == table.path
     assert light.empty_card_value == table.empty_card_value
     rng = random.Random(3)
+    n0, n1, n2 = values.shape
     for _ in range(20_000):
-        index = (rng.randrange(-8192, 8192), rng.randrange(-64, 64), rng.randrange(-2, 2))
+        index = (rng.randrange(-n0, n0), rng.randrange(-n1, n1), rng.randrange(-n2, n2))
         got, want = vf[index], float(values[index])
         assert type(got) is float and (got == want or (got != got and want != want)), index
-    for index in [(8192, 0, 0), (0, 64, 0), (0, 0, 2), (-8193, 0, 0)]:
+    for index in [(n0, 0, 0), (0, n1, 0), (0, 0, n2), (-n0 - 1, 0, 0)]:
         with pytest.raises(IndexError):
             vf[index]
     as_array = np.asarray(vf)
@@ -238,11 +282,11 @@ def test_value_file_names_shape_and_dtype_as_numpy(tmp_path, array):
     assert (vf.shape, vf.dtype) == (loaded.shape, str(loaded.dtype))
 
 
-def copy_table(tables_dir, tmp_path, rid="yahtzee"):
-    tables_dir.table(rid)
+def copy_table(tables_dir, tmp_path, rid=SMALL):
+    name = tables_dir.table(rid).rules.id  # files are named by the canonical spec
     for ext in ("npy", "json"):
-        shutil.copy(tables_dir.path / f"{rid}.{ext}", tmp_path / f"{rid}.{ext}")
-    return tmp_path / f"{rid}.npy", tmp_path / f"{rid}.json"
+        shutil.copy(tables_dir.path / f"{name}.{ext}", tmp_path / f"{name}.{ext}")
+    return tmp_path / f"{name}.npy", tmp_path / f"{name}.json"
 
 
 def rehash(npy, manifest_path):
@@ -275,11 +319,13 @@ def not_npy(npy, manifest_path):
 
 
 def wrong_shape(npy, manifest_path):
-    np.save(npy, np.zeros((2**13, 64, 1)))
+    n_masks, n_upper, n_flags = np.load(npy, mmap_mode="r").shape
+    np.save(npy, np.zeros((n_masks, n_upper, 3 - n_flags)))
 
 
 def wrong_dtype(npy, manifest_path):
-    np.save(npy, np.zeros((2**13, 64, 2), dtype=np.float32))
+    shape = np.load(npy, mmap_mode="r").shape
+    np.save(npy, np.zeros(shape, dtype=np.float32))
 
 
 def bad_manifest(npy, manifest_path):
@@ -298,7 +344,7 @@ def wrong_format_version(npy, manifest_path):
 
 def other_rules(npy, manifest_path):
     manifest = json.loads(manifest_path.read_text())
-    manifest["rules"] = get_rules("yahtzee-free-joker").describe()
+    manifest["rules"] = get_rules(SMALL.replace("yahtzee+", "yahtzee-free-joker+")).describe()  # same shape
     manifest_path.write_text(json.dumps(manifest))
 
 
@@ -316,7 +362,7 @@ def test_light_reader_refuses_what_load_table_refuses(tables_dir, tmp_path, corr
 
     def error(**options) -> TableError | None:
         try:
-            load_table("yahtzee", tmp_path, **options)
+            load_table(SMALL, tmp_path, **options)
         except TableError as exc:
             return exc
         return None
@@ -328,7 +374,7 @@ def test_light_reader_refuses_what_load_table_refuses(tables_dir, tmp_path, corr
             continue
         assert type(light_error) is type(numpy_error) and numpy_error is not None
         light, want = str(light_error), str(numpy_error)
-        assert "rebuild it with: yahtzee tables build --rules yahtzee --force" in light
+        assert f"rebuild it with: yahtzee tables build --rules {get_rules(SMALL).id} --force" in light
         if "corrupt or truncated (" in want:  # the reason in brackets is the reader's own
             assert light.split(" (")[0] == want.split(" (")[0]
             assert light.rsplit("); ", 1)[1] == want.rsplit("); ", 1)[1]
@@ -338,7 +384,7 @@ def test_light_reader_refuses_what_load_table_refuses(tables_dir, tmp_path, corr
         rehash(npy, manifest_path)  # a manifest that vouches for the bad file: the file checks still hold
         for light in (False, True):
             with pytest.raises(TableError, match="rebuild"):
-                load_table("yahtzee", tmp_path, light=light)
+                load_table(SMALL, tmp_path, light=light)
 
 
 def test_light_reader_refuses_trailing_bytes(tables_dir, tmp_path):
@@ -348,7 +394,7 @@ def test_light_reader_refuses_trailing_bytes(tables_dir, tmp_path):
         fh.write(b"\0" * 8)
     rehash(npy, manifest_path)
     with pytest.raises(TableError, match="corrupt or truncated"):
-        load_table("yahtzee", tmp_path, light=True)
+        load_table(SMALL, tmp_path, light=True)
 
 
 @pytest.mark.parametrize("remove", [("npy",), ("json",)])
@@ -356,9 +402,9 @@ def test_light_reader_missing_table(tables_dir, tmp_path, remove):
     npy, manifest_path = copy_table(tables_dir, tmp_path)
     (npy if remove == ("npy",) else manifest_path).unlink()
     with pytest.raises(MissingTableError) as light_error:
-        load_table("yahtzee", tmp_path, light=True)
+        load_table(SMALL, tmp_path, light=True)
     with pytest.raises(MissingTableError) as numpy_error:
-        load_table("yahtzee", tmp_path)
+        load_table(SMALL, tmp_path)
     assert str(light_error.value) == str(numpy_error.value)
 
 
@@ -395,7 +441,7 @@ def test_dice_accepts_numpy_integers_only():
             D.Dice((bad, 1, 2, 3, 4))
 
 
-@pytest.mark.parametrize("rid", sorted(RULE_SETS))
+@pytest.mark.parametrize("rid", sorted(RULE_SETS) + SMALL_RULES)
 def test_score_tuples_agree_with_the_score_table(rid):
     rules = get_rules(rid)
     table = rules.score_table
@@ -424,10 +470,12 @@ def imported_modules(importtime_log: str) -> list[str]:
     ],
     ids=["hint", "hint-json", "value"],
 )
-def test_hint_and_value_import_neither_numpy_nor_numba(tables_dir, tmp_path, argv):
-    tables_dir.table("yahtzee")
+@pytest.mark.parametrize("rid", [SMALL, pytest.param("yahtzee", marks=pytest.mark.slow)])
+def test_hint_and_value_import_neither_numpy_nor_numba(tables_dir, tmp_path, argv, rid):
+    tables_dir.table(rid)
+    rules = [] if rid == "yahtzee" else ["--rules", rid]  # yahtzee: the default
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "solver", *argv, "--tables", str(tables_dir)],
+        [sys.executable, "-X", "importtime", "-m", "solver", *argv, *rules, "--tables", str(tables_dir)],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -436,8 +484,8 @@ def test_hint_and_value_import_neither_numpy_nor_numba(tables_dir, tmp_path, arg
     heavy = [m for m in modules if m.split(".")[0] in ("numpy", "numba")]
     assert not heavy, f"{argv[0]} imported {heavy[:5]}"
     if "--json" in argv:  # the light path's answer is the numpy-table advisor's
-        advisor = tables_dir.advisor("yahtzee")
-        want = advisor.advise(Position.parse("ones=3", "33456", 0)).to_json()
+        advisor = tables_dir.advisor(rid)
+        want = advisor.advise(Position.parse("ones=3", "33456", 0, rid)).to_json()
         assert json.loads(proc.stdout) == want
 
 

@@ -17,11 +17,17 @@ from hypothesis import strategies as st
 from solver.card import ScoreCard
 from solver.dice import ROLLS, Dice
 from solver.errors import IllegalMoveError, UnknownRulesError, UsageError
-from solver.rules import RULE_SETS, RuleSet, get_rules
+from solver.rules import RULE_SETS, Box, RuleSet, Scorer, get_rules
 
 YAHTZEE_IDS = ("yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus")
 YATZY_IDS = ("yatzy", "yatzy-forced")
 ALL_IDS = YAHTZEE_IDS + YATZY_IDS
+#: Rule sets of the other bases and of the modifiers, for the properties below.
+SPEC_IDS = (
+    "yacht", "yatzy+extra-bonus=50", "yacht+extra-bonus=100+order=choose", "yatzy+yatzy-rows=3+extra-bonus=100",
+    "yatzy+yatzy-rows=2+order=up", "yatzy+all-rolls+lower-only", "yahtzee+lower-only",
+    "yahtzee-free-joker+order=choose", "yahtzee+order=up+without=fours,chance", "yahtzee-no-joker+without=ones",
+)  # fmt: skip
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 five_dice = st.lists(st.integers(1, 6), min_size=5, max_size=5)
@@ -61,37 +67,47 @@ def test_card_order_of_boxes():
 
 
 @pytest.mark.parametrize(
-    "rid, upper_bonus, yahtzee_bonus, joker, forced_order",
+    "rid, canonical, upper_bonus, bonus, joker, order",
     [
-        ("yahtzee", 35, 100, "forced", False),
-        ("yahtzee-free-joker", 35, 100, "free", False),
-        ("yahtzee-no-joker", 35, 100, "none", False),
-        ("yahtzee-no-bonus", 35, 0, "none", False),
-        ("yatzy", 50, 0, "none", False),
-        ("yatzy-forced", 50, 0, "none", True),
+        ("yahtzee", "yahtzee", 35, 100, "forced", "free"),
+        ("yahtzee-free-joker", "yahtzee-free-joker", 35, 100, "free", "free"),
+        ("yahtzee-no-joker", "yahtzee-no-joker", 35, 100, "none", "free"),
+        ("yahtzee-no-bonus", "yahtzee-no-bonus", 35, 0, "none", "free"),
+        ("yatzy", "yatzy", 50, 0, "none", "free"),
+        ("yatzy-forced", "yatzy+order=down", 50, 0, "none", "down"),
+        ("yacht", "yacht", 0, 0, "none", "free"),
     ],
 )
-def test_rule_set_parameters(rid, upper_bonus, yahtzee_bonus, joker, forced_order):
+def test_rule_set_parameters(rid, canonical, upper_bonus, bonus, joker, order):
     r = get_rules(rid)
-    assert r.id == rid == str(r)
+    assert r.id == canonical == str(r)
     assert r.upper_threshold == 63
     assert r.upper_bonus == upper_bonus
-    assert r.yahtzee_bonus == yahtzee_bonus
+    assert r.has_upper_bonus is (upper_bonus > 0)
+    assert r.upper_cap == (63 if upper_bonus else 0)
+    assert r.bonus == bonus
+    assert r.n_flags == (2 if bonus else 1)
     assert r.joker == joker
-    assert r.forced_order is forced_order
+    assert r.order == order
+    assert r.forced_order is (order != "free")
+    assert not r.all_rolls
     assert [r.boxes[i].face for i in r.upper_indices] == [1, 2, 3, 4, 5, 6]
-    assert r.describe()["id"] == rid
+    row = "yacht" if rid == "yacht" else "yatzy" if rid.startswith("yatzy") else "yahtzee"
+    assert [r.box_names[i] for i in r.five_kind_rows] == [row]
+    assert r.rows_mask == sum(1 << i for i in r.five_kind_rows)
+    assert r.describe()["id"] == canonical
 
 
 def test_default_and_unknown_rules():
     assert get_rules(None).id == "yahtzee"
     assert get_rules(get_rules("yatzy")) is get_rules("yatzy")
-    assert set(RULE_SETS) == set(ALL_IDS)
+    assert set(RULE_SETS) == set(ALL_IDS)  # the rule sets of 1.0, by their historical ids
+    assert all(RULE_SETS[rid] is get_rules(rid) for rid in ALL_IDS)
     with pytest.raises(UnknownRulesError) as info:
-        get_rules("yacht")
-    assert "yacht" in str(info.value)
-    with pytest.raises(UsageError):
         get_rules("maxi-yatzy")
+    assert "maxi-yatzy" in str(info.value)
+    with pytest.raises(UsageError):
+        get_rules("yatzy+maxi")
     with pytest.raises(UnknownRulesError):
         ScoreCard.parse("", "triple-yahtzee")
 
@@ -196,6 +212,38 @@ def test_yatzy_special_cases_of_rules_md():
     assert score(rid, "yatzy", "44445") == 0
 
 
+def test_yacht_examples_of_rules_md():
+    rid = "yacht"
+    # full house: the sum of the dice; five of a kind is not a full house
+    assert score(rid, "full_house", "22233") == 12
+    assert score(rid, "full_house", "33555") == 21
+    assert score(rid, "full_house", "44444") == 0
+    assert score(rid, "full_house", "22234") == 0
+    # four of a kind: 4 x the face, the fifth die does not count (also in five of a kind)
+    assert score(rid, "four_of_a_kind", "55552") == 20
+    assert score(rid, "four_of_a_kind", "44444") == 16
+    assert score(rid, "four_of_a_kind", "55522") == 0
+    # straights are exact and both pay 30
+    assert score(rid, "little_straight", "12345") == 30
+    assert score(rid, "big_straight", "23456") == 30
+    assert score(rid, "little_straight", "23456") == 0
+    assert score(rid, "big_straight", "12345") == 0
+    assert score(rid, "little_straight", "12346") == 0
+    assert score(rid, "big_straight", "13456") == 0
+    # choice anything, yacht five of a kind
+    assert score(rid, "choice", "34456") == 22
+    assert score(rid, "yacht", "11111") == 50
+    assert score(rid, "yacht", "11112") == 0
+    assert score(rid, "fours", "44445") == 16
+
+
+def test_extra_yatzy_rows_score_like_the_yatzy_row():
+    rid = "yatzy+yatzy-rows=3"
+    for box in ("yatzy", "yatzy_2", "yatzy_3"):
+        assert score(rid, box, "33333") == 50
+        assert score(rid, box, "33334") == 0
+
+
 # --------------------------------------------------------------------------- an independent oracle
 
 
@@ -237,13 +285,37 @@ def oracle_yatzy(box: str, dice: tuple[int, ...]) -> int:
         "full_house": sum(dice) if sorted(counts.values()) == [2, 3] else 0,
         "chance": sum(dice),
         "yatzy": 50 if len(counts) == 1 else 0,
+    }[box if not box.startswith("yatzy_") else "yatzy"]  # yatzy_2 ... score as yatzy
+
+
+def oracle_yacht(box: str, dice: tuple[int, ...]) -> int:
+    """The Yacht table of RULES.md."""
+    counts = Counter(dice)
+    if box in UPPER:
+        face = UPPER.index(box) + 1
+        return face * counts[face]
+    if box == "four_of_a_kind":
+        faces = [f for f, n in counts.items() if n >= 4]
+        return 4 * faces[0] if faces else 0
+    return {
+        "full_house": sum(dice) if sorted(counts.values()) == [2, 3] else 0,
+        "little_straight": 30 if sorted(dice) == [1, 2, 3, 4, 5] else 0,
+        "big_straight": 30 if sorted(dice) == [2, 3, 4, 5, 6] else 0,
+        "choice": sum(dice),
+        "yacht": 50 if len(counts) == 1 else 0,
     }[box]
 
 
-@pytest.mark.parametrize("rid", ALL_IDS)
+def oracle_of(rules: RuleSet):
+    """The oracle of a rule set's base (its id starts with the base)."""
+    base = rules.id.split("+")[0]
+    return {"yatzy": oracle_yatzy, "yacht": oracle_yacht}.get(base, oracle_yahtzee)
+
+
+@pytest.mark.parametrize("rid", ALL_IDS + SPEC_IDS)
 def test_score_table_matches_oracle_on_every_roll(rid):
     rules = get_rules(rid)
-    oracle = oracle_yatzy if rid in YATZY_IDS else oracle_yahtzee
+    oracle = oracle_of(rules)
     table = rules.score_table
     assert table.shape == (252, rules.n_boxes)
     for r, roll in enumerate(ROLLS):
@@ -457,14 +529,31 @@ def test_forced_order_offers_only_the_next_box():
 # --------------------------------------------------------------------------- Joker rules, as a property
 
 
+def five_kind_rows(rules: RuleSet) -> list[str]:
+    """The rows that pay for five of a kind, by name (RULES.md)."""
+    return [n for n in rules.box_names if n in ("yahtzee", "yatzy", "yacht") or n.startswith("yatzy_")]
+
+
+def boxes_in_order(rules: RuleSet, all_open: list[str]) -> list[str]:
+    """The open boxes the fill order allows (RULES.md: order=down / up / choose)."""
+    if rules.order == "down" or rules.order == "choose" and rules.box_names[0] not in all_open:
+        return all_open[:1]
+    if rules.order == "up" or rules.order == "choose" and rules.box_names[-1] not in all_open:
+        return all_open[-1:]
+    if rules.order == "choose":  # nothing filled yet: either end
+        return sorted({all_open[0], all_open[-1]}, key=rules.box_names.index)
+    return all_open
+
+
 def expected_placements(rules: RuleSet, filled: int, dice: tuple[int, ...], holds_50: bool):
     """Legal placements straight from the rule texts of RULES.md."""
     names = rules.box_names
     all_open = [names[b] for b in range(rules.n_boxes) if not filled >> b & 1]
-    open_boxes = all_open[:1] if rules.forced_order else all_open
-    oracle = oracle_yatzy if rules.id in YATZY_IDS else oracle_yahtzee
-    extra = len(set(dice)) == 1 and rules.yahtzee_box is not None and rules.yahtzee_box not in all_open
-    bonus = rules.yahtzee_bonus if extra and holds_50 else 0
+    open_boxes = boxes_in_order(rules, all_open)
+    oracle = oracle_of(rules)
+    rows = five_kind_rows(rules)
+    extra = len(set(dice)) == 1 and rows and not set(rows) & set(all_open)
+    bonus = rules.bonus if extra and holds_50 else 0
     normal = {b: (oracle(b, dice), bonus) for b in open_boxes}
     if not extra or rules.joker == "none":
         return normal
@@ -479,15 +568,26 @@ def expected_placements(rules: RuleSet, filled: int, dice: tuple[int, ...], hold
     return lower or {b: v for b, v in normal.items() if b in UPPER}
 
 
-@given(st.sampled_from(ALL_IDS), st.integers(0, 2**15 - 1), five_dice, st.booleans())
-def test_placements_follow_the_rule_texts(rid, filled, values, holds_50):
+def reachable_mask(rules: RuleSet, filled: int, up: bool) -> int:
+    """``filled`` made a card the fill order can reach (as many boxes, from the first or the last)."""
+    k = filled.bit_count()
+    if rules.order == "down" or rules.order == "choose" and not up:
+        return (1 << k) - 1
+    if rules.order in ("up", "choose"):
+        return rules.full_mask ^ ((1 << (rules.n_boxes - k)) - 1)
+    return filled
+
+
+any_rules = st.sampled_from(ALL_IDS + SPEC_IDS)
+
+
+@given(any_rules, st.integers(0, 2**18 - 1), five_dice, st.booleans(), st.booleans())
+def test_placements_follow_the_rule_texts(rid, filled, values, holds_50, up):
     rules = get_rules(rid)
-    filled &= rules.full_mask
+    filled = reachable_mask(rules, filled & rules.full_mask, up)
     assume(filled != rules.full_mask)
-    if rules.forced_order:
-        filled = (1 << bin(filled).count("1")) - 1
-    yb = rules.yahtzee_index
-    holds_50 = holds_50 and yb >= 0 and bool(filled >> yb & 1)
+    assert rules.is_reachable_mask(filled)
+    holds_50 = holds_50 and any(filled >> rules.box_index[row] & 1 for row in five_kind_rows(rules))
     dice = tuple(sorted(values))
     got = rules.placements(filled, Dice(dice).counts, holds_50)
     assert [b for b, _, _ in got] == sorted(b for b, _, _ in got), "placements are in card order"
@@ -495,36 +595,39 @@ def test_placements_follow_the_rule_texts(rid, filled, values, holds_50):
     assert as_dict == expected_placements(rules, filled, dice, holds_50)
 
 
-@pytest.mark.parametrize("rid", ALL_IDS)
+@pytest.mark.parametrize("rid", ALL_IDS + SPEC_IDS)
 def test_every_yahtzee_roll_on_every_card_shape_has_a_placement(rid):
     rules = get_rules(rid)
-    yb = rules.yahtzee_index
-    masks = range(rules.full_mask) if not rules.forced_order else [(1 << k) - 1 for k in range(rules.n_boxes)]
+    if rules.forced_order:
+        masks = [m for m in range(rules.full_mask) if rules.is_reachable_mask(m)]
+    else:  # a sample of the masks is enough
+        step = (3 if rid in YAHTZEE_IDS else 7) if rid in ALL_IDS else max(3, rules.full_mask >> 9 | 1)
+        masks = range(0, rules.full_mask, step)
+    assert len(masks) >= rules.n_boxes
     for filled, face in itertools.product(masks, range(1, 7)):
-        if filled % (7 if rid in YATZY_IDS else 3):  # a sample of the masks is enough
-            continue
-        holds = yb >= 0 and bool(filled >> yb & 1)
+        holds = bool(filled & rules.rows_mask)
         got = rules.placements(filled, Dice((face,) * 5).counts, holds)
         assert got, (rid, filled, face)
         assert all(not filled >> b & 1 for b, _, _ in got)
 
 
-def test_forced_order_joker_stays_in_order():
+@pytest.mark.parametrize("order", ["down", "up"])
+def test_forced_order_joker_stays_in_order(order):
     """Under forced order a Joker changes the score of the next box, never which box is next."""
-    from solver.rules import Box
-
     boxes = (
-        Box("ones", "ones", 1),
-        Box("yahtzee", "50_if_5_kind"),
-        Box("full_house", "25_if_full_house", joker_score=25),
-        Box("sixes", "sixes", 6),
-        Box("chance", "sum"),
+        Box("ones", Scorer("upper", 1)),
+        Box("yahtzee", Scorer("five_kind", points=50)),
+        Box("full_house", Scorer("full_house", points=25), joker_score=25),
+        Box("sixes", Scorer("upper", 6)),
+        Box("chance", Scorer("chance")),
     )
+    if order == "up":  # the same card written backwards, filled last to first
+        boxes = boxes[::-1]
     for joker in ("forced", "free", "none"):
         rules = RuleSet(
-            f"late-{joker}", "test", boxes, upper_bonus=0, yahtzee_box="yahtzee", yahtzee_bonus=100,
-            joker=joker, forced_order=True,
+            f"late-{joker}-{order}", "test", boxes, upper_bonus=0, bonus=100, joker=joker, order=order,
         )  # fmt: skip
+        assert rules.forced_order
         card = ScoreCard.parse("ones=1,yahtzee=50", rules)
         got = card.placements("66666")
         assert [p.box for p in got] == ["full_house"], joker
@@ -536,7 +639,7 @@ def test_forced_order_joker_stays_in_order():
             card.score("sixes", "66666")
 
 
-@given(st.sampled_from(ALL_IDS), st.integers(0, 2**15 - 1), five_dice)
+@given(any_rules, st.integers(0, 2**15 - 1), five_dice)
 def test_every_offered_placement_is_accepted(rid, seed, values):
     rules = get_rules(rid)
     rnd = random.Random(seed)
