@@ -42,7 +42,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     args = parser.parse_args()
     simulate = ["simulate", "--games", str(args.games), "--quiet"]
-    figures: dict[str, list[float]] = {"first hint": [], "first simulate": [], "fresh simulate": [], "warm hint": []}
+    figures: dict[str, list[float]] = {
+        "first hint": [],
+        "first simulate": [],
+        "fresh simulate": [],
+        "warm hint": [],
+    }
     for _ in range(args.repeat):
         root = Path(tempfile.mkdtemp(prefix="first-run-"))
         try:

@@ -279,7 +279,13 @@ def _exact_rolls(rolls, mask, m, col, scol, first, lane_f, ra, succ, x, best_box
     ``best_box[r, col + j]`` gets the chosen box (lowest index among equals) unless
     ``best_box`` has zero rows.
     """
-    score, joker_score, box_face, flag_rows, roll_face = ra.score, ra.joker_score, ra.box_face, ra.flag_rows, ra.roll_face
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     roll_offset = x.shape[0] - score.shape[0]
     track = best_box.shape[0] > 0
@@ -361,7 +367,9 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
     while first < hi:
         last = _segment_end(lane_mask, first, hi)
         col = first - lo
-        _exact_rolls(ra.five_rolls, lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking)
+        _exact_rolls(
+            ra.five_rolls, lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking
+        )
         first = last
 
 
@@ -535,7 +543,13 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
     box, -inf for the others; ``scores`` (n, B) the score of each legal box (-1 for the
     others); ``bonus`` (n,) the roll's five-of-a-kind bonus.
     """
-    score, joker_score, box_face, flag_rows, roll_face = ra.score, ra.joker_score, ra.box_face, ra.flag_rows, ra.roll_face
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
     rows_mask, joker_mode, order = ra.rows_mask, ra.joker_mode, ra.order
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     n_boxes = box_face.shape[0]
@@ -755,8 +769,20 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
     """Play the turn of sorted games ``j0 .. j1`` (game ``game0 + ids[j]``) from the tables of
     :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
-    score, joker_score, box_face, five_kind, flag_rows = ra.score, ra.joker_score, ra.box_face, ra.five_kind, ra.flag_rows
-    roll_face, rows_mask, joker_mode, order, bonus = ra.roll_face, ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    score, joker_score, box_face, five_kind, flag_rows = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.five_kind,
+        ra.flag_rows,
+    )
+    roll_face, rows_mask, joker_mode, order, bonus = (
+        ra.roll_face,
+        ra.rows_mask,
+        ra.joker_mode,
+        ra.order,
+        ra.bonus,
+    )
     nb = box_face.shape[0]
     roll_offset = add_die.shape[0] - score.shape[0]
     for i in range(j0, j1):
@@ -806,9 +832,27 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
     legal box) or ``BOT_FREQUENT`` (keep every die of the most frequent face, ties: the
     higher face, at most four under ``all-rolls``; the box that pays most now, upper bonus
     included, ties: card order)."""
-    add_die, keep_size, keep_counts, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.keep_counts, ra.subkeeps, ra.n_subkeeps
-    score, joker_score, box_face, five_kind, flag_rows = ra.score, ra.joker_score, ra.box_face, ra.five_kind, ra.flag_rows
-    roll_face, rows_mask, joker_mode, order, bonus = ra.roll_face, ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    add_die, keep_size, keep_counts, subkeeps, n_subkeeps = (
+        ra.add_die,
+        ra.keep_size,
+        ra.keep_counts,
+        ra.subkeeps,
+        ra.n_subkeeps,
+    )
+    score, joker_score, box_face, five_kind, flag_rows = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.five_kind,
+        ra.flag_rows,
+    )
+    roll_face, rows_mask, joker_mode, order, bonus = (
+        ra.roll_face,
+        ra.rows_mask,
+        ra.joker_mode,
+        ra.order,
+        ra.bonus,
+    )
     thr, ub, cap, all_rolls = ra.upper_threshold, ra.upper_bonus, ra.upper_cap, ra.all_rolls
     roll_offset = add_die.shape[0] - score.shape[0]
     nb = box_face.shape[0]

@@ -116,7 +116,9 @@ class BatchAdvisor:
         upper = scores[:, list(rules.upper_indices)].sum(axis=1)
         lower = scores[:, list(rules.lower_indices)].sum(axis=1)
         bonus_count = np.fromiter((c.yahtzee_bonus_count for c in cards), np.int64, len(cards))
-        reached = upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(cards), dtype=bool)
+        reached = (
+            upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(cards), dtype=bool)
+        )
         total = upper + np.where(reached, rules.upper_bonus, 0) + lower
         total += bonus_count * rules.bonus
         u = np.minimum(upper, rules.upper_cap)
@@ -177,7 +179,8 @@ class BatchAdvisor:
         return (
             np.take_along_axis(raw_ev, rank, axis=1),
             np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
-            D.N_SUBKEEPS[roll] - int(self.rules.all_rolls),  # all-rolls: stopping (ranked last, -inf) is no option
+            D.N_SUBKEEPS[roll]
+            - int(self.rules.all_rolls),  # all-rolls: stopping (ranked last, -inf) is no option
         )
 
     def _turn_rules(self, mask: int) -> RuleSet:
@@ -225,7 +228,9 @@ class BatchAdvisor:
             ev.fill(-np.inf)
             score.fill(-1)
             values = self.values
-            for i, (m, uu, ff, r) in enumerate(zip(mask.tolist(), u.tolist(), f.tolist(), roll.tolist(), strict=True)):
+            for i, (m, uu, ff, r) in enumerate(
+                zip(mask.tolist(), u.tolist(), f.tolist(), roll.tolist(), strict=True)
+            ):
                 bonus[i] = 0
                 for b, s, extra in rules.placements(m, D.KEEP_FACE_COUNTS[D.ROLL_OFFSET + r], bool(ff)):
                     points, nxt = rules.step((m, uu, ff), b, s)

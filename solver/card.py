@@ -65,7 +65,11 @@ class ScoreCard:
         if self.yahtzee_bonus_count:
             self._check_bonus()
         if not rules.is_reachable_mask(self.filled_mask):
-            order = {"down": "in card order", "up": "in reverse card order", "choose": "in card order or in reverse"}
+            order = {
+                "down": "in card order",
+                "up": "in reverse card order",
+                "choose": "in card order or in reverse",
+            }
             raise CardError(
                 f"under {rules.id} boxes fill {order[rules.order]}, but the card has "
                 f"{', '.join(self.open_boxes)} open and {', '.join(n for n in rules.box_names if n not in self.open_boxes)} filled"

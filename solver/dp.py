@@ -187,7 +187,15 @@ def load_kernels(rules: RuleSet) -> None:
     empty = np.zeros(0, dtype=np.int64)
     values = np.zeros((1, rules.upper_cap + 1, rules.n_flags))
     _kernels.solve_blocks(
-        np.zeros(1, dtype=np.int64), 0, 0, empty, empty, empty, values, kernel_values(values), rule_arrays(rules)
+        np.zeros(1, dtype=np.int64),
+        0,
+        0,
+        empty,
+        empty,
+        empty,
+        values,
+        kernel_values(values),
+        rule_arrays(rules),
     )
 
 

@@ -455,7 +455,9 @@ class RuleSet:
             lines.append(f"  {i + 1:>2}. {box.name:<16} {box.scorer.describe()}{extra}")
         lines.append("")
         if self.has_upper_bonus:
-            lines.append(f"upper bonus: +{self.upper_bonus} when the upper boxes total {self.upper_threshold}+")
+            lines.append(
+                f"upper bonus: +{self.upper_bonus} when the upper boxes total {self.upper_threshold}+"
+            )
         else:
             lines.append("upper bonus: none")
         rows = " and ".join(self.box_names[i] for i in self.five_kind_rows)
@@ -583,7 +585,9 @@ def _extra_bonus(d: dict, value: str | None) -> None:
 def _yatzy_rows(d: dict, value: str | None) -> None:
     k = _positive_int("yatzy-rows", value, 2, MAX_BOXES)
     if d["base"].family != "yatzy":
-        raise UsageError(f"yatzy-rows conflicts with {d['base'].id}: it needs a base with a yatzy row (yatzy)")
+        raise UsageError(
+            f"yatzy-rows conflicts with {d['base'].id}: it needs a base with a yatzy row (yatzy)"
+        )
     boxes = list(d["boxes"])
     at = next(i for i, b in enumerate(boxes) if b.name == "yatzy") + 1
     boxes[at:at] = [Box(f"yatzy_{j}", Scorer("five_kind", points=50)) for j in range(2, k + 1)]
@@ -675,7 +679,13 @@ def parse_rules(spec: str) -> RuleSet:
     if base is None:
         known = ", ".join([*BASES, *ALIASES])
         raise UnknownRulesError(f"unknown rule set {spec!r}: no base {base_id!r} (bases: {known})")
-    draft: dict = {"base": base, "boxes": base.boxes, "bonus": base.bonus, "order": "free", "all_rolls": False}
+    draft: dict = {
+        "base": base,
+        "boxes": base.boxes,
+        "bonus": base.bonus,
+        "order": "free",
+        "all_rolls": False,
+    }
     given: dict[str, str | None] = {}
     for name, value in mods:
         mod = MODIFIERS.get(name)
@@ -749,7 +759,14 @@ def canonical(spec: str) -> str:
 #: ``yatzy+order=down``).
 RULE_SETS: dict[str, RuleSet] = {
     name: get_rules(name)
-    for name in ("yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus", "yatzy", "yatzy-forced")
+    for name in (
+        "yahtzee",
+        "yahtzee-free-joker",
+        "yahtzee-no-joker",
+        "yahtzee-no-bonus",
+        "yatzy",
+        "yatzy-forced",
+    )
 }
 
 

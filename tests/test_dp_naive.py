@@ -196,8 +196,17 @@ def _six_count_distribution() -> dict[int, float]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
-    ["joker-forced", "joker-free", "joker-none", "forced-order", "forced-order-late-upper", "yatzy-scorers",
-     "all-rolls-upper", "yatzy-rows+extra-bonus", "order=up"],
+    [
+        "joker-forced",
+        "joker-free",
+        "joker-none",
+        "forced-order",
+        "forced-order-late-upper",
+        "yatzy-scorers",
+        "all-rolls-upper",
+        "yatzy-rows+extra-bonus",
+        "order=up",
+    ],
 )
 def test_advisor_turn_values_equal_naive(name):
     """The advisor's turn recursion gives the naive within-turn values, keep by keep."""

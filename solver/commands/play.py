@@ -574,7 +574,9 @@ def format_card(card, preview: dict[str, int], rolled: bool) -> str:
         left.append(line("upper total", card.upper_total))
     right = [cell(i) for i in rules.lower_indices]
     if rules.bonus:
-        right.append(line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points))
+        right.append(
+            line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points)
+        )
     right.append(line("total", card.total))
     width = max(len(s) for s in left)
     out = [f"  {a:<{width}}   | {b}".rstrip() for a, b in zip_longest(left, right, fillvalue="")]
