@@ -10,25 +10,37 @@ Write your own by subclassing :class:`Bot` (or any object with ``name`` and thes
 methods) and rank it with :func:`solver.simulate.simulate`.  ``rng`` is a
 :class:`random.Random` seeded per game, so a bot that uses only it is reproducible.
 
-Builtin bots (:data:`BOTS`, :func:`get_bot`), strongest first, with their means over
-100,000 seeded ``yahtzee`` games (``benchmarks/bench_simulate.py``):
+Builtin bots (:data:`BOTS`, :func:`get_bot`), strongest first, with their mean (median)
+over 100,000 seeded games (seed 1, as ``benchmarks/bench_simulate.py``) under ``yahtzee``
+and under ``yatzy``:
 
-* ``optimal``   (254.6) -- the table's advice: expected-score optimal.
-* ``heuristic`` (250.5; 242.8 under ``yatzy``) -- no table: a hand-made evaluation of the
-  card (:class:`HeuristicParams`: what each open box is worth, the upper bonus weighted by
-  a chance that follows the three-of-each-face pace, future Yahtzee bonuses) and the best
-  keeps and box for it over the current turn.  It plans for the upper bonus, keeps
-  straight draws and full houses when they pay, and dumps zeros where they cost least.
-* ``greedy``    (217.3) -- the most points this turn: the keeps with the best expected
-  score at the end of the turn, then the box that pays most now (upper bonus included),
-  as if the card were worth nothing afterwards (the "greedy" player of the literature).
-* ``frequent``  (162.4) -- keeps every die of the most frequent face (ties: the higher
-  face), stops only on five of a kind, and scores the box that pays most now.
-* ``random``    (46.5) -- a uniformly random distinct sub-multiset to keep, then a
-  uniformly random legal box.
+* ``optimal``   (254.6 (248); yatzy 248.3 (248)) -- the table's advice: expected-score optimal.
+* ``heuristic`` (251.4 (245); yatzy 243.6 (244)) -- no table: an evaluation of the card
+  derived from the rule set alone (:func:`heuristic_params`: each open box is worth its
+  expected score with a few turns to fill it, the upper bonus is weighted by the chance
+  that the open upper boxes still reach it, a five of a kind in the bonus row adds the
+  future bonuses) and the best keeps and box for it over the current turn.  It plans for
+  the upper bonus, keeps straight draws and full houses when they pay, and dumps zeros
+  where they cost least, on any card: over 20,000 games (seed 1; heuristic / greedy /
+  optimal) ``yacht`` 166.1 / 152.7 / 167.0, ``yatzy+all-rolls`` 233.3 / 185.2 / 237.3,
+  ``yatzy+extra-bonus=50+yatzy-rows=2`` 256.5 / 205.6 / 262.3, ``yahtzee+lower-only``
+  141.0 / 124.4 / 141.7.  Under a fill order (``order=down|up|choose``) each turn has one
+  box and greedy play is already optimal to within noise (``yahtzee+order=down``: 130.3
+  for all three).
+* ``greedy``    (217.3 (208); yatzy 200.8 (196)) -- the most points this turn: the keeps
+  with the best expected score at the end of the turn, then the box that pays most now
+  (upper bonus included), as if the card were worth nothing afterwards (the "greedy"
+  player of the literature).
+* ``frequent``  (162.4 (145); yatzy 169.2 (168)) -- keeps every die of the most frequent
+  face (ties: the higher face), stops only on five of a kind (under ``all-rolls`` keeps at
+  most four), and scores the box that pays most now.
+* ``random``    (46.5 (43); yatzy 50.7 (49)) -- a uniformly random distinct sub-multiset
+  to keep (never all five under ``all-rolls``), then a uniformly random legal box.
 
 The table bots (optimal, heuristic, greedy) are one class, :class:`TableBot`, over
-different value arrays; none but ``optimal`` reads a table file.
+different value arrays; none but ``optimal`` reads a table file.  Under ``order=choose``
+a table bot picks its direction before the first roll (:meth:`Advisor.direction`) and
+keeps to it.
 
 Ties (options within :data:`solver.advisor.TIE_TOLERANCE`): the keep with the most dice (the last of
 ``dice.SUBKEEPS``), the box first in card order.
@@ -45,6 +57,7 @@ import inspect
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -155,15 +168,31 @@ class TableBot(Bot):
         return max((o.keep for o in best), key=D.keep_index)
 
     def choose_box(self, card, dice, rng):
-        best = self._best(card, dice, 0)
-        index = card.rules.box_index
+        from .advisor import TIE_TOLERANCE, Position
+
+        rules = card.rules
+        index = rules.box_index
+        if rules.order == "choose" and card.filled_mask == 0:
+            # the direction was chosen before the first roll (the keeps were played for it):
+            # only its end of the card is open, as in the numba engine
+            allowed = rules.directed(self.advisor.direction()).allowed_bits(0)
+            options = [
+                o
+                for o in self.advisor.advise(Position(card, dice, 0)).options
+                if allowed >> index[o.category] & 1
+            ]
+            top = max(o.ev for o in options)
+            best = [o for o in options if top - o.ev <= TIE_TOLERANCE]
+        else:
+            best = self._best(card, dice, 0)
         return min((o.category for o in best), key=index.__getitem__)
 
 
 # --- the heuristic evaluation --------------------------------------------------
 #: The heuristic's only constants, rule-agnostic, tuned by simulation on ``yahtzee`` and
-#: ``yatzy`` (module docstring): the tries an open box gets per further open box
-#: (``k = 1 + TRIES_PER_TURN x (n - 1)`` with ``n`` boxes open) ...
+#: ``yatzy`` (a grid, 10,000 games each, seed 1; the optimum is flat: within about half a
+#: point for TRIES_PER_TURN 0.2-0.3, BONUS_SCALE 3-5, BONUS_SHIFT 0-0.5): the tries an
+#: open box gets per further open box (``k = 1 + TRIES_PER_TURN x (n - 1)``, ``n`` open) ...
 TRIES_PER_TURN = 0.25
 #: ... and the scale and shift of the logistic chance to reach the upper bonus.
 BONUS_SCALE = 4.0
@@ -197,18 +226,30 @@ def turn_value(final, all_rolls: bool = False) -> np.ndarray:
     final = np.asarray(final, dtype=np.float64)
     x = np.zeros((D.N_KEEPS, *final.shape[1:]))
     x[D.ROLL_OFFSET :] = final
-    size = D.KEEP_SIZE
+    by_size = _keeps_by_size()
     for _ in range(2):
-        for s in range(D.N_DICE - 1, -1, -1):  # E(K) = mean over faces of E(K + face)
-            k = np.flatnonzero(size == s)
-            x[k] = x[D.ADD_DIE[k]].mean(axis=1)
-        for s in range(1, D.N_DICE + 1):  # R(K) = max(E(K), R(K - face) for the faces of K)
-            k = np.flatnonzero(size == s)
-            sub = D.REMOVE_DIE[k]
-            present = (sub >= 0).reshape(sub.shape + (1,) * (x.ndim - 1))
-            best = np.where(present, x[np.maximum(sub, 0)], -np.inf).max(axis=1)
-            x[k] = best if all_rolls and s == D.N_DICE else np.maximum(x[k], best)
+        for keeps, plus, _minus, _present in by_size[::-1]:  # E(K) = mean over faces of E(K + face)
+            if plus is not None:
+                x[keeps] = x[plus].mean(axis=1)
+        for keeps, plus, minus, present in by_size[1:]:  # R(K) = max(E(K), R(K - face) for the faces of K)
+            best = np.where(present.reshape(present.shape + (1,) * (x.ndim - 1)), x[minus], -np.inf).max(
+                axis=1
+            )
+            stop = plus is not None or not all_rolls  # a roll may not be kept whole under all-rolls
+            x[keeps] = np.maximum(x[keeps], best) if stop else best
     return D.ROLL_PROB @ x[D.ROLL_OFFSET :]
+
+
+@lru_cache(maxsize=1)
+def _keeps_by_size() -> list[tuple]:
+    """Per number of dice 0..5: the keeps, their ``K + face`` (None for 5 dice), their
+    ``K - face`` (a valid index) and which of those faces are in ``K``."""
+    out = []
+    for s in range(D.N_DICE + 1):
+        keeps = np.flatnonzero(D.KEEP_SIZE == s)
+        sub = D.REMOVE_DIE[keeps]
+        out.append((keeps, D.ADD_DIE[keeps] if s < D.N_DICE else None, np.maximum(sub, 0), sub >= 0))
+    return out
 
 
 def best_of_tries(rules: RuleSet, tries: int) -> np.ndarray:
@@ -274,7 +315,9 @@ def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams
         if name not in p.box_values:
             raise UsageError(f"the heuristic has no value for box {name!r} of {rules.id}")
         if len(p.box_values[name]) != n:
-            raise UsageError(f"the heuristic values of box {name!r} are for {len(p.box_values[name])} boxes, not {n}")
+            raise UsageError(
+                f"the heuristic values of box {name!r} are for {len(p.box_values[name])} boxes, not {n}"
+            )
     open_value = np.zeros(1 << n)
     par_left = np.zeros(1 << n)  # the worth of the open upper boxes
     upper_open = np.zeros(1 << n, dtype=bool)
@@ -302,10 +345,22 @@ def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams
 
 
 def heuristic_table(rules: RuleSet | str | None = None, params: HeuristicParams | None = None):
-    """The heuristic evaluation wrapped as a :class:`~solver.tables.Table` (for an Advisor)."""
+    """The heuristic evaluation wrapped as a :class:`~solver.tables.Table` (for an Advisor);
+    the derived one is made once per rule set (a few recent ones are kept)."""
+    rules = get_rules(rules)
+    if params is None:
+        return _derived_heuristic_table(rules)
+    return _heuristic_table(rules, params)
+
+
+@lru_cache(maxsize=4)
+def _derived_heuristic_table(rules: RuleSet):
+    return _heuristic_table(rules, None)
+
+
+def _heuristic_table(rules: RuleSet, params: HeuristicParams | None):
     from .tables import Table
 
-    rules = get_rules(rules)
     values = heuristic_values(rules, params)
     values.setflags(write=False)
     return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
@@ -351,7 +406,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
 }
 BOT_DESCRIPTIONS = {
     "optimal": "the table's advice (expected-score optimal)",
-    "heuristic": "hand-made card evaluation with a one-turn lookahead (no table)",
+    "heuristic": "a card evaluation derived from the rules, with a one-turn lookahead (no table)",
     "greedy": "the most points this turn: best keeps for this turn's score, the box that pays most now",
     "frequent": "keeps the most frequent face, scores the box that pays most now",
     "random": "uniformly random legal moves",

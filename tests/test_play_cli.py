@@ -16,6 +16,9 @@ from solver.cli import main
 from solver.game import Game
 
 REPO = Path(__file__).resolve().parents[1]
+#: 7 boxes with the upper bonus, the Joker rule and the Yahtzee bonus: a table in milliseconds
+SMALL = "yahtzee+without=ones,twos,threes,four_of_a_kind,full_house,small_straight"
+slow = pytest.mark.slow
 
 
 def script_all_boxes(n: int = 13) -> list[str]:
@@ -108,12 +111,12 @@ def test_help(monkeypatch, capsys, data):
     assert "hold or release dice by position" in out and "quit, q" in out
 
 
-def test_hint_and_coach(monkeypatch, capsys, data, tables_dir):
-    tables_dir.table("yahtzee")
+@pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
+def test_hint_and_coach(monkeypatch, capsys, data, tables_dir, rules_id):
+    tables_dir.table(rules_id)
     lines = ["hint", "r", "hint", "h 1", "r", "s chance"]
-    rc, out, _ = play(
-        monkeypatch, capsys, data, ["--seed", "1", "--coach", "--tables", str(tables_dir)], lines
-    )
+    argv = ["--rules", rules_id, "--seed", "1", "--coach", "--tables", str(tables_dir)]
+    rc, out, _ = play(monkeypatch, capsys, data, argv, lines)
     assert rc == 1
     assert "! roll first: nothing to decide before the first roll" in out
     assert "hint (2 rolls left):" in out
@@ -124,16 +127,17 @@ def test_hint_and_coach(monkeypatch, capsys, data, tables_dir):
     assert all("best move" in c or "expected points" in c for c in coach)
 
 
-def test_coach_says_zero_for_the_best_move(monkeypatch, capsys, data, tables_dir):
+@pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
+def test_coach_says_zero_for_the_best_move(monkeypatch, capsys, data, tables_dir, rules_id):
     from solver.advisor import Position
     from solver.streams import SeededStream
 
     first = SeededStream(1, game=0).next_five()  # the first roll of seed 1
-    best = tables_dir.advisor("yahtzee").advise(Position.parse("", "".join(map(str, first)), 0)).best.category
+    position = Position.parse("", "".join(map(str, first)), 0, rules_id)
+    best = tables_dir.advisor(rules_id).advise(position).best.category
     lines = ["r", f"s {best}"]
-    _, out, _ = play(
-        monkeypatch, capsys, data, ["--seed", "1", "--coach", "--tables", str(tables_dir)], lines
-    )
+    argv = ["--rules", rules_id, "--seed", "1", "--coach", "--tables", str(tables_dir)]
+    _, out, _ = play(monkeypatch, capsys, data, argv, lines)
     assert f"  coach: {best} (" in out and "best move (0 points lost)" in out
 
 
@@ -166,6 +170,31 @@ def test_computer_levels(monkeypatch, capsys, data, level):
     assert f"Computer ({level}) scores" in out
 
 
+@pytest.mark.parametrize(
+    "rules_id",
+    [
+        "yacht",
+        "yatzy+all-rolls",
+        "yatzy+without=ones,twos,threes+extra-bonus=50+yatzy-rows=2",
+        "yahtzee+order=up",
+        "yatzy+order=choose",
+        pytest.param("yatzy+yatzy-rows=2+extra-bonus=50", marks=slow),
+    ],
+)
+def test_hard_level_plays_any_rule_set(monkeypatch, capsys, data, rules_id):
+    """The hard computer (the heuristic bot) needs no table and no hand-made values for the card."""
+    from solver.rules import get_rules
+
+    rules = get_rules(rules_id)
+    boxes = (rules.n_boxes, rules.n_boxes - 1) if rules.order == "up" else (1, 2)  # what the order allows
+    lines = [x for box in boxes for x in ("r", "r", "r", f"s {box}")]  # three rolls: legal under all-rolls
+    argv = ["--vs-computer", "--level", "hard", "--seed", "2", "--rules", rules_id]
+    rc, out, err = play(monkeypatch, capsys, data, argv, lines)
+    assert rc == 1 and "Traceback" not in err  # the input ends during the second turn
+    assert out.count("Computer (hard) scores") == 2
+    assert f"({rules.id})" in out
+
+
 def test_hot_seat(monkeypatch, capsys, data):
     lines = [x for i in range(1, 14) for x in ("r", f"s {i}", "r", f"s {i}")]
     rc, out, err = play(monkeypatch, capsys, data, ["--players", "Ann, Ben", "--seed", "3"], lines)
@@ -178,20 +207,22 @@ def test_hot_seat(monkeypatch, capsys, data):
     assert game["winners"] and ("wins!" in out or "tie:" in out)
 
 
-def test_daily_summary(monkeypatch, capsys, data, tables_dir):
-    tables_dir.table("yahtzee")
-    rc, out, err = play(
-        monkeypatch, capsys, data, ["--daily", "2026-10-17", "--tables", str(tables_dir)], script_all_boxes()
-    )
+@pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
+def test_daily_summary(monkeypatch, capsys, data, tables_dir, rules_id):
+    from solver.rules import get_rules
+
+    tables_dir.table(rules_id)
+    argv = ["--daily", "2026-10-17", "--rules", rules_id, "--tables", str(tables_dir)]
+    rc, out, err = play(monkeypatch, capsys, data, argv, script_all_boxes(get_rules(rules_id).n_boxes))
     assert rc == 0, err
     assert "daily challenge 2026-10-17" in out
     assert "  face   6  5  6  4  1" in out  # the day's first dice (pinned in test_daily)
     share = out.split("--- to share ---")[1]
-    assert "Yahtzee solver daily challenge 2026-10-17" in share and "rules: yahtzee" in share
+    assert "Yahtzee solver daily challenge 2026-10-17" in share and f"rules: {rules_id}\n" in share
     assert "optimal player on the same dice: " in share
     [game] = saved_games(data)
     assert game["mode"] == "daily" and game["date"] == "2026-10-17" and game["dice"] == "daily"
-    daily = records.load_records(data)["daily"]["2026-10-17 yahtzee"]
+    daily = records.load_records(data)["daily"][f"2026-10-17 {rules_id}"]
     assert daily["score"] == game["final"][0]["score"] and daily["optimal"] > 0
 
 
@@ -274,6 +305,15 @@ def test_other_rule_set(monkeypatch, capsys, data):
     assert rc == 0
     assert "15 yatzy" in out and "game over" in out
     assert records.solo_best("yatzy", data) is not None
+
+
+def test_a_card_without_upper_rows(monkeypatch, capsys, data):
+    rc, out, err = play(
+        monkeypatch, capsys, data, ["--rules", "yatzy+lower-only", "--seed", "4"], script_all_boxes(9)
+    )
+    assert rc == 0, err
+    assert "9 yatzy" in out and "game over" in out
+    assert "upper total" not in out and "upper bonus" not in out
 
 
 # --- records -------------------------------------------------------------------------------------------

@@ -578,7 +578,7 @@ def format_card(card, preview: dict[str, int], rolled: bool) -> str:
             line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points)
         )
     right.append(line("total", card.total))
-    width = max(len(s) for s in left)
+    width = max((len(s) for s in left), default=0)  # a card may have no upper rows
     out = [f"  {a:<{width}}   | {b}".rstrip() for a, b in zip_longest(left, right, fillvalue="")]
     if rolled and any(
         s is None and n not in preview for n, s in zip(rules.box_names, card.scores, strict=True)
