@@ -140,8 +140,6 @@ def histogram(scores: np.ndarray, width: int = 25, top: float = 99.9) -> tuple[n
     return edges, counts
 
 
-
-
 def _resolve_bot(bot, rules: RuleSet, tables_dir, build_if_missing: bool, progress: bool):
     if isinstance(bot, str):
         return get_bot(bot, rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
@@ -298,7 +296,9 @@ def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, ga
         l0 = int(group_lane[g0])
 
         def tables(a: int, b: int, l0=l0) -> None:
-            K.group_tables(a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all)
+            K.group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all
+            )
 
         def play(a: int, b: int, l0=l0) -> None:
             K.play_table_games(
@@ -337,7 +337,9 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
                 if kind == "table":
-                    _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra)
+                    _table_turn(
+                        K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra
+                    )
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids
                 else:
                     code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
