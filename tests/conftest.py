@@ -9,11 +9,18 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+# "dev" (the default on a developer's machine) keeps the working loop fast; CI (CI=true, as
+# .ci/run runs) uses hypothesis' full 100 examples, and HYPOTHESIS_PROFILE=thorough 300
 settings.register_profile(
-    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+    "dev", deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
-settings.register_profile("ci", deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+settings.register_profile(
+    "ci", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile(
+    "thorough", deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 DATA = Path(__file__).parent / "data"
 GOLDEN_FILE = DATA / "advice-golden.jsonl"

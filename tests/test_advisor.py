@@ -259,8 +259,7 @@ def positions(draw, rule_ids=RULES_FOR_PROPERTIES):
     return Position(card, Dice(draw(dice_st)), draw(st.integers(0, 2)))
 
 
-@settings(max_examples=150)
-@given(position=positions())
+@given(position=positions())  # examples: the profile of tests/conftest.py
 def test_properties_of_advice(tables_dir, position):
     advisor = tables_dir.advisor(position.rules)
     advice = advisor.advise(position)

@@ -301,8 +301,7 @@ def games(draw, rid=None):
     return rid, moves
 
 
-@settings(max_examples=150)
-@given(games())
+@given(games())  # examples: the profile of tests/conftest.py
 def test_random_games(game):
     rid, moves = game
     rules = get_rules(rid)
