@@ -2,8 +2,10 @@ r"""All numba kernels: the rules, the dynamic program, the batch simulator (priv
 Python layer validates and allocates).
 
 Every kernel takes the rule set as one named tuple :class:`RuleArrays` (built by
-``dp.rule_arrays``) and reads it by name, ``ra.score[r, b]``.  Each rule is one function
-here, the twin of the plain-Python one in :mod:`solver.rules`:
+``dp.rule_arrays``) and reads it by name, ``ra.score``, once at its top; the rule
+functions below take the arrays and numbers they read.  Each rule is one function here,
+the twin of the plain-Python one in :mod:`solver.rules` (tested against it on every
+mask, roll and flag):
 
 * :func:`allowed_bits`    -- the open boxes the fill order allows (``RuleSet.allowed_bits``);
 * :func:`legal_boxes`     -- where a roll may go: Joker policy within the allowed boxes;
@@ -41,7 +43,8 @@ So the kernels hold one value per keep for a whole vector of states ("lanes"):
 filled boxes) is flattened into its reachable ``(mask, u, f)`` lanes, sorted by mask,
 and cut into fixed-size blocks; a block may hold several masks (``R0`` is done per run
 of equal masks) so that even masks with one or two reachable states fill whole
-vectors.  Blocks are independent and run in parallel; each lane sees the same
+vectors.  Blocks are independent and run in threads (GIL-free kernels, see
+:mod:`solver.threads`); each lane sees the same
 operations in the same order whatever the block size or thread count, so tables are
 bit-identical.  No fastmath.
 

@@ -235,6 +235,12 @@ class Advice:
         )
 
 
+def objective(points: int, next_value: float) -> float:
+    """What a placement is worth: its points plus the value of the state it leads to (the
+    twin of :func:`solver._kernels.objective`; a second objective is added here and there)."""
+    return points + next_value
+
+
 class TurnValues:
     """The within-turn values of one card state, as lists of floats.
 
@@ -290,7 +296,7 @@ class TurnValues:
         """Points this placement earns now (bonuses included) plus the value of the next state."""
         points, (mask, upper, flag) = self.rules.step(self.state, box, score)
         # the objective (points + value to come), then the roll's bonus, as the kernel adds them
-        return points + float(self.values[mask, upper, flag]) + bonus
+        return objective(points, float(self.values[mask, upper, flag])) + bonus
 
     def _final_roll_values(self) -> list[float]:
         rules = self.rules
@@ -304,7 +310,7 @@ class TurnValues:
             cand = {}
             for s in rules.possible_scores[b]:  # each score once (a few more do no harm)
                 points, nxt = rules.step(self.state, b, s)
-                cand[s] = points + float(values[nxt])
+                cand[s] = objective(points, float(values[nxt]))
             columns.append(list(map(cand.__getitem__, rules.scores_by_box[b])))
         if len(columns) > 1:
             best = list(map(max, *columns))

@@ -38,7 +38,7 @@ from functools import partial
 import numpy as np
 
 from . import dice as D
-from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValues
+from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValues, objective
 from .card import ScoreCard
 from .dice import Dice
 from .dp import kernel_values
@@ -234,7 +234,7 @@ class BatchAdvisor:
                 bonus[i] = 0
                 for b, s, extra in rules.placements(m, D.KEEP_FACE_COUNTS[D.ROLL_OFFSET + r], bool(ff)):
                     points, nxt = rules.step((m, uu, ff), b, s)
-                    ev[i, b] = points + float(values[nxt]) + extra
+                    ev[i, b] = objective(points, float(values[nxt])) + extra
                     score[i, b] = s
                     bonus[i] = extra
         legal = ev > -np.inf
