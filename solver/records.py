@@ -132,7 +132,21 @@ def load_records(data: str | os.PathLike | None = None) -> dict:
         records["solo_best"] = {}
     if not isinstance(records.get("daily"), dict):
         records["daily"] = {}
+    _rename_aliases(records)
     return records
+
+
+def _rename_aliases(records: dict) -> None:
+    """Records kept under another name of a rule set (1.0's ``yatzy-forced``) count under its
+    canonical spelling (``yatzy+order=down``), as games are recorded now."""
+    from .rules import ALIASES
+
+    solo, daily = records["solo_best"], records["daily"]
+    for alias, spec in ALIASES.items():
+        if alias in solo and spec not in solo:
+            solo[spec] = solo.pop(alias)
+        for key in [k for k in daily if k.endswith(" " + alias)]:
+            daily.setdefault(key[: -len(alias)] + spec, daily.pop(key))
 
 
 def save_records(records: dict, data: str | os.PathLike | None = None) -> Path:

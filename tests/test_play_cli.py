@@ -420,3 +420,21 @@ def test_seed_zero_is_not_real_dice():
 
     assert first_draw(seed=0) != first_draw(real_dice=True)
     assert first_draw(seed=0) == first_draw(seed=0)
+
+
+def test_records_of_an_old_rule_set_name_count_under_its_canonical_spec(tmp_path):
+    """1.0 kept ``yatzy-forced`` records; games are now recorded as ``yatzy+order=down``."""
+    (tmp_path / "records.json").write_text(
+        json.dumps(
+            {
+                "solo_best": {"yatzy-forced": {"score": 130, "date": "2026-01-01", "game": None}},
+                "daily": {"2026-01-01 yatzy-forced": {"name": "Ann", "score": 120, "optimal": None}},
+            }
+        )
+    )
+    assert records.solo_best("yatzy+order=down", tmp_path)["score"] == 130
+    assert records.record_solo("yatzy+order=down", 125, None, tmp_path) == (
+        {"score": 130, "date": "2026-01-01", "game": None},
+        False,
+    )
+    assert "2026-01-01 yatzy+order=down" in records.load_records(tmp_path)["daily"]
