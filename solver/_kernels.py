@@ -772,20 +772,9 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
     """Play the turn of sorted games ``j0 .. j1`` (game ``game0 + ids[j]``) from the tables of
     :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
-    score, joker_score, box_face, five_kind, flag_rows = (
-        ra.score,
-        ra.joker_score,
-        ra.box_face,
-        ra.five_kind,
-        ra.flag_rows,
-    )
-    roll_face, rows_mask, joker_mode, order, bonus = (
-        ra.roll_face,
-        ra.rows_mask,
-        ra.joker_mode,
-        ra.order,
-        ra.bonus,
-    )
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     nb = box_face.shape[0]
     roll_offset = add_die.shape[0] - score.shape[0]
     for i in range(j0, j1):
@@ -804,8 +793,7 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
             held = _roll(base, k, keep, add_die, keep_size)
             k += 5
         games[i, nb + 3] = k
-        r = held - roll_offset
-        mask = np.int64(games[i, nb])
+        r, mask = held - roll_offset, np.int64(games[i, nb])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         best = NEG_INF
         rest = bits
@@ -842,20 +830,9 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
         ra.subkeeps,
         ra.n_subkeeps,
     )
-    score, joker_score, box_face, five_kind, flag_rows = (
-        ra.score,
-        ra.joker_score,
-        ra.box_face,
-        ra.five_kind,
-        ra.flag_rows,
-    )
-    roll_face, rows_mask, joker_mode, order, bonus = (
-        ra.roll_face,
-        ra.rows_mask,
-        ra.joker_mode,
-        ra.order,
-        ra.bonus,
-    )
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap, all_rolls = ra.upper_threshold, ra.upper_bonus, ra.upper_cap, ra.all_rolls
     roll_offset = add_die.shape[0] - score.shape[0]
     nb = box_face.shape[0]
@@ -888,8 +865,7 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
             held = _roll(base, k, keep, add_die, keep_size)
             k += 5
         games[i, nb + 3] = k
-        r = held - roll_offset
-        mask = np.int64(games[i, nb])
+        r, mask = held - roll_offset, np.int64(games[i, nb])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         chosen = -1
         if kind == BOT_RANDOM:
