@@ -30,6 +30,7 @@ for a few hundred states; the two agree bit for bit.
 from __future__ import annotations
 
 import json
+import math
 import queue
 import threading
 from collections.abc import Iterable, Iterator
@@ -42,7 +43,7 @@ from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValue
 from .card import ScoreCard
 from .dice import Dice
 from .dp import kernel_values
-from .errors import SolverError, UsageError
+from .errors import SolverError, TableError, UsageError
 from .rules import RuleSet, get_rules
 from .tables import Table
 
@@ -280,15 +281,25 @@ class Ranked:
         j = rows[i]
         if rolls[i] > 0:
             n = int(self.keep_n[j]) if limit is None else limit
-            return self.keep_ev[j, :n].tolist(), bases[i], self.keep_id[j, :n].tolist(), None, 0
-        n = int(self.place_n[j]) if limit is None else limit
-        return (
-            self.place_ev[j, :n].tolist(),
-            bases[i],
-            self.place_box[j, :n].tolist(),
-            self.place_score[j, :n].tolist(),
-            int(self.place_bonus[j]),
-        )
+            row = self.keep_ev[j, :n].tolist(), bases[i], self.keep_id[j, :n].tolist(), None, 0
+        else:
+            n = int(self.place_n[j]) if limit is None else limit
+            row = (
+                self.place_ev[j, :n].tolist(),
+                bases[i],
+                self.place_box[j, :n].tolist(),
+                self.place_score[j, :n].tolist(),
+                int(self.place_bonus[j]),
+            )
+        evs = row[0]
+        # ranked best first with NaN last: a value that is not finite shows at one end
+        if not evs or not (math.isfinite(evs[0]) and math.isfinite(evs[-1])):
+            bad = next((x for x in evs if not math.isfinite(x)), None)
+            raise TableError(
+                f"the {self.rules.id} table gives {bad} for {self.positions[i]}: it is damaged; rebuild it "
+                f"with: yahtzee tables build --rules {self.rules.id} --force"
+            )
+        return row
 
     def options(self, i: int, limit: int | None = None) -> tuple[Option, ...]:
         """The :class:`Option` objects of position ``i``, best first (what the advisor gives)."""
@@ -446,26 +457,45 @@ class _Parser:
         return Position.parse(card, dice, obj["rolls_left"], rules)
 
 
+#: The answer to a blank input line (every input line gets exactly one output line).
+BLANK_LINE = "blank line"
+_BOM = "\ufeff"
+
+
 def advise_json_lines(
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     default_rules=None,
     tables_dir=None,
     *,
     chunk: int = JSON_CHUNK,
     idle: float | None = None,
 ) -> Iterator[str]:
-    """One JSON output line per non-blank input line, in order (the ``hint --json`` object).
+    """One JSON output line per input line, in order (the ``hint --json`` object).
 
-    A line that is not a valid position gives ``{"error": "line N: ..."}`` and the
-    rest go on; a missing table is built first, a corrupt one raises :class:`TableError`.
-    Lines are answered ``chunk`` at a time (see :func:`advise_json_batches` for ``idle``).
+    ``lines`` are ``str`` or ``bytes`` (UTF-8; see :func:`read_lines`); a trailing
+    newline or ``\\r\\n`` and a byte-order mark at the start are ignored.  A line that
+    is not a valid position -- blank, not UTF-8, not JSON, a bad position -- gives
+    ``{"error": "line N: ..."}`` and the rest go on.  A missing table is built first;
+    a corrupt one, or one that gives a value that is not finite, answers
+    ``{"error": ...}`` on the lines of its rule set only.  Lines are answered ``chunk``
+    at a time (see :func:`advise_json_batches` for ``idle``).
     """
     for answers in advise_json_batches(lines, default_rules, tables_dir, chunk=chunk, idle=idle):
         yield from answers
 
 
+def read_lines(stream) -> Iterator[bytes]:
+    """The lines of a binary stream split at ``\\n`` only (a lone ``\\r`` stays in its line).
+
+    Unlike a text stream's universal newlines this keeps "one input line, one answer"
+    true for files and pipes alike.  Reads a line at a time, so a program can write a
+    position and wait for its answer.
+    """
+    yield from iter(stream.readline, b"")
+
+
 def advise_json_batches(
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     default_rules=None,
     tables_dir=None,
     *,
@@ -479,16 +509,16 @@ def advise_json_batches(
     position and waits for its answer through a pipe.
     """
     parser = _Parser(default_rules)
-    advisors: dict[str, BatchAdvisor] = {}
+    advisors: dict[str, BatchAdvisor | SolverError] = {}
     for batch in _line_batches(lines, max(1, chunk), idle):
         yield _answer(batch, parser, advisors, tables_dir)
 
 
-def _line_batches(lines: Iterable[str], chunk: int, idle: float | None) -> Iterator[list[tuple[int, str]]]:
-    """Numbered non-blank lines, ``chunk`` at a time (sooner after ``idle`` seconds without input)."""
-    numbered = ((n, line) for n, line in enumerate(lines, start=1) if line.strip())
+def _line_batches(lines: Iterable, chunk: int, idle: float | None) -> Iterator[list[tuple[int, object]]]:
+    """Numbered lines, ``chunk`` at a time (sooner after ``idle`` seconds without input)."""
+    numbered = enumerate(lines, start=1)
     if idle is None:
-        batch: list[tuple[int, str]] = []
+        batch: list[tuple[int, object]] = []
         for item in numbered:
             batch.append(item)
             if len(batch) >= chunk:
@@ -529,26 +559,61 @@ def _line_batches(lines: Iterable[str], chunk: int, idle: float | None) -> Itera
         yield batch
 
 
-def _answer(batch, parser: _Parser, advisors: dict[str, BatchAdvisor], tables_dir) -> list[str]:
+def _text(n: int, line: str | bytes) -> str:
+    """The text of input line ``n``: decoded (UTF-8), without its line end and (line 1) BOM."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1})") from None
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    if n == 1 and line.startswith(_BOM):
+        line = line[1:]
+    if not line.strip():
+        raise ValueError(BLANK_LINE)
+    return line
+
+
+def _error_line(n: int, message: object) -> str:
+    return json.dumps({"error": f"line {n}: {message}"})
+
+
+def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
     results: list[str | Position] = []
+    numbers: list[int] = []
     by_rules: dict[str, list[int]] = {}
     for n, line in batch:
+        numbers.append(n)
         try:
-            position = parser.position(json.loads(line))
+            position = parser.position(json.loads(_text(n, line)))
         except (
             SolverError,
             ValueError,
             RecursionError,
         ) as exc:  # JSONDecodeError is a ValueError; deep nesting
-            results.append(json.dumps({"error": f"line {n}: {exc}"}))
+            results.append(_error_line(n, exc))
             continue
         by_rules.setdefault(position.rules.id, []).append(len(results))
         results.append(position)
     for rid, idx in by_rules.items():
         advisor = advisors.get(rid)
-        if advisor is None:  # a missing table is built; a corrupt one raises TableError
-            advisor = advisors[rid] = BatchAdvisor.load(rid, tables_dir)
+        if advisor is None:  # a missing table is built; a corrupt one errors its lines only
+            try:
+                advisor = BatchAdvisor.load(rid, tables_dir)
+            except SolverError as exc:
+                advisor = exc
+            advisors[rid] = advisor
+        if isinstance(advisor, SolverError):
+            for i in idx:
+                results[i] = _error_line(numbers[i], advisor)
+            continue
         ranked = advisor.rank([results[i] for i in idx])  # type: ignore[misc]
         for j, i in enumerate(idx):
-            results[i] = ranked.json_line(j)
+            try:
+                results[i] = ranked.json_line(j)
+            except TableError as exc:
+                results[i] = _error_line(numbers[i], exc)
     return results  # type: ignore[return-value]

@@ -445,14 +445,35 @@ def _import_bot(spec: str, rules: RuleSet) -> Bot:
     except (ImportError, AttributeError, ValueError) as exc:
         raise UsageError(f"cannot load bot {spec!r}: {exc}") from None
     if callable(obj) and not _is_bot(obj) or inspect.isclass(obj):
+        if not _may_make_bots(obj):
+            raise UsageError(f"{spec!r} is not a bot: {_NOT_A_BOT}")
         try:
             takes_args = bool(inspect.signature(obj).parameters)
         except (TypeError, ValueError):
             takes_args = False
-        obj = obj(rules) if takes_args else obj()
+        try:
+            obj = obj(rules) if takes_args else obj()
+        except Exception as exc:  # a factory that is not one: math:sqrt
+            raise UsageError(
+                f"{spec!r} is not a bot: calling it failed ({type(exc).__name__}: {exc})"
+            ) from None
     if not _is_bot(obj):
-        raise UsageError(f"{spec!r} is not a bot (it needs choose_keep and choose_box methods)")
+        raise UsageError(f"{spec!r} is not a bot: {_NOT_A_BOT}")
+    missing = [m for m in ("choose_keep", "choose_box") if getattr(type(obj), m, None) is getattr(Bot, m)]
+    if missing:
+        raise UsageError(f"{spec!r} is not a bot: it does not define {' and '.join(missing)}")
     return obj
+
+
+_NOT_A_BOT = "a bot has choose_keep and choose_box methods (subclass solver.bots.Bot)"
+
+
+def _may_make_bots(obj) -> bool:
+    """Whether ``obj`` may be a bot factory: a class with the two methods, or a Python function
+    (not a builtin such as ``math.sqrt``)."""
+    if inspect.isclass(obj):
+        return callable(getattr(obj, "choose_keep", None)) and callable(getattr(obj, "choose_box", None))
+    return not inspect.isbuiltin(obj)
 
 
 def _is_bot(obj) -> bool:

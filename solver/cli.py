@@ -63,23 +63,197 @@ def _command_of(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (tests call it in-process)."""
+    """Run the command line; returns the exit code (tests call it in-process).
+
+    Whatever happens, one line on stderr instead of a traceback: besides the
+    :class:`SolverError` family, a closed or full stdout (exit 1; a closed pipe such as
+    ``| head`` exits 0), out of memory and a failing numba compiler (exit 1, e.g. under a
+    small ``ulimit -v``).  Output that the terminal's encoding cannot show is replaced
+    (``?``), and a stderr that goes away (a progress bar's reader closed) is ignored.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command_of(argv))
+    _open_missing_std_fds()
+    saved = sys.stdout, sys.stderr
+    sys.stderr = _Guarded(_replacing(sys.stderr))
+    if sys.stdout is None:
+        _say("yahtzee: error: stdout is closed: there is nowhere to write the results")
+        sys.stderr = saved[1]
+        return 1
+    sys.stdout = _replacing(sys.stdout)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse --help / usage errors
-        return int(exc.code or 0)
+        return _run(argv)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run(argv: list[str]) -> int:
     try:
-        return int(args.func(args) or 0)
+        parser = build_parser(_command_of(argv))
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # argparse --help / usage errors
+            code = int(exc.code or 0)
+        else:
+            code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a full disk shows here, not after main has returned
+        return code
     except SolverError as exc:
-        print(f"yahtzee: error: {exc}", file=sys.stderr)
+        _say(f"yahtzee: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        print("yahtzee: interrupted", file=sys.stderr)
+        _say("yahtzee: interrupted")
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
+        _drop_stdout()
         return 0
+    except Exception as exc:
+        message = _failure(exc)
+        if message is None:
+            raise
+        _flush_or_drop()
+        _say(f"yahtzee: error: {message}")
+        return 1
+
+
+def _failure(exc: BaseException) -> str | None:
+    """One line for an exception that is the machine's, not a bug: None for a bug (traceback)."""
+    limit = "is memory limited (ulimit -v)?"
+    if isinstance(exc, MemoryError):
+        return f"out of memory{f' ({exc})' if str(exc) else ''}; {limit}"
+    if _raised_in(exc, ("numba", "llvmlite")):
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return f"the numba compiler failed ({type(exc).__name__}: {first}); {limit}"
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return f"cannot start a thread ({exc}); {limit} try --threads 1"
+    if isinstance(exc, OSError):
+        where = f" {exc.filename!r}" if exc.filename else (" the output" if _stdout_failed(exc) else "")
+        return f"cannot read or write{where}: {exc.strerror or exc}"
+    return None
+
+
+def _raised_in(exc: BaseException, packages: tuple[str, ...]) -> bool:
+    """Whether ``exc`` was raised in (or passed through) one of ``packages``."""
+    import os
+
+    if type(exc).__module__.split(".")[0] in packages:
+        return True
+    tb = exc.__traceback__
+    while tb is not None:
+        parts = os.path.normpath(tb.tb_frame.f_code.co_filename).split(os.sep)
+        if any(p in parts for p in packages):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _stdout_failed(exc: OSError) -> bool:
+    import errno
+
+    return exc.errno in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EPIPE, errno.EBADF)
+
+
+def _say(line: str) -> None:
+    """A line on stderr, if there is one to write to."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _flush_or_drop() -> None:
+    """Deliver what stdout holds, or drop it if it cannot be written."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _drop_stdout()
+
+
+def _drop_stdout() -> None:
+    """Point the process's stdout at /dev/null so the interpreter's last flush cannot fail again
+    (only when ``sys.stdout`` is the process's own: not under a test's capture)."""
+    import os
+
+    if sys.stdout is not sys.__stdout__:
+        return
+    try:
+        fd = sys.__stdout__.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _open_missing_std_fds() -> None:
+    """Give a closed stdin/stdout/stderr descriptor /dev/null, so that no file this process opens
+    takes its number (and receives what was meant for the terminal); ``sys.stdout`` stays None."""
+    import os
+
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+                if null != fd:
+                    os.dup2(null, fd)
+                    os.close(null)
+            except OSError:
+                pass
+    if sys.stderr is None:
+        try:
+            sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+        except OSError:
+            pass
+
+
+def _replacing(stream):
+    """``stream``, replacing what its encoding cannot show (an ASCII or latin-1 terminal and
+    "—" or "Zoë") instead of raising :class:`UnicodeEncodeError`."""
+    import codecs
+
+    reconfigure = getattr(stream, "reconfigure", None)
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        strict = getattr(stream, "errors", "strict") == "strict"  # stderr's default is backslashreplace
+        if reconfigure is not None and strict and codecs.lookup(encoding).name != "utf-8":
+            reconfigure(errors="replace")
+    except (LookupError, ValueError, OSError):
+        pass
+    return stream
+
+
+class _Guarded:
+    """stderr that never raises: progress and messages are lost, not the command, when the
+    reader of stderr goes away (a closed pipe) or it cannot be written."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._broken = stream is None
+
+    def write(self, text: str) -> int:
+        if not self._broken:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):
+                self._broken = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._broken:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._broken = True
+
+    def isatty(self) -> bool:
+        try:
+            return not self._broken and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":

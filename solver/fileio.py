@@ -1,28 +1,50 @@
 """Atomic file writes: a temporary file in the same folder, fsync, then rename.
 
 A reader sees the old file or the new one, never half of one; an interrupted
-write (Ctrl-C, kill) leaves at most a hidden ``.name.*.tmp`` file behind, and
-removes even that when it can.
+write (Ctrl-C) removes its temporary file, and one killed outright leaves a hidden
+``.name.PID.*.tmp`` file behind, which :func:`remove_stale_temporaries` (run by
+the next table build in that folder) deletes once process PID is gone.  The file
+gets the mode a plain ``open`` would give it: ``0o666`` less the umask.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
+
+_TEMPORARY = re.compile(r"\..+?(?:\.(?P<pid>[0-9]+))?\.[A-Za-z0-9_]+\.tmp")
+_UNTAGGED_AGE = 3600.0  # seconds: a temporary file without a writer's PID (written by 1.x) this old is stale
+
+
+def current_umask() -> int:
+    """The process umask (read from /proc where it can be, without changing it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
     """Write ``path`` through ``write(fileobj)`` on a temporary file, then rename it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
+            os.fchmod(fh.fileno(), 0o666 & ~current_umask())  # mkstemp makes it 0600
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -36,3 +58,48 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     atomic_write(path, lambda fh: fh.write(text.encode("utf-8")))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    except (OverflowError, ValueError):
+        return False  # a number no process can have
+    return True
+
+
+def remove_stale_temporaries(folder: str | os.PathLike, suffixes: tuple[str, ...]) -> list[Path]:
+    """Delete the temporary files :func:`atomic_write` left in ``folder`` for files ending in one
+    of ``suffixes`` when the process that wrote them is gone (killed mid-write); returns them."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.fullmatch(entry.name)
+        if not match or not any(f"{suffix}." in entry.name for suffix in suffixes):
+            continue
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        if match["pid"] is not None:
+            if _alive(int(match["pid"])):
+                continue
+        else:
+            try:
+                if time.time() - entry.stat(follow_symlinks=False).st_mtime < _UNTAGGED_AGE:
+                    continue
+            except OSError:
+                continue
+        try:
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:
+            pass
+    return removed

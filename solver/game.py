@@ -504,7 +504,8 @@ def _load(cls, data) -> Game:
     err = GameRecordError
     if not isinstance(data, dict):
         raise err("a saved game must be a JSON object")
-    if data.get("format_version") != FORMAT_VERSION:
+    version = data.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version != FORMAT_VERSION:
         raise err(
             f"format_version: {data.get('format_version')!r} is not supported (expected {FORMAT_VERSION})"
         )
@@ -541,14 +542,16 @@ def _load(cls, data) -> Game:
         raise err("turns: need a list of turns")
     streams = _check_streams(game)
     for t, entry in enumerate(turns, start=1):
-        where = f"turn {t}" + (f" ({game.player.name}, round {game.round})" if len(players) > 1 else "")
+        where = f"turn {t}" + (
+            f" ({printable(game.player.name)}, round {game.round})" if len(players) > 1 else ""
+        )
         if game.is_over:
             raise err(f"{where}: the game is already over after turn {t - 1}")
         if not isinstance(entry, dict):
             raise err(f"{where}: need an object with rolls and box")
         name = entry.get("player", game.player.name)
         if name != game.player.name:
-            raise err(f"{where}: it is {game.player.name}'s turn, the file says {name!r}")
+            raise err(f"{where}: it is {printable(game.player.name)}'s turn, the file says {name!r}")
         rolls = entry.get("rolls")
         if not isinstance(rolls, list) or not rolls:
             raise err(f"{where}: no rolls (the first roll of a turn is mandatory)")
@@ -588,10 +591,25 @@ def _load(cls, data) -> Game:
 
 
 def _check_streams(game: Game) -> list | None:
-    """Fresh streams to check recorded values against, when the file names a seed or date we can replay."""
+    """Fresh streams to check the recorded values against: every seeded or daily game is checked.
+
+    A game that says its dice are ``seeded`` or ``daily`` gets the dice of that
+    stream, whatever its ``stream_version`` says (missing, a string, a bool): only
+    version 1 exists, so a file naming another whole number is refused, and a
+    forged file fails at the first roll that the stream did not give.  Real dice
+    (``"dice": "real"``) and files without a ``dice`` entry are not checked.
+    """
     info = game.info
-    if info.get("stream_version") != STREAM_VERSION:
+    dice = info.get("dice")
+    if dice is None or dice == "real":
         return None
+    if dice not in ("seeded", "daily"):
+        raise GameRecordError(f"dice: {dice!r} is not seeded, daily or real")
+    version = info.get("stream_version", STREAM_VERSION)
+    if _is_whole(version) and version != STREAM_VERSION:
+        raise GameRecordError(
+            f"stream_version: {version!r} is not a dice stream this version can replay (it knows {STREAM_VERSION})"
+        )
     n = len(game.players)
     if info.get("dice") == "daily":
         date = info.get("date")
@@ -604,6 +622,19 @@ def _check_streams(game: Game) -> list | None:
             raise GameRecordError(f"seed: {seed!r} is not a whole number")
         return [SeededStream(seed, game=i) for i in range(n)]
     return None
+
+
+def _is_whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters, newlines and other unprintable
+    characters (bidi overrides, ...) written as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _replay_roll(game: Game, r, where: str, streams) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .advisor import Advisor, Option, Position
-from .game import Decision, Game
+from .game import Decision, Game, printable
 
 MISTAKE = 1e-6  # a loss above this counts as a mistake (ties count as best)
 
@@ -114,9 +114,9 @@ class PlayerReview:
     def verdict(self) -> str:
         n, m = len(self.judgements), len(self.mistakes)
         if not n:
-            return f"{self.name}: no decisions to review"
+            return f"{printable(self.name)}: no decisions to review"
         line = (
-            f"{self.name}: {self.score} points{'' if self.complete else ' (unfinished)'}; "
+            f"{printable(self.name)}: {self.score} points{'' if self.complete else ' (unfinished)'}; "
             f"{n} decisions, {m} mistake{'s' if m != 1 else ''}, expected loss {self.total_loss:.2f} points "
             f"({self.average_loss:.3f} per decision): {verdict_word(self.average_loss, self.total_loss)}"
         )
@@ -154,17 +154,18 @@ def review_game(game: Game, advisor: Advisor, players: list[int] | None = None) 
 def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False) -> str:
     """A table of every decision (or only the mistakes) per player, then one verdict line each."""
     info = game.info
-    head = [game.rules.id, str(info.get("mode", "game"))]
-    if info.get("date"):
-        head.append(f"daily {info['date']}")
-    if info.get("seed") is not None:
+    head = [game.rules.id, printable(str(info.get("mode", "game")))]
+    # only what the replay checked: a seed or date counts when the dice came from it
+    if info.get("dice") == "daily" and info.get("date"):
+        head.append(f"daily {printable(str(info['date']))}")
+    if info.get("dice") == "seeded" and info.get("seed") is not None:
         head.append(f"seed {info['seed']}")
     if info.get("dice") == "real":
         head.append("real dice")
     lines = ["Review: " + ", ".join(head)]
     for r in reviews:
         lines.append("")
-        lines.append(f"{r.name}: {r.score} points")
+        lines.append(f"{printable(r.name)}: {r.score} points")
         rows = [j for j in r.judgements if j.is_mistake or not only_mistakes]
         if rows:
             lines.append(

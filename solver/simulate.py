@@ -38,6 +38,11 @@ from .rules import RuleSet, get_rules
 from .streams import MASK64, SeededStream, mix64, reroll_keep
 from .threads import Workers, resolve_threads
 
+#: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
+#: a game with the report's statistics, so about 4 GB at the cap, and some 7 minutes for the
+#: optimal bot); play more as several calls with ``game0`` (or seeds) and pool the results.
+MAX_GAMES = 100_000_000
+
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
@@ -186,6 +191,8 @@ def simulate(
     games = int(games)
     if games < 1:
         raise UsageError(f"games must be 1 or more, got {games}")
+    if games > MAX_GAMES:
+        raise UsageError(f"games must be at most {MAX_GAMES:,} (results are kept per game), got {games:,}")
     if int(game0) < 0:
         raise UsageError(f"the first game index must be 0 or more, got {game0}")
     if int(chunk) < 1:
@@ -266,14 +273,24 @@ def _finish(rules: RuleSet, scores: np.ndarray, nbonus: np.ndarray, ids: np.ndar
     return out
 
 
-def _concat(parts: list[dict], keep_cards: bool, cards: list[np.ndarray]) -> dict:
-    out = {
-        k: np.concatenate([p[k] for p in parts])
-        for k in ("scores", "upper_bonus", "yahtzee", "yahtzee_bonuses")
+def _results(games: int, n_boxes: int, keep_cards: bool) -> dict:
+    """The per-game result arrays, allocated before any game is played (about 18 bytes a game,
+    plus the cards with ``keep_cards``): a simulation too large for the memory fails at once."""
+    return {
+        "scores": np.empty(games, dtype=np.int64),
+        "upper_bonus": np.empty(games, dtype=bool),
+        "yahtzee": np.empty(games, dtype=bool),
+        "yahtzee_bonuses": np.empty(games, dtype=np.int64),
+        "box_sums": np.zeros(n_boxes),
+        "cards": np.empty((games, n_boxes), dtype=np.int16) if keep_cards else None,
     }
-    out["box_sums"] = np.sum([p["box_sums"] for p in parts], axis=0)
-    out["cards"] = np.concatenate(cards) if keep_cards else None
-    return out
+
+
+def _store(out: dict, start: int, part: dict) -> None:
+    """Copy the results of games ``start ..`` (a :func:`_finish` dict) into ``out``."""
+    for key in ("scores", "upper_bonus", "yahtzee", "yahtzee_bonuses"):
+        out[key][start : start + len(part[key])] = part[key]
+    out["box_sums"] += part["box_sums"]
 
 
 def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra) -> None:
@@ -324,7 +341,7 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
             first_ra = rule_arrays(rules.directed(bot.advisor.direction()))
     seed_mixed = np.uint64(mix64(seed & MASK64))
     turns = rules.n_turns
-    parts, cards = [], []
+    out = _results(games, nb, keep_cards)  # first: too many games for the memory fail at once
     with Workers(n_threads) as workers:
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
@@ -351,13 +368,11 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            parts.append(_finish(rules, state[:, :nb], state[:, nb + 2], ids if kind == "table" else None))
+            _store(out, c0, _finish(rules, state[:, :nb], state[:, nb + 2], ids if kind == "table" else None))
             if keep_cards:
-                ordered = np.empty((n, nb), dtype=np.int16)
-                ordered[ids] = state[:, :nb]  # back in game order
-                cards.append(ordered)
+                out["cards"][c0 + ids] = state[:, :nb]  # back in game order
             del state
-    return _concat(parts, keep_cards, cards)
+    return out
 
 
 def game_rng(seed: int, game: int) -> random.Random:
@@ -391,6 +406,7 @@ def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
 
 
 def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
+    out = _results(games, rules.n_boxes, False)
     scores = np.empty((games, rules.n_boxes), dtype=np.int16)
     nbonus = np.zeros(games, dtype=np.int64)
     step = max(1, games // 200)
@@ -404,4 +420,6 @@ def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
             tick(pending)
             pending = 0
     tick(pending)
-    return _concat([_finish(rules, scores, nbonus)], keep_cards, [scores])
+    _store(out, 0, _finish(rules, scores, nbonus))
+    out["cards"] = scores if keep_cards else None
+    return out

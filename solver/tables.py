@@ -24,6 +24,8 @@ import json
 import mmap
 import os
 import re
+import stat
+import struct
 import sys
 import time
 from dataclasses import dataclass
@@ -60,7 +62,16 @@ def default_tables_dir() -> Path:
 
 
 def resolve_dir(tables_dir: str | os.PathLike | None) -> Path:
-    return Path(tables_dir).expanduser() if tables_dir else default_tables_dir()
+    """The tables folder; :class:`UsageError` when the path exists and is not a folder."""
+    folder = Path(tables_dir).expanduser() if tables_dir else default_tables_dir()
+    if folder.exists() and not folder.is_dir():
+        from .errors import UsageError
+
+        source = (
+            "--tables" if tables_dir else (f"${ENV_VAR}" if os.environ.get(ENV_VAR) else "the tables path")
+        )
+        raise UsageError(f"{source} names {folder}, which is not a folder")
+    return folder
 
 
 def table_paths(rules: RuleSet, tables_dir: str | os.PathLike | None = None) -> tuple[Path, Path]:
@@ -88,12 +99,89 @@ def _rebuild_hint(rules: RuleSet, folder: Path) -> str:
     return f"rebuild it with: yahtzee tables build --rules {rules.id} --force --tables {folder}"
 
 
+MAX_MANIFEST_BYTES = 1 << 20  # a manifest is about 1 KiB
+MAX_JSON_DEPTH = 32  # a manifest nests 3 deep
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class NotRegularFileError(ValueError):
+    """A FIFO, device, folder or socket where a file should be."""
+
+
+def open_regular(path: str | os.PathLike, max_bytes: int | None = None):
+    """Open ``path`` for reading in binary mode, only if it is a regular file (no FIFO,
+    device or folder: those could block or never end) of at most ``max_bytes``.
+
+    Raises :class:`OSError` for what the system refuses (missing, permission denied),
+    :class:`NotRegularFileError` for a special file and :class:`ValueError` for one too big.
+    """
+    path = os.fspath(path)
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegularFileError(f"{path} is {_kind(info.st_mode)}, not a regular file")
+    # O_NONBLOCK: should a FIFO replace the file between stat and open, open does not block
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(f"{path} is {_kind(info.st_mode)}, not a regular file")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise ValueError(f"{path} is {info.st_size} bytes, more than the {max_bytes} allowed")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _json_depth_ok(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON text nests at most ``limit`` deep (brackets outside strings), checked
+    before parsing: :func:`json.loads` recurses once per level."""
+    depth = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        t = token.group()
+        if t in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif t in "]}":
+            depth -= 1
+    return True
+
+
+def read_manifest(path: Path) -> dict:
+    """The manifest at ``path`` as a dict; :class:`OSError` when it cannot be read,
+    :class:`ValueError` when it is not a manifest (too big, too deep, not a JSON object)."""
+    with open_regular(path, MAX_MANIFEST_BYTES) as fh:
+        raw = fh.read(MAX_MANIFEST_BYTES + 1)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ValueError(f"more than {MAX_MANIFEST_BYTES} bytes")
+    text = raw.decode("utf-8")
+    if not _json_depth_ok(text):
+        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
+    manifest = json.loads(text)
+    if not isinstance(manifest, dict):
+        raise ValueError(f"a JSON {type(manifest).__name__}, not an object")
+    return manifest
 
 
 class ValueFile:
@@ -106,7 +194,17 @@ class ValueFile:
     reads them; lookups need a 3-d float64 array.
     """
 
-    __slots__ = ("path", "shape", "dtype", "descr", "fortran_order", "_mmap", "_offset", "_data", "_strides")
+    __slots__ = (
+        "path",
+        "shape",
+        "dtype",
+        "descr",
+        "fortran_order",
+        "_mmap",
+        "_offset",
+        "_data",
+        "_strides",
+    )
 
     _MAGIC = b"\x93NUMPY"
     _HEADER = re.compile(
@@ -121,7 +219,7 @@ class ValueFile:
     def open(cls, path: str | os.PathLike) -> ValueFile:
         """Read the header and map the data; ``ValueError`` if the file is corrupt or truncated."""
         path = Path(path)
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(12)
             if len(head) < 10 or not head.startswith(cls._MAGIC):
                 raise ValueError("not a .npy file: no magic string")
@@ -131,6 +229,8 @@ class ValueFile:
                 start, length = 12, int.from_bytes(head[8:12], "little")
             else:
                 raise ValueError(f"unsupported .npy format version {head[6]}.{head[7]}")
+            if length > 1 << 16:
+                raise ValueError(f".npy header of {length} bytes")
             fh.seek(start)
             raw = fh.read(length)
             header = raw.decode("utf-8" if head[6] == 3 else "latin1")
@@ -174,6 +274,23 @@ class ValueFile:
         s0, s1, s2 = self._strides
         return self._data[i % a * s0 + j % b * s1 + k % c * s2]
 
+    @property
+    def buffer(self) -> mmap.mmap:
+        """The whole file, mapped read-only."""
+        return self._mmap
+
+    @property
+    def offset(self) -> int:
+        """Where the data starts in the file (after the header)."""
+        return self._offset
+
+    def close(self) -> None:
+        """Unmap the file (no lookups afterwards)."""
+        if self._data is not None:
+            self._data.release()
+            self._data = None
+        self._mmap.close()
+
     def __array__(self, dtype=None, copy=None):
         import numpy as np
 
@@ -211,6 +328,107 @@ def expected_shape(rules: RuleSet) -> tuple[int, int, int]:
     return (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
 
 
+# What every value of a table must look like, judged by its last byte (little-endian
+# float64: the sign and the exponent's top seven bits) so that both readers check all
+# of a file at C speed without numpy.  The DP's values of the states it computes
+# (see :func:`solver.dp.level_lanes`) are points still to come: at least 1.7 in every
+# rule set (the worst single box, ``ones`` under ``all-rolls``), at most a few
+# thousand; unreachable states hold NaN; the full card's row is all 0.0.
+_IN_RANGE, _ZERO, _NAN, _OTHER = b"v", b"0", b"n", b"?"
+_RANGE_BYTES = (0x3F, 0x40)  # 2**-15 <= value < 2**17
+
+
+def _value_classes() -> bytes:
+    table = bytearray(_OTHER * 256)
+    for byte in range(_RANGE_BYTES[0], _RANGE_BYTES[1] + 1):
+        table[byte] = _IN_RANGE[0]
+    table[0x00] = _ZERO[0]
+    table[0x7F] = table[0xFF] = _NAN[0]
+    return bytes(table)
+
+
+_CLASSES = _value_classes()
+_PATTERNS: dict[str, bytes] = {}
+
+
+def value_pattern(rules: RuleSet) -> bytes:
+    """One byte per state of a table of ``rules`` in file order: ``v`` where the DP computes
+    a value (a card the fill order can reach, an upper total its filled upper boxes can
+    make, the flag only with a five-of-a-kind row filled), ``n`` (NaN) where it does not,
+    ``0`` on the full card.  Plain Python, cached per rule set."""
+    cached = _PATTERNS.get(rules.id)
+    if cached is not None:
+        return cached
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    row = (cap + 1) * n_flags
+    upper_part = sum(1 << b for b in rules.upper_indices)
+    rows_cache: dict[tuple[int, bool], bytes] = {}
+    totals_of: dict[int, frozenset[int]] = {0: frozenset({0})}
+    parts = []
+    full, five_rows, free = rules.full_mask, rules.rows_mask, rules.order == "free"
+    for mask in range(1 << rules.n_boxes):
+        if mask == full:
+            parts.append(_ZERO * row)
+            continue
+        if not free and not rules.is_reachable_mask(mask):
+            parts.append(_NAN * row)
+            continue
+        key = (mask & upper_part, bool(mask & five_rows))
+        pattern = rows_cache.get(key)
+        if pattern is None:
+            totals = _upper_totals(rules, key[0], totals_of)
+            pattern = b"".join(
+                _IN_RANGE if u in totals and (f == 0 or key[1]) else _NAN
+                for u in range(cap + 1)
+                for f in range(n_flags)
+            )
+            rows_cache[key] = pattern
+        parts.append(pattern)
+    cached = _PATTERNS[rules.id] = b"".join(parts)
+    return cached
+
+
+def _upper_totals(rules: RuleSet, bits: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
+    """The upper totals (capped) the filled upper boxes ``bits`` (box bits) can make: those of
+    ``bits`` less its highest box plus 0-5 times that box's face."""
+    totals = memo.get(bits)
+    if totals is None:
+        top = bits.bit_length() - 1
+        face, cap = rules.boxes[top].face, rules.upper_cap
+        rest = _upper_totals(rules, bits & ~(1 << top), memo)
+        totals = memo[bits] = frozenset(min(cap, t + c * face) for t in rest for c in range(6))
+    return totals
+
+
+def _check_values(buffer, offset: int, rules: RuleSet) -> str | None:
+    """What is wrong with the values of a table file (``buffer``: its bytes, the data from
+    ``offset``, C order, ``'<f8'``), or ``None``: every state as :func:`value_pattern` says."""
+    expected = value_pattern(rules)
+    got = buffer[offset + 7 :: 8].translate(_CLASSES)
+    row = len(expected) >> rules.n_boxes
+    full = offset + 8 * rules.full_mask * row
+    if got == expected and buffer[full : full + 8 * row] == bytes(8 * row):
+        return None
+    bad = [i for i, (x, y) in enumerate(zip(got, expected, strict=True)) if x != y] or [rules.full_mask * row]
+    i = bad[0]
+    value = struct.unpack_from("<d", buffer, offset + 8 * i)[0]
+    state = (i // row, i % row // rules.n_flags, i % rules.n_flags)
+    want = {_IN_RANGE[0]: "a value from 2**-15 to 2**17", _NAN[0]: "NaN (unreachable)"}.get(
+        expected[i], "0.0"
+    )
+    return f"{len(bad)} states hold impossible values (the first, {state}, holds {value!r}, not {want})"
+
+
+def reachable_states(rules: str | RuleSet):
+    """The ``(mask, upper, flag)`` index arrays (numpy) of the states the DP computes, the
+    full card's included (see :func:`value_pattern`)."""
+    import numpy as np
+
+    rules = get_rules(rules)
+    pattern = np.frombuffer(value_pattern(rules), dtype=np.uint8).reshape(expected_shape(rules))
+    return np.nonzero(pattern != _NAN[0])
+
+
 def load_table(
     rules: str | RuleSet | None = None,
     tables_dir: str | os.PathLike | None = None,
@@ -224,53 +442,101 @@ def load_table(
     imported) rather than a numpy memmap -- for a few lookups, such as one hint.
     Raises :class:`MissingTableError` when it is not built and :class:`TableError`
     when it is corrupt, truncated or built for different rules.
+
+    Both ways make the same checks, in one code path: both files are regular files
+    (never a FIFO, device or folder: no hang), the manifest is a small JSON object
+    matching the rule set, the sha256 matches (unless ``check_hash=False``), the
+    ``.npy`` header is exactly ``'<f8'``, C order and the rule set's shape, the file
+    holds exactly that many bytes, and every value looks as :func:`value_pattern` says
+    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card).
     """
     rules = get_rules(rules)
     npy, manifest_path = table_paths(rules, tables_dir)
     folder = npy.parent
-    if not npy.exists() or not manifest_path.exists():
+    rebuild = _rebuild_hint(rules, folder)
+    if not os.path.lexists(npy) or not os.path.lexists(manifest_path):
         raise MissingTableError(
             f"no table for {rules.id} in {folder}; build it with: "
             f"yahtzee tables build --rules {rules.id} --tables {folder}"
         )
+    build = f"yahtzee tables build --rules {rules.id} --tables {folder}"
+    for path in (npy, manifest_path):  # before anything is opened: a FIFO would block, a device never end
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            raise TableError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise TableError(
+                f"{path} is {_kind(info.st_mode)}, not a regular file; remove it, then build the table: {build}"
+            )
     try:
-        manifest = json.loads(manifest_path.read_text())
-        if not isinstance(manifest, dict):
-            raise ValueError("not a JSON object")
-    except (OSError, ValueError) as exc:
-        raise TableError(
-            f"manifest {manifest_path} is unreadable ({exc}); {_rebuild_hint(rules, folder)}"
-        ) from None
+        manifest = read_manifest(manifest_path)
+    except NotRegularFileError as exc:
+        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
+    except OSError as exc:
+        raise TableError(f"cannot read the manifest {manifest_path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise TableError(f"manifest {manifest_path} is unreadable ({_one_line(exc)}); {rebuild}") from None
     problems = []
-    if manifest.get("format_version") != FORMAT_VERSION:
-        problems.append(f"format version {manifest.get('format_version')!r}, expected {FORMAT_VERSION}")
+    version = manifest.get("format_version")
+    if type(version) is not int or version != FORMAT_VERSION:
+        problems.append(f"format version {version!r}, expected {FORMAT_VERSION}")
     if manifest.get("rules") != rules.describe():
         built_for = manifest.get("rules")
         built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
         problems.append(f"built for different rules ({built_id})")
-    if check_hash and manifest.get("sha256") != sha256_file(npy):
-        problems.append("sha256 does not match (corrupt or modified file)")
+    if manifest.get("shape") != list(expected_shape(rules)) or manifest.get("dtype") != "float64":
+        problems.append(f"shape {manifest.get('shape')!r} {manifest.get('dtype')!r} in the manifest")
+    if check_hash:
+        try:
+            digest = sha256_file(npy)
+        except NotRegularFileError as exc:
+            raise TableError(f"{exc}; remove it, then build the table: {build}") from None
+        except OSError as exc:
+            raise TableError(f"cannot read the table {npy}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise TableError(f"table {npy} is unusable ({exc}); {rebuild}") from None
+        if manifest.get("sha256") != digest:
+            problems.append("sha256 does not match (corrupt or modified file)")
     if problems:
-        raise TableError(
-            f"table {npy} does not match its manifest: {'; '.join(problems)}; {_rebuild_hint(rules, folder)}"
-        )
+        raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {rebuild}")
     try:
-        if light:
-            values = ValueFile.open(npy)
-        else:
-            import numpy as np
-
-            values = np.load(npy, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
+        values = ValueFile.open(npy)
+    except NotRegularFileError as exc:
+        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
+    except OSError as exc:
+        raise TableError(f"cannot read the table {npy}: {exc.strerror or exc}") from None
+    except (ValueError, EOFError) as exc:
+        raise TableError(f"table {npy} is corrupt or truncated ({exc}); {rebuild}") from None
+    header = (values.descr, values.fortran_order, values.shape)
+    if header != ("<f8", False, expected_shape(rules)):
         raise TableError(
-            f"table {npy} is corrupt or truncated ({exc}); {_rebuild_hint(rules, folder)}"
-        ) from None
-    if values.shape != expected_shape(rules) or str(values.dtype) != "float64":
-        raise TableError(
-            f"table {npy} has shape {values.shape} {values.dtype}, expected {expected_shape(rules)} float64; "
-            f"{_rebuild_hint(rules, folder)}"
+            f"table {npy} has the header descr {values.descr!r}, fortran_order {values.fortran_order}, "
+            f"shape {values.shape}; expected '<f8', False, {expected_shape(rules)}; {rebuild}"
         )
+    problem = _check_values(values.buffer, values.offset, rules)
+    if problem is not None:
+        values.close()
+        raise TableError(f"table {npy} is damaged: {problem}; {rebuild}")
+    if not light:
+        import numpy as np
+
+        try:
+            with open_regular(npy) as fh:
+                array = np.memmap(
+                    fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
+                )
+        except (OSError, ValueError) as exc:
+            raise TableError(f"cannot read the table {npy}: {_one_line(exc)}") from None
+        finally:
+            values.close()
+        values = array
     return Table(rules, values, manifest, npy)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())[:300]
 
 
 def save_table(
@@ -344,9 +610,12 @@ def build_table(
     from tqdm import tqdm
 
     from . import dp
+    from .fileio import remove_stale_temporaries
 
     rules = get_rules(rules)
-    _check_writable(table_paths(rules, tables_dir)[0].parent)
+    folder = table_paths(rules, tables_dir)[0].parent
+    _check_writable(folder)
+    remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     notice = threading.Timer(
         1.0, lambda: print("compiling the solver (first run only; cached afterwards) ...", file=sys.stderr)
@@ -392,8 +661,23 @@ def get_table(
     return load_table(rules, tables_dir, light=True, check_hash=False) if light else table
 
 
-def verify_table(rules: str | RuleSet, tables_dir=None, tolerance: float = 1e-6) -> list[str]:
-    """Problems with a built table (empty list when it checks out)."""
+def verify_table(
+    rules: str | RuleSet,
+    tables_dir=None,
+    tolerance: float = 1e-6,
+    *,
+    sample: int = 200,
+    seed: int | None = None,
+    full: bool = False,
+) -> list[str]:
+    """Problems with a built table (empty list when it checks out).
+
+    Beyond what :func:`load_table` checks: the empty card against the manifest and the
+    reference value; the Bellman equation on ``sample`` reachable states drawn at random
+    (``seed``), each state's value recomputed from the values of the states after it by
+    :class:`solver.advisor.TurnValues` (to 1e-9); with ``full``, the whole table rebuilt in
+    memory and compared bit for bit.
+    """
     rules = get_rules(rules)
     try:
         table = load_table(rules, tables_dir)
@@ -409,4 +693,61 @@ def verify_table(rules: str | RuleSet, tables_dir=None, tolerance: float = 1e-6)
         problems.append(
             f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}"
         )
+    problems += _check_bellman(table, sample, seed)
+    if full:
+        problems += _compare_rebuilt(table)
     return problems
+
+
+BELLMAN_TOLERANCE = 1e-9
+
+
+def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
+    """The Bellman equation on ``sample`` random reachable states (the full card excluded)."""
+    import numpy as np
+
+    from .advisor import TurnValues
+
+    rules = table.rules
+    m, u, f = reachable_states(rules)
+    keep = m != rules.full_mask
+    m, u, f = m[keep], u[keep], f[keep]
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(m), size=min(sample, len(m)), replace=False) if sample > 0 else []
+    states = {(0, 0, 0)} | {(int(m[i]), int(u[i]), int(f[i])) for i in picks}
+    bad = []
+    for state in sorted(states):
+        stored = float(table.values[state])
+        if rules.order == "choose" and state[0] == 0:  # the better of the two directions
+            expected = max(TurnValues(rules.directed(d), state, table.values).value for d in ("down", "up"))
+        else:
+            expected = TurnValues(rules, state, table.values).value
+        if not abs(stored - expected) <= BELLMAN_TOLERANCE * max(1.0, abs(expected)):
+            bad.append((state, stored, expected))
+    if not bad:
+        return []
+    state, stored, expected = bad[0]
+    return [
+        f"{len(bad)} of {len(states)} sampled states break the Bellman equation (e.g. {state}: "
+        f"{stored!r} stored, {expected!r} from the states after it); {_rebuild_hint(rules, table.path.parent)}"
+    ]
+
+
+def _compare_rebuilt(table: Table) -> list[str]:
+    """The table against a rebuild in memory, bit for bit (NaN on the same unreachable states)."""
+    import numpy as np
+
+    from . import dp
+
+    rules = table.rules
+    dp.load_kernels(rules)
+    rebuilt = dp.solve(rules)
+    stored = np.asarray(table.values)
+    differ = stored.view(np.uint64) != rebuilt.view(np.uint64)
+    if not differ.any():
+        return []
+    first = tuple(int(i[0]) for i in np.nonzero(differ))
+    return [
+        f"{int(differ.sum())} values differ from a rebuild (first at {first}: {stored[first]!r} stored, "
+        f"{rebuilt[first]!r} rebuilt); {_rebuild_hint(rules, table.path.parent)}"
+    ]

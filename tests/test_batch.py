@@ -265,16 +265,28 @@ def test_json_lines_order_errors_and_chunks(tables_dir):
             json.loads(s)
             for s in advise_json_lines(lines, default_rules=SMALL, tables_dir=tables_dir, chunk=chunk)
         ]
-        assert len(out) == 8  # one per non-blank line, in order
-        assert [("error" in o) for o in out] == [False, True, False, True, False, True, True, True]
+        assert len(out) == 10  # one per line, blank ones included, in order
+        assert [("error" in o) for o in out] == [
+            False,
+            True,
+            True,
+            False,
+            True,
+            True,
+            False,
+            True,
+            True,
+            True,
+        ]
         assert out[1]["error"].startswith("line 2:")
-        assert out[3]["error"].startswith("line 5:") and "7" in out[3]["error"]
-        assert out[5]["error"].startswith("line 8:") and "3" in out[5]["error"]
-        assert "twos" in out[6]["error"] and "poker" in out[7]["error"]  # no such box here; no such rules
-        for o, g in zip([out[0], out[2], out[4]], good, strict=True):
+        assert out[2] == {"error": "line 3: blank line"} and out[5] == {"error": "line 6: blank line"}
+        assert out[4]["error"].startswith("line 5:") and "7" in out[4]["error"]
+        assert out[7]["error"].startswith("line 8:") and "3" in out[7]["error"]
+        assert "twos" in out[8]["error"] and "poker" in out[9]["error"]  # no such box here; no such rules
+        for o, g in zip([out[0], out[3], out[6]], good, strict=True):
             p = Position.parse(g.get("card", ""), g["dice"], g["rolls_left"], g.get("rules", SMALL))
             assert_same_json(o, tables_dir.advisor(p.rules).advise(p).to_json())
-        assert all(opt["bonus"] == 100 for opt in out[4]["options"])
+        assert all(opt["bonus"] == 100 for opt in out[6]["options"])
 
 
 def test_hint_batch_stdin_good_and_bad_lines(capsys, monkeypatch, tables_dir):

@@ -274,8 +274,9 @@ def test_hint_batch(capsys, tdir, tmp_path, golden):
     code, out, err = run(capsys, "hint", "--batch", str(batch), "--tables", tdir)
     assert code == 0
     results = [json.loads(line) for line in out.splitlines()]
-    assert len(results) == 5  # one per non-blank line, in order
-    first, bad, second, not_json, missing = results
+    assert len(results) == 6  # one per line, in order
+    first, bad, blank, second, not_json, missing = results
+    assert blank == {"error": "line 3: blank line"}
     check_advice_json(first)
     check_advice_json(second)
     assert first["options"][0]["ev"] == pytest.approx(g0["best_ev"], abs=1e-6)

@@ -158,7 +158,9 @@ def test_vs_computer(monkeypatch, capsys, data):
     [game] = saved_games(data)
     assert game["mode"] == "vs-computer" and game["level"] == "medium"
     assert game["players"][1] == {"name": "Computer (medium)", "kind": "bot", "bot": "greedy"}
-    assert not records.records_path(data).exists()  # only solo games set records
+    assert records.load_records(data)["solo_best"] == {}  # only solo games set records
+    [stored] = records.stored_games(data)  # but every game is kept in the database
+    assert stored["mode"] == "vs-computer" and stored["status"] == "finished" and len(stored["players"]) == 2
 
 
 @pytest.mark.parametrize("level", ["easy", "hard"])
@@ -338,17 +340,21 @@ def test_env_data_folder_is_used(monkeypatch, capsys, tmp_path):
 
 
 def test_records_writes_are_atomic(monkeypatch, tmp_path):
+    """A game interrupted while it is stored leaves neither its row nor its record behind."""
     records.record_solo("yahtzee", 200, None, tmp_path)
-    before = records.records_path(tmp_path).read_text()
+    game = Game.new("yahtzee", ["Ann"], seed=1, info={"mode": "solo"})
+    while not game.is_over:
+        game.roll()
+        game.score(next(iter(game.preview())))
 
-    def interrupted(src, dst):
+    def interrupted(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(records.os, "replace", interrupted)
+    monkeypatch.setattr(records, "_offer_solo", interrupted)  # after the game row was written
     with pytest.raises(KeyboardInterrupt):
-        records.record_solo("yahtzee", 250, None, tmp_path)
-    assert records.records_path(tmp_path).read_text() == before
-    assert [p.name for p in tmp_path.iterdir()] == ["records.json"]  # no temporary file left
+        records.store_game(game, tmp_path / "g.json", "finished", tmp_path, solo_record=True)
+    assert records.stored_games(tmp_path) == []
+    assert records.solo_best("yahtzee", tmp_path)["score"] == 200
 
 
 def test_game_save_is_atomic(monkeypatch, tmp_path):
@@ -377,11 +383,12 @@ def test_record_only_improves(tmp_path):
 
 def test_corrupt_records_file_is_left_alone(monkeypatch, capsys, data):
     data.mkdir(parents=True)
-    records.records_path(data).write_text("{not json")
+    records.legacy_records_path(data).write_text("{not json")
     rc, out, err = play(monkeypatch, capsys, data, ["--seed", "1"], script_all_boxes())
     assert rc == 0
     assert "warning" in err and "unreadable" in err
-    assert records.records_path(data).read_text() == "{not json"
+    assert records.legacy_records_path(data).read_text() == "{not json"
+    assert len(saved_games(data)) == 1  # the game file is saved all the same
 
 
 # --- odd input and crashes ------------------------------------------------------------------------------
@@ -438,3 +445,6 @@ def test_records_of_an_old_rule_set_name_count_under_its_canonical_spec(tmp_path
         False,
     )
     assert "2026-01-01 yatzy+order=down" in records.load_records(tmp_path)["daily"]
+    # migrated once into the database, then renamed
+    assert not (tmp_path / "records.json").exists() and (tmp_path / "records.json.migrated").exists()
+    assert records.solo_best("yatzy+order=down", tmp_path)["score"] == 130

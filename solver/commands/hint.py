@@ -64,11 +64,27 @@ def run_hint(args) -> int:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
     advice = _advisor(position.rules, args.tables).advise(position)
+    _check_finite(position.rules, [o.ev for o in advice.options], position)
     if args.json:
-        print(json.dumps(advice.to_json()))
+        print(json.dumps(advice.to_json(), allow_nan=False))
     else:
         print(format_advice(advice, args.top))
     return 0
+
+
+def _check_finite(rules, values, what) -> None:
+    """A value that is not finite (NaN, an infinity) comes from a damaged table: one error line,
+    never ``NaN`` in the output (it is not JSON) nor a crash in the text layout."""
+    import math
+
+    bad = next((x for x in values if not math.isfinite(x)), None)
+    if bad is not None or not values:
+        from ..errors import TableError
+
+        raise TableError(
+            f"the {rules.id} table gives {bad} for {what}: it is damaged; rebuild it with: "
+            f"yahtzee tables build --rules {rules.id} --force"
+        )
 
 
 def format_advice(advice, top: int = 5) -> str:
@@ -97,27 +113,28 @@ STDIN_IDLE_SECONDS = 0.05
 
 
 def run_batch(args) -> int:
-    """JSON lines in, JSON lines out, answered in batches (see :mod:`solver.batch`)."""
-    import io
+    """JSON lines in, JSON lines out, answered in batches (see :mod:`solver.batch`).
 
-    from ..batch import advise_json_batches
+    Input is read as bytes and split at ``\\n`` only, so every input line -- blank, with a
+    lone ``\\r``, not UTF-8 -- gets exactly one output line, for files and stdin alike.
+    """
+    from ..batch import advise_json_batches, read_lines
 
-    # undecodable bytes become U+FFFD, so such a line gets its own {"error": ...}
     if args.batch == "-":
-        stream = sys.stdin
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="replace")
+        binary = getattr(sys.stdin, "buffer", None)
+        stream = binary if binary is not None else sys.stdin  # a text stream (tests) gives str lines
     else:
         try:
-            stream = open(args.batch, encoding="utf-8", errors="replace")
+            stream = open(args.batch, "rb")
         except OSError as exc:
             from ..errors import UsageError
 
             raise UsageError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
     idle = STDIN_IDLE_SECONDS if args.batch == "-" else None
+    lines = read_lines(stream) if _is_binary(stream) else stream
     with stream:
         for answers in advise_json_batches(
-            stream, default_rules=args.rules, tables_dir=args.tables, idle=idle
+            lines, default_rules=args.rules, tables_dir=args.tables, idle=idle
         ):
             if answers:
                 sys.stdout.write("\n".join(answers) + "\n")
@@ -125,11 +142,18 @@ def run_batch(args) -> int:
     return 0
 
 
+def _is_binary(stream) -> bool:
+    import io
+
+    return isinstance(stream, (io.RawIOBase, io.BufferedIOBase))
+
+
 def run_value(args) -> int:
     from ..card import ScoreCard
 
     card = ScoreCard.parse(args.card, args.rules)
     ev = _advisor(card.rules, args.tables).card_value(card)
+    _check_finite(card.rules, [ev], str(card) or "the empty card")
     if args.json:
         print(
             json.dumps(
@@ -138,7 +162,8 @@ def run_value(args) -> int:
                     "card": str(card),
                     "ev": round(ev, 9),
                     "expected_final": round(card.total + ev, 9),
-                }
+                },
+                allow_nan=False,
             )
         )
     else:

@@ -86,6 +86,9 @@ def run_play(args) -> int:
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         if not names:
             raise UsageError(f"--players needs at least one name, got {args.players!r}")
+        for n in names:
+            if not n.isprintable():
+                raise UsageError(f"player name {n!r} has control characters; use printable names")
     else:
         names = [HUMAN]
     if args.solo and (args.vs_computer or len(names) > 1):
@@ -142,6 +145,9 @@ class PlaySession:
         self._bots: dict[int, object] = {}
         self.path = None
         self._autosave_failed = False
+        self._store_failed = False
+        self._daily_optimal = None
+        self.stored = None  # what the database kept when the game finished (records.Stored)
         info = game.info
         seed = info.get("seed")
         seed_text = info.get("date") or ("real" if seed is None else seed)
@@ -224,7 +230,13 @@ class PlaySession:
             else:
                 self.err.write(f"game saved as abandoned to {self.path}\n")
             raise
-        self.save("finished")
+        optimal = None
+        if self.counts_for_record() and game.info.get("mode") == "daily":
+            from ..records import save_game
+
+            save_game(game, self.path, "finished")  # the file first: kept even if the optimum fails
+            optimal = self.daily_optimal()  # the day's result is stored with the game, in one transaction
+        self.save("finished", optimal)
         self.finish()
         return 0
 
@@ -261,10 +273,26 @@ class PlaySession:
         return len(g.players) == 1 and not g.players[0].is_bot and g.info.get("dice") != "real"
 
     # --- saving ---------------------------------------------------------------------------
-    def save(self, status: str) -> None:
-        from ..records import save_game
+    def save(self, status: str, daily_optimal: float | None = None) -> None:
+        """Write the game file, then keep the game (and, once finished, its records) in the database,
+        in one transaction; a database failure is a warning (the file is saved)."""
+        from ..records import save_game, store_game
 
         save_game(self.game, self.path, status)
+        if self._store_failed:
+            return
+        try:
+            self.stored = store_game(
+                self.game,
+                self.path,
+                status,
+                self.data,
+                solo_record=self.counts_for_record(),
+                daily_optimal=daily_optimal,
+            )
+        except SolverError as exc:
+            self._store_failed = True
+            self.err.write(f"yahtzee: warning: {exc}\n")
 
     def autosave(self) -> None:
         if self._autosave_failed or self.game.is_over:
@@ -479,15 +507,11 @@ class PlaySession:
         self.say(f"review it with: yahtzee review {self.path}")
 
     def report_record(self) -> None:
-        from ..records import record_solo
-
         g = self.game
         score = g.cards[0].total
-        try:
-            previous, is_new = record_solo(g.rules.id, score, self.path, self.data)
-        except SolverError as exc:
-            self.err.write(f"yahtzee: warning: {exc}\n")
+        if self.stored is None:  # the database could not be written (warned already)
             return
+        previous, is_new = self.stored.previous, self.stored.is_new_record
         if is_new and previous:
             self.say(f"new record for {g.rules.id}: {score} (was {previous['score']})!")
         elif is_new:
@@ -497,24 +521,28 @@ class PlaySession:
                 f"your record for {g.rules.id} stays {previous['score']} ({previous['score'] - score} more next time)"
             )
 
+    def daily_optimal(self) -> int:
+        """The optimal player's score on the day's dice (computed once)."""
+        if self._daily_optimal is None:
+            from ..daily import optimal_game
+
+            g = self.game
+            game = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=self.optimal_bot())
+            self._daily_optimal = game.cards[0].total
+        return self._daily_optimal
+
     def daily_summary(self) -> None:
-        from ..daily import optimal_game, share_text
-        from ..records import record_daily
+        from ..daily import share_text
 
         g = self.game
         date = g.info["date"]
-        optimal = optimal_game(date, g.rules, self.tables_dir, bot=self.optimal_bot()).cards[0].total
+        optimal = self.daily_optimal()
         self.say("")
         self.say("--- to share ---")
         for p, card in zip(g.players, g.cards, strict=True):
             if not p.is_bot:
                 self.say(share_text(date, g.rules, p.name, card, optimal))
                 self.say("")
-        if self.counts_for_record():
-            try:
-                record_daily(date, g.rules.id, g.players[0].name, g.cards[0].total, optimal, self.data)
-            except SolverError as exc:
-                self.err.write(f"yahtzee: warning: {exc}\n")
 
     def optimal_bot(self):
         for i, p in enumerate(self.game.players):

@@ -26,6 +26,7 @@ def register(sub) -> None:
 def run_review(args) -> int:
     from ..advisor import Advisor
     from ..errors import UsageError
+    from ..game import printable
     from ..records import load_game
     from ..review import format_review, review_game
 
@@ -34,7 +35,8 @@ def run_review(args) -> int:
     if args.player is not None:
         names = [p.name for p in game.players]
         if args.player not in names:
-            raise UsageError(f"no player {args.player!r} in {args.game} (players: {', '.join(names)})")
+            shown = ", ".join(map(printable, names))
+            raise UsageError(f"no player {args.player!r} in {printable(args.game)} (players: {shown})")
         chosen = [names.index(args.player)]
     advisor = Advisor.load(game.rules, args.tables, build_if_missing=True, progress=True)
     reviews = review_game(game, advisor, chosen)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from . import add_rules, add_tables
 
@@ -12,6 +13,7 @@ HIST_BIN = 25  # points per bin of the text histogram
 
 def register(sub) -> None:
     from ..bots import BOT_DESCRIPTIONS
+    from ..simulate import MAX_GAMES
 
     bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
     p = sub.add_parser(
@@ -25,7 +27,13 @@ def register(sub) -> None:
     )
     add_rules(p)
     p.add_argument("--bot", default="optimal", metavar="NAME", help="bot to measure (default: optimal)")
-    p.add_argument("--games", type=int, default=100_000, metavar="N", help="games to play (default 100000)")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help=f"games to play (default 100000, at most {MAX_GAMES:,}: results are kept per game)",
+    )
     p.add_argument("--seed", type=int, default=0, metavar="S", help="dice seed (default 0)")
     p.add_argument(
         "--threads",
@@ -75,11 +83,16 @@ def run_simulate(args) -> int:
     from ..bots import get_bot
     from ..errors import UsageError
     from ..rules import get_rules
-    from ..simulate import paired, simulate
+    from ..simulate import MAX_GAMES, paired, simulate
 
     rules = get_rules(args.rules)
     if args.games < 1:
         raise UsageError(f"--games must be 1 or more, got {args.games}")
+    if args.games > MAX_GAMES:
+        raise UsageError(
+            f"--games must be at most {MAX_GAMES:,} (the results are kept per game; play more as "
+            f"several runs with other seeds), got {args.games:,}"
+        )
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be 1 or more, got {args.threads}")
     _check_bot_name(args.bot)
@@ -96,12 +109,16 @@ def run_simulate(args) -> int:
         results.append(simulate(rules, bot, args.games, args.seed, threads=args.threads, progress=progress))
     seconds = time.perf_counter() - start
     pair = paired(results[0], results[1]) if len(results) == 2 else None
-    if args.hist:
-        write_histogram(args.hist, results)
+    # the report first: a histogram that cannot be written (full disk) must not lose it
     if args.json:
-        print(json.dumps(report_json(results, pair, seconds, args.hist)))
+        print(json.dumps(report_json(results, pair, seconds, args.hist), allow_nan=False))
     else:
         print(format_report(results, pair, seconds, args.hist))
+    if args.hist:
+        sys.stdout.flush()
+        write_histogram(args.hist, results)
+        if not args.json:
+            print(f"histogram written to {args.hist}")
     return 0
 
 
@@ -210,10 +227,7 @@ def format_report(results, pair, seconds: float, hist_path: str | None) -> str:
             f"({100 * pair['ties'] / n:.1f}%), {b} wins {pair['losses']:,} ({100 * pair['losses'] / n:.1f}%)"
         )
         lines.append("")
-    if hist_path:
-        lines.append(f"histogram written to {hist_path}")
-    else:
-        lines.append(f"total {seconds:.2f} s")
+    lines.append(f"total {seconds:.2f} s")
     return "\n".join(lines).rstrip("\n")
 
 
@@ -225,7 +239,7 @@ def write_histogram(path: str, results) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ..errors import UsageError
+    from ..errors import SolverError
     from ..fileio import atomic_write
 
     top = max(float(np.percentile(r.scores, 99.9)) for r in results)
@@ -250,8 +264,10 @@ def write_histogram(path: str, results) -> None:
     ax.legend()
     fig.tight_layout()
     try:
+        if os.path.lexists(path) and not os.path.isfile(path):  # a folder, /dev/full, a FIFO: never replaced
+            raise SolverError(f"cannot write --hist {path!r}: not a regular file")
         atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
     except OSError as exc:
-        raise UsageError(f"cannot write --hist {path!r}: {exc.strerror or exc}") from None
+        raise SolverError(f"cannot write --hist {path!r}: {exc.strerror or exc}") from None
     finally:
         plt.close(fig)

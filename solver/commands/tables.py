@@ -25,8 +25,21 @@ def register(sub) -> None:
     add_tables(b)
     b.set_defaults(func=run_build)
 
-    v = tsub.add_parser("verify", help="check checksums and reference values")
+    v = tsub.add_parser(
+        "verify", help="check files, checksums, reference values and the values themselves (Bellman equation)"
+    )
     add_rules(v, many="rule sets to verify (default: every built table)")
+    v.add_argument(
+        "--sample",
+        type=int,
+        default=200,
+        metavar="N",
+        help="states checked against the Bellman equation, drawn at random (default 200)",
+    )
+    v.add_argument("--seed", type=int, default=None, help="seed of the sample (default: a fresh one)")
+    v.add_argument(
+        "--full", action="store_true", help="also rebuild each table in memory and compare bit for bit"
+    )
     add_tables(v)
     v.set_defaults(func=run_verify)
 
@@ -79,6 +92,10 @@ def run_build(args) -> int:
 def run_verify(args) -> int:
     from ..tables import resolve_dir, verify_table
 
+    if args.sample < 0:
+        from ..errors import UsageError
+
+        raise UsageError(f"--sample must be at least 0, got {args.sample}")
     selected = _selected(args, default_all_built=True)
     if not selected:
         print(
@@ -88,7 +105,7 @@ def run_verify(args) -> int:
         return 1
     failures = 0
     for rules in selected:
-        problems = verify_table(rules, args.tables)
+        problems = verify_table(rules, args.tables, sample=args.sample, seed=args.seed, full=args.full)
         if problems:
             failures += 1
             for p in problems:

@@ -1,0 +1,429 @@
+"""Adversarial cases of the command line (issue 10, parts 2-5): lines in = lines out in batch,
+no NaN or infinity in JSON, bounded simulations, and one line instead of a traceback.
+
+Subprocess cases use the small rule sets ``yacht+lower-only`` and ``yahtzee+lower-only``
+(tables built once for the module); the ones that compile numba kernels cold are ``slow``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver.batch import advise_json_lines
+from solver.cli import main
+from solver.simulate import MAX_GAMES
+
+SMALL = "yacht+lower-only"
+OTHER = "yahtzee+lower-only"
+GOOD = b'{"dice": "33456", "rolls_left": 2}'
+
+slow = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def tdir(tmp_path_factory) -> Path:
+    """A tables folder with the two small rule sets' tables, built once for the module."""
+    from solver.tables import build_table
+
+    folder = tmp_path_factory.mktemp("adversarial-tables")
+    for rid in (SMALL, OTHER):
+        build_table(rid, folder, progress=False)
+    return folder
+
+
+def damaged_copy(tdir: Path, folder: Path, rid: str, value: float) -> Path:
+    """``folder`` with a copy of the tables of ``tdir`` whose table ``rid`` holds ``value`` on
+    every state but the empty card, the manifest's sha256 recomputed (a forged, consistent file)."""
+    folder.mkdir(exist_ok=True)
+    for name in os.listdir(tdir):
+        shutil.copy(tdir / name, folder / name)
+    npy = folder / f"{rid}.npy"
+    values = np.load(npy)
+    values[1:] = value
+    np.save(npy, values)
+    manifest = json.loads((folder / f"{rid}.json").read_text())
+    manifest["sha256"] = hashlib.sha256(npy.read_bytes()).hexdigest()
+    (folder / f"{rid}.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def strict_json(text: str):
+    """``json.loads`` that refuses NaN and infinities (what other JSON parsers do)."""
+
+    def refuse(name):
+        raise AssertionError(f"{name} in JSON output: {text[:200]}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err: str) -> bool:
+    return len(err.strip().splitlines()) == 1 and "Traceback" not in err and err.startswith("yahtzee: error:")
+
+
+def process(*args, stdin=None, env=None, preexec_fn=None, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "solver", *args],
+        input=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        env=full_env,
+        preexec_fn=preexec_fn,
+        timeout=300,
+        cwd=Path(__file__).parent.parent,
+    )
+
+
+# --------------------------------------------------------------------------- batch: lines in = lines out
+
+TRICKY = [
+    GOOD,
+    b'{"dice": "33456",\r "rolls_left": 1}',  # a lone \r inside a line
+    b"",  # blank
+    b"   \t",  # blank too
+    b'{"dice": "11111", "rolls_left": 0, "card": "Zo\xc3\xab"}',  # UTF-8, a bad card
+    b'{"dice": "11111", "rolls_left": 0, "card": "\xff\xfe"}',  # not UTF-8
+    b'{"dice": "66666", "rolls_left": 0}\r',  # CRLF
+    b"\r",
+    b"\x00",
+    b'{"dice": "12345", "rolls_left": 2, "rules": "yahtzee+lower-only"}',
+]
+
+
+def answers(out: bytes) -> list[dict]:
+    assert out.endswith(b"\n")
+    return [strict_json(line) for line in out.decode("ascii").split("\n")[:-1]]
+
+
+def check_tricky(results: list[dict]) -> None:
+    assert len(results) == len(TRICKY)
+    assert "options" in results[0] and results[1]["rolls_left"] == 1 and "options" in results[1]
+    assert results[2] == {"error": "line 3: blank line"} and results[3] == {"error": "line 4: blank line"}
+    assert results[4]["error"].startswith("line 5:") and "Zo" in results[4]["error"]
+    assert results[5]["error"].startswith("line 6: not UTF-8")
+    assert results[6]["dice"] == "66666" and "options" in results[6]
+    assert results[7] == {"error": "line 8: blank line"}
+    assert set(results[8]) == {"error"} and results[8]["error"].startswith("line 9:")
+    assert results[9]["rules"] == OTHER
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_batch_file_lines_in_lines_out(tdir, tmp_path, capsys, ending):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + ending.join(TRICKY) + ending)  # with a UTF-8 BOM
+    code, out, err = run(capsys, "hint", "--batch", str(path), "--rules", SMALL, "--tables", str(tdir))
+    assert code == 0 and err == ""
+    results = answers(out.encode())
+    check_tricky(results)
+    assert results[0]["rules"] == SMALL  # the BOM did not break the first line
+
+
+def test_batch_stdin_lines_in_lines_out(tdir):
+    """The same bytes through a pipe give the same answers as the file (one per line)."""
+    proc = process(
+        "hint",
+        "--batch",
+        "-",
+        "--rules",
+        SMALL,
+        "--tables",
+        str(tdir),
+        stdin=b"\xef\xbb\xbf" + b"\n".join(TRICKY),
+    )
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    check_tricky(answers(proc.stdout))
+
+
+def test_batch_no_final_newline_and_empty_input(tdir, tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(GOOD + b"\n" + GOOD)
+    code, out, _ = run(capsys, "hint", "--batch", str(path), "--rules", SMALL, "--tables", str(tdir))
+    assert code == 0 and len(answers(out.encode())) == 2
+    path.write_bytes(b"")
+    assert run(capsys, "hint", "--batch", str(path), "--tables", str(tdir)) == (0, "", "")
+    path.write_bytes(b"\n")  # one blank line: one answer
+    code, out, _ = run(capsys, "hint", "--batch", str(path), "--tables", str(tdir))
+    assert answers(out.encode()) == [{"error": "line 1: blank line"}]
+
+
+def test_batch_api_takes_bytes_and_text(tdir):
+    lines = ["\ufeff" + GOOD.decode() + "\r\n", "\n", b"\xc3(\n"]
+    out = [json.loads(s) for s in advise_json_lines(lines, SMALL, tdir)]
+    assert "options" in out[0] and out[1] == {"error": "line 2: blank line"}
+    assert out[2]["error"].startswith("line 3: not UTF-8 (byte 0xc3 at column 1)")
+
+
+def mixed_lines() -> list[bytes]:
+    other = b'{"dice": "33456", "rolls_left": 2, "rules": "yahtzee+lower-only"}'
+    small0 = b'{"dice": "33456", "rolls_left": 0, "card": "choice=20"}'
+    return [GOOD, other, small0, other, b"{bad"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "nan", "-inf", "inf", "folder"])
+def test_batch_bad_table_errors_only_its_lines(tdir, tmp_path, capsys, damage):
+    """A damaged table for one rule set errors only the lines of that rule set (same chunk)."""
+    folder = tmp_path / "tables"
+    if damage in ("nan", "-inf", "inf"):
+        damaged_copy(tdir, folder, OTHER, float(damage))
+    else:
+        damaged_copy(tdir, folder, OTHER, 0.0)  # a copy; damaged below
+        npy = folder / f"{OTHER}.npy"
+        if damage == "truncated":
+            npy.write_bytes(npy.read_bytes()[:300])
+        else:
+            npy.unlink()
+            npy.mkdir()
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\n".join(mixed_lines()) + b"\n")
+    code, out, err = run(capsys, "hint", "--batch", str(path), "--rules", SMALL, "--tables", str(folder))
+    assert code == 0, err
+    results = answers(out.encode())
+    assert len(results) == 5
+    assert "options" in results[0] and "options" in results[2]  # the good table's lines
+    for r, n in ((results[1], 2), (results[3], 4)):
+        assert set(r) == {"error"} and r["error"].startswith(f"line {n}:") and OTHER in r["error"]
+    assert set(results[4]) == {"error"}
+
+
+# --------------------------------------------------------------------------- no NaN, no infinity
+
+
+@pytest.mark.parametrize("value", ["nan", "-inf", "inf"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_hint_on_a_non_finite_table_is_one_error(tdir, tmp_path, capsys, value, as_json):
+    folder = damaged_copy(tdir, tmp_path / "t", SMALL, float(value))
+    argv = ["hint", "--rules", SMALL, "--dice", "33456", "--rolls-left", "2", "--tables", str(folder)]
+    code, out, err = run(capsys, *argv, *(["--json"] if as_json else []))
+    assert code == 1 and out == "" and one_line_error(err), err
+    assert SMALL in err
+
+
+def test_hint_json_in_a_process_never_prints_nan(tdir, tmp_path):
+    """Through the numpy-free reader of a real process, too."""
+    folder = damaged_copy(tdir, tmp_path / "t", SMALL, float("nan"))
+    for extra in (["--json"], []):
+        proc = process("hint", "--rules", SMALL, "--dice", "33456", "--rolls-left", "0", "--card", "choice=20",
+                       "--tables", str(folder), *extra)  # fmt: skip
+        assert proc.returncode == 1 and proc.stdout == b"" and b"Traceback" not in proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "-inf"])
+def test_value_on_a_non_finite_table(tdir, tmp_path, capsys, value):
+    folder = damaged_copy(tdir, tmp_path / "t", SMALL, float(value))
+    code, out, err = run(
+        capsys, "value", "--rules", SMALL, "--card", "choice=20", "--json", "--tables", str(folder)
+    )
+    assert code == 1 and out == "" and one_line_error(err), err
+
+
+def test_all_rolls_never_prints_the_stop_option(tmp_path, capsys):
+    """Under all-rolls stopping early is no option (its value is -inf): never printed."""
+    rid = "yacht+all-rolls+lower-only"
+    code, out, err = run(capsys, "hint", "--rules", rid, "--dice", "66666", "--rolls-left", "2", "--json",
+                         "--top", "0", "--tables", str(tmp_path))  # fmt: skip
+    assert code == 0, err
+    data = strict_json(out)
+    assert [6, 6, 6, 6, 6] not in [o["keep"] for o in data["options"]]
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"rules": rid, "dice": "66666", "rolls_left": 1}) + "\n")
+    code, out, err = run(capsys, "hint", "--batch", str(path), "--tables", str(tmp_path))
+    assert code == 0 and [6, 6, 6, 6, 6] not in [o["keep"] for o in strict_json(out)["options"]]
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+def test_simulate_games_cap_is_a_usage_error(capsys, tmp_path):
+    code, out, err = run(
+        capsys, "simulate", "--games", str(10**12), "--bot", "random", "--tables", str(tmp_path)
+    )
+    assert code == 2 and out == "" and f"{MAX_GAMES:,}" in err and len(err.splitlines()) == 1
+    code, out, err = run(capsys, "simulate", "--help")
+    assert code == 0 and f"{MAX_GAMES:,}" in out.replace("\n", " ").replace(" " * 2, " ")
+
+
+def test_simulate_api_games_cap():
+    from solver.errors import UsageError
+    from solver.simulate import simulate
+
+    with pytest.raises(UsageError, match="at most"):
+        simulate(SMALL, "random", games=MAX_GAMES + 1)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_simulate_hist_to_dev_full_prints_the_report_first(tdir, tmp_path, capsys, as_json):
+    pytest.importorskip("matplotlib")
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    # through a link, so that a version that replaced the path would replace the link, not /dev/full
+    png = tmp_path / "full.png"
+    png.symlink_to("/dev/full")
+    argv = ["simulate", "--rules", SMALL, "--bot", "random", "--games", "200", "--quiet", "--hist", str(png)]
+    code, out, err = run(capsys, *argv, "--tables", str(tdir), *(["--json"] if as_json else []))
+    assert code == 1 and one_line_error(err) and "not a regular file" in err
+    if as_json:
+        assert strict_json(out)["games"] == 200
+    else:
+        assert "random, 200 games" in out and "histogram written" not in out
+    assert png.is_symlink() and stat.S_ISCHR(os.stat("/dev/full").st_mode)  # never replaced by a file
+
+
+def _limit_file_size():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+@slow  # matplotlib and numba in a fresh process: a few seconds
+def test_simulate_hist_on_a_full_disk(tdir, tmp_path):
+    """A file-size limit makes the PNG write fail like a full disk: report, then one error line."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "h.png"
+    argv = ["simulate", "--rules", SMALL, "--bot", "random", "--games", "500", "--quiet", "--hist", str(png)]
+    warm = process(*argv, "--tables", str(tdir))  # compile and cache the kernels without the limit
+    assert warm.returncode == 0, warm.stderr
+    png.unlink()
+    proc = process(*argv, "--tables", str(tdir), preexec_fn=_limit_file_size)
+    assert proc.returncode == 1, proc.stderr
+    assert b"random, 500 games" in proc.stdout and b"Traceback" not in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and b"--hist" in proc.stderr
+    assert not png.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+# --------------------------------------------------------------------------- one line, never a traceback
+
+
+@pytest.mark.parametrize(
+    "spec", ["math:sqrt", "solver.bots:Bot", "json:dumps", "os:path", "solver.dice:N_DICE"]
+)
+def test_not_a_bot(capsys, tdir, spec):
+    code, out, err = run(capsys, "simulate", "--rules", SMALL, "--bot", spec, "--games", "5", "--quiet",
+                         "--tables", str(tdir))  # fmt: skip
+    assert code == 2 and out == "" and one_line_error(err) and "not a bot" in err
+
+
+def test_stdout_on_dev_full(tdir):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    tables = ["--rules", SMALL, "--tables", str(tdir)]
+    for args in (
+        ["hint", "--dice", "33456", "--rolls-left", "2", *tables],
+        ["rules", SMALL],
+        ["value", *tables],
+    ):
+        with open("/dev/full", "wb") as full:
+            proc = process(*args, stdout=full)
+        assert proc.returncode == 1 and b"Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith(b"yahtzee: error:") and len(proc.stderr.splitlines()) == 1
+
+
+def _close_stdout():
+    os.close(1)
+
+
+def _close_stderr():
+    os.close(2)
+
+
+def test_stdout_closed(tdir):
+    proc = process("hint", "--rules", SMALL, "--dice", "33456", "--rolls-left", "2", "--tables", str(tdir),
+                   preexec_fn=_close_stdout)  # fmt: skip
+    assert proc.returncode == 1 and b"stdout is closed" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def test_stdout_reader_goes_away(tdir):
+    """``| head``: the reader closes the pipe early; exit 0, nothing on stderr."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver", "hint", "--batch", "-", "--rules", SMALL, "--tables", str(tdir)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    proc.stdout.close()  # nothing read: the reader is gone at once
+    _, err = proc.communicate((GOOD + b"\n") * 3000, timeout=300)
+    assert proc.returncode == 0 and b"Traceback" not in err, err
+
+
+def test_stderr_closed_before_a_progress_bar(tdir, tmp_path):
+    """stderr closed from the start: the table build's progress bar and the report survive."""
+    proc = process("hint", "--rules", SMALL, "--dice", "33456", "--rolls-left", "2", "--tables", str(tmp_path),
+                   preexec_fn=_close_stderr)  # fmt: skip
+    assert proc.returncode == 0 and b"Best:" in proc.stdout
+    assert (tmp_path / f"{SMALL}.npy").exists()
+
+
+def test_stderr_reader_goes_away_while_a_progress_bar_runs(tdir):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver", "simulate", "--rules", SMALL, "--bot", "random", "--games", "200000",
+         "--tables", str(tdir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    proc.stderr.close()  # the progress bar's reader is gone
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and b"random, 200,000 games" in out
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_narrow_output_encoding(tdir, encoding):
+    """Names like "Zoë" and "—" on an ASCII or latin-1 terminal: replaced, never a crash."""
+    env = {"PYTHONIOENCODING": encoding}
+    proc = process("play", "--rules", SMALL, "--players", "Zoë,Ann—", "--seed", "1", "--tables", str(tdir),
+                   stdin=b"q\n", env=env)  # fmt: skip
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    assert b"Zo" in proc.stdout
+    proc = process("hint", "--rules", "Zoë—", "--dice", "33456", "--rolls-left", "2", env=env)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and b"Traceback" not in proc.stderr
+
+
+def test_c_locale(tdir):
+    env = {"LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": ""}
+    proc = process("play", "--rules", SMALL, "--players", "Zoë,Ann—", "--seed", "1", "--tables", str(tdir),
+                   stdin=b"q\n", env=env)  # fmt: skip
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+
+
+def _limit_memory(megabytes: int):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+
+    return limit
+
+
+def test_out_of_memory_is_one_line(tdir):
+    """More games than the memory limit holds (under the cap): "out of memory", exit 1."""
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    proc = process("simulate", "--rules", SMALL, "--bot", "random", "--games", str(MAX_GAMES), "--quiet",
+                   "--threads", "1", "--tables", str(tdir), preexec_fn=_limit_memory(1500))  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert b"Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert b"out of memory" in proc.stderr
+
+
+@slow  # a cold numba compilation per limit
+@pytest.mark.parametrize("megabytes", [300, 400, 500])
+def test_small_address_space_for_the_compiler(tdir, tmp_path, megabytes):
+    """Under ``ulimit -v`` too small for numba/LLVM: the report or one line, never a traceback."""
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    proc = process("simulate", "--rules", SMALL, "--games", "100", "--quiet", "--threads", "1",
+                   "--tables", str(tdir), env=env, preexec_fn=_limit_memory(megabytes))  # fmt: skip
+    assert b"Traceback" not in proc.stderr, proc.stderr[-2000:]
+    if proc.returncode != 0:
+        assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert b"ulimit -v" in proc.stderr
