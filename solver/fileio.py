@@ -9,8 +9,10 @@ gets the mode a plain ``open`` would give it: ``0o666`` less the umask.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -39,6 +41,12 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
     """Write ``path`` through ``write(fileobj)`` on a temporary file, then rename it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):  # never rename over a device, FIFO or folder
+        raise OSError(errno.EEXIST, "exists and is not a regular file", str(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

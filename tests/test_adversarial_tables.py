@@ -477,3 +477,20 @@ def test_a_killed_write_is_cleaned_up_by_the_next_build(tmp_path):
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == sorted([other.name, live.name, npy.name, f"{SPEC}.json"])
     assert load_table(SPEC, tmp_path).empty_card_value > 0
+
+
+def test_atomic_write_never_replaces_a_special_file(tmp_path):
+    """As root a rename would replace a FIFO or a device node (e.g. /dev/full) with a plain file."""
+    from solver.fileio import atomic_write_text
+
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file"):
+        atomic_write_text(fifo, "{}")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temporary file left
+    link = tmp_path / "full"
+    link.symlink_to("/dev/full")
+    with pytest.raises(OSError, match="not a regular file"):
+        atomic_write_text(link, "{}")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
