@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from .errors import SolverError
+from .errors import SolverError, printable
 
 # command word -> module of solver.commands that registers it
 COMMAND_MODULES = {
@@ -97,8 +97,8 @@ def _run(argv: list[str]) -> int:
             code = int(args.func(args) or 0)
         sys.stdout.flush()  # a full disk shows here, not after main has returned
         return code
-    except SolverError as exc:
-        _say(f"yahtzee: error: {exc}")
+    except SolverError as exc:  # a message may quote a path or name the user gave: escape it
+        _say(f"yahtzee: error: {printable(exc)}")
         return exc.exit_code
     except KeyboardInterrupt:
         _say("yahtzee: interrupted")
@@ -111,7 +111,7 @@ def _run(argv: list[str]) -> int:
         if message is None:
             raise
         _flush_or_drop()
-        _say(f"yahtzee: error: {message}")
+        _say(f"yahtzee: error: {printable(message)}")
         return 1
 
 

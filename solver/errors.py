@@ -8,6 +8,15 @@ problems such as a corrupt table exit with code 1.
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters, newlines and other unprintable
+    characters (bidi overrides, ...) written as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 class SolverError(Exception):
     """Base class of every error the package raises on purpose."""
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from .card import ScoreCard, box_key
 from .dice import N_DICE, N_FACES, Dice
-from .errors import IllegalMoveError, SolverError, UsageError
+from .errors import IllegalMoveError, SolverError, UsageError, printable
 from .rules import RuleSet, get_rules
 from .streams import STREAM_VERSION, DailyStream, SeededStream
 
@@ -626,15 +626,6 @@ def _check_streams(game: Game) -> list | None:
 
 def _is_whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def printable(text: str) -> str:
-    """``text`` safe for a terminal: control characters, newlines and other unprintable
-    characters (bidi overrides, ...) written as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``)."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _replay_roll(game: Game, r, where: str, streams) -> None:

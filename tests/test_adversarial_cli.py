@@ -427,3 +427,13 @@ def test_small_address_space_for_the_compiler(tdir, tmp_path, megabytes):
     if proc.returncode != 0:
         assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
         assert b"ulimit -v" in proc.stderr
+
+
+def test_error_lines_escape_control_characters_of_what_the_user_gave(capsys, tmp_path):
+    """A path with a newline or an escape sequence must not reach the terminal raw."""
+    from solver.cli import main
+
+    bad = tmp_path / "game\x1b[2J\nfile.json"
+    assert main(["review", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err and "\\x1b" in err and "\\n" in err
