@@ -111,3 +111,60 @@ def remove_stale_temporaries(folder: str | os.PathLike, suffixes: tuple[str, ...
         except OSError:
             pass
     return removed
+
+
+def file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class NotRegularFileError(ValueError):
+    """A FIFO, device, folder or socket where a file should be."""
+
+
+def open_regular(path: str | os.PathLike, max_bytes: int | None = None):
+    """Open ``path`` for reading in binary mode, only if it is a regular file (no FIFO,
+    device or folder: those could block or never end) of at most ``max_bytes``.
+
+    Raises :class:`OSError` for what the system refuses (missing, permission denied),
+    :class:`NotRegularFileError` for a special file and :class:`ValueError` for one too big.
+    """
+    path = os.fspath(path)
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegularFileError(f"{path} is {file_kind(info.st_mode)}, not a regular file")
+    # O_NONBLOCK: should a FIFO replace the file between stat and open, open does not block
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(f"{path} is {file_kind(info.st_mode)}, not a regular file")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise ValueError(f"{path} is {info.st_size} bytes, more than the {max_bytes} allowed")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def json_depth_ok(text: str, limit: int) -> bool:
+    """Whether the JSON text nests at most ``limit`` deep (brackets outside strings), checked
+    before parsing: :func:`json.loads` recurses once per level."""
+    depth = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        t = token.group()
+        if t in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif t in "]}":
+            depth -= 1
+    return True

@@ -42,14 +42,13 @@ import json
 import os
 import secrets
 import sqlite3
-import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SolverError
-from .fileio import atomic_write_text
+from .fileio import NotRegularFileError, atomic_write_text, file_kind, json_depth_ok, open_regular
 from .game import Game, GameRecordError
 
 ENV_VAR = "YAHTZEE_DATA"
@@ -481,17 +480,6 @@ def import_game(path: str | os.PathLike, data: str | os.PathLike | None = None) 
     return game
 
 
-def _depth_ok(value, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, (list, dict)):
-            if depth > limit:
-                return False
-            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
-    return True
-
-
 def read_game_file(path: str | os.PathLike) -> dict:
     """The JSON of a saved game.
 
@@ -502,56 +490,33 @@ def read_game_file(path: str | os.PathLike) -> dict:
     failure (permissions, I/O) raises :class:`GameFileError` (exit 1).
     """
     path = Path(path)
+    too_big = f"game file {path} is larger than {MAX_GAME_BYTES} bytes: not a saved game"
     try:
-        st = os.stat(path)
+        with open_regular(path, MAX_GAME_BYTES) as fh:
+            raw = fh.read(MAX_GAME_BYTES + 1)
     except FileNotFoundError:
         raise GameRecordError(f"cannot read game file {path}: no such file") from None
+    except NotRegularFileError:
+        kind = file_kind(os.stat(path).st_mode)
+        if kind == "a folder":
+            raise GameRecordError(f"game file {path} is a folder, not a saved game") from None
+        raise GameRecordError(f"game file {path} is {kind}, not a regular file: not a saved game") from None
+    except ValueError:
+        raise GameRecordError(too_big) from None
     except OSError as exc:
         raise GameFileError(f"cannot read game file {path}: {exc.strerror or exc}") from None
-    _check_regular(path, st)
+    if len(raw) > MAX_GAME_BYTES:
+        raise GameRecordError(too_big)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        raise GameFileError(f"cannot read game file {path}: {exc.strerror or exc}") from None
-    try:
-        _check_regular(path, os.fstat(fd))  # the file may have been swapped since the stat
-        chunks, size = [], 0
-        while size <= MAX_GAME_BYTES:
-            chunk = os.read(fd, MAX_GAME_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise GameFileError(f"cannot read game file {path}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if size > MAX_GAME_BYTES:
-        raise GameRecordError(f"game file {path} is larger than {MAX_GAME_BYTES} bytes: not a saved game")
-    try:
-        text = b"".join(chunks).decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise GameRecordError(f"game file {path} is not UTF-8 text") from None
+    if not json_depth_ok(text, MAX_GAME_DEPTH):
+        raise GameRecordError(f"game file {path} is nested more than {MAX_GAME_DEPTH} deep: not a saved game")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise GameRecordError(f"game file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise GameRecordError(f"game file {path} is nested too deeply to be a saved game") from None
-    if not _depth_ok(data, MAX_GAME_DEPTH):
-        raise GameRecordError(f"game file {path} is nested more than {MAX_GAME_DEPTH} deep: not a saved game")
-    return data
-
-
-def _check_regular(path: Path, st: os.stat_result) -> None:
-    if stat.S_ISDIR(st.st_mode):
-        raise GameRecordError(f"game file {path} is a folder, not a saved game")
-    if not stat.S_ISREG(st.st_mode):
-        raise GameRecordError(
-            f"game file {path} is not a regular file (a pipe or a device?): not a saved game"
-        )
-    if st.st_size > MAX_GAME_BYTES:
-        raise GameRecordError(f"game file {path} is larger than {MAX_GAME_BYTES} bytes: not a saved game")
 
 
 def load_game(path: str | os.PathLike) -> Game:

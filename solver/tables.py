@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import MissingTableError, TableError
+from .fileio import NotRegularFileError, file_kind, json_depth_ok, open_regular
 from .rules import RuleSet, get_rules
 
 if TYPE_CHECKING:
@@ -103,69 +104,12 @@ MAX_MANIFEST_BYTES = 1 << 20  # a manifest is about 1 KiB
 MAX_JSON_DEPTH = 32  # a manifest nests 3 deep
 
 
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
-class NotRegularFileError(ValueError):
-    """A FIFO, device, folder or socket where a file should be."""
-
-
-def open_regular(path: str | os.PathLike, max_bytes: int | None = None):
-    """Open ``path`` for reading in binary mode, only if it is a regular file (no FIFO,
-    device or folder: those could block or never end) of at most ``max_bytes``.
-
-    Raises :class:`OSError` for what the system refuses (missing, permission denied),
-    :class:`NotRegularFileError` for a special file and :class:`ValueError` for one too big.
-    """
-    path = os.fspath(path)
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise NotRegularFileError(f"{path} is {_kind(info.st_mode)}, not a regular file")
-    # O_NONBLOCK: should a FIFO replace the file between stat and open, open does not block
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(f"{path} is {_kind(info.st_mode)}, not a regular file")
-        if max_bytes is not None and info.st_size > max_bytes:
-            raise ValueError(f"{path} is {info.st_size} bytes, more than the {max_bytes} allowed")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with open_regular(path) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _json_depth_ok(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether the JSON text nests at most ``limit`` deep (brackets outside strings), checked
-    before parsing: :func:`json.loads` recurses once per level."""
-    depth = 0
-    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
-        t = token.group()
-        if t in "[{":
-            depth += 1
-            if depth > limit:
-                return False
-        elif t in "]}":
-            depth -= 1
-    return True
 
 
 def read_manifest(path: Path) -> dict:
@@ -176,7 +120,7 @@ def read_manifest(path: Path) -> dict:
     if len(raw) > MAX_MANIFEST_BYTES:
         raise ValueError(f"more than {MAX_MANIFEST_BYTES} bytes")
     text = raw.decode("utf-8")
-    if not _json_depth_ok(text):
+    if not json_depth_ok(text, MAX_JSON_DEPTH):
         raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
     manifest = json.loads(text)
     if not isinstance(manifest, dict):
@@ -467,7 +411,7 @@ def load_table(
             raise TableError(f"cannot read {path}: {exc.strerror or exc}") from None
         if not stat.S_ISREG(info.st_mode):
             raise TableError(
-                f"{path} is {_kind(info.st_mode)}, not a regular file; remove it, then build the table: {build}"
+                f"{path} is {file_kind(info.st_mode)}, not a regular file; remove it, then build the table: {build}"
             )
     try:
         manifest = read_manifest(manifest_path)
