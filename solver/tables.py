@@ -19,6 +19,7 @@ a single hint, which then never imports numpy (about half of its start-up).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
@@ -373,6 +374,18 @@ def reachable_states(rules: str | RuleSet):
     return np.nonzero(pattern != _NAN[0])
 
 
+@contextlib.contextmanager
+def _reading(what: str, path: Path, build: str):
+    """Turn the system's refusals to read ``what`` at ``path`` into one-line table errors:
+    a special file (remove it, then ``build``) or an OS error (permissions, I/O)."""
+    try:
+        yield
+    except NotRegularFileError as exc:
+        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
+    except OSError as exc:
+        raise TableError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
 def load_table(
     rules: str | RuleSet | None = None,
     tables_dir: str | os.PathLike | None = None,
@@ -414,11 +427,8 @@ def load_table(
                 f"{path} is {file_kind(info.st_mode)}, not a regular file; remove it, then build the table: {build}"
             )
     try:
-        manifest = read_manifest(manifest_path)
-    except NotRegularFileError as exc:
-        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
-    except OSError as exc:
-        raise TableError(f"cannot read the manifest {manifest_path}: {exc.strerror or exc}") from None
+        with _reading("the manifest", manifest_path, build):
+            manifest = read_manifest(manifest_path)
     except (ValueError, RecursionError) as exc:
         raise TableError(f"manifest {manifest_path} is unreadable ({_one_line(exc)}); {rebuild}") from None
     problems = []
@@ -433,11 +443,8 @@ def load_table(
         problems.append(f"shape {manifest.get('shape')!r} {manifest.get('dtype')!r} in the manifest")
     if check_hash:
         try:
-            digest = sha256_file(npy)
-        except NotRegularFileError as exc:
-            raise TableError(f"{exc}; remove it, then build the table: {build}") from None
-        except OSError as exc:
-            raise TableError(f"cannot read the table {npy}: {exc.strerror or exc}") from None
+            with _reading("the table", npy, build):
+                digest = sha256_file(npy)
         except ValueError as exc:
             raise TableError(f"table {npy} is unusable ({exc}); {rebuild}") from None
         if manifest.get("sha256") != digest:
@@ -445,11 +452,8 @@ def load_table(
     if problems:
         raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {rebuild}")
     try:
-        values = ValueFile.open(npy)
-    except NotRegularFileError as exc:
-        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
-    except OSError as exc:
-        raise TableError(f"cannot read the table {npy}: {exc.strerror or exc}") from None
+        with _reading("the table", npy, build):
+            values = ValueFile.open(npy)
     except (ValueError, EOFError) as exc:
         raise TableError(f"table {npy} is corrupt or truncated ({exc}); {rebuild}") from None
     header = (values.descr, values.fortran_order, values.shape)
