@@ -413,3 +413,51 @@ def test_stats_and_review_last(monkeypatch, capsys, data, tables_dir):
 def test_stats_of_nothing(capsys, tmp_path):
     assert main(["stats", "--data", str(tmp_path)]) == 0
     assert "no finished games yet" in capsys.readouterr().out
+
+
+# --- every mode end to end: aliases, undo, quitting, resuming ------------------------------------------------
+YAHTZEE_ALIASES = ["aces", "2s", "3s", "4s", "5s", "6s", "3k", "4k", "fh", "ss", "ls", "y", "ch"]
+SMALL_ALIASES = ["4s", "5s", "6s", "3k", "lg", "y", "ch"]
+
+
+@pytest.mark.parametrize(
+    "mode,argv,roll,aliases,can_undo",
+    [
+        ("solo", ["--seed", "21"], "r", YAHTZEE_ALIASES, True),
+        ("vs-computer", ["--level", "hard", "--seed", "21"], "r", YAHTZEE_ALIASES, False),
+        ("hot-seat", ["--players", "Ann,Ben", "--seed", "21"], "r", YAHTZEE_ALIASES, False),
+        ("daily", ["--daily", "2026-10-17", "--rules", SMALL], "r", SMALL_ALIASES, False),
+        ("real-dice", ["--real-dice"], "12346", YAHTZEE_ALIASES, True),
+    ],
+)
+def test_every_mode_scripted_with_aliases_undo_and_resume(
+    monkeypatch, capsys, data, tables_dir, mode, argv, roll, aliases, can_undo
+):
+    tables_dir.table(SMALL)
+    argv = [*argv, "--tables", str(tables_dir)]
+    seats = 2 if mode == "hot-seat" else 1
+    turns = [[roll, f"s {a}"] * seats for a in aliases]
+    script = [x for t in turns[:3] for x in t] + ["undo"]
+    if can_undo:  # take back the third box and score it again
+        script.append(f"s {aliases[2]}")
+    script.append("q")
+    rc, out, _ = play(monkeypatch, capsys, data, argv, script)
+    assert rc == 0 and "game abandoned" in out
+    if can_undo:
+        assert "undone: " in out and "! " not in out
+    else:
+        assert [line for line in out.splitlines() if line.startswith("! ")] == [
+            "! undo is for solo games (not dailies or games against others)"
+        ]
+    rc, out, _ = play(monkeypatch, capsys, data, ["--resume"], [x for t in turns[3:6] for x in t])
+    assert rc == 1 and "resumed from " in out and "! " not in out  # the input ends: saved again
+    rc, out, _ = play(monkeypatch, capsys, data, ["--resume"], [x for t in turns[6:] for x in t])
+    assert rc == 0 and "=== game over ===" in out and "! " not in out
+    [game] = saved_games(data)
+    assert game["status"] == "finished" and game["mode"] == mode.replace("real-dice", "solo")
+    loaded = Game.from_dict(game)
+    assert loaded.is_over
+    boxes = [t["box"] for t in game["turns"] if game["players"][0]["name"] == t["player"]]
+    rules = get_rules(game["rules"])
+    assert boxes == [loaded.box_name(a) for a in aliases] and sorted(boxes) == sorted(rules.box_names)
+    assert ("undo" in (game.get("assisted") or [])) == can_undo
