@@ -286,6 +286,7 @@ class TurnValues:
             self.e1[D.ROLL_OFFSET :] = no_stop
         self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
         self._stop = stop
+        self.stops: dict[int, tuple[str, int] | None] = {}  # roll index -> the box stopping implies
 
     @cached_property
     def value(self) -> float:
@@ -470,7 +471,10 @@ class Advisor:
                 if k == stop:
                     if self.rules.all_rolls:
                         continue  # all three rolls must be used
-                    where = stop_placement(self.rules, tv.rules, card.state, dice, self.table.values)
+                    where = tv.stops.get(dice.index, False)
+                    if where is False:  # the box stopping implies, once per roll of this card state
+                        where = stop_placement(self.rules, tv.rules, card.state, dice, self.table.values)
+                        tv.stops[dice.index] = where
                     if where is not None:
                         category, score = where
                         raw.append(
