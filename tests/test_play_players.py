@@ -254,6 +254,19 @@ def test_the_largest_seed_plays():
     assert game.roll().values == tuple(SeededStream(2**64 - 1, game=0).next_five())
 
 
+def test_enter_rolls(monkeypatch, capsys, data):
+    rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], ["", "h 1", "", "", "", "s ch", "q"])
+    assert rc == 0
+    assert [line for line in out.splitlines() if line.startswith("! ")] == [
+        "! no rolls left: choose a box (s 9 or s full_house)"
+    ]
+    [game] = saved_games(data)
+    assert len(game["turns"][0]["rolls"]) == 3 and game["turns"][0]["rolls"][1]["held"] == [1]
+    assert game["turns"][0]["box"] == "chance"
+    rc, out, _ = play(monkeypatch, capsys, data, ["--real-dice"], ["", "q"])
+    assert "! empty input: type the dice you rolled" in out
+
+
 # --- undo ---------------------------------------------------------------------------------------------------
 def test_undo_takes_back_the_last_box(monkeypatch, capsys, data):
     rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], ["r", "s chance", "undo", "s 1", "r", "q"])

@@ -31,7 +31,7 @@ NUMBER_WORDS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 HELP = """\
 commands:
-  r, roll               roll the dice that are not held (up to 3 rolls a turn; the first is mandatory)
+  r, roll, Enter        roll the dice that are not held (up to 3 rolls a turn; the first is mandatory)
   h 1 3, hold 1 3       hold or release dice by position (1 to 5)
   k 3 3 5, keep 3 3 5   hold dice by their faces
   u, release            release all held dice
@@ -530,8 +530,12 @@ class PlaySession:
 
     def command(self, line: str) -> None:
         g = self.game
-        if not line:
-            raise IllegalMoveError("empty input: type a command (help lists them)")
+        if not line:  # Enter rolls (real dice need their values)
+            if g.needs_values:
+                raise IllegalMoveError("empty input: type the dice you rolled (help lists the commands)")
+            if g.has_rolled and g.rolls_left == 0:
+                raise IllegalMoveError("no rolls left: choose a box (s 9 or s full_house)")
+            return self.cmd_roll([])
         word, *rest = line.split()
         word = word.lower()
         compact = line.replace(" ", "").replace(",", "")
