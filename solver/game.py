@@ -419,9 +419,12 @@ class Game:
             return self.box_name(int(text))
         if text in names:
             return text
-        alias = next((n for n in BOX_ALIASES.get(text, ()) if n in names), None)
-        if alias is not None:
-            return alias
+        targets = BOX_ALIASES.get(text, ())
+        # the first target on the card, and its further rows (yatzy_2, ...): the first open one
+        target = next((t for t in targets if t in names), None)
+        if target is not None:
+            rows = [n for n in names if n == target or n.removeprefix(target + "_").isdecimal()]
+            return next((n for n in rows if self.card.scores[names.index(n)] is None), target)
         starts = [n for n in names if n.startswith(text)]
         open_starts = [n for n, v in zip(names, self.card.scores, strict=True) if v is None and n in starts]
         if open_starts:

@@ -236,6 +236,15 @@ def test_box_aliases(spec, typed):
         assert game.box_name(alias) == box
 
 
+def test_an_alias_takes_the_open_row_of_several():
+    from solver.dice import Dice
+
+    game = Game.new("yatzy+yatzy-rows=2", ["You"], seed=1, info={"mode": "solo"})
+    assert game.box_name("y") == "yatzy"
+    game.cards[0] = game.card.score("yatzy", Dice.parse("12346"))
+    assert game.box_name("y") == "yatzy_2" and game.box_name("yatzy") == "yatzy"
+
+
 def test_ctrl_d_at_a_terminal_is_quit_on_a_new_line(monkeypatch, capsys, data):
     rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=FakeTty("r\n"))
     assert rc == 0
