@@ -276,6 +276,16 @@ def test_enter_rolls(monkeypatch, capsys, data):
     assert "! empty input: type the dice you rolled" in out
 
 
+def test_a_missing_table_is_built_before_the_first_prompt_at_a_terminal(monkeypatch, capsys, data, tmp_path):
+    from solver.tables import table_paths
+
+    tables = tmp_path / "tables"
+    argv = ["--rules", SMALL, "--tables", str(tables), "--seed", "1"]
+    rc, out, _ = play(monkeypatch, capsys, data, argv, [], stdin=FakeTty("q\n"))
+    assert rc == 0 and "game abandoned" in out
+    assert all(p.exists() for p in table_paths(get_rules(SMALL), tables))
+
+
 # --- undo ---------------------------------------------------------------------------------------------------
 def test_undo_takes_back_the_last_box(monkeypatch, capsys, data):
     rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], ["r", "s chance", "undo", "s 1", "r", "q"])
@@ -421,6 +431,12 @@ def test_stats_and_review_last(monkeypatch, capsys, data, tables_dir):
     s = stats["rules"][SMALL]
     assert s["games"] == 3 and s["assisted"] == 1 and s["best"] == max(scores)
     assert s["average"] == round(sum(scores) / 3, 2)
+    fair = [
+        g["final"][0]["score"]
+        for g in saved_games(data)
+        if g["status"] == "finished" and not g.get("assisted")
+    ]
+    assert len(fair) == 2 and s["unassisted_average"] == round(sum(fair) / 2, 2)
     assert s["record"] == records.solo_best(SMALL, data)["score"]
     assert sum(s["histogram"].values()) == 3
     assert stats["daily"]["played"] == 1 and stats["daily"]["history"][0]["date"] == "2026-10-17"

@@ -77,6 +77,7 @@ def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
         rows = [rules.box_names.index(n) for n in rules.box_names if n in ("yahtzee", "yatzy", "yacht")]
         yahtzees += any((card.scores[i] or 0) > 0 for i in rows)
     n = len(scores)
+    fair = [sc for sc, g in zip(scores, games, strict=True) if not g.get("assisted") and not g.get("replay")]
     histogram: dict[str, int] = {}
     for s in sorted(scores):
         lo = s // BIN * BIN
@@ -88,6 +89,7 @@ def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
         "assisted": sum(bool(g.get("assisted")) for g in games),
         "replays": sum(bool(g.get("replay")) for g in games),
         "average": round(sum(scores) / n, 2) if n else None,
+        "unassisted_average": round(sum(fair) / len(fair), 2) if fair else None,
         "best": max(scores) if n else None,
         "record": record["score"] if record else None,
         "upper_bonus_rate": round(bonus / n, 4) if n else None,
@@ -126,7 +128,11 @@ def format_stats(result: dict) -> str:
             continue
         modes = ", ".join(f"{v} {k}" for k, v in s["by_mode"].items() if v)
         lines.append(f"  modes        {modes} ({s['assisted']} assisted, {s['replays']} replays)")
-        lines.append(f"  average      {s['average']:.1f}   best {s['best']}   record {s['record'] or '-'}")
+        fair = s["unassisted_average"]
+        lines.append(
+            f"  average      {s['average']:.1f} ({'-' if fair is None else f'{fair:.1f}'} unassisted, "
+            f"no replays)   best {s['best']}   record {s['record'] or '-'}"
+        )
         lines.append(
             f"  upper bonus  {s['upper_bonus_rate']:.0%}   five of a kind {s['five_of_a_kind_rate']:.0%}"
         )
