@@ -89,15 +89,18 @@ class Option:
     category: str | None = None
     score: int | None = None
     bonus: int = 0
+    #: on the keep-all option (stop rolling): the box that stopping implies and its points
+    stop_category: str | None = None
+    stop_score: int | None = None
 
     @classmethod
     def _ranked(
-        cls, evs, base, keeps=None, categories=None, scores=None, bonus: int = 0
+        cls, evs, base, keeps=None, categories=None, scores=None, bonus: int = 0, stop=None
     ) -> tuple[Option, ...]:
         """Options from their ``ev``s, best first: keeps (``keeps``) or boxes (``categories``, ``scores``).
 
         ``expected_final``, ``regret`` and ``best`` follow from ``base`` and ``evs[0]``, as in
-        :meth:`Advisor.advise`.  For batch results: built without ``__init__``, whose frozen
+        :meth:`Advisor.advise`; ``stop`` is the ``(category, score)`` of the keep-all option.  For batch results: built without ``__init__``, whose frozen
         field-by-field assignments cost more than the rest (the objects are the same).
         """
         new, set_attr = object.__new__, object.__setattr__
@@ -109,7 +112,10 @@ class Option:
                 set_attr(option, "__dict__", {
                     "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
                     "keep": keep, "category": None, "score": None, "bonus": 0,
+                    "stop_category": None, "stop_score": None,
                 })  # fmt: skip
+                if stop is not None and len(keep) == D.N_DICE:
+                    option.__dict__["stop_category"], option.__dict__["stop_score"] = stop
                 out.append(option)
         else:
             for ev, category, score in zip(evs, categories, scores, strict=True):
@@ -117,6 +123,7 @@ class Option:
                 set_attr(option, "__dict__", {
                     "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
                     "keep": None, "category": category, "score": score, "bonus": bonus,
+                    "stop_category": None, "stop_score": None,
                 })  # fmt: skip
                 out.append(option)
         return tuple(out)
@@ -132,7 +139,8 @@ class Option:
             return f"score {self.score} in {self.category}{extra}"
         n = D.N_DICE - len(self.keep)
         if n == 0:
-            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score"
+            where = f" {self.stop_score} in {self.stop_category}" if self.stop_category is not None else ""
+            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score{where}"
         if not self.keep:
             return "reroll all five dice"
         words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
@@ -144,6 +152,8 @@ class Option:
             if self.keep is not None
             else {"category": self.category, "score": self.score}
         )
+        if self.stop_category is not None:
+            head["stop_and_score"] = {"category": self.stop_category, "score": self.stop_score}
         if self.bonus:
             head["bonus"] = self.bonus
         return head | {
@@ -276,6 +286,7 @@ class TurnValues:
             self.e1[D.ROLL_OFFSET :] = no_stop
         self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
         self._stop = stop
+        self.stops: dict[int, tuple[str, int] | None] = {}  # roll index -> the box stopping implies
 
     @cached_property
     def value(self) -> float:
@@ -322,6 +333,20 @@ class TurnValues:
                 roll = Dice((face,) * D.N_DICE)
                 best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))
         return best
+
+
+def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, values) -> tuple[str, int] | None:
+    """The box that stopping now implies: the ``(category, score)`` ranked first with no rolls
+    left (placements of ``rules``, valued by ``step_rules``, ties in card order), as
+    :meth:`Advisor.advise` ranks them."""
+    mask, _, flag = state
+    best = None
+    for b, score, bonus in rules.placements(mask, dice.counts, bool(flag)):
+        points, (m, u, f) = step_rules.step(state, b, score)
+        value = objective(points, float(values[m, u, f])) + bonus
+        if best is None or value > best[0]:
+            best = (value, b, score)
+    return None if best is None else (rules.box_names[best[1]], best[2])
 
 
 def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
@@ -443,8 +468,19 @@ class Advisor:
             ev = tv.e0 if position.rolls_left == 1 else tv.e1
             stop = D.ROLL_OFFSET + dice.index
             for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
-                if k == stop and self.rules.all_rolls:
-                    continue  # all three rolls must be used
+                if k == stop:
+                    if self.rules.all_rolls:
+                        continue  # all three rolls must be used
+                    where = tv.stops.get(dice.index, False)
+                    if where is False:  # the box stopping implies, once per roll of this card state
+                        where = stop_placement(self.rules, tv.rules, card.state, dice, self.table.values)
+                        tv.stops[dice.index] = where
+                    if where is not None:
+                        category, score = where
+                        raw.append(
+                            (ev[k], {"keep": D.KEEPS[k], "stop_category": category, "stop_score": score})
+                        )
+                        continue
                 raw.append((ev[k], {"keep": D.KEEPS[k]}))
         best_ev = max(v for v, _ in raw)
         order = sorted(range(len(raw)), key=lambda i: -raw[i][0])

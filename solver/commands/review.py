@@ -14,7 +14,14 @@ def register(sub) -> None:
         description="Replay a saved game (from yahtzee play) and rank every keep and box against the optimum.",
     )
     p.add_argument(
-        "game", metavar="GAME.json", help="a saved game (see the games/ folder of the data folder)"
+        "game",
+        metavar="GAME.json",
+        nargs="?",
+        help="a saved game (see the games/ folder of the data folder)",
+    )
+    p.add_argument("--last", action="store_true", help="the game finished last (from the data folder)")
+    p.add_argument(
+        "--data", metavar="DIR", default=None, help="data folder for --last (default as yahtzee play)"
     )
     p.add_argument("--player", metavar="NAME", help="review only this player (default: every player)")
     p.add_argument("--mistakes", action="store_true", help="list only the decisions that lost points")
@@ -30,6 +37,14 @@ def run_review(args) -> int:
     from ..records import load_game
     from ..review import format_review, review_game
 
+    if args.last == (args.game is not None):
+        raise UsageError("review needs GAME.json or --last (not both)")
+    if args.last:
+        from ..records import data_dir, last_finished_path
+
+        args.game = last_finished_path(args.data)
+        if args.game is None:
+            raise UsageError(f"no finished game in {data_dir(args.data)} to review")
     game = load_game(args.game)
     chosen = None
     if args.player is not None:
