@@ -23,6 +23,7 @@ COMMAND_MODULES = {
     "play": "play",
     "review": "review",
     "rules": "rules",
+    "serve": "serve",
 }
 
 
