@@ -17,7 +17,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..fileio import json_depth_ok
@@ -103,7 +103,17 @@ def create_app(
         return endpoint
 
     async def not_found(request: Request) -> Response:
+        for route in routes:
+            if route is not catch_all and isinstance(route, Route):
+                match, _ = route.matches(request.scope)
+                if match == Match.PARTIAL:  # the path is known, the method is not
+                    allowed = ", ".join(sorted(route.methods or ()))
+                    return error_response(
+                        405, f"{request.method} is not allowed on {request.url.path} (allowed: {allowed})"
+                    )
         return error_response(404, f"no API endpoint {request.url.path} (see the README's Web app section)")
+
+    catch_all = Route("/api/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
 
     routes = [
         Route("/", page("index.html")),
@@ -127,7 +137,7 @@ def create_app(
             api(lambda p, r: service.act(r.path_params["game_id"], r.path_params["action"], p)),
             methods=["POST"],
         ),
-        Route("/api/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        catch_all,
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 
