@@ -116,3 +116,41 @@ class Client:
 
     def delete(self, path: str) -> Answer:
         return self.request("DELETE", path)
+
+
+BROWSER_SKIP = (
+    "no browser for the browser tests: install Debian's chromium and chromium-driver "
+    "(apt-get install chromium chromium-driver; .ci/run does) and selenium (in the test extra)"
+)
+
+
+def chrome(width: int = 1200, height: int = 1600):
+    """A headless Chromium driven by Selenium, or a skip saying what is missing."""
+    import os
+    import shutil
+
+    pytest.importorskip("selenium", reason=BROWSER_SKIP)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    binary = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    driver = shutil.which("chromedriver") or next(
+        (p for p in ("/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver") if os.path.exists(p)), None
+    )
+    if binary is None or driver is None:
+        pytest.skip(BROWSER_SKIP)
+    options = Options()
+    options.binary_location = binary
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-extensions",
+        "--no-first-run",
+        f"--window-size={width},{height}",
+        "--force-device-scale-factor=1",
+    ):
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options, service=Service(executable_path=driver))
