@@ -26,7 +26,7 @@ def serve(app) -> Iterator[str]:
     """Serve ``app`` with uvicorn on 127.0.0.1 and a free port; yields the base URL (no trailing /)."""
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY per connection
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     port = sock.getsockname()[1]
@@ -129,7 +129,11 @@ def chrome(width: int = 1200, height: int = 1600):
     import os
     import shutil
 
-    pytest.importorskip("selenium", reason=BROWSER_SKIP)
+    required = bool(os.environ.get("YAHTZEE_REQUIRE_BROWSER"))  # .ci/run, once it has the browser
+    if required:
+        import selenium  # noqa: F401 - must be there: the test extra brings it
+    else:
+        pytest.importorskip("selenium", reason=BROWSER_SKIP)
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -139,6 +143,8 @@ def chrome(width: int = 1200, height: int = 1600):
         (p for p in ("/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver") if os.path.exists(p)), None
     )
     if binary is None or driver is None:
+        if required:
+            pytest.fail(f"YAHTZEE_REQUIRE_BROWSER is set but {BROWSER_SKIP}")
         pytest.skip(BROWSER_SKIP)
     options = Options()
     options.binary_location = binary
