@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from webserver import Client, need_web, raw_get, serve
 
 need_web()
@@ -315,3 +317,88 @@ def test_serve_bad_port_and_busy_port(tables, capsys):
         assert main(["serve", "--port", str(port), "--tables", tables]) == 1
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1 port {port}" in err and err.count("\n") == 1
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10**6) | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+FIELD_VALUES = {
+    "dice": st.sampled_from(["33456", "66666", [1, 2, 3, 4, 5]]) | JSON_VALUES,
+    "rolls_left": st.sampled_from([0, 1, 2, "2"]) | JSON_VALUES,
+    "card": st.sampled_from(["", "ones=3", "yahtzee=50,yahtzee_bonus=100,ones=1"]) | JSON_VALUES,
+    "rules": st.sampled_from(["yahtzee", "nope", None]) | JSON_VALUES,
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.fixed_dictionaries({}, optional=FIELD_VALUES))
+def test_any_hint_request_is_answered_or_refused_with_a_4xx(tables, params):
+    """Whatever the fields hold, /api/hint answers (the CLI's JSON) or refuses with a 4xx: never a crash."""
+    from solver.web.service import ApiError
+
+    service = _fuzz_service(tables)
+    try:
+        answer = service.hint(params)
+    except ApiError as exc:
+        assert 400 <= exc.status < 500 and exc.message and "\n" not in exc.message
+    else:
+        assert answer["options"] and answer["rules"] == "yahtzee"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["roll", "hold", "score", "quit", "jump"]), JSON_VALUES)
+def test_any_game_move_is_made_or_refused_with_a_4xx(tables, action, value):
+    from solver.web.service import ApiError
+
+    service = _fuzz_service(tables)
+    game = service.new_game({"seed": 3})["id"]
+    service.act(game, "roll", {})
+    key = {"hold": "held", "score": "box"}.get(action, "x")
+    for params in ({key: value}, value):
+        try:
+            service.act(game, action, params)
+        except ApiError as exc:
+            assert 400 <= exc.status < 500 and "\n" not in exc.message
+
+
+_SERVICES: dict = {}
+
+
+def _fuzz_service(tables) -> Service:
+    """One service for the fuzz tests, with a data folder of its own."""
+    import tempfile
+
+    if tables not in _SERVICES:
+        _SERVICES[tables] = Service(tables, tempfile.mkdtemp(prefix="yz-web-fuzz-"), progress=False)
+    return _SERVICES[tables]
+
+
+def test_yahtzee_serve_end_to_end(tables, tmp_path):
+    """The real command: it prints its address, answers a hint, stops on Ctrl-C with exit 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = dict(os.environ, YAHTZEE_DATA=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver", "serve", "--port", "0", "--tables", tables],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("yahtzee web app: http://127.0.0.1:"), line
+        base = line.split()[3].rstrip("/")
+        answer = Client(base).get("/api/hint", params={"dice": "33456", "rolls_left": 2})
+        assert answer.status_code == 200 and answer.json()["options"][0]["best"]
+        assert "Advisor" in Client(base).get("/").text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "yahtzee web app stopped" in err

@@ -215,6 +215,47 @@ def test_solo_game_of_13_turns(browser, site):
     shot(d, "play-end.png")
 
 
+def test_vs_computer_and_daily_setup(browser, site):
+    """Against the computer: after your box, the computer's turn is shown and its column filled;
+    the daily challenge starts on the chosen date's dice and can be quit (saved as abandoned)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from solver.game import Game
+
+    base, data = site
+    d = browser
+    open_page(d, base + "/play")
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
+    Select(d.find_element(By.ID, "level")).select_by_value("perfect")
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state() == "r1-3", "the game")
+    heads = [th.text for th in d.find_elements(By.CSS_SELECTOR, "#card thead th")]
+    assert heads == ["Box", "You", "Computer (perfect)"]
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state() == "r1-2", "the roll")
+    d.find_elements(By.CSS_SELECTOR, ".box-btn")[0].click()
+    wait(lambda: state() == "r2-3", "the computer's turn")
+    assert "Computer (perfect) scores" in d.find_element(By.ID, "messages").text
+    totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
+    assert len(totals) == 2 and all(t.isdigit() for t in totals)
+
+    d.find_element(By.ID, "quit").click()
+    wait(lambda: d.find_element(By.ID, "setup").is_displayed(), "the setup again")
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="daily"]').click()
+    date = d.find_element(By.ID, "date")
+    d.execute_script("arguments[0].value = '2026-05-04'", date)
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state() == "r1-3", "the daily game")
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state() == "r1-2", "the daily roll")
+    want = Game.new("yahtzee", ["You"], date="2026-05-04")
+    want.roll()
+    faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+    assert faces == [str(f) for f in want.dice]  # the day's dice, the same for everyone
+
+
 def test_phone_width_has_no_sideways_scrolling(browser, site):
     """At a phone's width (and so at 200% zoom on a small laptop) the pages reflow."""
     base, _ = site

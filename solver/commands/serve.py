@@ -94,11 +94,15 @@ def run(args) -> int:
 
 
 def serve_socket(app, sock) -> int:
-    """Run uvicorn on an already bound socket until Ctrl-C."""
+    """Run uvicorn on an already bound socket until Ctrl-C (or SIGTERM): exit code 0."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     sock.listen(128)
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shuts down gracefully, then passes Ctrl-C on: the normal stop
+        pass
+    print("yahtzee web app stopped", file=sys.stderr, flush=True)
     return 0
