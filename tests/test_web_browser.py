@@ -256,21 +256,39 @@ def test_vs_computer_and_daily_setup(browser, site):
     assert faces == [str(f) for f in want.dice]  # the day's dice, the same for everyone
 
 
-def test_phone_width_has_no_sideways_scrolling(browser, site):
-    """At a phone's width (and so at 200% zoom on a small laptop) the pages reflow."""
+def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, site):
+    """At a phone's width and at 200% zoom the pages reflow (no sideways scrolling): the advisor
+    with its options, the play page with a game against the computer under way."""
+    from selenium.webdriver.common.by import By
+
     base, _ = site
     d = browser
     size = d.get_window_size()
-    d.set_window_size(390, 900)
+
+    def overflow(path: str, zoom: str) -> int:
+        open_page(d, base + path)
+        d.execute_script(f"document.documentElement.style.zoom = '{zoom}'")
+        if path == "/play":
+            d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
+            d.find_element(By.ID, "start").click()
+            wait(lambda: d.execute_script("return document.body.dataset.state") == "r1-3", "the game")
+            d.find_element(By.ID, "roll").click()
+            wait(lambda: d.execute_script("return document.body.dataset.state") == "r1-2", "the roll")
+        else:
+            wait(lambda: d.find_elements(By.CSS_SELECTOR, "#options tbody tr"), "the options")
+        time.sleep(0.2)
+        return d.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+
     try:
-        for path in ("/?dice=12345&rolls=2", "/play"):
-            open_page(d, base + path)
-            time.sleep(0.3)
-            overflow = d.execute_script(
-                "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
-            )
-            assert overflow <= 0, f"{path} is {overflow}px too wide at 390px"
+        for width, zoom in ((390, "1"), (1000, "2")):
+            d.set_window_size(width, 900)
+            for path in ("/?dice=12345&rolls=2&card=ones%3D3", "/play"):
+                extra = overflow(path, zoom)
+                assert extra <= 0, f"{path} is {extra}px too wide at {width}px, zoom {zoom}"
         if SHOTS:
+            d.set_window_size(390, 900)
             open_page(d, base + "/?dice=33456&rolls=2&card=ones%3D3%2Cfours%3D12")
             time.sleep(0.5)
             shot(d, "advisor-phone.png", width=390)

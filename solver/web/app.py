@@ -9,6 +9,7 @@ with one JSON line ``{"error": "..."}``, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -71,8 +72,8 @@ async def params_of(request: Request) -> dict:
 
 
 def create_app(
-    tables_dir=None,
-    data=None,
+    tables_dir: str | os.PathLike | None = None,
+    data: str | os.PathLike | None = None,
     *,
     service: Service | None = None,
     allowed_hosts: list[str] | None = None,

@@ -15,6 +15,7 @@ JSON-ready dicts, or raises :class:`ApiError` (status and one-line message) for 
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
 import sys
@@ -22,8 +23,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import SolverError, TableError, UsageError, printable
+
+if TYPE_CHECKING:
+    from ..advisor import Advisor
+    from ..rules import RuleSet
 
 #: largest request body read (bytes); a position or a move is well under 1 KiB
 MAX_BODY = 64 * 1024
@@ -122,7 +128,14 @@ class WebGame:
 class Service:
     """Advisors (one per rule set, loaded once) and the games in play."""
 
-    def __init__(self, tables_dir=None, data=None, *, build_if_missing: bool = True, progress: bool = True):
+    def __init__(
+        self,
+        tables_dir: str | os.PathLike | None = None,
+        data: str | os.PathLike | None = None,
+        *,
+        build_if_missing: bool = True,
+        progress: bool = True,
+    ):
         self.tables_dir = tables_dir
         self.data = data
         self.build_if_missing = build_if_missing
@@ -133,7 +146,7 @@ class Service:
         self._games_lock = threading.Lock()
 
     # --- advisors ------------------------------------------------------------------------
-    def rules(self, spec):
+    def rules(self, spec) -> RuleSet:
         from ..rules import RuleSet, get_rules
 
         if isinstance(spec, RuleSet):
@@ -145,7 +158,7 @@ class Service:
         except SolverError as exc:
             raise api_error(exc) from None
 
-    def advisor(self, rules):
+    def advisor(self, rules) -> Advisor:
         """The advisor of a rule set, loaded (built first when missing) once per process."""
         from ..advisor import Advisor
 
