@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from webserver import chrome, need_web, serve
+from webserver import Client, chrome, need_web, serve
 
 need_web()
 
@@ -254,6 +254,22 @@ def test_vs_computer_and_daily_setup(browser, site):
     want.roll()
     faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
     assert faces == [str(f) for f in want.dice]  # the day's dice, the same for everyone
+
+    # the page keeps the game in its address: finish it through the API, reload, see the end
+    game_id = d.execute_script("return new URLSearchParams(location.search).get('game')")
+    api = Client(base)
+    answer = api.get(f"/api/games/{game_id}").json()
+    while not answer["over"]:
+        if answer["dice"] is None:
+            answer = api.post(f"/api/games/{game_id}/roll").json()
+        box = next(b["name"] for b in answer["boxes"] if b["allowed"])
+        answer = api.post(f"/api/games/{game_id}/score", json={"box": box}).json()
+    open_page(d, f"{base}/play?game={game_id}")
+    wait(lambda: d.find_element(By.ID, "share-box").is_displayed(), "the daily result")
+    share = d.find_element(By.ID, "share").text
+    assert share.startswith("Yahtzee solver daily challenge 2026-05-04") and share == answer["share"]
+    d.find_element(By.ID, "copy").click()
+    wait(lambda: d.find_element(By.ID, "copied").text, "the copy button's answer")
 
 
 def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, site):
