@@ -272,6 +272,43 @@ def test_vs_computer_and_daily_setup(browser, site):
     wait(lambda: d.find_element(By.ID, "copied").text, "the copy button's answer")
 
 
+def test_keyboard_alone(browser, site):
+    """Tab to the start button, Enter; R rolls; Tab to a box, Space scores it; on the advisor,
+    digits typed on the focused dice set them one after the other."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    base, _ = site
+    d = browser
+    keys = lambda *k: ActionChains(d).send_keys(*k).perform()  # noqa: E731
+    active = lambda: d.switch_to.active_element  # noqa: E731
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+
+    def tab_to(test, what: str) -> None:
+        for _ in range(60):
+            keys(Keys.TAB)
+            if test(active()):
+                return
+        raise AssertionError(f"Tab never reached {what}")
+
+    open_page(d, base + "/play")
+    tab_to(lambda e: e.get_attribute("id") == "start", "the start button")
+    keys(Keys.ENTER)
+    wait(lambda: state() == "r1-3", "the game")
+    keys("r")
+    wait(lambda: state() == "r1-2", "the roll")
+    tab_to(lambda e: "box-btn" in (e.get_attribute("class") or ""), "a box")
+    keys(Keys.SPACE)
+    wait(lambda: state() == "r2-3", "the box scored")
+
+    open_page(d, base + "/")
+    tab_to(lambda e: e.get_attribute("id") == "die-1", "the first die")
+    keys("6", "5", "4", "3", "2")
+    assert [d.find_element(By.ID, f"die-{i}").text for i in range(1, 6)] == ["6", "5", "4", "3", "2"]
+    wait(lambda: "dice=65432" in d.current_url, "the advice for the typed dice")
+
+
 def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, site):
     """At a phone's width and at 200% zoom the pages reflow (no sideways scrolling): the advisor
     with its options, the play page with a game against the computer under way."""
