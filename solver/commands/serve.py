@@ -69,6 +69,7 @@ def run(args) -> int:
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host.strip("[]"), args.port))
+        sock.listen(128)  # before the address is printed: a client may connect at once
     except (OSError, UnicodeError) as exc:
         raise SolverError(
             f"cannot listen on {args.host} port {args.port}: {getattr(exc, 'strerror', None) or exc}"
@@ -94,12 +95,11 @@ def run(args) -> int:
 
 
 def serve_socket(app, sock) -> int:
-    """Run uvicorn on an already bound socket until Ctrl-C (or SIGTERM): exit code 0."""
+    """Run uvicorn on a bound, listening socket until Ctrl-C (or SIGTERM): exit code 0."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
-    sock.listen(128)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn shuts down gracefully, then passes Ctrl-C on: the normal stop
