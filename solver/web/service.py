@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import random
 import secrets
-import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from ..errors import SolverError, TableError, UsageError, printable
 
 if TYPE_CHECKING:
     from ..advisor import Advisor
+    from ..game import Game
     from ..rules import RuleSet
 
 #: largest request body read (bytes); a position or a move is well under 1 KiB
@@ -109,7 +109,7 @@ class WebGame:
     """A game in play in the browser, with what the page shows besides the game itself."""
 
     id: str
-    game: object  # solver.game.Game
+    game: Game
     path: Path
     rng: random.Random
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -625,8 +625,3 @@ class Service:
             "review": web.review,
         }
         return out
-
-
-def warn(message: str) -> None:
-    """A warning line on stderr (the server's log)."""
-    print(f"yahtzee: warning: {one_line(message)}", file=sys.stderr, flush=True)
