@@ -64,13 +64,14 @@ def run(args) -> int:
     except ApiError as exc:
         raise (UsageError if exc.status == 400 else SolverError)(exc.message) from None
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    # IPPROTO_TCP: asyncio then sets TCP_NODELAY on each connection (no 40 ms Nagle wait per answer)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
-        # IPPROTO_TCP: asyncio then sets TCP_NODELAY on each connection (no 40 ms Nagle wait per answer)
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host.strip("[]"), args.port))
         sock.listen(128)  # before the address is printed: a client may connect at once
     except (OSError, UnicodeError) as exc:
+        sock.close()
         raise SolverError(
             f"cannot listen on {args.host} port {args.port}: {getattr(exc, 'strerror', None) or exc}"
         ) from None
