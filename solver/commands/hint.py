@@ -63,13 +63,32 @@ def run_hint(args) -> int:
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
-    advice = _advisor(position.rules, args.tables).advise(position)
-    _check_finite(position.rules, [o.ev for o in advice.options], position)
+    advice = checked_advice(_advisor(position.rules, args.tables), position)
     if args.json:
         print(json.dumps(advice.to_json(), allow_nan=False))
     else:
         print(format_advice(advice, args.top))
     return 0
+
+
+def checked_advice(advisor, position):
+    """The advice of ``position`` (its JSON is ``advice.to_json()``, what ``hint --json`` prints and
+    the web API's ``/api/hint`` answers); a damaged table raises :class:`TableError`, never NaN."""
+    advice = advisor.advise(position)
+    _check_finite(position.rules, [o.ev for o in advice.options], position)
+    return advice
+
+
+def value_json(advisor, card) -> dict:
+    """What ``value --json`` prints (and ``/api/value`` answers) for a card."""
+    ev = advisor.card_value(card)
+    _check_finite(card.rules, [ev], str(card) or "the empty card")
+    return {
+        "rules": card.rules.id,
+        "card": str(card),
+        "ev": round(ev, 9),
+        "expected_final": round(card.total + ev, 9),
+    }
 
 
 def _check_finite(rules, values, what) -> None:
@@ -152,21 +171,11 @@ def run_value(args) -> int:
     from ..card import ScoreCard
 
     card = ScoreCard.parse(args.card, args.rules)
-    ev = _advisor(card.rules, args.tables).card_value(card)
-    _check_finite(card.rules, [ev], str(card) or "the empty card")
+    out = value_json(_advisor(card.rules, args.tables), card)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "rules": card.rules.id,
-                    "card": str(card),
-                    "ev": round(ev, 9),
-                    "expected_final": round(card.total + ev, 9),
-                },
-                allow_nan=False,
-            )
-        )
+        print(json.dumps(out, allow_nan=False))
     else:
+        ev = out["ev"]
         print(
             f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, "
             f"expected still to come {ev:.4f}, expected final {card.total + ev:.4f}"
