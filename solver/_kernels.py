@@ -517,13 +517,21 @@ def turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, col, best_box):
     (``dice.SUBKEEPS``) with the largest ``e1`` (``e0``).
     """
     nl = lane_u.shape[0]
-    n_keeps = ra.add_die.shape[0]
-    roll_offset = n_keeps - ra.score.shape[0]
     # np.int64(0), not a literal 0: a literal argument makes numba compile another
     # specialisation of the helper instead of reusing the DP's
     start = np.int64(0)
     successors(mask, start, nl, col, lane_u, lane_f, values, ra, succ)
     _exact_rolls(ra.every_roll, mask, nl, start, col, start, lane_f, ra, succ, e0, best_box)
+    _turn_from_final(e0, e1, ra)
+
+
+@njit(cache=True)
+def _turn_from_final(e0, e1, ra):
+    """The keep tables ``e0``/``e1`` (see :func:`turn_tables`) from ``R0`` in the roll rows of ``e0``
+    -- whatever the objective that made ``R0``."""
+    nl = e0.shape[1]
+    n_keeps = ra.add_die.shape[0]
+    roll_offset = n_keeps - ra.score.shape[0]
     _average_keeps(e0, ra.add_die)
     _best_subkeep(e0, e1, ra.drop_one, ra.n_drop, ra.all_rolls)
     _average_keeps(e1, ra.add_die)
@@ -1179,3 +1187,92 @@ def apply_outcomes(c0, c1, src, dst_row, gain, prob, dist, support, out):
         n = min(support[s], width - g)
         for i in range(n):
             out[d, g + i] += p * dist[s, i]
+
+
+@njit(cache=True, nogil=True)
+def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0, e1, best_box):
+    """Within-turn tables of target play (as :func:`turn_tables`, in probabilities) for lanes
+    ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points still needed."""
+    for j in range(lane_u.shape[0]):
+        _target_rolls(
+            mask, lane_u[j], lane_f[j], lane_t[j], np.int64(1), np.int64(j), w, w_off, w_len, ra, e0, best_box
+        )
+    _turn_from_final(e0, e1, ra)
+
+
+@njit(cache=True, nogil=True)
+def target_group_tables(
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0_all, e1_all
+):
+    """Target-play tables of groups ``g0 .. g1`` (one mask each; lanes from ``l0`` on are rows
+    ``lane - l0`` of ``e0_all``/``e1_all`` (width, 462))."""
+    n_keeps = ra.add_die.shape[0]
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    for grp in range(g0, g1):
+        a = group_lane[grp]
+        nl = group_lane[grp + 1] - a
+        e0 = np.empty((n_keeps, nl))
+        e1 = np.empty((n_keeps, nl))
+        u = lane_u[a : a + nl].copy()
+        f = lane_f[a : a + nl].copy()
+        t = lane_t[a : a + nl].copy()
+        target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_len, ra, e0, e1, no_tracking)
+        for lane in range(nl):
+            for kk in range(n_keeps):
+                e0_all[a - l0 + lane, kk] = e0[kk, lane]
+                e1_all[a - l0 + lane, kk] = e1[kk, lane]
+
+
+@njit(cache=True, nogil=True)
+def play_target_games(
+    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_len, tol, ra
+):
+    """Play the turn of games ``j0 .. j1`` (``need[j] >= 1`` points still needed) for the
+    target: keeps from the tables of :func:`target_group_tables`, then the legal box with the
+    largest probability (ties within ``tol``: the first in card order)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    roll_offset = add_die.shape[0] - score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        k = np.int64(games[i, nb + 3])
+        held = _roll(base, k, 0, add_die, keep_size)
+        k += 5
+        for rolls_left in range(2, 0, -1):
+            if rolls_left == 2:
+                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            else:
+                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            if keep == held:
+                break
+            held = _roll(base, k, keep, add_die, keep_size)
+            k += 5
+        games[i, nb + 3] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb])
+        u = min(np.int64(games[i, nb + 1]), cap)
+        f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        best = NEG_INF
+        chosen = -1
+        for sweep in range(2):
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need[i] - points - extra)
+                if sweep == 0:
+                    best = max(best, v)
+                elif v >= best - tol:
+                    chosen = b
+                    break
+        s = placement_score(r, chosen, use_joker, score, joker_score)
+        _apply(games, i, chosen, s, extra, box_face, five_kind)

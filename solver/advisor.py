@@ -92,6 +92,7 @@ class Option:
     #: on the keep-all option (stop rolling): the box that stopping implies and its points
     stop_category: str | None = None
     stop_score: int | None = None
+    p_target: float | None = None  # P(final >= target) under target play (target advice only)
 
     @classmethod
     def _ranked(
@@ -156,12 +157,15 @@ class Option:
             head["stop_and_score"] = {"category": self.stop_category, "score": self.stop_score}
         if self.bonus:
             head["bonus"] = self.bonus
-        return head | {
+        out = head | {
             "ev": round(self.ev, 9),
             "expected_final": round(self.expected_final, 9),
             "regret": round(self.regret, 9),
             "best": self.best,
         }
+        if self.p_target is not None:
+            out["p_target"] = self.p_target
+        return out
 
     def __str__(self) -> str:
         return f"{self.describe()} (ev {self.ev:.3f}, loss {self.regret:.3f})"
@@ -173,6 +177,7 @@ class Advice:
 
     position: Position
     options: tuple[Option, ...]
+    target: int | None = None  # target advice: options ranked by P(final >= target)
 
     @classmethod
     def deferred(
@@ -226,6 +231,7 @@ class Advice:
             "dice": str(p.dice),
             "rolls_left": p.rolls_left,
             "decision": self.decision,
+            **({"target": self.target} if self.target is not None else {}),
             "options": [o.to_json() for o in self.options],
         }
 
@@ -305,14 +311,17 @@ class TurnValues:
 
     def placement_value(self, box: int, score: int, bonus: int) -> float:
         """Points this placement earns now (bonuses included) plus the value of the next state."""
-        points, (mask, upper, flag) = self.rules.step(self.state, box, score)
-        # the objective (points + value to come), then the roll's bonus, as the kernel adds them
-        return objective(points, float(self.values[mask, upper, flag])) + bonus
+        points, nxt = self.rules.step(self.state, box, score)
+        return self._worth(points, nxt, bonus)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        """What a placement earning ``points`` (and the roll's ``bonus``) and leading to ``nxt``
+        is worth: the objective (points + value to come), then the bonus, as the kernel adds them."""
+        return objective(points, float(self.values[nxt])) + bonus
 
     def _final_roll_values(self) -> list[float]:
         rules = self.rules
-        mask, upper, flag = self.state
-        values = self.values
+        mask = self.state[0]
         allowed = rules.allowed_bits(mask)
         columns = []  # per allowed box: the value of placing each roll there
         for b in range(rules.n_boxes):
@@ -321,7 +330,7 @@ class TurnValues:
             cand = {}
             for s in rules.possible_scores[b]:  # each score once (a few more do no harm)
                 points, nxt = rules.step(self.state, b, s)
-                cand[s] = objective(points, float(values[nxt]))
+                cand[s] = self._worth(points, nxt)
             columns.append(list(map(cand.__getitem__, rules.scores_by_box[b])))
         if len(columns) > 1:
             best = list(map(max, *columns))
@@ -333,6 +342,20 @@ class TurnValues:
                 roll = Dice((face,) * D.N_DICE)
                 best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))
         return best
+
+
+class TargetTurnValues(TurnValues):
+    """The within-turn values of one card state for target play: the largest probability of
+    scoring at least ``need`` more points (``need >= 1``), from a target table
+    (:class:`solver.target.TargetTable`); the same recursion as :class:`TurnValues` (the
+    twin of :func:`solver._kernels.target_turn_tables`)."""
+
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], table, need: int):
+        self.table, self.need = table, need
+        super().__init__(rules, state, None)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        return self.table.probability(nxt, self.need - points - bonus)
 
 
 def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, values) -> tuple[str, int] | None:
@@ -495,3 +518,90 @@ class Advisor:
             for i in order
         )
         return Advice(position, options)
+
+
+class TargetAdvisor:
+    """Ranks options by the probability of reaching a target score (plain Python).
+
+    Each option carries ``p_target``, P(final score >= target) when taking it and then
+    playing for the target, beside the expected-score advisor's ``ev`` (points still to
+    come when taking it and then playing for expected score).  Options are ranked by
+    ``p_target``; options within :data:`TARGET_TIE` of each other are ranked by ``ev``, so
+    once the target is reached (or out of reach) the advice is the expected-score advice.
+    """
+
+    def __init__(self, advisor: Advisor, table):
+        if table.rules != advisor.rules:
+            raise UsageError(f"the target table is for {table.rules.id}, the advisor for {advisor.rules.id}")
+        self.advisor, self.table, self.rules = advisor, table, advisor.rules
+
+    def turn(self, card: ScoreCard, need: int) -> TargetTurnValues:
+        """Target-play values of the card's state with ``need`` (>= 1) more points wanted."""
+        rules, state = self.rules, card.state
+        if rules.order == "choose" and state[0] == 0:  # the direction that serves the target best
+            down, up = (TargetTurnValues(rules.directed(d), state, self.table, need) for d in ("down", "up"))
+            return up if up.value > down.value + TARGET_TIE else down
+        return TargetTurnValues(rules, state, self.table, need)
+
+    def probability(self, card: ScoreCard, target: int) -> float:
+        """P(final >= target) from the start of a turn on ``card`` under target play."""
+        need = target - card.total
+        if need <= 0:
+            return 1.0
+        if card.is_complete:
+            return 0.0
+        return self.table.probability(card.state, need)
+
+    def advise(self, position: Position, target: int) -> Advice:
+        """Every option of ``position``, ranked by P(final >= ``target``), then expected score."""
+        base = self.advisor.advise(position)
+        card, dice = position.card, position.dice
+        need = target - card.total
+        if need > self.table.t_max:
+            raise UsageError(
+                f"{target} needs {need} more points; the {self.rules.id} target table holds up to "
+                f"{self.table.t_max} (build a larger one with: yahtzee tables build --target --t-max N)"
+            )
+        tv = self.turn(card, need) if need > 0 else None
+        stop = None
+        scored = []
+        for option in base.options:
+            if need <= 0:
+                p = 1.0
+            elif option.keep is None:
+                box = self.rules.box_index[option.category]
+                p = tv.placement_value(box, option.score, option.bonus)
+            else:
+                k = D.keep_index(option.keep)
+                p = (tv.e0 if position.rolls_left == 1 else tv.e1)[k]
+                if len(option.keep) == D.N_DICE:
+                    stop = self._stop_placement(tv, card, dice)
+            scored.append((p, option))
+        scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
+        best_p = scored[0][0]
+        options = []
+        for p, option in scored:
+            fields = dict(option.__dict__)
+            fields.update(p_target=p, best=best_p - p <= TARGET_TIE)
+            if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
+                fields["stop_category"], fields["stop_score"] = stop
+            options.append(Option(**fields))
+        return Advice(position, tuple(options), target=target)
+
+    def _stop_placement(self, tv: TargetTurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
+        """The box that stopping implies under target play (ties: the expected-score ranking)."""
+        ev_tv = self.advisor.turn(card)
+        mask, _, flag = card.state
+        best = None
+        for b, score, bonus in self.rules.placements(mask, dice.counts, bool(flag)):
+            key = (tv.placement_value(b, score, bonus), ev_tv.placement_value(b, score, bonus))
+            if (
+                best is None
+                or key[0] > best[0][0] + TARGET_TIE
+                or (abs(key[0] - best[0][0]) <= TARGET_TIE and key[1] > best[0][1])
+            ):
+                best = (key, b, score)
+        return None if best is None else (self.rules.box_names[best[1]], best[2])
+
+
+TARGET_TIE = 1e-12  # probabilities this close rank by expected score
