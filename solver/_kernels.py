@@ -932,12 +932,33 @@ def target_objective(w, off, length, need):
     return w[off + need - 1]
 
 
+@njit(cache=True, inline="always")
+def _target_max_into(x, row, col, n, w, off, length, t0, shift):
+    """``x[row, col + j] = max(x[row, col + j], target_objective(w, off, length, t0 + j - shift))``
+    for ``j < n``, in three runs (nothing more needed, read ``w``, out of reach) that vectorise."""
+    j1 = min(max(shift - t0 + 1, 0), n)
+    j2 = min(max(length + shift - t0 + 1, j1), n)
+    for j in range(j1):
+        x[row, col + j] = 1.0
+    base = off + t0 - shift - 1
+    for j in range(j1, j2):
+        x[row, col + j] = max(x[row, col + j], w[base + j])
+    for j in range(j2, n):
+        x[row, col + j] = max(x[row, col + j], 0.0)
+
+
 @njit(cache=True)
 def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
     """R0 for target play: ``x[roll_offset + r, col + j]`` = best over the legal boxes of roll
     ``r`` of :func:`target_objective` with ``t0 + j`` points needed, lanes ``j < n`` of one
     state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
-    among equals) unless ``best_box`` has zero rows."""
+    among equals) unless ``best_box`` has zero rows.
+
+    Without tracking, an ordinary roll starts from the best zero placement (row ``zero``,
+    the same for every roll) and tries only the boxes where it scores: a zero placement is
+    never better than a scoring one in the same box (fewer points, a lower upper total, no
+    flag), so the maximum is the same, as in :func:`_block_final_values`.
+    """
     score, joker_score, box_face, flag_rows, roll_face = (
         ra.score,
         ra.joker_score,
@@ -949,7 +970,36 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     roll_offset = x.shape[0] - score.shape[0]
     track = best_box.shape[0] > 0
+    if not track:
+        n_pos, pos_boxes = ra.n_pos, ra.pos_boxes
+        allowed = allowed_bits(mask, box_face.shape[0], order)
+        # the best zero placement, in roll row 0's place for now (row 0 of x is a keep row, free)
+        for j in range(n):
+            x[0, col + j] = NEG_INF
+        rest = allowed
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            points, u2, f2 = step(u, f, 0, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            _target_max_into(x, 0, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+        for r in range(score.shape[0]):
+            if roll_face[r] > 0:
+                continue
+            row = roll_offset + r
+            for j in range(n):
+                x[row, col + j] = x[0, col + j]
+            for i in range(n_pos[r]):
+                b = pos_boxes[r, i]
+                if not (allowed >> b) & 1:
+                    continue
+                s = score[r, b]
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                _target_max_into(x, row, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
     for r in range(score.shape[0]):
+        if not track and roll_face[r] == 0:
+            continue
         row = roll_offset + r
         for j in range(n):
             x[row, col + j] = NEG_INF
@@ -971,17 +1021,8 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
                     if v > x[row, col + j]:
                         x[row, col + j] = v
                         best_box[r, col + j] = b
-                continue
-            # lanes j < j1 need nothing more (1), j1 <= j < j2 read w, j >= j2 are out of reach (0)
-            j1 = min(max(shift - t0 + 1, 0), n)
-            j2 = min(max(length + shift - t0 + 1, j1), n)
-            for j in range(j1):
-                x[row, col + j] = 1.0
-            base = off + t0 - shift - 1
-            for j in range(j1, j2):
-                x[row, col + j] = max(x[row, col + j], w[base + j])
-            for j in range(j2, n):
-                x[row, col + j] = max(x[row, col + j], 0.0)
+            else:
+                _target_max_into(x, row, col, n, w, off, length, t0, shift)
 
 
 @njit(cache=True, nogil=True)
@@ -1276,3 +1317,27 @@ def play_target_games(
                     break
         s = placement_score(r, chosen, use_joker, score, joker_score)
         _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
+@njit(cache=True, nogil=True)
+def max_to_come(lane_mask, lane_u, lane_f, most, ra):
+    """``most[state]``: the most points still to come from each lane's state (its best roll in
+    every turn), from ``most`` of the states after it (the full card's 0)."""
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face = ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    for i in range(lane_mask.shape[0]):
+        mask, u, f = lane_mask[i], lane_u[i], lane_f[i]
+        best = 0
+        for r in range(score.shape[0]):
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                best = max(best, points + extra + most[mask | (1 << b), u2, f2])
+        most[mask, u, f] = best
