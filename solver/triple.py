@@ -387,6 +387,35 @@ class TripleAdvisor:
         ]
 
 
+def play_triple_game(advisor: TripleAdvisor, seed: int, game: int, bot: str = "triple") -> TripleCard:
+    """One game of the ``triple`` (or ``floor``) player on the seeded dice stream, in plain
+    Python -- the same decisions and ties as :func:`solver._kernels.triple_games` (for tests
+    and reviews)."""
+    from .streams import SeededStream, reroll_keep
+
+    only_first = check_bot(bot) == "floor"
+    if bot not in ("triple", "floor"):
+        raise UsageError(f"play_triple_game plays triple or floor, not {bot!r}")
+    stream = SeededStream(seed, game)
+    card = TripleCard.empty(advisor.rules)
+    names = advisor.rules.single.box_names
+    for _ in range(advisor.rules.n_turns):
+        tt = TripleTurn(card, advisor.table.values, advisor._cache, only_first=only_first)
+        dice = Dice(stream.next_five())
+        for ev in (tt.e1, tt.e0):
+            subs = D.ROLL_SUBKEEPS[dice.index]
+            best = max(ev[k] for k in subs)
+            keep = D.KEEPS[max(k for k in subs if ev[k] >= best - TIE_TOLERANCE)]
+            if len(keep) == D.N_DICE:
+                break
+            dice = Dice(reroll_keep(keep, stream.next_five()))
+        options = tt.placement_values(dice)
+        best = max(o[0] for o in options)
+        _, c, b, _, _ = next(o for o in options if o[0] >= best - TIE_TOLERANCE)
+        card = card.score(c + 1, names[b], dice)
+    return card
+
+
 def format_triple_advice(card: TripleCard, dice: Dice, rolls_left: int, options, top: int = 5) -> str:
     rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[rolls_left]
     lines = [f"{card.rules.id} | {str(card) or 'empty card'} | dice {' '.join(map(str, dice))} | {rolls}"]

@@ -54,9 +54,8 @@ def run_hint(args) -> int:
             raise UsageError(
                 f"--batch reads positions (as JSON lines) from the file; do not give {', '.join(given)}"
             )
-        if get_rules(
-            args.rules
-        ).triple:  # an unknown default rule set is a usage error, not one error per line
+        # an unknown default rule set is a usage error, not one error per line
+        if get_rules(args.rules).triple:
             raise UsageError("--batch does not take the triple card; ask one position at a time")
         return run_batch(args)
     if not args.dice or args.rolls_left is None:
