@@ -926,12 +926,12 @@ TRIPLE_COLUMN_EXTRA = 4  # per column after the box scores: mask, upper total, b
 
 @njit(cache=True, inline="always")
 def _triple_column(
-    mask, u, f, w, vnow, values, succ_c, rc,
+    mask, u, f, w, kappa, vnow, values, succ_c, rc,
     score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
     rows_mask, joker_mode, order, bonus, thr, ub, cap,
 ):  # fmt: skip
-    """Successor rows of one column into ``succ_c`` (as :func:`successors`, one lane) and
-    ``rc[roll] = w * (R0_column(roll) - vnow)`` for every roll."""
+    """Successor rows of one column into ``succ_c`` (as :func:`successors`, one lane, the values
+    to come scaled by ``kappa``) and ``rc[roll] = w * (R0_column(roll) - vnow)`` for every roll."""
     nb = box_face.shape[0]
     for row in range(nb * 6):
         succ_c[row] = NEG_INF
@@ -948,7 +948,7 @@ def _triple_column(
         for c in range(n_class):
             s = c * face if face > 0 else 50 * c
             points, u2, f2 = step(u, f, s, face, flag_row, thr, ub, cap)
-            succ_c[b * 6 + c] = objective(points, nxt[u2, f2])
+            succ_c[b * 6 + c] = objective(points, kappa * nxt[u2, f2])
         best0 = max(best0, succ_c[b * 6])
     for r in range(score.shape[0]):
         if roll_face[r] > 0:  # the exact path: Joker placement and bonus
@@ -998,9 +998,10 @@ def _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls):
 
 
 @njit(cache=True, nogil=True)
-def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, tol, ra):
+def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa, tol, ra):
     """Play whole triple games ``i0 .. i1`` (game ``game0 + i``) with ``mode`` (``TRIPLE_ALL``,
-    ``TRIPLE_FIRST`` or ``TRIPLE_RANDOM``) over the base value array ``values``; see above."""
+    ``TRIPLE_FIRST`` or ``TRIPLE_RANDOM``) over the base value array ``values``; see above.
+    ``kappa`` (C,) scales each column's values to come (1: the values themselves)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     drop_one, n_drop, all_rolls = ra.drop_one, ra.n_drop, ra.all_rolls
     score, joker_score, pos_boxes, n_pos = ra.score, ra.joker_score, ra.pos_boxes, ra.n_pos
@@ -1043,13 +1044,13 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, tol, r
                 active[c] = 1
                 cu[c] = min(np.int64(games[i, at + 1]), cap)
                 cf[c] = np.int64(games[i, at + 3]) if two_flags else 0
-                vnow[c] = values[mask, cu[c], cf[c]]
+                vnow[c] = kappa[c] * values[mask, cu[c], cf[c]]
             if mode != TRIPLE_RANDOM:
                 for c in range(n_col):
                     if active[c] and not fresh[c]:
                         _triple_column(
                             np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c]), cu[c], cf[c],
-                            float(weights[c]), vnow[c], values, succ[c], rc[c],
+                            float(weights[c]), kappa[c], vnow[c], values, succ[c], rc[c],
                             score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
                             rows_mask, joker_mode, order, bonus, thr, ub, cap,
                         )  # fmt: skip

@@ -26,6 +26,7 @@ light); simulation runs in :func:`solver._kernels.triple_games`.
 from __future__ import annotations
 
 import math
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -430,7 +431,7 @@ def format_triple_advice(card: TripleCard, dice: Dice, rolls_left: int, options,
         lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
     if len(shown) < len(options):
         lines.append(f"  ... {len(options) - len(shown)} more (--top 0 shows all)")
-    lines.append(f"note: {NOTE}")
+    lines.append(textwrap.fill(f"note: {NOTE}", 80, subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -444,6 +445,8 @@ TRIPLE_BOTS = {
     "random": "uniformly random legal moves",
 }
 CHUNK = 4096
+#: Per-column scales of the values to come, by player (1 where not given).
+BOT_KAPPA: dict[str, tuple[float, ...]] = {}
 
 
 @dataclass
@@ -520,6 +523,7 @@ def simulate_triple(
     tables_dir=None,
     progress: bool | Callable[[int], None] = False,
     build_if_missing: bool = True,
+    kappa=None,
 ) -> TripleResult:
     """Play triple games ``game0 ..`` with a triple bot on the seeded dice streams (paired:
     game ``g`` of seed ``s`` gets the same dice for every bot)."""
@@ -542,6 +546,11 @@ def simulate_triple(
     values = _bot_values(name, rules, tables_dir, build_if_missing, bool(progress))
     mode = {"floor": K.TRIPLE_FIRST, "random": K.TRIPLE_RANDOM}.get(name, K.TRIPLE_ALL)
     weights = np.array(rules.weights, dtype=np.float64)
+    kappa = np.array(
+        BOT_KAPPA.get(name, (1.0,) * len(rules.weights)) if kappa is None else kappa, dtype=np.float64
+    )
+    if kappa.shape != weights.shape:
+        raise UsageError(f"kappa needs {len(weights)} values, got {kappa.tolist()}")
     ra = rule_arrays(single)
     nb, n_col = single.n_boxes, len(rules.weights)
     width = n_col * nb + K.TRIPLE_COLUMN_EXTRA * n_col + 1
@@ -571,7 +580,9 @@ def simulate_triple(
                 state[:, : n_col * nb] = -1
 
                 def work(a: int, b: int, state=state, first=int(game0) + c0) -> None:
-                    K.triple_games(mode, a, b, state, seed_mixed, first, values, weights, TIE_TOLERANCE, ra)
+                    K.triple_games(
+                        mode, a, b, state, seed_mixed, first, values, weights, kappa, TIE_TOLERANCE, ra
+                    )
 
                 workers.run(work, 0, n)
                 column_scores[c0 : c0 + n] = column_totals(single, rules.weights, state)

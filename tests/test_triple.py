@@ -207,3 +207,63 @@ def test_cli_value_and_rules(capsys, tables_dir):
     assert code == 0 and json.loads(out)["floor_expected_final"] == pytest.approx(6 * BASE)
     code, out, _ = run(capsys, "rules", "triple")
     assert code == 0 and "x1, x2, x3" in out
+
+
+# --- play and review ----------------------------------------------------------------
+def test_computer_players_finish_a_game_and_review_it(tables_dir, tmp_path, capsys):
+    import io
+    from types import SimpleNamespace
+
+    from solver.triple_game import TripleGame, TripleSession, run_triple_review
+
+    players = [{"name": "A", "bot": "triple"}, {"name": "B", "bot": "random"}]
+    game = TripleGame(get_rules("triple"), players, {"mode": "hot-seat", "dice": "seeded", "seed": 4})
+    session = TripleSession(
+        game, tables_dir=tables_dir, data=tmp_path, inp=io.StringIO(""), out=io.StringIO()
+    )
+    assert session.run() == 0 and game.is_over
+    saved = json.loads(session.path.read_text())
+    assert saved["status"] == "finished" and saved["scores"] == [c.total for c in game.cards]
+    replayed = TripleGame.from_json(saved)
+    assert [c.total for c in replayed.cards] == saved["scores"]
+    # the triple computer plays as the numba triple player on its stream (player 0 = game 0)
+    result = simulate_triple("triple", "triple", 1, seed=4, tables_dir=tables_dir)
+    assert saved["scores"][0] == result.scores[0]
+    args = SimpleNamespace(
+        game=str(session.path), player="A", tables=str(tables_dir), json=True, mistakes=False
+    )
+    assert run_triple_review(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["finished"] and all(d["loss"] <= 1e-9 for d in data["decisions"])
+    assert "not proven optimal" in data["note"]
+
+
+def test_forged_triple_game_is_refused(tables_dir, tmp_path):
+    from solver.triple_game import GameRecordError, TripleGame
+
+    players = [{"name": "A", "bot": "greedy"}]
+    game = TripleGame(get_rules("triple"), players, {"mode": "solo", "dice": "seeded", "seed": 1})
+    game.score(1, "chance")
+    saved = game.to_json("abandoned")
+    saved["turns"][0]["rolls"][0] = [6, 6, 6, 6, 6]
+    with pytest.raises(GameRecordError, match="first roll"):
+        TripleGame.from_json(saved)
+
+
+def test_cli_play_and_review(capsys, tables_dir, tmp_path, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("k 9\ns chance@3\nhint\ns bogus@1\ns chance@3\nq\n"))
+    code, out, _ = run(
+        capsys, "play", "--rules", "triple", "--seed", "2", "--coach", "--data", str(tmp_path),
+        "--tables", str(tables_dir),
+    )  # fmt: skip
+    assert code == 0 and "chance in column 3" in out and "not proven optimal" in out
+    assert "! unknown box 'bogus'" in out and "! column 3: chance is already filled" in out
+    lines = out.splitlines()
+    assert max(map(len, [x for x in lines if not x.startswith(("!", "game abandoned"))])) <= 80
+    path = next((tmp_path / "games").glob("*.json"))
+    code, out, _ = run(capsys, "review", str(path), "--tables", str(tables_dir))
+    assert code == 0 and "You:" in out and "chance of column 3" in out
+    code, out, err = run(capsys, "play", "--rules", "triple", "--real-dice")
+    assert code == 2 and "real-dice" in err

@@ -82,6 +82,10 @@ def run_play(args) -> int:
     from ..rules import get_rules
 
     rules = get_rules(args.rules)
+    if rules.triple:  # the triple card has its own small game (solver.triple_game)
+        from ..triple_game import run_triple_play
+
+        return run_triple_play(args, rules)
     if args.players is not None:
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         if not names:

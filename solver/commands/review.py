@@ -29,7 +29,10 @@ def run_review(args) -> int:
     from ..game import printable
     from ..records import load_game
     from ..review import format_review, review_game
+    from ..triple_game import is_triple_game_file, run_triple_review
 
+    if is_triple_game_file(args.game):  # the triple card's own games (solver.triple_game)
+        return run_triple_review(args)
     game = load_game(args.game)
     chosen = None
     if args.player is not None:
