@@ -1,8 +1,8 @@
 """Triple card benchmark: the floor and the ``triple`` player on the same dice (paired).
 
 Plays ``--games`` seeded games (seed 1) with each player and prints the floor (exact:
-6 x the base value, and simulated), the ``triple`` player's mean +- standard error, the
-paired gain +- its standard error, and games per second (after a warm-up, so numba's
+6 x the base value, and simulated), the ``triple`` and ``tuned`` players' means +- standard
+errors, the paired gains (triple - floor, tuned - triple) +- their standard errors, and games per second (after a warm-up, so numba's
 compilation is not timed).  ``--bots`` adds other players to the table.
 
     python benchmarks/bench_triple.py [--rules triple] [--games 100000] [--threads N]
@@ -31,7 +31,7 @@ def main() -> None:
     rules = get_rules(args.rules)
     single = rules.single
     results = {}
-    for bot in ["floor", "triple", *args.bots]:
+    for bot in ["floor", "triple", "tuned", *args.bots]:
         simulate_triple(rules, bot, 200, seed=12345, threads=args.threads)  # warm-up: load the kernels
         results[bot] = simulate_triple(rules, bot, args.games, seed=args.seed, threads=args.threads)
     out = {"rules": rules.id, "games": args.games, "seed": args.seed, "players": {}}
@@ -54,6 +54,8 @@ def main() -> None:
         "ties": gain["ties"],
         "losses": gain["losses"],
     }
+    tuned = paired(results["tuned"], results["triple"])
+    out["gain_tuned_vs_triple"] = {"mean": tuned["mean_difference"], "se": tuned["standard_error"]}
     if args.json:
         print(json.dumps(out))
         return
@@ -71,6 +73,8 @@ def main() -> None:
         f"  gain triple - floor: {g['mean']:+.2f} +- {g['se']:.2f} (se, paired); triple wins {g['wins']:,}, "
         f"ties {g['ties']:,}, loses {g['losses']:,}"
     )
+    t = out["gain_tuned_vs_triple"]
+    print(f"  gain tuned - triple: {t['mean']:+.2f} +- {t['se']:.2f} (se, paired)")
 
 
 if __name__ == "__main__":

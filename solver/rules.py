@@ -243,7 +243,7 @@ class RuleSet:
         if self.triple:
             raise UsageError(
                 f"{what} does not take the triple card ({self.id}); it is played with "
-                f"simulate --bot triple|floor|heuristic|greedy|random and hint --rules {self.id}"
+                f"simulate --bot triple|tuned|floor|heuristic|greedy|random and hint --rules {self.id}"
             )
 
     @property
@@ -680,7 +680,7 @@ MODIFIERS: dict[str, Modifier] = {
         Modifier("order", "order=down|up|choose", "fill the boxes in card order, in reverse, or choose", _order, True),
         Modifier("lower-only", "lower-only", "a shortened game without the upper rows", _lower_only),
         Modifier("without", "without=BOX,...", "a shortened game without the named rows", _without, True),
-        Modifier("triple", "triple", "three columns of the card weighted x1, x2, x3 (hint, simulate)", _triple),
+        Modifier("triple", "triple", "three columns of the card weighted x1, x2, x3", _triple),
     )
 }  # fmt: skip
 

@@ -113,7 +113,7 @@ def test_floor_value_is_six_times_the_base(advisor):
     assert advisor.floor_value(card) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("bot", ["triple", "floor"])
+@pytest.mark.parametrize("bot", ["triple", "tuned", "floor"])
 def test_kernel_plays_as_the_python_player(advisor, tables_dir, bot):
     """The numba games and the plain-Python player (the hint's arithmetic) agree move for move:
     the same final scores, column by column."""
@@ -267,3 +267,23 @@ def test_cli_play_and_review(capsys, tables_dir, tmp_path, monkeypatch):
     assert code == 0 and "You:" in out and "chance of column 3" in out
     code, out, err = run(capsys, "play", "--rules", "triple", "--real-dice")
     assert code == 2 and "real-dice" in err
+
+
+@pytest.mark.slow
+def test_tuned_beats_triple_on_the_same_dice(tables_dir):
+    from solver.simulate import paired
+
+    tuned = simulate_triple("triple", "tuned", 6000, seed=11, tables_dir=tables_dir)
+    triple = simulate_triple("triple", "triple", 6000, seed=11, tables_dir=tables_dir)
+    pair = paired(tuned, triple)
+    assert pair["mean_difference"] > 3 * pair["standard_error"] > 0
+
+
+@pytest.mark.slow
+def test_yatzy_triple_floor_is_six_times_yatzy(tables_dir):
+    tables_dir.table("yatzy")
+    result = simulate_triple("yatzy+triple", "floor", 2000, seed=3, tables_dir=tables_dir)
+    s = result.summary()
+    assert abs(s["mean"] - 6 * 248.4399894) < 4 * s["standard_error"]
+    triple = simulate_triple("yatzy+triple", "triple", 2000, seed=3, tables_dir=tables_dir)
+    assert triple.scores.mean() > s["mean"] + 4 * s["standard_error"]

@@ -23,7 +23,7 @@ def register(sub) -> None:
             "Play many seeded games and report the score distribution. Game g of seed S always gets "
             "the same dice (each roll takes the next five dice of its stream, also for kept dice), so "
             "--vs compares two bots on identical luck. Bots: " + bots + "; or module:attr for your own. "
-            "On the triple card (--rules triple): triple, floor, heuristic, greedy, random."
+            "On the triple card (--rules triple): triple, tuned, floor, heuristic, greedy, random."
         ),
     )
     add_rules(p)
