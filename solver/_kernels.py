@@ -517,13 +517,21 @@ def turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, col, best_box):
     (``dice.SUBKEEPS``) with the largest ``e1`` (``e0``).
     """
     nl = lane_u.shape[0]
-    n_keeps = ra.add_die.shape[0]
-    roll_offset = n_keeps - ra.score.shape[0]
     # np.int64(0), not a literal 0: a literal argument makes numba compile another
     # specialisation of the helper instead of reusing the DP's
     start = np.int64(0)
     successors(mask, start, nl, col, lane_u, lane_f, values, ra, succ)
     _exact_rolls(ra.every_roll, mask, nl, start, col, start, lane_f, ra, succ, e0, best_box)
+    _turn_from_final(e0, e1, ra)
+
+
+@njit(cache=True)
+def _turn_from_final(e0, e1, ra):
+    """The keep tables ``e0``/``e1`` (see :func:`turn_tables`) from ``R0`` in the roll rows of ``e0``
+    -- whatever the objective that made ``R0``."""
+    nl = e0.shape[1]
+    n_keeps = ra.add_die.shape[0]
+    roll_offset = n_keeps - ra.score.shape[0]
     _average_keeps(e0, ra.add_die)
     _best_subkeep(e0, e1, ra.drop_one, ra.n_drop, ra.all_rolls)
     _average_keeps(e1, ra.add_die)
@@ -892,6 +900,381 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
                     chosen = b
         s = placement_score(r, chosen, use_joker, score, joker_score)
         extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
+# ============================================================================
+# Play for a target: the probability of reaching a score
+#
+# ``W(state, t)`` is the largest probability, over strategies, of scoring at least ``t``
+# more points from the start of a turn in ``state``: 1 for ``t <= 0``, 0 on the full card
+# for ``t >= 1``.  It obeys the turn recursion above with one change: what a placement is
+# worth is :func:`target_objective` (the next state's probability of the points still
+# needed after this one), not :func:`objective`.  The keep and reroll stages
+# (:func:`_average_keeps`, :func:`_best_subkeep`) are the same functions.
+#
+# Storage: one float64 array ``w``; state ``(mask, u, f)`` holds ``W(state, t)`` for
+# ``t = 1 .. w_len[mask, u, f]`` at ``w[w_off[mask, u, f] + t - 1]`` and 0 beyond it (a
+# table stores each state only up to its last non-zero probability).  Lanes of the DP
+# are one state and a run of consecutive ``t``: its placements are computed once per
+# (roll, box) and the lanes read consecutive entries.
+# ============================================================================
+
+
+@njit(cache=True, inline="always")
+def target_objective(w, off, length, need):
+    """Probability of scoring at least ``need`` more points from a state whose probabilities
+    start at ``w[off]`` (``length`` of them): 1 once nothing is needed."""
+    if need <= 0:
+        return 1.0
+    if need > length:
+        return 0.0
+    return w[off + need - 1]
+
+
+@njit(cache=True)
+def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
+    """R0 for target play: ``x[roll_offset + r, col + j]`` = best over the legal boxes of roll
+    ``r`` of :func:`target_objective` with ``t0 + j`` points needed, lanes ``j < n`` of one
+    state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
+    among equals) unless ``best_box`` has zero rows."""
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    roll_offset = x.shape[0] - score.shape[0]
+    track = best_box.shape[0] > 0
+    for r in range(score.shape[0]):
+        row = roll_offset + r
+        for j in range(n):
+            x[row, col + j] = NEG_INF
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            off = w_off[nxt, u2, f2]
+            length = w_len[nxt, u2, f2]
+            shift = points + extra
+            if track:
+                for j in range(n):
+                    v = target_objective(w, off, length, t0 + j - shift)
+                    if v > x[row, col + j]:
+                        x[row, col + j] = v
+                        best_box[r, col + j] = b
+                continue
+            # lanes j < j1 need nothing more (1), j1 <= j < j2 read w, j >= j2 are out of reach (0)
+            j1 = min(max(shift - t0 + 1, 0), n)
+            j2 = min(max(length + shift - t0 + 1, j1), n)
+            for j in range(j1):
+                x[row, col + j] = 1.0
+            base = off + t0 - shift - 1
+            for j in range(j1, j2):
+                x[row, col + j] = max(x[row, col + j], w[base + j])
+            for j in range(j2, n):
+                x[row, col + j] = max(x[row, col + j], 0.0)
+
+
+@njit(cache=True, nogil=True)
+def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w, w_off, w_len, ra):
+    """Solve blocks ``i0 .. i1``: block ``i`` is state ``(masks[k], us[k], fs[k])`` with
+    ``k = block_state[i]`` and targets ``t = block_t0[i] .. + block_n[i]``, written to
+    ``w[w_off[state] + t - 1]``.  States after these must be solved already."""
+    n_keeps = ra.add_die.shape[0]
+    n_rolls = ra.score.shape[0]
+    roll_offset = n_keeps - n_rolls
+    width = 0
+    for i in range(i0, i1):
+        width = max(width, block_n[i])
+    x_buf = np.empty(n_keeps * width)
+    y_buf = np.empty(n_keeps * width)
+    acc = np.empty(width)
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    for i in range(i0, i1):
+        k = block_state[i]
+        n = block_n[i]
+        x = x_buf[: n_keeps * n].reshape((n_keeps, n))
+        y = y_buf[: n_keeps * n].reshape((n_keeps, n))
+        mask, u, f = masks[k], us[k], fs[k]
+        _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), w, w_off, w_len, ra, x, no_tracking)
+        _average_keeps(x, ra.add_die)
+        _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
+        _average_keeps(y, ra.add_die)
+        _best_subkeep(y, x, ra.drop_one, ra.n_drop, ra.all_rolls)
+        for j in range(n):
+            acc[j] = 0.0
+        for r in range(n_rolls):
+            p = ra.roll_prob[r]
+            for j in range(n):
+                acc[j] += p * x[roll_offset + r, j]
+        base = w_off[mask, u, f] + block_t0[i] - 1
+        for j in range(n):
+            w[base + j] = acc[j]
+
+
+# ============================================================================
+# The distribution of the final score
+#
+# Expected-score play moves probability between states; the points it scores on the way
+# are tracked as a distribution over "points so far" per state.  Per turn, each state's
+# turn is resolved into its outcomes -- the probability of ending the turn with each roll,
+# and the box that roll goes in -- by pushing probability forward through the same
+# decision tables the bots use (:func:`turn_tables`), with the bots' tie rules
+# (:func:`_best_keep`; boxes within ``tol`` of the best: the first in card order).  The
+# outcomes are merged by (next state, points) and applied to the next states' rows.
+# ============================================================================
+
+
+@njit(cache=True, inline="always")
+def _push_rolls(keep_mass, add_die):
+    """Roll the dice not kept: the probability on each keep moves to the rolls it can become
+    (``keep_mass`` (462,), in place: keeps of fewer than five dice end at 0)."""
+    for k in range(add_die.shape[0]):
+        if add_die[k, 0] < 0:
+            continue
+        m = keep_mass[k]
+        if m == 0.0:
+            continue
+        keep_mass[k] = 0.0
+        part = m * ONE_SIXTH
+        for face in range(6):
+            keep_mass[add_die[k, face]] += part
+
+
+@njit(cache=True, nogil=True)
+def ev_turn_outcomes(
+    mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll, start_rolls_left, rep_u, gain_kind
+):
+    """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j], lane_f[j])``.
+
+    A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
+    with ``start_rolls_left`` rolls left.  Returns ``(src, dst, gain, prob)``: lane
+    ``lane_row[j]`` moves with probability ``prob`` to the state of flat index ``dst``
+    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), gaining
+    ``gain``: the points scored this turn (``gain_kind`` 0) or the outcome counts (1):
+    five-of-a-kind bonuses earned plus 16 per five-of-a-kind row scored 50.  Outcomes with the same next state and gain are
+    merged, in (box, score, bonus) order.
+    """
+    add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face, roll_prob = ra.flag_rows, ra.roll_face, ra.roll_prob
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nl = lane_u.shape[0]
+    n_keeps = add_die.shape[0]
+    n_rolls = score.shape[0]
+    nb = box_face.shape[0]
+    n_flags = 1
+    for b in range(nb):
+        if flag_rows[b] == 1:
+            n_flags = 2
+    roll_offset = n_keeps - n_rolls
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    succ = np.empty((nb * 6, nl))
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
+    max_score = 0
+    for r in range(n_rolls):
+        for b in range(nb):
+            max_score = max(max_score, score[r, b], joker_score[r, b])
+    merged = np.zeros((nb, max_score + 1, 2))
+    cap_out = nl * nb * (max_score + 1) * 2
+    src = np.empty(cap_out, dtype=np.int64)
+    dst = np.empty(cap_out, dtype=np.int64)
+    gain = np.empty(cap_out, dtype=np.int64)
+    prob = np.empty(cap_out)
+    n_out = 0
+    mass = np.empty(n_keeps)
+    final = np.empty(n_rolls)
+    ev = np.empty(n_keeps)
+    for j in range(nl):
+        for k in range(n_keeps):
+            mass[k] = 0.0
+        for r in range(n_rolls):
+            final[r] = 0.0
+        if start_roll < 0:
+            rolls_left = 2
+            for r in range(n_rolls):
+                mass[roll_offset + r] = roll_prob[r]
+        else:
+            rolls_left = start_rolls_left
+            mass[roll_offset + start_roll] = 1.0
+        while rolls_left > 0:
+            table = e1 if rolls_left == 2 else e0
+            for k in range(n_keeps):
+                ev[k] = table[k, j]
+            for r in range(n_rolls):
+                m = mass[roll_offset + r]
+                if m == 0.0:
+                    continue
+                mass[roll_offset + r] = 0.0
+                keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
+                if keep == roll_offset + r:
+                    final[r] += m  # stop and score
+                else:
+                    mass[keep] += m
+            _push_rolls(mass, add_die)
+            rolls_left -= 1
+        for r in range(n_rolls):
+            final[r] += mass[roll_offset + r]
+        # the box of each final roll: the best within tol, the first in card order
+        u, f = lane_u[j], lane_f[j]
+        for r in range(n_rolls):
+            m = final[r]
+            if m == 0.0:
+                continue
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            best = NEG_INF
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                best = max(best, add + succ[cand, j])
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                if add + succ[cand, j] >= best - tol:
+                    extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+                    merged[b, s, 1 if extra > 0 else 0] += m
+                    break
+        for b in range(nb):
+            for s in range(max_score + 1):
+                for e in range(2):
+                    m = merged[b, s, e]
+                    if m == 0.0:
+                        continue
+                    merged[b, s, e] = 0.0
+                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                    nxt = mask | (1 << b)
+                    u2 = rep_u[nxt, u2]
+                    src[n_out] = lane_row[j]
+                    dst[n_out] = (nxt * (cap + 1) + u2) * n_flags + f2
+                    if gain_kind == 0:
+                        gain[n_out] = points + e * bonus
+                    else:  # the outcome counts: bonuses + 16 * five-of-a-kind rows scored 50
+                        gain[n_out] = e + (16 if ra.five_kind[b] == 1 and s == 50 else 0)
+                    prob[n_out] = m
+                    n_out += 1
+    return src[:n_out].copy(), dst[:n_out].copy(), gain[:n_out].copy(), prob[:n_out].copy()
+
+
+@njit(cache=True, nogil=True)
+def apply_outcomes(c0, c1, src, dst_row, gain, prob, dist, support, out):
+    """``out[dst_row[c], g + i] += prob[c] * dist[src[c], i]`` for outcomes ``c0 .. c1``
+    (sorted by ``dst_row``: ranges that do not split a row may run in threads);
+    ``support[row]`` is one past the last non-zero entry of ``dist[row]``."""
+    width = out.shape[1]
+    for c in range(c0, c1):
+        s = src[c]
+        d = dst_row[c]
+        g = gain[c]
+        p = prob[c]
+        n = min(support[s], width - g)
+        for i in range(n):
+            out[d, g + i] += p * dist[s, i]
+
+
+@njit(cache=True, nogil=True)
+def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0, e1, best_box):
+    """Within-turn tables of target play (as :func:`turn_tables`, in probabilities) for lanes
+    ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points still needed."""
+    for j in range(lane_u.shape[0]):
+        _target_rolls(
+            mask, lane_u[j], lane_f[j], lane_t[j], np.int64(1), np.int64(j), w, w_off, w_len, ra, e0, best_box
+        )
+    _turn_from_final(e0, e1, ra)
+
+
+@njit(cache=True, nogil=True)
+def target_group_tables(
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0_all, e1_all
+):
+    """Target-play tables of groups ``g0 .. g1`` (one mask each; lanes from ``l0`` on are rows
+    ``lane - l0`` of ``e0_all``/``e1_all`` (width, 462))."""
+    n_keeps = ra.add_die.shape[0]
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    for grp in range(g0, g1):
+        a = group_lane[grp]
+        nl = group_lane[grp + 1] - a
+        e0 = np.empty((n_keeps, nl))
+        e1 = np.empty((n_keeps, nl))
+        u = lane_u[a : a + nl].copy()
+        f = lane_f[a : a + nl].copy()
+        t = lane_t[a : a + nl].copy()
+        target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_len, ra, e0, e1, no_tracking)
+        for lane in range(nl):
+            for kk in range(n_keeps):
+                e0_all[a - l0 + lane, kk] = e0[kk, lane]
+                e1_all[a - l0 + lane, kk] = e1[kk, lane]
+
+
+@njit(cache=True, nogil=True)
+def play_target_games(
+    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_len, tol, ra
+):
+    """Play the turn of games ``j0 .. j1`` (``need[j] >= 1`` points still needed) for the
+    target: keeps from the tables of :func:`target_group_tables`, then the legal box with the
+    largest probability (ties within ``tol``: the first in card order)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    roll_offset = add_die.shape[0] - score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        k = np.int64(games[i, nb + 3])
+        held = _roll(base, k, 0, add_die, keep_size)
+        k += 5
+        for rolls_left in range(2, 0, -1):
+            if rolls_left == 2:
+                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            else:
+                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            if keep == held:
+                break
+            held = _roll(base, k, keep, add_die, keep_size)
+            k += 5
+        games[i, nb + 3] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb])
+        u = min(np.int64(games[i, nb + 1]), cap)
+        f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        best = NEG_INF
+        chosen = -1
+        for sweep in range(2):
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need[i] - points - extra)
+                if sweep == 0:
+                    best = max(best, v)
+                elif v >= best - tol:
+                    chosen = b
+                    break
+        s = placement_score(r, chosen, use_joker, score, joker_score)
         _apply(games, i, chosen, s, extra, box_face, five_kind)
 
 

@@ -89,15 +89,19 @@ class Option:
     category: str | None = None
     score: int | None = None
     bonus: int = 0
+    #: on the keep-all option (stop rolling): the box that stopping implies and its points
+    stop_category: str | None = None
+    stop_score: int | None = None
+    p_target: float | None = None  # P(final >= target) under target play (target advice only)
 
     @classmethod
     def _ranked(
-        cls, evs, base, keeps=None, categories=None, scores=None, bonus: int = 0
+        cls, evs, base, keeps=None, categories=None, scores=None, bonus: int = 0, stop=None
     ) -> tuple[Option, ...]:
         """Options from their ``ev``s, best first: keeps (``keeps``) or boxes (``categories``, ``scores``).
 
         ``expected_final``, ``regret`` and ``best`` follow from ``base`` and ``evs[0]``, as in
-        :meth:`Advisor.advise`.  For batch results: built without ``__init__``, whose frozen
+        :meth:`Advisor.advise`; ``stop`` is the ``(category, score)`` of the keep-all option.  For batch results: built without ``__init__``, whose frozen
         field-by-field assignments cost more than the rest (the objects are the same).
         """
         new, set_attr = object.__new__, object.__setattr__
@@ -109,7 +113,10 @@ class Option:
                 set_attr(option, "__dict__", {
                     "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
                     "keep": keep, "category": None, "score": None, "bonus": 0,
+                    "stop_category": None, "stop_score": None,
                 })  # fmt: skip
+                if stop is not None and len(keep) == D.N_DICE:
+                    option.__dict__["stop_category"], option.__dict__["stop_score"] = stop
                 out.append(option)
         else:
             for ev, category, score in zip(evs, categories, scores, strict=True):
@@ -117,6 +124,7 @@ class Option:
                 set_attr(option, "__dict__", {
                     "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
                     "keep": None, "category": category, "score": score, "bonus": bonus,
+                    "stop_category": None, "stop_score": None,
                 })  # fmt: skip
                 out.append(option)
         return tuple(out)
@@ -132,7 +140,8 @@ class Option:
             return f"score {self.score} in {self.category}{extra}"
         n = D.N_DICE - len(self.keep)
         if n == 0:
-            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score"
+            where = f" {self.stop_score} in {self.stop_category}" if self.stop_category is not None else ""
+            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score{where}"
         if not self.keep:
             return "reroll all five dice"
         words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
@@ -144,14 +153,19 @@ class Option:
             if self.keep is not None
             else {"category": self.category, "score": self.score}
         )
+        if self.stop_category is not None:
+            head["stop_and_score"] = {"category": self.stop_category, "score": self.stop_score}
         if self.bonus:
             head["bonus"] = self.bonus
-        return head | {
+        out = head | {
             "ev": round(self.ev, 9),
             "expected_final": round(self.expected_final, 9),
             "regret": round(self.regret, 9),
             "best": self.best,
         }
+        if self.p_target is not None:
+            out["p_target"] = self.p_target
+        return out
 
     def __str__(self) -> str:
         return f"{self.describe()} (ev {self.ev:.3f}, loss {self.regret:.3f})"
@@ -163,6 +177,7 @@ class Advice:
 
     position: Position
     options: tuple[Option, ...]
+    target: int | None = None  # target advice: options ranked by P(final >= target)
 
     @classmethod
     def deferred(
@@ -216,6 +231,7 @@ class Advice:
             "dice": str(p.dice),
             "rolls_left": p.rolls_left,
             "decision": self.decision,
+            **({"target": self.target} if self.target is not None else {}),
             "options": [o.to_json() for o in self.options],
         }
 
@@ -276,6 +292,7 @@ class TurnValues:
             self.e1[D.ROLL_OFFSET :] = no_stop
         self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
         self._stop = stop
+        self.stops: dict[int, tuple[str, int] | None] = {}  # roll index -> the box stopping implies
 
     @cached_property
     def value(self) -> float:
@@ -294,14 +311,17 @@ class TurnValues:
 
     def placement_value(self, box: int, score: int, bonus: int) -> float:
         """Points this placement earns now (bonuses included) plus the value of the next state."""
-        points, (mask, upper, flag) = self.rules.step(self.state, box, score)
-        # the objective (points + value to come), then the roll's bonus, as the kernel adds them
-        return objective(points, float(self.values[mask, upper, flag])) + bonus
+        points, nxt = self.rules.step(self.state, box, score)
+        return self._worth(points, nxt, bonus)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        """What a placement earning ``points`` (and the roll's ``bonus``) and leading to ``nxt``
+        is worth: the objective (points + value to come), then the bonus, as the kernel adds them."""
+        return objective(points, float(self.values[nxt])) + bonus
 
     def _final_roll_values(self) -> list[float]:
         rules = self.rules
-        mask, upper, flag = self.state
-        values = self.values
+        mask = self.state[0]
         allowed = rules.allowed_bits(mask)
         columns = []  # per allowed box: the value of placing each roll there
         for b in range(rules.n_boxes):
@@ -310,7 +330,7 @@ class TurnValues:
             cand = {}
             for s in rules.possible_scores[b]:  # each score once (a few more do no harm)
                 points, nxt = rules.step(self.state, b, s)
-                cand[s] = objective(points, float(values[nxt]))
+                cand[s] = self._worth(points, nxt)
             columns.append(list(map(cand.__getitem__, rules.scores_by_box[b])))
         if len(columns) > 1:
             best = list(map(max, *columns))
@@ -322,6 +342,34 @@ class TurnValues:
                 roll = Dice((face,) * D.N_DICE)
                 best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))
         return best
+
+
+class TargetTurnValues(TurnValues):
+    """The within-turn values of one card state for target play: the largest probability of
+    scoring at least ``need`` more points (``need >= 1``), from a target table
+    (:class:`solver.target.TargetTable`); the same recursion as :class:`TurnValues` (the
+    twin of :func:`solver._kernels.target_turn_tables`)."""
+
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], table, need: int):
+        self.table, self.need = table, need
+        super().__init__(rules, state, None)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        return self.table.probability(nxt, self.need - points - bonus)
+
+
+def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, values) -> tuple[str, int] | None:
+    """The box that stopping now implies: the ``(category, score)`` ranked first with no rolls
+    left (placements of ``rules``, valued by ``step_rules``, ties in card order), as
+    :meth:`Advisor.advise` ranks them."""
+    mask, _, flag = state
+    best = None
+    for b, score, bonus in rules.placements(mask, dice.counts, bool(flag)):
+        points, (m, u, f) = step_rules.step(state, b, score)
+        value = objective(points, float(values[m, u, f])) + bonus
+        if best is None or value > best[0]:
+            best = (value, b, score)
+    return None if best is None else (rules.box_names[best[1]], best[2])
 
 
 def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
@@ -443,8 +491,19 @@ class Advisor:
             ev = tv.e0 if position.rolls_left == 1 else tv.e1
             stop = D.ROLL_OFFSET + dice.index
             for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
-                if k == stop and self.rules.all_rolls:
-                    continue  # all three rolls must be used
+                if k == stop:
+                    if self.rules.all_rolls:
+                        continue  # all three rolls must be used
+                    where = tv.stops.get(dice.index, False)
+                    if where is False:  # the box stopping implies, once per roll of this card state
+                        where = stop_placement(self.rules, tv.rules, card.state, dice, self.table.values)
+                        tv.stops[dice.index] = where
+                    if where is not None:
+                        category, score = where
+                        raw.append(
+                            (ev[k], {"keep": D.KEEPS[k], "stop_category": category, "stop_score": score})
+                        )
+                        continue
                 raw.append((ev[k], {"keep": D.KEEPS[k]}))
         best_ev = max(v for v, _ in raw)
         order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
@@ -459,3 +518,90 @@ class Advisor:
             for i in order
         )
         return Advice(position, options)
+
+
+class TargetAdvisor:
+    """Ranks options by the probability of reaching a target score (plain Python).
+
+    Each option carries ``p_target``, P(final score >= target) when taking it and then
+    playing for the target, beside the expected-score advisor's ``ev`` (points still to
+    come when taking it and then playing for expected score).  Options are ranked by
+    ``p_target``; options within :data:`TARGET_TIE` of each other are ranked by ``ev``, so
+    once the target is reached (or out of reach) the advice is the expected-score advice.
+    """
+
+    def __init__(self, advisor: Advisor, table):
+        if table.rules != advisor.rules:
+            raise UsageError(f"the target table is for {table.rules.id}, the advisor for {advisor.rules.id}")
+        self.advisor, self.table, self.rules = advisor, table, advisor.rules
+
+    def turn(self, card: ScoreCard, need: int) -> TargetTurnValues:
+        """Target-play values of the card's state with ``need`` (>= 1) more points wanted."""
+        rules, state = self.rules, card.state
+        if rules.order == "choose" and state[0] == 0:  # the direction that serves the target best
+            down, up = (TargetTurnValues(rules.directed(d), state, self.table, need) for d in ("down", "up"))
+            return up if up.value > down.value + TARGET_TIE else down
+        return TargetTurnValues(rules, state, self.table, need)
+
+    def probability(self, card: ScoreCard, target: int) -> float:
+        """P(final >= target) from the start of a turn on ``card`` under target play."""
+        need = target - card.total
+        if need <= 0:
+            return 1.0
+        if card.is_complete:
+            return 0.0
+        return self.table.probability(card.state, need)
+
+    def advise(self, position: Position, target: int) -> Advice:
+        """Every option of ``position``, ranked by P(final >= ``target``), then expected score."""
+        base = self.advisor.advise(position)
+        card, dice = position.card, position.dice
+        need = target - card.total
+        if need > self.table.t_max:
+            raise UsageError(
+                f"{target} needs {need} more points; the {self.rules.id} target table holds up to "
+                f"{self.table.t_max} (build a larger one with: yahtzee tables build --target --t-max N)"
+            )
+        tv = self.turn(card, need) if need > 0 else None
+        stop = None
+        scored = []
+        for option in base.options:
+            if need <= 0:
+                p = 1.0
+            elif option.keep is None:
+                box = self.rules.box_index[option.category]
+                p = tv.placement_value(box, option.score, option.bonus)
+            else:
+                k = D.keep_index(option.keep)
+                p = (tv.e0 if position.rolls_left == 1 else tv.e1)[k]
+                if len(option.keep) == D.N_DICE:
+                    stop = self._stop_placement(tv, card, dice)
+            scored.append((p, option))
+        scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
+        best_p = scored[0][0]
+        options = []
+        for p, option in scored:
+            fields = dict(option.__dict__)
+            fields.update(p_target=p, best=best_p - p <= TARGET_TIE)
+            if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
+                fields["stop_category"], fields["stop_score"] = stop
+            options.append(Option(**fields))
+        return Advice(position, tuple(options), target=target)
+
+    def _stop_placement(self, tv: TargetTurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
+        """The box that stopping implies under target play (ties: the expected-score ranking)."""
+        ev_tv = self.advisor.turn(card)
+        mask, _, flag = card.state
+        best = None
+        for b, score, bonus in self.rules.placements(mask, dice.counts, bool(flag)):
+            key = (tv.placement_value(b, score, bonus), ev_tv.placement_value(b, score, bonus))
+            if (
+                best is None
+                or key[0] > best[0][0] + TARGET_TIE
+                or (abs(key[0] - best[0][0]) <= TARGET_TIE and key[1] > best[0][1])
+            ):
+                best = (key, b, score)
+        return None if best is None else (self.rules.box_names[best[1]], best[2])
+
+
+TARGET_TIE = 1e-12  # probabilities this close rank by expected score

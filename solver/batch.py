@@ -39,7 +39,7 @@ from functools import partial
 import numpy as np
 
 from . import dice as D
-from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValues, objective
+from .advisor import TIE_TOLERANCE, Advice, Advisor, Option, Position, TurnValues, objective, stop_placement
 from .card import ScoreCard
 from .dice import Dice
 from .dp import kernel_values
@@ -107,6 +107,7 @@ class BatchAdvisor:
             if p.card.rules is not rules and p.card.rules != rules:
                 raise UsageError(f"this advisor plays {rules.id}, the position is {p.rules.id}")
         ranked = Ranked(rules, positions)
+        ranked.values, ranked.turn_rules = self.values, self._turn_rules
         if not positions:
             return ranked
         cards = [p.card for p in positions]
@@ -265,6 +266,7 @@ class Ranked:
         self.keep_ev = self.keep_id = self.keep_n = None  # (rows, 32), (rows, 32), (rows,)
         self.place_ev = self.place_box = self.place_score = None  # (rows, n_boxes) each
         self.place_n = self.place_bonus = None  # (rows,): options, Yahtzee bonus of the roll
+        self.values = self.turn_rules = None  # for the box that stopping implies (the keep-all option)
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -306,9 +308,17 @@ class Ranked:
         evs, base, labels, scores, bonus = self._row(i, limit)
         if scores is None:
             keeps = D.KEEPS
-            return Option._ranked(evs, base, keeps=[keeps[k] for k in labels])
+            return Option._ranked(evs, base, keeps=[keeps[k] for k in labels], stop=self.stop(i))
         names = self.rules.box_names
         return Option._ranked(evs, base, categories=[names[b] for b in labels], scores=scores, bonus=bonus)
+
+    def stop(self, i: int) -> tuple[str, int] | None:
+        """The ``(category, score)`` that keeping all five dice of position ``i`` implies."""
+        p = self.positions[i]
+        if self.values is None or p.rolls_left == 0 or self.rules.all_rolls:
+            return None
+        state = p.card.state
+        return stop_placement(self.rules, self.turn_rules(state[0]), state, p.dice, self.values)
 
     def best(self, i: int) -> Option:
         """The best option of position ``i`` (the first of :meth:`options`)."""
@@ -327,6 +337,11 @@ class Ranked:
         if scores is None:
             keeps = D.KEEPS
             heads = [{"keep": list(keeps[k])} for k in labels]
+            stop = self.stop(i)
+            if stop is not None:
+                for head in heads:
+                    if len(head["keep"]) == D.N_DICE:
+                        head["stop_and_score"] = {"category": stop[0], "score": stop[1]}
         else:
             names = self.rules.box_names
             heads = [{"category": names[b], "score": s} for b, s in zip(labels, scores, strict=True)]
@@ -356,6 +371,14 @@ class Ranked:
         evs, base, labels, scores, bonus = self._row(i)
         if scores is None:
             heads = [_KEEP_HEADS[k] for k in labels]
+            stop = self.stop(i)
+            if stop is not None:
+                k = D.ROLL_OFFSET + p.dice.index
+                extra = f'"stop_and_score": {{"category": {_quote(stop[0])}, "score": {stop[1]}}}, "ev": '
+                heads = [
+                    h if label != k else h[: -len('"ev": ')] + extra
+                    for h, label in zip(heads, labels, strict=True)
+                ]
             decision = "keep"
         else:
             heads = [self._box_head(b, score, bonus) for b, score in zip(labels, scores, strict=True)]

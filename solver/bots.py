@@ -188,6 +188,61 @@ class TableBot(Bot):
         return min((o.category for o in best), key=index.__getitem__)
 
 
+class TargetBot(Bot):
+    """Plays for a final score of at least ``target``: the option with the largest probability
+    of reaching it (a :class:`~solver.advisor.TargetAdvisor`); once the target is reached or
+    out of reach (probability 0 at the start of a turn), for expected score like ``optimal``.
+
+    Within a turn, ties within :data:`solver.advisor.TIE_TOLERANCE`: the keep with the most
+    dice, the box first in card order -- as the numba engine.
+    """
+
+    fast_kind = "target"
+
+    def __init__(self, advisor, table, target: int):
+        from .advisor import TargetAdvisor
+
+        self.rules, self.target = advisor.rules, int(target)
+        self.name = f"target:{self.target}"
+        self.optimal = TableBot(advisor, "optimal")
+        self.target_advisor = TargetAdvisor(advisor, table)
+        self.table = table
+
+    def _need(self, card) -> int | None:
+        """Points still needed, or None when playing for expected score this turn."""
+        need = self.target - card.total
+        if need <= 0:
+            return None
+        turn_start = card.state  # the state is that of the start of this turn
+        return need if self.table.probability(turn_start, need) > 0.0 else None
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        need = self._need(card)
+        if need is None:
+            return self.optimal.choose_keep(card, dice, rolls_left, rng)
+        from .advisor import TIE_TOLERANCE
+
+        tv = self.target_advisor.turn(card, need)
+        values = tv.e0 if rolls_left == 1 else tv.e1
+        subkeeps = D.ROLL_SUBKEEPS[dice.index]
+        candidates = [k for k in subkeeps if not (self.rules.all_rolls and k == D.ROLL_OFFSET + dice.index)]
+        top = max(values[k] for k in candidates)
+        return D.KEEPS[max(k for k in candidates if values[k] >= top - TIE_TOLERANCE)]
+
+    def choose_box(self, card, dice, rng):
+        need = self._need(card)
+        if need is None:
+            return self.optimal.choose_box(card, dice, rng)
+        from .advisor import TIE_TOLERANCE
+
+        tv = self.target_advisor.turn(card, need)
+        mask, _, flag = card.state
+        placements = self.rules.placements(mask, dice.counts, bool(flag))
+        values = [(tv.placement_value(b, s, bonus), b) for b, s, bonus in placements]
+        top = max(v for v, _ in values)
+        return self.rules.box_names[min(b for v, b in values if v >= top - TIE_TOLERANCE)]
+
+
 # --- the heuristic evaluation --------------------------------------------------
 #: The heuristic's only constants, rule-agnostic, tuned by simulation on ``yahtzee`` and
 #: ``yatzy`` (a grid, 10,000 games each, seed 1; the optimum is flat: within about half a
@@ -397,6 +452,30 @@ def _greedy(rules: RuleSet, tables_dir=None, **_) -> Bot:
     return TableBot(Advisor(greedy_table(rules)), "greedy")
 
 
+def _target(
+    rules: RuleSet, key: str, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True
+) -> Bot:
+    """``target:T``: plays for a final score of at least T (the target table; built if missing)."""
+    from .advisor import Advisor
+    from .errors import MissingTableError
+    from .target import build_target, load_target
+
+    text = key.split(":", 1)[1].strip()
+    if not text.isdecimal() or int(text) < 1:
+        raise UsageError(f"bot {key!r}: the target must be a score of 1 or more, as in target:300")
+    try:
+        table = load_target(rules, tables_dir)
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+        build_target(rules, tables_dir, progress=progress)
+        table = load_target(rules, tables_dir)
+    if int(text) > table.t_max:
+        raise UsageError(f"bot {key!r}: the {rules.id} target table holds targets up to {table.t_max}")
+    advisor = Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+    return TargetBot(advisor, table, int(text))
+
+
 BOTS: dict[str, Callable[..., Bot]] = {
     "optimal": _optimal,
     "heuristic": _heuristic,
@@ -410,6 +489,7 @@ BOT_DESCRIPTIONS = {
     "greedy": "the most points this turn: best keeps for this turn's score, the box that pays most now",
     "frequent": "keeps the most frequent face, scores the box that pays most now",
     "random": "uniformly random legal moves",
+    "target:T": "plays for P(final >= T) (the target table), then for expected score",
 }
 
 
@@ -430,6 +510,8 @@ def get_bot(
     """
     rules = get_rules(rules)
     key = str(name).strip()
+    if key.lower().startswith("target:"):
+        return _target(rules, key, tables_dir, build_if_missing=build_if_missing, progress=progress)
     factory = BOTS.get(key.lower())
     if factory is not None:
         return factory(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)

@@ -23,6 +23,8 @@ COMMAND_MODULES = {
     "play": "play",
     "review": "review",
     "rules": "rules",
+    "stats": "stats",
+    "serve": "serve",
 }
 
 

@@ -46,9 +46,20 @@ def optimal_game(date: str, rules: str | RuleSet | None = None, tables_dir=None,
     return game
 
 
-def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: int | None) -> str:
-    """The plain-text summary of a daily game, to paste anywhere."""
-    lines = [f"Yahtzee solver daily challenge {date}", f"rules: {rules.id}", f"{name}: {card.total} points"]
+def game_name(rules: RuleSet) -> str:
+    """The game's name for people: ``Yahtzee``, ``Yatzy`` or ``Yacht`` (the base of the rule set)."""
+    return rules.id.split("+")[0].split("-")[0].capitalize()
+
+
+def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: int | None, notes=()) -> str:
+    """The plain-text summary of a daily game, to paste anywhere; ``notes`` (``replay``,
+    ``assisted: hint``) follow the score."""
+    marks = f" ({'; '.join(notes)})" if notes else ""
+    lines = [
+        f"{game_name(rules)} solver daily challenge {date}",
+        f"rules: {rules.id}",
+        f"{name}: {card.total} points{marks}",
+    ]
     boxes = [f"{n} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)]
     lines.append(" | ".join(boxes[i] for i in rules.upper_indices) + f" | upper bonus {card.upper_bonus}")
     lower = " | ".join(boxes[i] for i in rules.lower_indices)

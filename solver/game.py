@@ -41,6 +41,21 @@ FORMAT_VERSION = 1
 STATUSES = ("in_progress", "finished", "abandoned")
 
 
+#: what players type for a box -> the boxes it may mean, the first on the card wins
+BOX_ALIASES: dict[str, tuple[str, ...]] = {
+    "aces": ("ones",), "1s": ("ones",), "deuces": ("twos",), "2s": ("twos",), "treys": ("threes",),
+    "3s": ("threes",), "4s": ("fours",), "5s": ("fives",), "6s": ("sixes",),
+    "1p": ("one_pair",), "pair": ("one_pair",), "2p": ("two_pairs",),
+    "3k": ("three_of_a_kind",), "3ok": ("three_of_a_kind",), "toak": ("three_of_a_kind",),
+    "4k": ("four_of_a_kind",), "4ok": ("four_of_a_kind",), "foak": ("four_of_a_kind",),
+    "fh": ("full_house",), "house": ("full_house",),
+    "ss": ("small_straight", "little_straight"), "sm": ("small_straight", "little_straight"),
+    "ls": ("large_straight", "little_straight"), "lg": ("large_straight", "big_straight"),
+    "bs": ("big_straight",), "ch": ("chance", "choice"),
+    "y": ("yahtzee", "yatzy", "yacht"), "yahtzee": ("yatzy", "yacht"), "yatzy": ("yahtzee", "yacht"),
+}  # fmt: skip
+
+
 class GameRecordError(UsageError):
     """A saved game that cannot be read or replayed; the message names the first bad entry."""
 
@@ -389,7 +404,9 @@ class Game:
         return self.set_held(self.positions_of(faces))
 
     def box_name(self, token: str | int) -> str:
-        """The box meant by a number (1-based, card order), a name, or a unique start of a name."""
+        """The box meant by a number (1-based, card order), a name, an alias players use
+        (``aces``, ``3k``, ``fh``, ``ss``, ``ch``, ``y``, Yatzy's ``1p`` ...; see :data:`BOX_ALIASES`)
+        or a start of a name that is unique among the open boxes (among all when none is open)."""
         names = self.rules.box_names
         if isinstance(token, int) and not isinstance(token, bool):
             if not 1 <= token <= len(names):
@@ -402,7 +419,16 @@ class Game:
             return self.box_name(int(text))
         if text in names:
             return text
+        targets = BOX_ALIASES.get(text, ())
+        # the first target on the card, and its further rows (yatzy_2, ...): the first open one
+        target = next((t for t in targets if t in names), None)
+        if target is not None:
+            rows = [n for n in names if n == target or n.removeprefix(target + "_").isdecimal()]
+            return next((n for n in rows if self.card.scores[names.index(n)] is None), target)
         starts = [n for n in names if n.startswith(text)]
+        open_starts = [n for n, v in zip(names, self.card.scores, strict=True) if v is None and n in starts]
+        if open_starts:
+            starts = open_starts
         if len(starts) == 1:
             return starts[0]
         if starts:
@@ -441,6 +467,22 @@ class Game:
         if self.current == len(self.players):
             self.current = 0
             self.round += 1
+
+    def without_last_score(self) -> Game:
+        """The game as it was before the last box was filled (the dice and holds of that
+        moment, a later roll dropped): a new :class:`Game`, replayed from :meth:`to_dict`."""
+        data = self.to_dict("in_progress")
+        turns = data["turns"]
+        if turns and "box" not in turns[-1]:
+            turns.pop()
+        if not turns:
+            raise IllegalMoveError("nothing to undo: no box is filled yet")
+        for key in ("box", "score", "bonus"):
+            turns[-1].pop(key, None)
+        game = Game.from_dict(data)
+        if self.streams and all(s is None for s in self.streams):
+            game.streams = [None] * len(game.players)
+        return game
 
     # --- review ----------------------------------------------------------------
     def decisions(self, player: int | None = None) -> Iterator[Decision]:
@@ -587,6 +629,8 @@ def _load(cls, data) -> Game:
                 got = dict(game.totals()).get(entry["name"])
                 if got is not None and got != entry["score"]:
                     raise err(f"final: {entry['name']} scored {got}, the file says {entry['score']!r}")
+    if streams is not None:
+        game.streams = streams  # where the replay left them: the game goes on with the next dice
     return game
 
 

@@ -391,15 +391,19 @@ def store_game(
     *,
     solo_record: bool = False,
     daily_optimal: float | None = None,
+    daily_result: bool | None = None,
 ) -> Stored:
     """Keep the game in the database, in one transaction with its records.
 
     ``path`` (the game file) identifies the game: storing it again replaces the
     row.  When the game is finished and ``solo_record`` is true, its score is
-    offered as the rule set's solo best, and a daily game (``info["mode"] ==
-    "daily"``) keeps its result as the day's (first finished game counts), with
-    ``daily_optimal`` the optimal player's score.
+    offered as the rule set's solo best, and when it is finished and ``daily_result``
+    (default: ``solo_record``) is true, a daily game (``info["mode"] == "daily"``) keeps
+    its result as the day's (first finished game counts), with ``daily_optimal`` the
+    optimal player's score.
     """
+    if daily_result is None:
+        daily_result = solo_record
     record = _game_record(game, status)
     status = record["status"]
     info = game.info
@@ -427,11 +431,17 @@ def store_game(
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         )
-        if status != "finished" or not solo_record:
+        if status != "finished" or not (solo_record or daily_result):
             return Stored()
-        previous, is_new = _offer_solo(con, game.rules.id, scores[0], _today(), path)
+        previous, is_new = None, False
+        if solo_record:
+            previous, is_new = _offer_solo(con, game.rules.id, scores[0], _today(), path)
+        else:
+            row = con.execute("SELECT score, date, game FROM solo_best WHERE rules = ?", (game.rules.id,))
+            row = row.fetchone()
+            previous = None if row is None else {"score": row[0], "date": row[1], "game": row[2]}
         earlier = None
-        if info.get("mode") == "daily" and info.get("date"):
+        if daily_result and info.get("mode") == "daily" and info.get("date"):
             earlier = _offer_daily(con, str(info["date"]), game.rules.id, names[0], scores[0], daily_optimal)
         return Stored(previous, is_new, earlier)
 
@@ -601,3 +611,83 @@ def statistics(rules_id: str, data: str | os.PathLike | None = None) -> dict:
     if not row or not row[0]:
         return {"games": 0, "best": None, "average": None}
     return {"games": row[0], "best": row[1], "average": row[2]}
+
+
+def daily_played(date: str, rules_id: str, data: str | os.PathLike | None = None) -> dict | None:
+    """The kept result of the daily of ``date`` (``{"name", "score", "optimal"}``), or ``None``."""
+    with _reading(data) as con:
+        row = (
+            None
+            if con is None
+            else con.execute(
+                "SELECT name, score, optimal FROM daily WHERE date = ? AND rules = ?", (date, rules_id)
+            ).fetchone()
+        )
+    return None if row is None else {"name": row[0], "score": row[1], "optimal": row[2]}
+
+
+def seed_played(rules_id: str, seed: int, data: str | os.PathLike | None = None) -> bool:
+    """Whether a game of ``rules_id`` on seeded dice ``seed`` is in the database (a replay's dice are known)."""
+    if not -(2**63) <= seed < 2**63:
+        return False
+    with _reading(data) as con:
+        if con is None:
+            return False
+        row = con.execute(
+            "SELECT 1 FROM games WHERE rules = ? AND dice = 'seeded' AND seed = ? LIMIT 1", (rules_id, seed)
+        ).fetchone()
+    return row is not None
+
+
+def unfinished_game(data: str | os.PathLike | None = None) -> tuple[str, dict] | None:
+    """The game saved last that is not finished (in progress or abandoned): ``(path, game JSON)``."""
+    with _reading(data) as con:
+        row = (
+            None
+            if con is None
+            else con.execute(
+                "SELECT path, json FROM games WHERE status != 'finished' AND path IS NOT NULL"
+                " ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        )
+    return None if row is None else (row[0], json.loads(row[1]))
+
+
+def last_finished_path(data: str | os.PathLike | None = None) -> str | None:
+    """The file of the game finished last (``yahtzee review --last``), or ``None``."""
+    with _reading(data) as con:
+        row = (
+            None
+            if con is None
+            else con.execute(
+                "SELECT path FROM games WHERE status = 'finished' AND path IS NOT NULL ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        )
+    return None if row is None else row[0]
+
+
+def finished_games(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
+    """Every finished game (of one rule set), oldest first, as its saved JSON."""
+    with _reading(data) as con:
+        if con is None:
+            return []
+        sql = "SELECT json FROM games WHERE status = 'finished'"
+        args: tuple = ()
+        if rules_id:
+            sql, args = sql + " AND rules = ?", (rules_id,)
+        rows = con.execute(sql + " ORDER BY id", args).fetchall()
+    return [json.loads(r[0]) for r in rows]
+
+
+def daily_results(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
+    """The kept daily results, oldest date first: ``{"date", "rules", "name", "score", "optimal"}``."""
+    with _reading(data) as con:
+        if con is None:
+            return []
+        sql = "SELECT date, rules, name, score, optimal FROM daily"
+        args: tuple = ()
+        if rules_id:
+            sql, args = sql + " WHERE rules = ?", (rules_id,)
+        rows = con.execute(sql + " ORDER BY date", args).fetchall()
+    keys = ("date", "rules", "name", "score", "optimal")
+    return [dict(zip(keys, r, strict=True)) for r in rows]

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import dice as D
 from .advisor import TIE_TOLERANCE
-from .bots import Bot, FrequentBot, RandomBot, TableBot, bot_name, get_bot
+from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
 from .card import ScoreCard
 from .dice import Dice, is_sub_multiset
 from .errors import IllegalMoveError, UsageError
@@ -159,8 +159,10 @@ def fast_kind(bot, rules: RuleSet) -> str | None:
     Only the builtin classes themselves qualify (a subclass may override their methods),
     and only for the rule set they were made for.
     """
-    if type(bot) not in (TableBot, RandomBot, FrequentBot) or bot.rules != rules:
+    if type(bot) not in (TableBot, RandomBot, FrequentBot, TargetBot) or bot.rules != rules:
         return None
+    if type(bot) is TargetBot and rules.order == "choose":
+        return None  # the direction chosen for a target is the Python bot's
     return bot.fast_kind
 
 
@@ -328,6 +330,101 @@ def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, ga
         g0 = g1
 
 
+def _target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra):
+    """One turn of every game of ``state`` with the target bot (goal ``goal``): games whose
+    target is reached or out of reach play for expected score (:func:`_table_turn`), the
+    others from target-play tables of their lanes ``(mask, u, f, need)``.  Returns the
+    games and their ids, reordered."""
+    rules_n = ra.box_face.shape[0]
+    cap, n_flags = values.shape[1] - 1, values.shape[2]
+    w, w_off, w_len = target.w, target.off, target.length
+    need = goal - game_totals_of(state, ra, rules_n)
+    mask = state[:, rules_n].astype(np.int64)
+    u = np.minimum(state[:, rules_n + 1].astype(np.int64), cap)
+    f = state[:, rules_n + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    length = w_len[mask, u, f]
+    inside = (need >= 1) & (need <= length)
+    p = np.zeros(len(state))
+    p[inside] = w[w_off[mask, u, f][inside] + need[inside] - 1]
+    p[need <= 0] = 1.0
+    for_target = (need >= 1) & (p > 0.0)
+    parts_state, parts_ids = [], []
+    ev = np.flatnonzero(~for_target)
+    if len(ev):
+        sub, sub_ids = state[ev], ids[ev]
+        spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
+        _table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra)
+        parts_state.append(spare)
+        parts_ids.append(spare_ids)
+    tg = np.flatnonzero(for_target)
+    if len(tg):
+        t_max = int(w_len.max(initial=0)) + 1
+        key = ((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]) * (t_max + 1) + np.minimum(need[tg], t_max)
+        lanes, pos_lane = np.unique(key, return_inverse=True)
+        order = np.argsort(pos_lane, kind="stable")
+        games = np.ascontiguousarray(state[tg][order])
+        game_ids = np.ascontiguousarray(ids[tg][order])
+        pos_lane = pos_lane[order].astype(np.int64)
+        game_need = np.ascontiguousarray(need[tg][order])
+        lane_need = (lanes % (t_max + 1)).astype(np.int64)
+        rest = lanes // (t_max + 1)
+        lane_f = (rest % n_flags).astype(np.int64)
+        lane_u = (rest // n_flags % (cap + 1)).astype(np.int64)
+        lane_mask = rest // n_flags // (cap + 1)
+        starts = np.flatnonzero(np.diff(lane_mask)) + 1
+        group_lane = np.concatenate(([0], starts, [len(lanes)])).astype(np.int64)
+        group_mask = lane_mask[group_lane[:-1]].astype(np.int64)
+        game_start = np.searchsorted(pos_lane, group_lane)  # first game of each group
+        n_groups = len(group_mask)
+        width = max(min(LANE_BUDGET, len(lanes)), int(np.diff(group_lane).max(initial=0)))
+        e0_all = np.empty((width, D.N_KEEPS))
+        e1_all = np.empty((width, D.N_KEEPS))
+        g0 = 0
+        while g0 < n_groups:  # batches of groups whose lanes fit in ``width``
+            g1 = max(g0 + 1, int(np.searchsorted(group_lane, group_lane[g0] + width, side="right")) - 1)
+            g1 = min(g1, n_groups)
+            l0 = int(group_lane[g0])
+
+            def tables(a: int, b: int, l0=l0) -> None:
+                K.target_group_tables(
+                    a,
+                    b,
+                    l0,
+                    group_mask,
+                    group_lane,
+                    lane_u,
+                    lane_f,
+                    lane_need,
+                    w,
+                    w_off,
+                    w_len,
+                    ra,
+                    e0_all,
+                    e1_all,
+                )
+
+            def play(a: int, b: int, l0=l0) -> None:
+                K.play_target_games(
+                    a, b, l0, pos_lane, game_need, games, game_ids, seed_mixed, game0, e0_all, e1_all,
+                    w, w_off, w_len, TIE_TOLERANCE, ra,
+                )  # fmt: skip
+
+            workers.run(tables, g0, g1)
+            workers.run(play, int(game_start[g0]), int(game_start[g1]))
+            g0 = g1
+        parts_state.append(games)
+        parts_ids.append(game_ids)
+    return np.concatenate(parts_state), np.concatenate(parts_ids)
+
+
+def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
+    """(N,) int64: the points on each card of the games ``state``, from the kernel rule arrays."""
+    boxes = np.where(state[:, :nb] > 0, state[:, :nb], 0).sum(axis=1, dtype=np.int64)
+    upper = state[:, nb + 1].astype(np.int64)
+    bonus = np.where(upper >= int(ra.upper_threshold), int(ra.upper_bonus), 0)
+    return boxes + bonus + state[:, nb + 2].astype(np.int64) * int(ra.bonus)
+
+
 def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
     from . import _kernels as K
     from .dp import kernel_values, rule_arrays
@@ -335,7 +432,10 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
     nb = rules.n_boxes
     ra = rule_arrays(rules)
     first_ra = ra
-    if kind == "table":
+    if kind == "target":
+        target, bot_target = bot.table.arrays(), bot.target
+        bot = bot.optimal  # its expected-score play, once the target is reached or out of reach
+    if kind in ("table", "target"):
         values = kernel_values(bot.values)
         if rules.order == "choose":  # the direction is chosen before the first roll
             first_ra = rule_arrays(rules.directed(bot.advisor.direction()))
@@ -348,12 +448,16 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
             state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)  # see _kernels
             state[:, :nb] = -1
             ids = np.arange(n, dtype=np.int64)
-            if kind == "table":  # the games are sorted by state into the spare buffers each turn
+            if kind in ("table", "target"):  # the games are sorted by state into the spare buffers each turn
                 spare, spare_ids = np.empty_like(state), np.empty_like(ids)
             done = 0
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
-                if kind == "table":
+                if kind == "target":
+                    state, ids = _target_turn(
+                        K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra
+                    )
+                elif kind == "table":
                     _table_turn(
                         K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra
                     )
@@ -368,7 +472,8 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            _store(out, c0, _finish(rules, state[:, :nb], state[:, nb + 2], ids if kind == "table" else None))
+            sorted_games = kind in ("table", "target")
+            _store(out, c0, _finish(rules, state[:, :nb], state[:, nb + 2], ids if sorted_games else None))
             if keep_cards:
                 out["cards"][c0 + ids] = state[:, :nb]  # back in game order
             del state

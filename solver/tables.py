@@ -136,7 +136,7 @@ class ValueFile:
     ``float(np.load(path, mmap_mode="r")[mask, u, f])``; only whole-index lookups are
     supported (``np.asarray(values)`` gives the numpy array, without a copy).  ``shape``
     and ``dtype`` (numpy's name for it) are read from the header as :func:`numpy.load`
-    reads them; lookups need a 3-d float64 array.
+    reads them; lookups need a float64 or int64 array (one integer per dimension).
     """
 
     __slots__ = (
@@ -203,21 +203,27 @@ class ValueFile:
         else:
             self.dtype = self.descr  # as numpy names a non-native byte order: '>f8'
         self._mmap, self._offset = buffer, offset
-        self._data = memoryview(buffer)[offset:].cast("d") if self.dtype == "float64" else None
-        if len(shape) == 3:
-            a, b, c = shape
-            self._strides = (1, a, a * b) if self.fortran_order else (b * c, c, 1)
-        else:
-            self._strides = None
+        code = {"float64": "d", "int64": "q"}.get(self.dtype)
+        self._data = memoryview(buffer)[offset:].cast(code) if code else None
+        strides, step = [], 1
+        for n in reversed(shape) if not self.fortran_order else shape:
+            strides.append(step)
+            step *= n
+        self._strides = tuple(reversed(strides)) if not self.fortran_order else tuple(strides)
         return self
 
-    def __getitem__(self, index: tuple[int, int, int]) -> float:
-        i, j, k = index
-        a, b, c = self.shape
-        if not (-a <= i < a and -b <= j < b and -c <= k < c):
-            raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
-        s0, s1, s2 = self._strides
-        return self._data[i % a * s0 + j % b * s1 + k % c * s2]
+    def __getitem__(self, index):
+        """One entry (a Python float or int): ``index`` one integer per dimension."""
+        if not isinstance(index, tuple):
+            index = (index,)
+        if len(index) != len(self.shape):
+            raise IndexError(f"index {index} does not name one entry of shape {self.shape}")
+        flat = 0
+        for i, n, stride in zip(index, self.shape, self._strides, strict=True):
+            if not -n <= i < n:
+                raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
+            flat += i % n * stride
+        return self._data[flat]
 
     @property
     def buffer(self) -> mmap.mmap:

@@ -485,18 +485,21 @@ def run_triple_play(args, rules: RuleSet) -> int:
     names = [n.strip() for n in (args.players or "You").split(",") if n.strip()]
     if not names:
         raise UsageError(f"--players needs at least one name, got {args.players!r}")
-    if args.solo and (args.vs_computer or len(names) > 1):
-        raise UsageError("--solo is one player alone; drop --vs-computer / extra --players")
+    level = getattr(args, "level", None)
+    vs_computer = args.vs_computer or level is not None  # --level implies --vs-computer
+    if args.solo and (vs_computer or len(names) > 1):
+        raise UsageError("--solo is one player alone; drop --vs-computer / --level / extra --players")
     players = [{"name": n, "bot": None} for n in names]
     info: dict = {}
-    if args.vs_computer:
-        players.append({"name": f"Computer ({args.level})", "bot": LEVELS[args.level]})
-        info["level"] = args.level
+    if vs_computer:
+        level = level or "medium"
+        players.append({"name": f"Computer ({level})", "bot": LEVELS[level]})
+        info["level"] = level
     if args.daily is not None:
         info.update(mode="daily", dice="daily", date=parse_date(args.daily))
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-        mode = "vs-computer" if args.vs_computer else ("hot-seat" if len(names) > 1 else "solo")
+        mode = "vs-computer" if vs_computer else ("hot-seat" if len(names) > 1 else "solo")
         info.update(mode=mode, dice="seeded", seed=seed)
     game = TripleGame(rules, players, info)
     return TripleSession(game, coach=args.coach, tables_dir=args.tables, data=args.data).run()

@@ -57,10 +57,12 @@ def counts_of(dice: Dice) -> tuple[int, ...]:
 
 
 class NaiveTurn:
-    """The within-turn values of one state (expected points still to come, this turn included)."""
+    """The within-turn values of one state (expected points still to come, this turn included;
+    with ``worth`` given, what a placement is worth is ``worth(points, next_state)``)."""
 
-    def __init__(self, solver: NaiveSolver, state: State):
+    def __init__(self, solver: NaiveSolver, state: State, worth=None):
         self.solver, self.state = solver, state
+        self.worth = worth or (lambda points, nxt: points + solver.value(nxt))
         self._hold: dict[tuple[Dice, int], float] = {}
         self._reroll: dict[tuple[Dice, int], float] = {}
         self._stop: dict[Dice, float] = {}
@@ -70,7 +72,7 @@ class NaiveTurn:
         best = self._stop.get(dice)
         if best is None:
             best = self._stop[dice] = max(
-                points + self.solver.value(nxt) for points, nxt in self.solver.moves(self.state, dice)
+                self.worth(points, nxt) for points, nxt in self.solver.moves(self.state, dice)
             )
         return best
 
@@ -163,3 +165,27 @@ class NaiveSolver:
                         seen.add(nxt)
                         queue.append(nxt)
         return seen
+
+
+class NaiveTargetSolver(NaiveSolver):
+    """The largest probability of scoring at least ``t`` more points, by the same brute force:
+    a placement is worth the next state's probability of the points still needed."""
+
+    def __init__(self, rules: RuleSet):
+        super().__init__(rules)
+        self._probabilities: dict[tuple[State, int], float] = {}
+
+    def probability(self, state: State, t: int) -> float:
+        if t <= 0:
+            return 1.0
+        if state[0] == self.full:
+            return 0.0
+        if state[0] == 0 and self.rules.order == "choose":
+            return max(
+                NaiveTargetSolver(self.rules.directed(d)).probability(state, t) for d in ("down", "up")
+            )
+        key = (state, t)
+        if key not in self._probabilities:
+            worth = lambda points, nxt: self.probability(nxt, t - points)  # noqa: E731
+            self._probabilities[key] = NaiveTurn(self, state, worth).value
+        return self._probabilities[key]

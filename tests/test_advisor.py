@@ -273,7 +273,11 @@ def test_properties_of_advice(tables_dir, position):
         stop = advice.option_for(keep=position.dice.values)
         scored = advisor.advise(Position(position.card, position.dice, 0))
         assert stop.ev == scored.best.ev  # keeping all five = scoring the best box now
-        assert stop.describe().endswith("stop and score")
+        # stopping names the box it implies: the best box with no rolls left
+        implied = scored.best
+        assert (stop.stop_category, stop.stop_score) == (implied.category, implied.score)
+        assert stop.describe().endswith(f"stop and score {implied.score} in {implied.category}")
+        assert stop.to_json()["stop_and_score"] == {"category": implied.category, "score": implied.score}
     else:
         legal = {p.box: p.score for p in position.card.placements(position.dice)}
         assert scores_of(advice) == legal

@@ -77,19 +77,18 @@ def test_screen_shows_dice_positions_holds_rolls_left_and_previews(monkeypatch, 
 
 
 def test_mistakes_are_refused_and_the_prompt_repeats(monkeypatch, capsys, data):
-    lines = ["s 1", "r", "h 7", "h", "", "xyzzy", "s 1", "r", "s 1", "s 99", "s f", "k 6 6 6 6 6 6"]
+    lines = ["s 1", "r", "h 7", "h", "xyzzy", "s 1", "r", "s 1", "s 99", "s f", "k 6 6 6 6 6 6"]
     rc, out, err = play(monkeypatch, capsys, data, ["--seed", "1"], lines)
     assert rc == 1  # the input ended before the game did
     refusals = [line for line in out.splitlines() if line.startswith("! ")]
     assert refusals[0] == "! roll first: the first roll of a turn is mandatory"
     assert refusals[1] == "! die number 7 is out of range (the dice are numbered 1 to 5)"
     assert refusals[2].startswith("! say which dice to hold")
-    assert refusals[3] == "! empty input: type a command (help lists them)"
-    assert refusals[4] == "! unknown command 'xyzzy' (help lists them)"
-    assert refusals[5].startswith("! ones is already filled")
-    assert refusals[6] == "! box number 99 is not on the card (1 to 13)"
-    assert refusals[7].startswith("! 'f' could be")
-    assert refusals[8].startswith("! cannot keep")
+    assert refusals[3] == "! unknown command 'xyzzy' (help lists them)"
+    assert refusals[4].startswith("! ones is already filled")
+    assert refusals[5] == "! box number 99 is not on the card (1 to 13)"
+    assert refusals[6].startswith("! 'f' could be")
+    assert refusals[7].startswith("! cannot keep")
     assert "end of input: game saved as abandoned" in out
     assert "Traceback" not in err
     [game] = saved_games(data)

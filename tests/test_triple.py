@@ -195,6 +195,11 @@ def test_cli_simulate_paired(capsys, tables_dir):
         (["hint", "--rules", "triple", "--card", "ones=3", "--dice", "12345", "--rolls-left", "0"], "ones=3"),
         (["tables", "build", "--rules", "triple"], "triple"),
         (["hint", "--rules", "triple", "--batch", "-"], "--batch"),
+        (
+            ["hint", "--rules", "triple", "--dice", "12345", "--rolls-left", "0", "--target", "900"],
+            "--target",
+        ),
+        (["simulate", "--rules", "triple", "--bot", "random", "--games", "5", "--target", "900"], "--target"),
     ],
 )
 def test_cli_errors_are_one_line(capsys, argv, needle):

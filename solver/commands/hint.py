@@ -19,6 +19,13 @@ def register(sub) -> None:
     h.add_argument("--top", type=int, default=None, metavar="N", help="options to show (default 5; 0 = all)")
     h.add_argument("--json", action="store_true", help="print one JSON object")
     h.add_argument("--batch", metavar="FILE", help="JSON lines in (- for stdin), JSON lines out")
+    h.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        metavar="T",
+        help="rank by the probability of a final score of at least T (target table; built if missing)",
+    )
     add_tables(h)
     h.set_defaults(func=run_hint)
 
@@ -26,6 +33,13 @@ def register(sub) -> None:
     v.add_argument("--card", default="", help="filled boxes (default: empty card)")
     add_rules(v)
     v.add_argument("--json", action="store_true", help="print one JSON object")
+    v.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        metavar="T",
+        help="P(final >= T) under target play and under expected-score play",
+    )
     add_tables(v)
     v.set_defaults(func=run_value)
 
@@ -48,6 +62,7 @@ def run_hint(args) -> int:
             "--rolls-left": args.rolls_left,
             "--card": args.card,
             "--top": args.top,
+            "--target": args.target,
         }
         given = [name for name, value in options.items() if value is not None]
         if given:
@@ -67,13 +82,64 @@ def run_hint(args) -> int:
     if get_rules(args.rules).triple:
         return run_triple_hint(args)
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
-    advice = _advisor(position.rules, args.tables).advise(position)
-    _check_finite(position.rules, [o.ev for o in advice.options], position)
+    if args.target is not None:
+        check_target(args.target)
+        advisor = target_advisor(position.rules, args.tables)
+        advice = advisor.advise(position, args.target)
+        _check_finite(position.rules, [o.p_target for o in advice.options], position)
+    else:
+        advice = checked_advice(_advisor(position.rules, args.tables), position)
     if args.json:
         print(json.dumps(advice.to_json(), allow_nan=False))
     else:
         print(format_advice(advice, args.top))
     return 0
+
+
+def check_target(target: int) -> None:
+    """A target score is a usage error unless it is 1 or more."""
+    if target < 1:
+        from ..errors import UsageError
+
+        raise UsageError(f"--target must be a score of 1 or more, got {target}")
+
+
+def target_advisor(rules, tables_dir):
+    """The target advisor of one position: both tables read without numpy (built if missing)."""
+    from ..advisor import TargetAdvisor
+    from ..errors import MissingTableError
+    from ..target import build_target, load_target
+
+    try:
+        table = load_target(rules, tables_dir, light=True)
+    except MissingTableError:
+        print(
+            f"building the {rules.id} target table (once; a few minutes for yahtzee) ...",
+            file=sys.stderr,
+        )
+        build_target(rules, tables_dir)
+        table = load_target(rules, tables_dir, light=True)
+    return TargetAdvisor(_advisor(rules, tables_dir), table)
+
+
+def checked_advice(advisor, position):
+    """The advice of ``position`` (its JSON is ``advice.to_json()``, what ``hint --json`` prints and
+    the web API's ``/api/hint`` answers); a damaged table raises :class:`TableError`, never NaN."""
+    advice = advisor.advise(position)
+    _check_finite(position.rules, [o.ev for o in advice.options], position)
+    return advice
+
+
+def value_json(advisor, card) -> dict:
+    """What ``value --json`` prints (and ``/api/value`` answers) for a card."""
+    ev = advisor.card_value(card)
+    _check_finite(card.rules, [ev], str(card) or "the empty card")
+    return {
+        "rules": card.rules.id,
+        "card": str(card),
+        "ev": round(ev, 9),
+        "expected_final": round(card.total + ev, 9),
+    }
 
 
 def _check_finite(rules, values, what) -> None:
@@ -97,15 +163,23 @@ def format_advice(advice, top: int = 5) -> str:
     card = str(p.card) or "empty card"
     rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[p.rolls_left]
     lines = [f"{p.rules.id} | {card} | dice {' '.join(map(str, p.dice))} | {rolls}"]
+    if advice.target is not None:
+        lines[0] += f" | target {advice.target}"
     best = [o for o in advice.options if o.best]
     lines.append(f"Best: {best[0].describe()}")
     if len(best) > 1:
         lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
     shown = advice.options if top == 0 else advice.options[: max(top, 1)]
     width = max(len(o.describe()) for o in shown)
-    lines.append(f"  {'option':<{width}}  {'exp. final':>10}  {'loss':>7}")
-    for o in shown:
-        lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
+    if advice.target is not None:
+        # exp. final: taking the option, then playing for expected score
+        lines.append(f"  {'option':<{width}}  {'P(>=' + str(advice.target) + ')':>9}  {'exp. final':>10}")
+        for o in shown:
+            lines.append(f"  {o.describe():<{width}}  {o.p_target:9.5f}  {o.expected_final:10.2f}")
+    else:
+        lines.append(f"  {'option':<{width}}  {'exp. final':>10}  {'loss':>7}")
+        for o in shown:
+            lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
     if len(shown) < len(advice.options):
         lines.append(f"  ... {len(advice.options) - len(shown)} more (--top 0 shows all)")
     return "\n".join(lines)
@@ -152,10 +226,19 @@ def _is_binary(stream) -> bool:
     return isinstance(stream, (io.RawIOBase, io.BufferedIOBase))
 
 
+def _no_target(args) -> None:
+    if getattr(args, "target", None) is not None:
+        from ..errors import UsageError
+
+        raise UsageError("--target does not take the triple card (no target tables for it)")
+
+
 def run_triple_hint(args) -> int:
     """``hint --rules ...+triple``: the triple player's options (plain Python, no numba)."""
     from ..dice import Dice
     from ..triple import NOTE, TripleAdvisor, TripleCard, format_triple_advice
+
+    _no_target(args)
 
     card = TripleCard.parse(args.card, args.rules)
     dice = Dice.parse(args.dice)
@@ -187,6 +270,7 @@ def run_triple_value(args) -> int:
     """``value --rules ...+triple``: the floor policy's expected final score (a lower bound)."""
     from ..triple import TripleAdvisor, TripleCard
 
+    _no_target(args)
     card = TripleCard.parse(args.card, args.rules)
     floor = TripleAdvisor.load(card.rules, args.tables).floor_value(card)
     _check_finite(card.rules.single, [floor], str(card) or "the empty card")
@@ -210,23 +294,52 @@ def run_value(args) -> int:
         return run_triple_value(args)
 
     card = ScoreCard.parse(args.card, args.rules)
-    ev = _advisor(card.rules, args.tables).card_value(card)
-    _check_finite(card.rules, [ev], str(card) or "the empty card")
+    if args.target is not None:
+        check_target(args.target)
+        return _run_value_target(args, card)
+    out = value_json(_advisor(card.rules, args.tables), card)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "rules": card.rules.id,
-                    "card": str(card),
-                    "ev": round(ev, 9),
-                    "expected_final": round(card.total + ev, 9),
-                },
-                allow_nan=False,
-            )
-        )
+        print(json.dumps(out, allow_nan=False))
     else:
+        ev = out["ev"]
         print(
             f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, "
             f"expected still to come {ev:.4f}, expected final {card.total + ev:.4f}"
+        )
+    return 0
+
+
+def target_value_json(advisor, card, target: int) -> dict:
+    """P(final >= target) from ``card`` (start of a turn) under target play and under
+    expected-score play (the exact distribution; from the empty card, the target table's
+    manifest has it)."""
+    p_target = advisor.probability(card, target)
+    cached = advisor.table.manifest.get("ev_play_empty_card", {})
+    if not card.filled_mask and str(target) in cached:
+        p_ev = cached[str(target)]
+    else:
+        from ..distribution import score_distribution
+
+        p_ev = score_distribution(card, advisor.advisor.table.values, outcomes=False).p_at_least(target)
+    _check_finite(card.rules, [p_target, p_ev], str(card) or "the empty card")
+    return {
+        "rules": card.rules.id,
+        "card": str(card),
+        "target": target,
+        "p_target": p_target,
+        "p_target_ev_play": p_ev,
+        "expected_final": round(card.total + advisor.advisor.card_value(card), 9),
+    }
+
+
+def _run_value_target(args, card) -> int:
+    out = target_value_json(target_advisor(card.rules, args.tables), card, args.target)
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+    else:
+        print(
+            f"{card.rules.id} | {str(card) or 'empty card'}: P(final >= {args.target}) = "
+            f"{out['p_target']:.7f} playing for the target, {out['p_target_ev_play']:.7f} playing "
+            f"for expected score (expected final {out['expected_final']:.2f})"
         )
     return 0

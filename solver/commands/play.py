@@ -5,38 +5,49 @@ prints the dice and the card, and saves the game (:mod:`solver.records`).  The
 advisor is loaded only for hints, the coach, the perfect computer player and
 the daily summary (tables are built when missing, with progress on stderr).
 
-Exit codes: 0 when the game ends or the player quits, 1 when the input ends
-before the game does (the game is saved as abandoned), 130 on Ctrl-C (saved too).
+Exit codes: 0 when the game ends or the player quits (Ctrl-D at a terminal is
+``q``), 1 when piped input ends before the game does (the game is saved as
+abandoned), 130 on Ctrl-C (saved too).  ``--resume`` continues a saved game.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from itertools import zip_longest
+from pathlib import Path
 
 from ..errors import IllegalMoveError, SolverError, UsageError
 from . import add_rules, add_tables
 
-LEVELS = {"easy": "random", "medium": "greedy", "hard": "heuristic", "perfect": "optimal"}
+LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal"}
+#: each level's mean score, measured by ``python benchmarks/bench_levels.py`` (yahtzee
+#: simulate --bot BOT --games 100000 --seed 1); shown in --help and the README
+LEVEL_MEANS = {"easy": 162.4, "medium": 217.3, "hard": 251.4, "perfect": 254.6}
 HUMAN = "You"
+MAX_SEED = 2**64 - 1
+NUMBER_WORDS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 HELP = """\
 commands:
-  r, roll               roll the dice that are not held (up to 3 rolls a turn; the first is mandatory)
+  r, roll, Enter        roll the dice that are not held (up to 3 rolls a turn; the first is mandatory)
   h 1 3, hold 1 3       hold or release dice by position (1 to 5)
   k 3 3 5, keep 3 3 5   hold dice by their faces
   u, release            release all held dice
-  s 9, s full_house     score the dice in a box, by number or name (a unique start such as 'full' works)
-  hint, ?               the solver's three best options now
+  s 9, s full_house     score the dice in a box, by number, name, a start of an open box's name
+                        ('full') or an alias: aces 3k 4k fh ss/sm ls/lg ch y, Yatzy's 1p 2p
+  undo                  take back the last box (solo games; the game no longer counts for records)
+  hint, ?               the solver's three best options now (the game no longer counts for records)
   card, c               the card, with what each open box would score now in (brackets)
+  cards                 every player's card side by side
   help                  this list
-  quit, q               stop now; the game is saved as abandoned"""
+  quit, q, Ctrl-D       stop now; the game is saved (yahtzee play --resume goes on)"""
 
 HELP_REAL = """\
 real dice: type the dice you rolled on the table: all five on a turn's first roll (e.g. 33456),
   then only the rerolled ones (e.g. 45) or all five again; 'r 45' works too.  Hold with h before
-  rerolling, so the game knows which dice you kept."""
+  rerolling, or type all five and the dice that stayed the same count as kept."""
 
 
 def register(sub) -> None:
@@ -50,9 +61,10 @@ def register(sub) -> None:
     p.add_argument(
         "--level",
         choices=tuple(LEVELS),
-        default="medium",
-        help="computer strength: easy (random), medium (greedy), hard (heuristic), perfect (optimal); "
-        "default medium",
+        default=None,
+        help="computer strength (implies --vs-computer), its mean yahtzee score measured by simulate: "
+        + ", ".join(f"{k} ~{v:.0f}" for k, v in LEVEL_MEANS.items())
+        + "; default medium",
     )
     p.add_argument("--players", metavar="NAMES", help='hot-seat: comma-separated names, e.g. "Ann,Ben"')
     p.add_argument(
@@ -64,7 +76,16 @@ def register(sub) -> None:
     )
     p.add_argument("--real-dice", action="store_true", help="type the dice rolled on a real table (a coach)")
     p.add_argument("--coach", action="store_true", help="after each decision, say what it cost vs the best")
-    p.add_argument("--seed", type=int, metavar="S", help="dice seed, for a reproducible game")
+    p.add_argument(
+        "--seed", type=int, metavar="S", help=f"dice seed (0 to {MAX_SEED}), for a reproducible game"
+    )
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="GAME.json",
+        help="go on with the last unfinished game (or the named one) where it stopped",
+    )
     add_rules(p)
     add_tables(p)
     p.add_argument(
@@ -81,7 +102,11 @@ def run_play(args) -> int:
     from ..game import Game, Player
     from ..rules import get_rules
 
+    if args.resume is not None:
+        return resume_play(args)
     rules = get_rules(args.rules)
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        raise UsageError(f"--seed must be a whole number from 0 to {MAX_SEED} (2^64-1), got {args.seed}")
     if rules.triple:  # the triple card has its own small game (solver.triple_game)
         from ..triple_game import run_triple_play
 
@@ -95,6 +120,10 @@ def run_play(args) -> int:
                 raise UsageError(f"player name {n!r} has control characters; use printable names")
     else:
         names = [HUMAN]
+    if args.level is not None and not args.vs_computer:
+        if args.solo or len(names) > 1:
+            raise UsageError("--level is the computer's strength: it goes with --vs-computer")
+        args.vs_computer = True  # --level hard means a game against the hard computer
     if args.solo and (args.vs_computer or len(names) > 1):
         raise UsageError("--solo is one player alone; drop --vs-computer / extra --players")
     if args.real_dice and (args.daily is not None or args.seed is not None):
@@ -104,10 +133,16 @@ def run_play(args) -> int:
     if args.daily is not None and args.seed is not None:
         raise UsageError("--daily has its own dice; it cannot go with --seed")
     date = parse_date(args.daily) if args.daily is not None else None
+    if date is not None:
+        import datetime as _dt
+
+        today = _dt.date.today().isoformat()
+        if date > today:
+            raise UsageError(f"the daily challenge of {date} is not out yet (today is {today})")
     players = [Player(n) for n in names]
     level = None
     if args.vs_computer:
-        level = args.level
+        level = args.level or "medium"
         players.append(Player(f"Computer ({level})", "bot", LEVELS[level]))
     if date is not None:
         mode = "daily"
@@ -122,8 +157,76 @@ def run_play(args) -> int:
         info["level"] = level
     if args.coach:
         info["coach"] = True
+        if mode in ("solo", "daily"):
+            info["assisted"] = ["coach"]
+    earlier = _earlier_play(mode, rules.id, args.seed, date, args.data)
+    if earlier is not None:
+        info["replay"] = True
     game = Game.new(rules, players, seed=args.seed, date=date, real_dice=args.real_dice, info=info)
-    return PlaySession(game, coach=args.coach, tables_dir=args.tables, data=args.data).run()
+    session = PlaySession(game, coach=args.coach, tables_dir=args.tables, data=args.data)
+    session.earlier = earlier
+    return session.run()
+
+
+def _earlier_play(mode: str, rules_id: str, seed, date, data):
+    """What makes a new game a replay: the kept daily result of that day, or (a seed the player
+    chose) a stored game on the same dice; ``None`` for fresh dice."""
+    from ..records import daily_played, seed_played
+
+    try:
+        if mode == "daily":
+            return daily_played(date, rules_id, data)
+        if mode == "solo" and seed is not None and seed_played(rules_id, seed, data):
+            return {"seed": seed}
+    except SolverError as exc:
+        sys.stderr.write(f"yahtzee: warning: {exc}\n")
+    return None
+
+
+def resume_play(args) -> int:
+    """``--resume [GAME.json]``: load the game (the last unfinished one of the data folder by
+    default), replay it against its dice and go on where it stopped."""
+    from ..game import Game, GameRecordError
+    from ..records import read_game_file, unfinished_game
+
+    given = [
+        name
+        for name, value in (
+            ("--solo", args.solo),
+            ("--vs-computer", args.vs_computer),
+            ("--level", args.level),
+            ("--players", args.players),
+            ("--daily", args.daily),
+            ("--real-dice", args.real_dice),
+            ("--coach", args.coach),
+            ("--seed", args.seed),
+            ("--rules", args.rules),
+        )
+        if value not in (None, False)
+    ]
+    if given:
+        raise UsageError(f"--resume goes on with a saved game as it was; drop {', '.join(given)}")
+    if args.resume == "last":
+        found = unfinished_game(args.data)
+        if found is None:
+            from ..records import data_dir
+
+            raise UsageError(f"no unfinished game to resume in {data_dir(args.data)}")
+        path, data = found
+    else:
+        path, data = args.resume, read_game_file(args.resume)
+    if isinstance(data, dict) and data.get("status") == "finished":
+        raise UsageError(f"{path}: this game is finished; review it with: yahtzee review {path}")
+    try:
+        game = Game.from_dict(data)
+    except GameRecordError as exc:
+        raise GameRecordError(f"{path}: {exc}") from None
+    if game.is_over:
+        raise UsageError(f"{path}: this game is over; review it with: yahtzee review {path}")
+    session = PlaySession(
+        game, coach=bool(game.info.get("coach")), tables_dir=args.tables, data=args.data, path=Path(path)
+    )
+    return session.run()
 
 
 class _Quit(Exception):
@@ -133,7 +236,19 @@ class _Quit(Exception):
 class PlaySession:
     """Reads commands, drives the :class:`~solver.game.Game`, prints the table, saves the game."""
 
-    def __init__(self, game, *, coach=False, tables_dir=None, data=None, inp=None, out=None, err=None):
+    def __init__(
+        self,
+        game,
+        *,
+        coach=False,
+        tables_dir=None,
+        data=None,
+        inp=None,
+        out=None,
+        err=None,
+        path=None,
+        color=None,
+    ):
         self.game = game
         self.coach = coach
         self.tables_dir = tables_dir
@@ -145,9 +260,14 @@ class PlaySession:
             self.interactive = self.inp.isatty()
         except (AttributeError, ValueError):
             self.interactive = False
+        if color is None:
+            color = _color_wanted(self.out)
+        self.style = Style(color)
         self._advisor = None
         self._bots: dict[int, object] = {}
-        self.path = None
+        self.resumed = path is not None
+        self.path = path
+        self.earlier = None  # the earlier play of these dice, when this game is a replay
         self._autosave_failed = False
         self._store_failed = False
         self._daily_optimal = None
@@ -165,10 +285,15 @@ class PlaySession:
         self.say(f"! {reason}")
 
     def read(self, prompt: str) -> str:
+        if self.interactive:  # line editing and history where readline is available
+            _enable_readline()
+            try:
+                return input(prompt).strip()
+            except EOFError:  # Ctrl-D: like q, on a line of its own
+                self.out.write("\n")
+                raise _Quit from None
         self.out.write(prompt)
         self.out.flush()
-        if self.interactive:
-            return input().strip()
         line = self.inp.readline()
         if not line:
             self.out.write("\n")
@@ -198,24 +323,29 @@ class PlaySession:
     def run(self) -> int:
         from ..records import new_game_path
 
-        game = self.game
-        self.path = new_game_path(game, self.data)
+        if self.path is None:
+            self.path = new_game_path(self.game, self.data)
         self.intro()
         try:
-            if self.coach:
+            # a table that must be built is built now, with its progress bar, not in the middle of a turn
+            if self.coach or self.game.info.get("mode") == "daily" or self.interactive:
                 _ = self.advisor
-            for i, p in enumerate(game.players):
+            for i, p in enumerate(self.game.players):
                 if p.is_bot:
                     self.bot(i)
-            while not game.is_over:
-                if game.player.is_bot:
+            while not self.game.is_over:
+                round_ = self.game.round
+                if self.game.player.is_bot:
                     self.bot_turn()
                 else:
                     self.human_turn()
                 self.autosave()
+                if len(self.game.players) > 1 and self.game.round > round_ and not self.game.is_over:
+                    self.say("")
+                    self.say(format_sheet(self.game, self.style))
         except _Quit:
             self.save("abandoned")
-            self.say(f"game abandoned; saved to {self.path}")
+            self.say(f"game abandoned; saved to {self.path} (yahtzee play --resume goes on with it)")
             return 0
         except EOFError:
             self.save("abandoned")
@@ -234,8 +364,9 @@ class PlaySession:
             else:
                 self.err.write(f"game saved as abandoned to {self.path}\n")
             raise
+        game = self.game
         optimal = None
-        if self.counts_for_record() and game.info.get("mode") == "daily":
+        if self.keeps_daily():
             from ..records import save_game
 
             save_game(game, self.path, "finished")  # the file first: kept even if the optimum fails
@@ -256,7 +387,19 @@ class PlaySession:
         }
         dice = {"seeded": f"seed {info.get('seed')}", "real": "real dice", "daily": "the day's dice"}
         self.say(f"{g.rules.title} ({g.rules.id}): {words.get(mode, mode)}, {dice.get(info.get('dice'), '')}")
-        if self.counts_for_record():
+        if self.resumed:
+            done = sum(t.is_complete for t in g.turns)
+            self.say(f"resumed from {self.path}: {done} turn{'s' if done != 1 else ''} played")
+        if mode == "daily" and self.earlier is not None:
+            self.say(
+                f"you played the daily challenge of {info.get('date')} already ({self.earlier['score']} points): "
+                "this replay is not kept as the day's result"
+            )
+        elif self.is_solo() and info.get("replay"):
+            self.say(f"you played seed {info.get('seed')} before: this replay does not count for your record")
+        elif self.is_solo() and info.get("assisted"):
+            self.say(f"assisted game ({', '.join(info['assisted'])}): it does not count for your record")
+        if self.record_eligible():
             from ..records import solo_best
 
             try:
@@ -272,9 +415,43 @@ class PlaySession:
         if g.needs_values:
             self.say(HELP_REAL)
 
-    def counts_for_record(self) -> bool:
+    def is_solo(self) -> bool:
+        """One person alone (solo mode, seeded or real dice; not a daily)."""
         g = self.game
-        return len(g.players) == 1 and not g.players[0].is_bot and g.info.get("dice") != "real"
+        return len(g.players) == 1 and not g.players[0].is_bot and g.info.get("mode", "solo") == "solo"
+
+    def record_eligible(self) -> bool:
+        """Whether the game may set the solo record: solo, unassisted, on fresh (not replayed, not real) dice."""
+        info = self.game.info
+        return (
+            self.is_solo()
+            and info.get("dice") == "seeded"
+            and not info.get("replay")
+            and not info.get("assisted")
+        )
+
+    def keeps_daily(self) -> bool:
+        """Whether the game's result is offered as the day's (one person, a daily, not a replay)."""
+        g = self.game
+        return (
+            len(g.players) == 1
+            and not g.players[0].is_bot
+            and g.info.get("mode") == "daily"
+            and not g.info.get("replay")
+        )
+
+    def counts_for_record(self) -> bool:
+        return self.record_eligible()
+
+    def mark_assisted(self, how: str) -> None:
+        """A hint, the coach or an undo: the game no longer counts for the record (said once)."""
+        info = self.game.info
+        used = list(info.get("assisted") or [])
+        if how in used:
+            return
+        if self.record_eligible():
+            self.say(f"({how} used: this game is marked assisted and does not count for your record)")
+        info["assisted"] = used + [how]
 
     # --- saving ---------------------------------------------------------------------------
     def save(self, status: str, daily_optimal: float | None = None) -> None:
@@ -291,8 +468,9 @@ class PlaySession:
                 self.path,
                 status,
                 self.data,
-                solo_record=self.counts_for_record(),
+                solo_record=self.record_eligible(),
                 daily_optimal=daily_optimal,
+                daily_result=self.keeps_daily(),
             )
         except SolverError as exc:
             self._store_failed = True
@@ -319,7 +497,7 @@ class PlaySession:
         self.say("  die    " + "  ".join(str(i) for i in range(1, 6)))
         self.say(
             "  face   "
-            + "  ".join(str(d) for d in g.dice)
+            + "  ".join(self.style.held(str(d)) if h else str(d) for d, h in zip(g.dice, g.held, strict=True))
             + f"     {left} roll{'s' if left != 1 else ''} left"
         )
         if any(g.held):
@@ -327,7 +505,7 @@ class PlaySession:
 
     def show_card(self) -> None:
         g = self.game
-        self.say(format_card(g.card, g.preview(), g.has_rolled))
+        self.say(format_card(g.card, g.preview(), g.has_rolled, self.style))
 
     # --- a person's turn ---------------------------------------------------------------------
     def prompt(self) -> str:
@@ -344,7 +522,10 @@ class PlaySession:
         g = self.game
         player, round_ = g.current, g.round
         self.header()
-        while g.current == player and g.round == round_ and not g.is_over:
+        if g.has_rolled:  # a resumed or undone turn: where it stood
+            self.show_dice()
+            self.show_card()
+        while self.game is g and g.current == player and g.round == round_ and not g.is_over:
             line = self.read(self.prompt())
             try:
                 self.command(line)
@@ -353,10 +534,22 @@ class PlaySession:
 
     def command(self, line: str) -> None:
         g = self.game
-        if not line:
-            raise IllegalMoveError("empty input: type a command (help lists them)")
+        if not line:  # Enter rolls (real dice need their values)
+            if g.needs_values:
+                raise IllegalMoveError("empty input: type the dice you rolled (help lists the commands)")
+            if g.has_rolled and g.rolls_left == 0:
+                raise IllegalMoveError("no rolls left: choose a box (s 9 or s full_house)")
+            return self.cmd_roll([])
         word, *rest = line.split()
         word = word.lower()
+        compact = line.replace(" ", "").replace(",", "")
+        if g.needs_values and (word in ("r", "roll") or compact.isdecimal()):
+            typed = "".join(rest) if word in ("r", "roll") else compact
+            if typed.isdecimal() and len(typed) > 5:
+                n = len(typed)
+                raise IllegalMoveError(
+                    f"that's {NUMBER_WORDS.get(n, n)} dice: type the {g.dice_to_roll or 5} dice rolled"
+                )
         if g.needs_values and _looks_like_dice(line):
             return self.cmd_roll([line])
         if word in ("r", "roll"):
@@ -382,6 +575,10 @@ class PlaySession:
             if g.has_rolled:
                 self.show_dice()
             return self.show_card()
+        if word == "cards":
+            return self.say(format_sheet(g, self.style))
+        if word == "undo":
+            return self.cmd_undo()
         if word == "help":
             self.say(HELP)
             if g.needs_values:
@@ -410,7 +607,7 @@ class PlaySession:
                 raise IllegalMoveError(
                     f"type the {'five' if n == 5 else n} dice you rolled, e.g. r {'33456'[:n]}"
                 )
-            values = _real_values(" ".join(rest), n, g.held_faces)
+            values = self._inferred_values(" ".join(rest)) or _real_values(" ".join(rest), n, g.held_faces)
         elif rest:
             raise IllegalMoveError(f"r takes no values (these dice come from the game): {' '.join(rest)!r}")
         keep = None
@@ -424,6 +621,43 @@ class PlaySession:
         self.show_dice()
         self.show_card()
 
+    def _inferred_values(self, text: str) -> tuple[int, ...] | None:
+        """Real dice, nothing held, all five typed after a roll: the dice that stayed the same
+        count as kept (held now), the others as rerolled; returns the rerolled values."""
+        from ..dice import parse_faces
+
+        g = self.game
+        if not g.has_rolled or any(g.held):
+            return None
+        faces = parse_faces(text, allow_any_count=True)
+        if len(faces) != 5:
+            return None
+        rest, same = list(faces), []
+        for f in g.dice:
+            if f in rest:
+                rest.remove(f)
+                same.append(f)
+        if len(same) == 5:
+            raise IllegalMoveError("the five dice are the ones already on the table: to stop, score a box")
+        if same:
+            g.set_held(g.positions_of(same))
+            self.say(f"  kept {' '.join(map(str, sorted(same)))} (the dice that stayed the same)")
+        return tuple(rest)
+
+    def cmd_undo(self) -> None:
+        g = self.game
+        if not self.is_solo():
+            raise IllegalMoveError("undo is for solo games (not dailies or games against others)")
+        if not any(t.is_complete for t in g.turns):
+            raise IllegalMoveError("nothing to undo: no box is filled yet")
+        last = next(t for t in reversed(g.turns) if t.is_complete)
+        self.mark_assisted("undo")
+        info = dict(g.info)
+        new = g.without_last_score()
+        new.info = info
+        self.game = new
+        self.say(f"undone: {last.score} in {last.box}; back to turn {new.round}")
+
     def cmd_score(self, rest: list[str]) -> None:
         g = self.game
         if not rest:
@@ -431,6 +665,11 @@ class PlaySession:
         name = g.box_name(" ".join(rest))
         if not g.has_rolled:
             raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        preview = g.preview()
+        if self.interactive and preview.get(name) == 0 and any(preview.values()):
+            answer = self.read(f"score 0 in {name}? these dice score points in another box (y/n)> ")
+            if answer.lower() not in ("y", "yes"):
+                return self.say("not scored: choose a box")
         card, dice, used, left = g.card, g.sorted_dice, g.rolls_used, g.rolls_left
         decisions = []
         if left > 0:
@@ -465,13 +704,15 @@ class PlaySession:
         if not g.has_rolled:
             raise IllegalMoveError("roll first: nothing to decide before the first roll")
         advice = self.advisor.advise(Position(g.card, g.sorted_dice, g.rolls_left))
-        self.say(f"hint ({g.rolls_left} roll{'s' if g.rolls_left != 1 else ''} left):")
-        for i, o in enumerate(advice.options[:3], start=1):
-            text = o.describe()
-            if o.keep is not None and 0 < len(o.keep) < 5:
-                text += f" [h {' '.join(map(str, g.positions_of(o.keep)))}]"
+        self.mark_assisted("hint")
+        rows = [(hint_text(o, g.rules), o) for o in advice.options[:3]]
+        width = max(len(t) for t, _ in rows)
+        self.say(
+            f"hint ({g.rolls_left} roll{'s' if g.rolls_left != 1 else ''} left): expected final score, loss"
+        )
+        for i, (text, o) in enumerate(rows, start=1):
             loss = "best" if o.best else f"-{o.regret:.2f}"
-            self.say(f"  {i}. {text:<46} expected final {o.expected_final:7.2f}  {loss}")
+            self.say(f"  {i}. {text:<{width}}  {o.expected_final:7.2f}  {loss}")
 
     # --- the computer's turn ----------------------------------------------------------------------
     def bot_turn(self) -> None:
@@ -501,9 +742,10 @@ class PlaySession:
                 self.say(f"{_verb(winners[0], 'wins')}!")
             else:
                 self.say(f"tie: {' and '.join(winners)} share the win with {max(t for _, t in g.totals())}")
+            self.say(format_sheet(g, self.style))
         else:
-            self.say(format_card(g.cards[0], {}, False))
-        if self.counts_for_record():
+            self.say(format_card(g.cards[0], {}, False, self.style))
+        if self.is_solo():
             self.report_record()
         if g.info.get("mode") == "daily":
             self.daily_summary()
@@ -516,14 +758,24 @@ class PlaySession:
         if self.stored is None:  # the database could not be written (warned already)
             return
         previous, is_new = self.stored.previous, self.stored.is_new_record
-        if is_new and previous:
+        if not self.record_eligible():
+            why = (
+                "real dice"
+                if g.info.get("dice") == "real"
+                else "a replay"
+                if g.info.get("replay")
+                else f"assisted: {', '.join(g.info.get('assisted') or [])}"
+            )
+            self.say(f"{score} points ({why}): not counted for your record")
+        elif is_new and previous:
             self.say(f"new record for {g.rules.id}: {score} (was {previous['score']})!")
         elif is_new:
             self.say(f"first record for {g.rules.id}: {score}")
+        elif previous["score"] == score:
+            self.say(f"you tied your record for {g.rules.id}: {score} (one more point beats it)")
         else:
-            self.say(
-                f"your record for {g.rules.id} stays {previous['score']} ({previous['score'] - score} more next time)"
-            )
+            gap = previous["score"] - score + 1
+            self.say(f"your record for {g.rules.id} stays {previous['score']} ({gap} more points beat it)")
 
     def daily_optimal(self) -> int:
         """The optimal player's score on the day's dice (computed once)."""
@@ -545,7 +797,9 @@ class PlaySession:
         self.say("--- to share ---")
         for p, card in zip(g.players, g.cards, strict=True):
             if not p.is_bot:
-                self.say(share_text(date, g.rules, p.name, card, optimal))
+                notes = ["replay"] if g.info.get("replay") else []
+                notes += [f"assisted: {', '.join(g.info['assisted'])}"] if g.info.get("assisted") else []
+                self.say(share_text(date, g.rules, p.name, card, optimal, notes))
                 self.say("")
 
     def optimal_bot(self):
@@ -573,22 +827,28 @@ def describe_bot_turn(turn) -> str:
     return "\n".join(lines)
 
 
-def format_card(card, preview: dict[str, int], rolled: bool) -> str:
+def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None = None) -> str:
     """The card in two columns (upper | lower), boxes numbered in card order.
 
     Filled boxes show their score; open boxes show ``(n)``, what the dice would
     score there now, or ``x`` where the Joker rule (or forced order) forbids them.
+    With an upper bonus, ``upper pace`` says how far the upper boxes filled so far
+    are above (``+3``) or below par, three of each face (which makes 63).
+    On a colour terminal (``style``) filled boxes are bold, previews dim.
     """
     rules = card.rules
+    style = style or Style(False)
 
     def cell(i: int) -> str:
         name, score = rules.box_names[i], card.scores[i]
         if score is not None:
             value = f"{score} "
+            return f"{i + 1:>2} {name:<16}" + style.filled(f"{value:>6}")
         elif not rolled:
             value = "."
         elif name in preview:
             value = f"({preview[name]})"
+            return f"{i + 1:>2} {name:<16}" + style.preview(f"{value:>6}")
         else:
             value = "x"
         return f"{i + 1:>2} {name:<16}{value:>6}"
@@ -602,6 +862,10 @@ def format_card(card, preview: dict[str, int], rolled: bool) -> str:
             line("upper total", f"{card.upper_total}/{rules.upper_threshold}"),
             line("upper bonus", card.upper_bonus),
         ]
+        pace = upper_pace(card)
+        if pace is not None and not card.upper_bonus:
+            text = f"{pace:+d}" if pace else "par"
+            left.append(f"   {'upper pace':<16}" + style.pace(f"{text:>6}", pace))
     elif rules.upper_indices:
         left.append(line("upper total", card.upper_total))
     right = [cell(i) for i in rules.lower_indices]
@@ -610,8 +874,11 @@ def format_card(card, preview: dict[str, int], rolled: bool) -> str:
             line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points)
         )
     right.append(line("total", card.total))
-    width = max((len(s) for s in left), default=0)  # a card may have no upper rows
-    out = [f"  {a:<{width}}   | {b}".rstrip() for a, b in zip_longest(left, right, fillvalue="")]
+    width = max((_visible_len(s) for s in left), default=0)  # a card may have no upper rows
+    out = [
+        f"  {a}{' ' * (width - _visible_len(a))}   | {b}".rstrip()
+        for a, b in zip_longest(left, right, fillvalue="")
+    ]
     if rolled and any(
         s is None and n not in preview for n, s in zip(rules.box_names, card.scores, strict=True)
     ):
@@ -661,3 +928,103 @@ def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, .
         return tuple(rest)
     want = "five dice" if n == 5 else f"the {n} rerolled dice (or all five on the table)"
     raise IllegalMoveError(f"type {want}; got {len(faces)}: {text.strip()!r}")
+
+
+def hint_text(option, rules) -> str:
+    """A hint option in words with the command that plays it: absolute, so that following it
+    never depends on what is held already (``k 2 2 2 2``, ``u`` then ``r``, ``s 10``)."""
+    if option.keep is None:
+        return f"{option.describe()} [s {rules.box_names.index(option.category) + 1}]"
+    if len(option.keep) == 5:
+        if option.stop_category is None:
+            return "stop and score"
+        n = rules.box_names.index(option.stop_category) + 1
+        return f"stop: score {option.stop_score} in {option.stop_category} [s {n}]"
+    if not option.keep:
+        return "reroll all five dice [u, r]"
+    return f"{option.describe()} [k {' '.join(map(str, option.keep))}]"
+
+
+def upper_pace(card) -> int | None:
+    """The upper total against par (three of each face filled so far); ``None`` before any upper box."""
+    rules = card.rules
+    filled = [i for i in rules.upper_indices if card.scores[i] is not None]
+    if not filled:
+        return None
+    faces = {name: f for f, name in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)}
+    par = sum(3 * faces.get(rules.box_names[i], 0) for i in filled)
+    return sum(card.scores[i] for i in filled) - par
+
+
+def format_sheet(game, style: Style | None = None) -> str:
+    """Every player's card side by side (box rows, one column per player), within 80 columns."""
+    style = style or Style(False)
+    rules = game.rules
+    n = len(game.players)
+    col = max(5, min(12, (80 - 2 - 17) // max(n, 1) - 1))
+    names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
+    lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
+
+    def row(label: str, values) -> str:
+        return f"  {label[:17]:<17}" + " ".join(f"{v!s:>{col}}" for v in values)
+
+    for i, box in enumerate(rules.box_names):
+        if i == len(rules.upper_indices) and rules.upper_indices:
+            if rules.has_upper_bonus:
+                lines.append(row("upper bonus", [c.upper_bonus for c in game.cards]))
+        lines.append(row(box, ["-" if c.scores[i] is None else c.scores[i] for c in game.cards]))
+    if rules.bonus:
+        lines.append(row("yahtzee bonus", [c.yahtzee_bonus_points for c in game.cards]))
+    lines.append(row("total", [c.total for c in game.cards]))
+    return "\n".join(lines)
+
+
+class Style:
+    """ANSI colours for a colour terminal; plain text otherwise (pipes, ``NO_COLOR``, ``TERM=dumb``)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = bool(enabled)
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    def filled(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def preview(self, text: str) -> str:
+        return self._wrap("36", text)
+
+    def held(self, text: str) -> str:
+        return self._wrap("1;7", text)
+
+    def pace(self, text: str, pace: int) -> str:
+        return self._wrap("32" if pace >= 0 else "31", text)
+
+
+def _visible_len(text: str) -> int:
+    import re
+
+    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
+
+
+def _color_wanted(out) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+_READLINE = False
+
+
+def _enable_readline() -> None:
+    """Line editing and history for input() where the readline module exists (not on Windows)."""
+    global _READLINE
+    if not _READLINE:
+        _READLINE = True
+        try:
+            import readline  # noqa: F401 - importing it is what turns line editing on
+        except ImportError:
+            pass

@@ -14,7 +14,14 @@ def register(sub) -> None:
         description="Replay a saved game (from yahtzee play) and rank every keep and box against the optimum.",
     )
     p.add_argument(
-        "game", metavar="GAME.json", help="a saved game (see the games/ folder of the data folder)"
+        "game",
+        metavar="GAME.json",
+        nargs="?",
+        help="a saved game (see the games/ folder of the data folder)",
+    )
+    p.add_argument("--last", action="store_true", help="the game finished last (from the data folder)")
+    p.add_argument(
+        "--data", metavar="DIR", default=None, help="data folder for --last (default as yahtzee play)"
     )
     p.add_argument("--player", metavar="NAME", help="review only this player (default: every player)")
     p.add_argument("--mistakes", action="store_true", help="list only the decisions that lost points")
@@ -31,6 +38,14 @@ def run_review(args) -> int:
     from ..review import format_review, review_game
     from ..triple_game import is_triple_game_file, run_triple_review
 
+    if args.last == (args.game is not None):
+        raise UsageError("review needs GAME.json or --last (not both)")
+    if args.last:
+        from ..records import data_dir, last_finished_path
+
+        args.game = last_finished_path(args.data)
+        if args.game is None:
+            raise UsageError(f"no finished game in {data_dir(args.data)} to review")
     if is_triple_game_file(args.game):  # the triple card's own games (solver.triple_game)
         return run_triple_review(args)
     game = load_game(args.game)

@@ -51,9 +51,41 @@ def register(sub) -> None:
         default=None,
         help="write a histogram of final scores (needs matplotlib: pip install 'yahtzee-solver[plot]')",
     )
+    p.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        metavar="T",
+        help="also report the share of games scoring at least T (default with --bot target:T: T)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_tables(p)
     p.set_defaults(func=run_simulate)
+
+
+def target_shares(results, target: int) -> dict:
+    """The share of games scoring at least ``target`` per bot (with its standard error) and,
+    for two bots on the same dice, the paired difference of the shares."""
+    import numpy as np
+
+    hits = [(r.scores >= target).astype(np.float64) for r in results]
+    n = len(hits[0])
+    out = {
+        "target": target,
+        "shares": [
+            {
+                "bot": r.bot,
+                "share_at_least_target": float(h.mean()),
+                "standard_error": float(h.std() / np.sqrt(n)),
+            }
+            for r, h in zip(results, hits, strict=True)
+        ],
+    }
+    if len(hits) == 2:
+        d = hits[0] - hits[1]
+        out["paired_difference"] = float(d.mean())
+        out["paired_standard_error"] = float(d.std() / np.sqrt(n))
+    return out
 
 
 def _check_bot_name(name: str) -> None:
@@ -103,6 +135,12 @@ def run_simulate(args) -> int:
         _check_bot_name(args.vs)
     if args.hist:
         _check_hist(args.hist)
+    target = args.target
+    if target is None and args.bot.strip().lower().startswith("target:"):
+        text = args.bot.split(":", 1)[1].strip()
+        target = int(text) if text.isdecimal() else None
+    if target is not None and target < 1:
+        raise UsageError(f"--target must be a score of 1 or more, got {target}")
 
     start = time.perf_counter()
     progress = not args.quiet
@@ -112,11 +150,23 @@ def run_simulate(args) -> int:
         results.append(simulate(rules, bot, args.games, args.seed, threads=args.threads, progress=progress))
     seconds = time.perf_counter() - start
     pair = paired(results[0], results[1]) if len(results) == 2 else None
+    shares = target_shares(results, target) if target is not None else None
     # the report first: a histogram that cannot be written (full disk) must not lose it
     if args.json:
-        print(json.dumps(report_json(results, pair, seconds, args.hist), allow_nan=False))
+        out = report_json(results, pair, seconds, args.hist)
+        if shares is not None:
+            out["target"] = target
+            for key, share in zip(("stats", "vs_stats"), shares["shares"], strict=False):
+                out[key]["share_at_least_target"] = share["share_at_least_target"]
+                out[key]["share_standard_error"] = share["standard_error"]
+            if "paired_difference" in shares:
+                out["paired"]["share_difference"] = shares["paired_difference"]
+                out["paired"]["share_standard_error"] = shares["paired_standard_error"]
+        print(json.dumps(out, allow_nan=False))
     else:
         print(format_report(results, pair, seconds, args.hist))
+        if shares is not None:
+            print(format_shares(shares, results[0].games))
     if args.hist:
         sys.stdout.flush()
         write_histogram(args.hist, results)
@@ -234,6 +284,20 @@ def format_report(results, pair, seconds: float, hist_path: str | None) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
+def format_shares(shares: dict, games: int) -> str:
+    t = shares["target"]
+    lines = [f"share of games scoring at least {t} ({games:,} games):"]
+    for share in shares["shares"]:
+        lines.append(
+            f"  {share['bot']:<14} {100 * share['share_at_least_target']:7.3f}%   se {100 * share['standard_error']:.3f}%"
+        )
+    if "paired_difference" in shares:
+        lines.append(
+            f"  difference     {100 * shares['paired_difference']:+7.3f}%   se {100 * shares['paired_standard_error']:.3f}% (paired)"
+        )
+    return "\n".join(lines)
+
+
 def write_histogram(path: str, results) -> None:
     """A PNG histogram of final scores, each bot's mean marked (matplotlib, Agg backend)."""
     import matplotlib
@@ -283,6 +347,10 @@ def run_triple_simulate(args, rules) -> int:
     from ..simulate import paired
     from ..triple import check_bot, simulate_triple
 
+    if getattr(args, "target", None) is not None:
+        from ..errors import UsageError
+
+        raise UsageError("--target does not take the triple card")
     names = [check_bot(args.bot)] + ([check_bot(args.vs)] if args.vs is not None else [])
     if args.hist:
         _check_hist(args.hist)

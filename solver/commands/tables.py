@@ -22,6 +22,14 @@ def register(sub) -> None:
         "--threads", type=int, default=None, help="worker threads (the result does not depend on it)"
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.add_argument(
+        "--target",
+        action="store_true",
+        help="build the target tables (play for P(final >= T)) instead, for every T up to --t-max",
+    )
+    b.add_argument(
+        "--t-max", type=int, default=None, metavar="T", help="largest target of --target (default 500)"
+    )
     add_tables(b)
     b.set_defaults(func=run_build)
 
@@ -62,13 +70,15 @@ def _selected(args, default_all_built: bool = False):
 
 
 def run_build(args) -> int:
-    from ..errors import TableError
+    from ..errors import TableError, UsageError
     from ..tables import build_table, load_table, resolve_dir
 
     if args.threads is not None and args.threads < 1:
-        from ..errors import UsageError
-
         raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    if args.t_max is not None and not args.target:
+        raise UsageError("--t-max goes with --target")
+    if args.target:
+        return _build_targets(args)
     for rules in _selected(args):
         if not args.force:
             try:
@@ -89,8 +99,38 @@ def run_build(args) -> int:
     return 0
 
 
+def _build_targets(args) -> int:
+    from ..errors import TableError, UsageError
+    from ..target import DEFAULT_T_MAX, build_target, load_target
+
+    t_max = DEFAULT_T_MAX if args.t_max is None else args.t_max
+    if not 1 <= t_max <= 5000:
+        raise UsageError(f"--t-max must be from 1 to 5000, got {t_max}")
+    for rules in _selected(args):
+        if not args.force:
+            try:
+                table = load_target(rules, args.tables)
+                if table.t_max >= t_max:
+                    print(
+                        f"{rules.id}: target table already built (targets up to {table.t_max}) in {table.path}"
+                    )
+                    continue
+            except TableError:
+                pass
+        table = build_target(rules, args.tables, t_max=t_max, progress=not args.quiet, threads=args.threads)
+        m = table.manifest
+        p = m["empty_card"].get("300")
+        extra = f", P(>= 300) from the empty card {p:.7f}" if p is not None else ""
+        print(
+            f"{rules.id}: target table (targets up to {t_max}) built in {m['build_seconds']:.1f} s "
+            f"({m['build_cpu_seconds']:.1f} CPU s){extra} -> {table.path}"
+        )
+    return 0
+
+
 def run_verify(args) -> int:
     from ..tables import resolve_dir, verify_table
+    from ..target import target_paths, verify_target
 
     if args.sample < 0:
         from ..errors import UsageError
@@ -106,6 +146,8 @@ def run_verify(args) -> int:
     failures = 0
     for rules in selected:
         problems = verify_table(rules, args.tables, sample=args.sample, seed=args.seed, full=args.full)
+        if target_paths(rules, args.tables)[0].exists():  # and its target table, when built
+            problems += verify_target(rules, args.tables, sample=args.sample, seed=args.seed)
         if problems:
             failures += 1
             for p in problems:

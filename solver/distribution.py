@@ -1,0 +1,240 @@
+"""The exact distribution of the final score under expected-score-optimal play.
+
+From a position -- a card at the start of a turn, or a card with dice and rolls left --
+probability is pushed forward turn by turn through the states of the game
+(:func:`solver._kernels.ev_turn_outcomes`), each state carrying the distribution of the
+points scored since the position.  Decisions are the optimal bot's, ties included: among
+keeps within ``TIE_TOLERANCE`` of the best, the one keeping most dice (the last sub-keep);
+among boxes within it, the first in card order.  So :mod:`solver.simulate`'s ``optimal``
+bot plays exactly the policy whose distribution this is.
+
+States whose upper total can no longer reach the bonus share one row per mask (their
+futures are the same, see :func:`solver.dp.level_lanes`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from . import dp
+from .card import ScoreCard
+from .rules import RuleSet
+
+TIE_TOLERANCE = 1e-9  # the bots' tolerance (solver.simulate)
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+DEFAULT_TARGETS = (200, 250, 300, 350, 400)
+_COUNT_BASE = 16  # outcome pass: gain = bonuses + 16 * five-of-a-kind rows scored 50
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The distribution of the final score from one position.
+
+    ``pmf[s]`` is P(final score = s) (float64, index = score); ``start_total`` the points
+    on the card at the position; ``upper_bonus`` P(the card ends with the upper bonus);
+    ``rows_at_50[k]`` P(k five-of-a-kind rows end at 50) and ``bonuses[k]`` P(the card
+    ends with k five-of-a-kind bonuses), both counting what is on the card already, when
+    the outcome pass ran (else empty).
+    """
+
+    rules: RuleSet
+    card: str
+    policy: str
+    start_total: int
+    pmf: np.ndarray
+    upper_bonus: float | None
+    rows_at_50: tuple[float, ...] = field(default=())
+    bonuses: tuple[float, ...] = field(default=())
+
+    @property
+    def scores(self) -> np.ndarray:
+        return np.arange(len(self.pmf))
+
+    @property
+    def mean(self) -> float:
+        return math.fsum((self.scores * self.pmf).tolist())
+
+    @property
+    def sd(self) -> float:
+        mean = self.mean
+        return math.sqrt(max(0.0, math.fsum(((self.scores - mean) ** 2 * self.pmf).tolist())))
+
+    @property
+    def total_probability(self) -> float:
+        return math.fsum(self.pmf.tolist())
+
+    def percentile(self, q: float) -> int:
+        """The smallest score ``s`` with P(final <= s) >= q / 100."""
+        cdf = np.cumsum(self.pmf)
+        return int(np.searchsorted(cdf, q / 100.0 * cdf[-1] - 1e-15))
+
+    def p_at_least(self, target: int) -> float:
+        if target <= 0:
+            return 1.0
+        return math.fsum(self.pmf[target:].tolist())
+
+    def to_json(self, targets=DEFAULT_TARGETS) -> dict:
+        nonzero = np.flatnonzero(self.pmf)
+        out = {
+            "rules": self.rules.id,
+            "card": self.card,
+            "policy": self.policy,
+            "mean": self.mean,
+            "sd": self.sd,
+            "percentiles": {str(q): self.percentile(q) for q in PERCENTILES},
+            "p_at_least": {str(t): self.p_at_least(t) for t in targets},
+            "upper_bonus": self.upper_bonus,
+        }
+        if self.rows_at_50:
+            out["five_kind_rows_at_50"] = {str(k): p for k, p in enumerate(self.rows_at_50) if p > 0}
+            out["five_kind_bonuses"] = {str(k): p for k, p in enumerate(self.bonuses) if p > 0}
+        out["pmf"] = {str(int(s)): float(self.pmf[s]) for s in nonzero}
+        return out
+
+
+def max_points(rules: RuleSet) -> int:
+    """More points than any game of ``rules`` can still score (every box's best, every bonus)."""
+    k = rules.kernel_arrays
+    best = int(np.maximum(k["score"], k["joker_score"]).max(axis=0).sum())
+    return best + rules.upper_bonus + rules.bonus * rules.n_boxes
+
+
+@lru_cache(maxsize=16)
+def representative_upper(rules: RuleSet) -> np.ndarray:
+    """(2**n_boxes, cap + 1) int64: the upper total whose row a state uses (see the module doc)."""
+    rep = np.tile(np.arange(rules.upper_cap + 1, dtype=np.int64), (1 << rules.n_boxes, 1))
+    for masks in dp.masks_by_level(rules):
+        _, (copy_mask, copy_u, copy_from) = dp.level_lanes(rules, masks)
+        rep[copy_mask, copy_u] = copy_from
+    return rep
+
+
+def score_distribution(
+    card: ScoreCard,
+    values,
+    *,
+    roll: int | None = None,
+    rolls_left: int = 2,
+    outcomes: bool = True,
+    threads: int | None = None,
+) -> Distribution:
+    """The distribution of the final score from ``card`` under expected-score play with the
+    table ``values`` of its rule set.
+
+    ``roll`` (a roll index of :mod:`solver.dice`) with ``rolls_left``: the turn has begun
+    with those dice.  ``outcomes``: also the upper bonus and five-of-a-kind outcomes (a
+    second, cheaper pass).
+    """
+    from .threads import Workers
+
+    rules, state = card.rules, card.state
+    table = dp.kernel_values(values)
+    with Workers(threads) as workers:
+        finals, points = _forward(rules, table, state, roll, rolls_left, 0, max_points(rules) + 1, workers)
+        pmf = np.zeros(card.total + points.shape[1])
+        pmf[card.total :] = points.sum(axis=0)
+        cap, n_flags = rules.upper_cap, rules.n_flags
+        upper_bonus = None
+        if rules.has_upper_bonus:
+            reached = finals // n_flags % (cap + 1) >= rules.upper_threshold
+            upper_bonus = math.fsum(points[reached].sum(axis=1).tolist())
+        rows_at_50: tuple[float, ...] = ()
+        bonuses: tuple[float, ...] = ()
+        if outcomes and rules.five_kind_rows:
+            n_rows = len(rules.five_kind_rows)
+            _, counts = _forward(
+                rules, table, state, roll, rolls_left, 1, _COUNT_BASE * (n_rows + 1), workers
+            )
+            joint = counts.sum(axis=0).reshape(n_rows + 1, _COUNT_BASE)  # [new rows at 50, bonuses]
+            already = sum(card.scores[b] == 50 for b in rules.five_kind_rows)
+            rows = np.zeros(n_rows + 1)
+            new_rows = joint.sum(axis=1)
+            rows[already:] = new_rows[: n_rows + 1 - already]
+            rows_at_50 = tuple(rows.tolist())
+            counted = np.zeros(card.yahtzee_bonus_count + _COUNT_BASE)
+            counted[card.yahtzee_bonus_count :] = joint.sum(axis=0)
+            bonuses = tuple(np.trim_zeros(counted, "b").tolist())
+    return Distribution(rules, str(card), "ev", card.total, pmf, upper_bonus, rows_at_50, bonuses)
+
+
+def _forward(rules, table, state, roll, rolls_left, gain_kind, width, workers):
+    """Push probability from ``state`` to the full card: ``(final_states, dist)`` with
+    ``dist[i, g]`` = P(ending in flat state ``final_states[i]`` having gained ``g``)."""
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    per_mask = (cap + 1) * n_flags
+    rep = representative_upper(rules)
+    mask, u, f = state
+    states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
+    dist = np.zeros((1, width))
+    dist[0, 0] = 1.0
+    support = np.ones(1, dtype=np.int64)
+    args = dp.rule_arrays(rules)
+    start_roll = -1 if roll is None else int(roll)
+    while True:
+        masks = states // per_mask
+        if masks[0] == rules.full_mask:
+            return states, dist
+        lane_args = args
+        if rules.order == "choose" and masks[0] == 0:
+            from .advisor import best_direction
+
+            lane_args = dp.rule_arrays(rules.directed(best_direction(rules, table)))
+        outcomes = _turn_outcomes(
+            states, masks, rules, table, lane_args, start_roll, rolls_left, rep, gain_kind, workers
+        )
+        start_roll = -1
+        states, out = _apply_outcomes(outcomes, dist, support, width, workers)
+        dist = out
+        nonzero = dist != 0.0
+        support = np.where(nonzero.any(axis=1), width - np.argmax(nonzero[:, ::-1], axis=1), 0).astype(
+            np.int64
+        )
+
+
+def _turn_outcomes(states, masks, rules, table, lane_args, start_roll, rolls_left, rep, gain_kind, workers):
+    """The outcomes of one turn of every state (see :func:`solver._kernels.ev_turn_outcomes`),
+    one mask per kernel call, concatenated in state order."""
+    from . import _kernels
+
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    cuts = np.flatnonzero(np.diff(masks)) + 1
+    bounds = np.concatenate(([0], cuts, [len(states)])).astype(np.int64)
+    parts: list = [None] * (len(bounds) - 1)
+
+    def turn(g0: int, g1: int) -> None:
+        for g in range(g0, g1):
+            a, b = bounds[g], bounds[g + 1]
+            lane_u = (states[a:b] // n_flags % (cap + 1)).astype(np.int64)
+            lane_f = (states[a:b] % n_flags).astype(np.int64)
+            rows = np.arange(a, b, dtype=np.int64)
+            parts[g] = _kernels.ev_turn_outcomes(
+                np.int64(masks[a]), lane_u, lane_f, rows, table, lane_args, TIE_TOLERANCE,
+                np.int64(start_roll), np.int64(rolls_left), rep, np.int64(gain_kind),
+            )  # fmt: skip
+
+    workers.run(turn, 0, len(parts))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+
+
+def _apply_outcomes(outcomes, dist, support, width, workers):
+    """The next states (sorted flat indices) and their rows of points gained so far."""
+    from . import _kernels
+
+    src, dst, gain, prob = outcomes
+    states, dst_row = np.unique(dst, return_inverse=True)
+    order = np.argsort(dst_row, kind="stable")  # a fixed order of additions: any thread count
+    src, dst_row, gain, prob = src[order], dst_row[order], gain[order], prob[order]
+    if len(gain) and int((gain + support[src]).max()) > width:
+        raise AssertionError("the score range is too small for this game")
+    out = np.zeros((len(states), width))
+    row_cuts = np.searchsorted(dst_row, np.arange(len(states) + 1))
+
+    def apply(r0: int, r1: int) -> None:
+        _kernels.apply_outcomes(row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, dist, support, out)
+
+    workers.run(apply, 0, len(states))
+    return states, out

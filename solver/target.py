@@ -1,0 +1,443 @@
+"""Play for a target score: the largest probability of scoring at least ``t`` more points.
+
+:func:`solve_target` computes, for every reachable state between turns ``(mask, u, f)``
+and every ``t = 1 .. t_max``, ``W(state, t)``: the probability of scoring at least ``t``
+more points under the strategy that maximises exactly that probability (``W = 1`` for
+``t <= 0``).  It is the dynamic program of :mod:`solver.dp` with another objective
+(:func:`solver._kernels.target_objective`); see the section "Play for a target" of
+:mod:`solver._kernels` for the storage layout: :class:`TargetValues`.
+
+A state whose upper total can no longer reach the bonus shares its row with the
+smallest such total of its mask (their futures are the same, see
+:func:`solver.dp.level_lanes`), and :func:`compact` drops each row's trailing zeros
+(targets out of reach), so a stored table holds each distinct probability once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .rules import RuleSet
+
+if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the table without it
+    import numpy as np
+
+DEFAULT_T_MAX = 500  # every target up to 500 points from the empty card
+T_CHUNK = 128  # targets per block of the DP (one state, consecutive targets)
+
+
+@dataclass(frozen=True)
+class TargetValues:
+    """``W(state, t)``: ``w[off[state] + t - 1]`` for ``1 <= t <= length[state]``, 0 beyond.
+
+    ``w`` float64 (n,); ``off``/``length`` int64 of shape ``(2**n_boxes, upper_cap + 1,
+    n_flags)``, ``off`` -1 on unreachable states; ``t_max`` the largest target stored.
+    """
+
+    w: np.ndarray
+    off: np.ndarray
+    length: np.ndarray
+    t_max: int
+
+    def probability(self, state: tuple[int, int, int], t: int) -> float:
+        """``W(state, t)``: the largest probability of at least ``t`` more points from ``state``."""
+        if t <= 0:
+            return 1.0
+        if t > self.t_max:
+            raise ValueError(f"targets up to {self.t_max} points are stored, not {t}")
+        length = int(self.length[state])
+        return float(self.w[int(self.off[state]) + t - 1]) if t <= length else 0.0
+
+    def row(self, state: tuple[int, int, int]) -> np.ndarray:
+        """``W(state, t)`` for ``t = 0 .. t_max`` (float64, ``t_max + 1``)."""
+        import numpy as np
+
+        out = np.zeros(self.t_max + 1)
+        out[0] = 1.0
+        length = int(self.length[state])
+        off = int(self.off[state])
+        out[1 : length + 1] = self.w[off : off + length]
+        return out
+
+
+def solve_target(
+    rules: RuleSet,
+    t_max: int = DEFAULT_T_MAX,
+    progress: Callable[[int], None] | None = None,
+    threads: int | None = None,
+) -> TargetValues:
+    """``W`` of every reachable state for targets ``1 .. t_max`` (dense: every row ``t_max`` long).
+
+    ``progress(n)`` is called after each level with the number of masks done; the result
+    does not depend on ``threads``.
+    """
+    import numpy as np
+
+    from . import _kernels, dp
+    from .threads import Workers
+
+    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
+    off = np.full(shape, -1, dtype=np.int64)
+    length = np.zeros(shape, dtype=np.int64)
+    levels = dp.masks_by_level(rules)
+    plans = [dp.level_lanes(rules, masks) for masks in levels]
+    n_rows = sum(len(lanes[0]) for lanes, _ in plans) + (1 if rules.order == "choose" else 0)
+    w = np.zeros(n_rows * t_max)
+    off[rules.full_mask] = 0  # the full card: no points to come, W = 0 for every t >= 1
+    row = 0
+
+    def solve_level(lanes, args) -> None:
+        nonlocal row
+        lane_mask, lane_u, lane_f = lanes
+        n = len(lane_mask)
+        rows = row + np.arange(n, dtype=np.int64)
+        off[lane_mask, lane_u, lane_f] = rows * t_max
+        length[lane_mask, lane_u, lane_f] = t_max
+        row += n
+        t0 = np.arange(1, t_max + 1, T_CHUNK, dtype=np.int64)
+        block_state = np.repeat(np.arange(n, dtype=np.int64), len(t0))
+        block_t0 = np.tile(t0, n)
+        block_n = np.minimum(T_CHUNK, t_max + 1 - block_t0)
+
+        def work(i0: int, i1: int) -> None:
+            _kernels.solve_target_blocks(
+                block_state, block_t0, block_n, i0, i1, lane_mask, lane_u, lane_f, w, off, length, args
+            )
+
+        workers.run(work, 0, len(block_state), pieces=max(1, min(len(block_state), 16 * workers.threads)))
+
+    with Workers(threads) as workers:
+        args = dp.rule_arrays(rules)
+        for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
+            if rules.order == "choose" and masks.tolist() == [0]:
+                # the direction is chosen before the first roll: the better of the two
+                solve_level(lanes, dp.rule_arrays(rules.directed("down")))
+                first = off[lanes[0], lanes[1], lanes[2]]
+                down = w[first[:, None] + np.arange(t_max)].copy()
+                solve_level(lanes, dp.rule_arrays(rules.directed("up")))
+                again = off[lanes[0], lanes[1], lanes[2]]
+                w[again[:, None] + np.arange(t_max)] = np.fmax(down, w[again[:, None] + np.arange(t_max)])
+            else:
+                solve_level(lanes, args)
+            off[copy_mask, copy_u] = off[copy_mask, copy_from]
+            length[copy_mask, copy_u] = length[copy_mask, copy_from]
+            if progress is not None:
+                progress(len(masks))
+    return TargetValues(w, off, length, t_max)
+
+
+def compact(values: TargetValues) -> TargetValues:
+    """The same probabilities with each distinct row stored once, without its trailing zeros.
+
+    Rows are kept in the order of their first state in ``off``'s C order, so the result is
+    the same bytes whatever the DP's thread count."""
+    import numpy as np
+
+    off, length, w, t_max = values.off, values.length, values.w, values.t_max
+    flat_off = off.ravel()
+    flat_len = length.ravel()
+    reachable = np.flatnonzero((flat_off >= 0) & (flat_len > 0))  # the full card stores nothing
+    starts, first = np.unique(flat_off[reachable], return_index=True)
+    order = np.argsort(first, kind="stable")  # rows in order of their first state
+    starts = starts[order]
+    lengths = flat_len[reachable][first[order]]
+    new_len = np.zeros(len(starts), dtype=np.int64)
+    for i, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+        nz = np.flatnonzero(w[s : s + n])
+        new_len[i] = nz[-1] + 1 if len(nz) else 0
+    new_off = np.zeros(len(starts), dtype=np.int64)
+    new_off[1:] = np.cumsum(new_len)[:-1]
+    out_w = np.empty(int(new_len.sum()))
+    for s, o, n in zip(starts.tolist(), new_off.tolist(), new_len.tolist(), strict=True):
+        out_w[o : o + n] = w[s : s + n]
+    index = np.searchsorted(starts[np.argsort(starts)], flat_off[reachable])
+    by_start = np.argsort(starts)
+    mapped = by_start[index]
+    res_off = np.where(flat_off >= 0, 0, -1).astype(np.int64)
+    res_len = np.zeros(flat_len.shape, dtype=np.int64)
+    res_off[reachable] = new_off[mapped]
+    res_len[reachable] = new_len[mapped]
+    return TargetValues(out_w, res_off.reshape(off.shape), res_len.reshape(off.shape), t_max)
+
+
+# --- table files ----------------------------------------------------------------
+TARGET_FORMAT_VERSION = 1
+
+
+def target_paths(rules: RuleSet, tables_dir=None):
+    """``(values, index, manifest)`` paths of the target table of ``rules``."""
+    from .tables import resolve_dir
+
+    folder = resolve_dir(tables_dir)
+    stem = f"{rules.id}.target"
+    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
+
+
+@dataclass(frozen=True)
+class TargetTable:
+    """A loaded target table: ``probability(state, t)`` as :class:`TargetValues`, from files.
+
+    ``w`` and ``index`` are numpy memmaps, or :class:`~solver.tables.ValueFile` when loaded
+    with ``light=True`` (a single hint: no numpy).  ``index[mask, u, f]`` is ``(offset,
+    length)``.
+    """
+
+    rules: RuleSet
+    w: object
+    index: object
+    manifest: dict
+    path: object
+
+    @property
+    def t_max(self) -> int:
+        return int(self.manifest["t_max"])
+
+    def probability(self, state: tuple[int, int, int], t: int) -> float:
+        """The largest probability of at least ``t`` more points from ``state`` (start of a turn)."""
+        if t <= 0:
+            return 1.0
+        if t > self.t_max:
+            from .errors import UsageError
+
+            raise UsageError(
+                f"the {self.rules.id} target table holds targets up to {self.t_max} points, not {t}"
+            )
+        mask, u, f = state
+        length = int(self.index[mask, u, f, 1])
+        return float(self.w[int(self.index[mask, u, f, 0]) + t - 1]) if t <= length else 0.0
+
+    def arrays(self) -> TargetValues:
+        """The table as numpy arrays for the kernels (no copy)."""
+        import numpy as np
+
+        from . import dp
+
+        index = np.asarray(self.index)
+        return TargetValues(
+            dp.kernel_values(self.w),
+            np.ascontiguousarray(index[..., 0]),
+            np.ascontiguousarray(index[..., 1]),
+            self.t_max,
+        )
+
+
+def _index_array(values: TargetValues) -> np.ndarray:
+    import numpy as np
+
+    return np.stack([np.where(values.off >= 0, values.off, 0), values.length], axis=-1).astype(np.int64)
+
+
+def save_target(
+    rules: RuleSet,
+    values: TargetValues,
+    tables_dir=None,
+    *,
+    build_seconds: float,
+    cpu_seconds: float,
+    peak_bytes: int,
+    ev_play: dict | None = None,
+) -> TargetTable:
+    """Write a (compacted) target table and its manifest atomically; returns it loaded."""
+    import json
+    import time
+
+    import numpy as np
+
+    from .errors import TableError
+    from .fileio import atomic_write, atomic_write_text
+    from .tables import package_version, sha256_file
+
+    w_path, index_path, manifest_path = target_paths(rules, tables_dir)
+    index = _index_array(values)
+    for path, array in ((w_path, values.w), (index_path, index)):
+        try:
+            atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
+        except OSError as exc:
+            raise TableError(f"cannot write the target table {path}: {exc.strerror or exc}") from None
+    empty = (0, 0, 0)
+    manifest = {
+        "format_version": TARGET_FORMAT_VERSION,
+        "kind": "target",
+        "rules": rules.describe(),
+        "t_max": values.t_max,
+        "layout": "W(state, t) = values[index[mask, u, f, 0] + t - 1] for 1 <= t <= index[mask, u, f, 1], else 0 (t >= 1)",
+        "values_shape": list(values.w.shape),
+        "index_shape": list(index.shape),
+        "values_sha256": sha256_file(w_path),
+        "index_sha256": sha256_file(index_path),
+        "empty_card": {
+            str(t): values.probability(empty, t)
+            for t in (100, 200, 250, 300, 350, 400, 500)
+            if t <= values.t_max
+        },
+        "build_seconds": round(build_seconds, 3),
+        "build_cpu_seconds": round(cpu_seconds, 3),
+        "build_peak_bytes": int(peak_bytes),
+        "ev_play_empty_card": ev_play or {},
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package_version": package_version(),
+    }
+    try:
+        atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    except OSError as exc:
+        raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
+    return load_target(rules, tables_dir)
+
+
+def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool = False) -> TargetTable:
+    """Open the target table of ``rules`` after checking it against its manifest.
+
+    Always: both files are regular ``.npy`` files of the manifest's shapes (exact sizes),
+    the index's checksum and its entries (every offset and length inside the values).
+    ``check_hash``: also the checksum of the values (a second or more for ``yahtzee``; done
+    by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`.
+    """
+    from .errors import MissingTableError, TableError
+    from .rules import get_rules
+    from .tables import ValueFile, read_manifest, sha256_file
+
+    rules = get_rules(rules)
+    rules.require_single("a target table")
+    w_path, index_path, manifest_path = target_paths(rules, tables_dir)
+    folder = w_path.parent
+    build = f"yahtzee tables build --rules {rules.id} --target --tables {folder}"
+    if not all(p.exists() for p in (w_path, index_path, manifest_path)):
+        raise MissingTableError(f"no target table for {rules.id} in {folder}; build it with: {build}")
+    rebuild = f"rebuild it with: {build} --force"
+    try:
+        manifest = read_manifest(manifest_path)
+        problems = []
+        if manifest.get("format_version") != TARGET_FORMAT_VERSION or manifest.get("kind") != "target":
+            problems.append(f"format {manifest.get('kind')!r} {manifest.get('format_version')!r}")
+        if manifest.get("rules") != rules.describe():
+            problems.append("built for different rules")
+        t_max = manifest.get("t_max")
+        if type(t_max) is not int or t_max < 1:
+            problems.append(f"t_max {t_max!r}")
+        if sha256_file(index_path) != manifest.get("index_sha256"):
+            problems.append("the index's sha256 does not match (corrupt or modified file)")
+        if check_hash and sha256_file(w_path) != manifest.get("values_sha256"):
+            problems.append("the values' sha256 does not match (corrupt or modified file)")
+        if problems:
+            raise TableError(
+                f"target table {w_path} does not match its manifest: {'; '.join(problems)}; {rebuild}"
+            )
+        w = ValueFile.open(w_path)
+        index = ValueFile.open(index_path)
+    except (OSError, ValueError, RecursionError) as exc:
+        raise TableError(f"target table {w_path} is unreadable ({exc}); {rebuild}") from None
+    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 2)
+    if (w.descr, w.fortran_order, list(w.shape)) != ("<f8", False, manifest.get("values_shape")) or (
+        index.descr,
+        index.fortran_order,
+        index.shape,
+    ) != ("<i8", False, shape):
+        raise TableError(f"target table {w_path} has unexpected headers; {rebuild}")
+    if not light:
+        import numpy as np
+
+        w_array = np.asarray(w)
+        index_array = np.asarray(index)
+        off, length = index_array[..., 0], index_array[..., 1]
+        if (
+            (off < 0).any()
+            or (length < 0).any()
+            or (length > t_max).any()
+            or (off + length > len(w_array)).any()
+        ):
+            raise TableError(f"target table {w_path} has an index out of range; {rebuild}")
+        w, index = w_array, index_array
+    return TargetTable(rules, w, index, manifest, w_path)
+
+
+def build_target(
+    rules, tables_dir=None, *, t_max: int = DEFAULT_T_MAX, progress: bool = True, threads: int | None = None
+) -> TargetTable:
+    """Solve the target DP of ``rules`` for targets up to ``t_max`` and save it (tqdm bar)."""
+    import resource
+    import time
+
+    from tqdm import tqdm
+
+    from . import dp
+    from .fileio import remove_stale_temporaries
+    from .rules import get_rules
+    from .tables import _check_writable
+
+    rules = get_rules(rules)
+    rules.require_single("a target table")
+    folder = target_paths(rules, tables_dir)[0].parent
+    _check_writable(folder)
+    remove_stale_temporaries(folder, (".npy", ".json"))
+    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    with tqdm(
+        total=n_masks,
+        desc=f"building {rules.id} target table",
+        unit="mask",
+        disable=not progress,
+        leave=False,
+        dynamic_ncols=True,
+    ) as bar:
+        values = solve_target(rules, t_max, progress=bar.update, threads=threads)
+    small = compact(values)
+    del values
+    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # what expected-score play reaches from the empty card, for ``value --target`` at once
+    from .card import ScoreCard
+    from .distribution import score_distribution
+    from .tables import get_table
+
+    ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
+    dist = score_distribution(ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads)
+    ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
+    return save_target(
+        rules, small, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play
+    )
+
+
+def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None = None) -> list[str]:
+    """Problems with a built target table (empty when it checks out): both checksums, the
+    index, the empty card against the manifest, and ``sample`` random (state, target) pairs
+    recomputed from the states after them by :class:`solver.advisor.TargetTurnValues`."""
+    import random
+
+    from .advisor import TargetTurnValues
+    from .errors import TableError
+    from .rules import get_rules
+    from .tables import reachable_states
+
+    rules = get_rules(rules)
+    rules.require_single("a target table")
+    try:
+        table = load_target(rules, tables_dir, check_hash=True)
+    except TableError as exc:
+        return [str(exc)]
+    problems = []
+    for t, p in table.manifest.get("empty_card", {}).items():
+        if table.probability((0, 0, 0), int(t)) != p:
+            problems.append(f"P(>= {t}) from the empty card differs from the manifest's {p}")
+    m, u, f = reachable_states(rules)
+    states = [(int(a), int(b), int(c)) for a, b, c in zip(m, u, f, strict=True) if a != rules.full_mask]
+    rng = random.Random(seed)
+    picks = [(rng.choice(states), rng.randint(1, table.t_max)) for _ in range(sample)] + [((0, 0, 0), 200)]
+    bad = []
+    for state, t in picks:
+        stored = table.probability(state, t)
+        if rules.order == "choose" and state[0] == 0:
+            expected = max(TargetTurnValues(rules.directed(d), state, table, t).value for d in ("down", "up"))
+        else:
+            expected = TargetTurnValues(rules, state, table, t).value
+        if not abs(stored - expected) <= 1e-12:
+            bad.append((state, t, stored, expected))
+    if bad:
+        state, t, stored, expected = bad[0]
+        problems.append(
+            f"{len(bad)} of {len(picks)} sampled (state, target) pairs break the Bellman equation (e.g. "
+            f"{state}, t={t}: {stored!r} stored, {expected!r} from the states after it); rebuild it with: "
+            f"yahtzee tables build --rules {rules.id} --target --force"
+        )
+    return problems

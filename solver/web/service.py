@@ -1,0 +1,627 @@
+"""What the web app does, without the web framework: advice, card values, rule sets and games.
+
+One :class:`Service` per server process loads each rule set's advisor once (its table built
+first when missing, as the CLI does) and keeps the games being played in the browser.  Every
+method takes plain JSON-like values (a request's JSON body or its query string) and returns
+JSON-ready dicts, or raises :class:`ApiError` (status and one-line message) for bad input.
+
+* ``/api/hint`` answers exactly what ``yahtzee hint --json`` prints and ``/api/value`` what
+  ``yahtzee value --json`` prints (the same functions build them,
+  :func:`solver.commands.hint.checked_advice` and :func:`solver.commands.hint.value_json`).
+* Games are :class:`solver.game.Game` objects, saved with :mod:`solver.records` in the same
+  files and database as ``yahtzee play`` (so ``yahtzee review FILE`` reads them), autosaved
+  after each turn; records (solo best, daily results) are kept as the CLI keeps them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import SolverError, TableError, UsageError, printable
+
+if TYPE_CHECKING:
+    from ..advisor import Advisor
+    from ..game import Game
+    from ..rules import RuleSet
+
+#: largest request body read (bytes); a position or a move is well under 1 KiB
+MAX_BODY = 64 * 1024
+#: deepest JSON accepted in a request body
+MAX_DEPTH = 8
+#: games kept in memory (the oldest are dropped; they stay saved on disk)
+MAX_GAMES = 256
+#: rule sets whose advisor is kept loaded
+MAX_ADVISORS = 16
+
+MODES = ("solo", "vs-computer", "daily")
+
+
+class ApiError(Exception):
+    """A request the API refuses: HTTP ``status`` and a one-line ``message``."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = one_line(message)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, control characters escaped, at most 300 characters."""
+    text = printable(str(text))
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def api_error(exc: SolverError) -> ApiError:
+    """The HTTP answer to a :class:`SolverError`: 400 for bad input, 503 for a table problem."""
+    if isinstance(exc, UsageError):
+        return ApiError(400, str(exc))
+    if isinstance(exc, TableError):
+        return ApiError(503, str(exc))
+    return ApiError(500, str(exc))
+
+
+def _fields(params: dict, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> None:
+    if not isinstance(params, dict):
+        raise ApiError(400, "the request must be a JSON object")
+    unknown = [k for k in params if k not in allowed]
+    if unknown:
+        raise ApiError(400, f"unknown field {unknown[0]!r} (fields: {', '.join(allowed)})")
+    missing = [k for k in required if k not in params]
+    if missing:
+        raise ApiError(400, f"missing field {missing[0]!r}")
+
+
+def _text(params: dict, key: str, default: str | None = None) -> str | None:
+    value = params.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise ApiError(400, f"{key} must be text, got {value!r}")
+    return value
+
+
+def _dice_text(value) -> str:
+    """Dice as text: ``"33456"``, ``"3 3 4 5 6"`` or a list of five whole numbers."""
+    if isinstance(value, list):
+        if len(value) > 5 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            raise ApiError(400, f"dice must be five faces from 1 to 6, got {value!r}")
+        return " ".join(map(str, value))
+    if not isinstance(value, str):
+        raise ApiError(400, f"dice must be text like '33456' or a list of faces, got {value!r}")
+    return value
+
+
+def _rolls_left(value):
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ApiError(400, f"rolls_left must be 0, 1 or 2, got {value!r}")
+    return value
+
+
+@dataclass
+class WebGame:
+    """A game in play in the browser, with what the page shows besides the game itself."""
+
+    id: str
+    game: Game
+    path: Path
+    rng: random.Random
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    bots: dict = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)  # what the last move did, in words
+    coach: list[dict] = field(default_factory=list)  # the last move's decisions judged
+    warnings: list[str] = field(default_factory=list)
+    stored: object = None  # records.Stored once finished
+    optimal: int | None = None  # daily: the optimal player's score on the day's dice
+    review: list[dict] | None = None
+    share: str | None = None
+    record: str | None = None
+    status: str = "in_progress"
+
+
+class Service:
+    """Advisors (one per rule set, loaded once) and the games in play."""
+
+    def __init__(
+        self,
+        tables_dir: str | os.PathLike | None = None,
+        data: str | os.PathLike | None = None,
+        *,
+        build_if_missing: bool = True,
+        progress: bool = True,
+    ):
+        self.tables_dir = tables_dir
+        self.data = data
+        self.build_if_missing = build_if_missing
+        self.progress = progress
+        self._advisors: OrderedDict[str, object] = OrderedDict()
+        self._advisor_lock = threading.Lock()
+        self._games: OrderedDict[str, WebGame] = OrderedDict()
+        self._games_lock = threading.Lock()
+
+    # --- advisors ------------------------------------------------------------------------
+    def rules(self, spec) -> RuleSet:
+        from ..rules import RuleSet, get_rules
+
+        if isinstance(spec, RuleSet):
+            return spec
+        if spec is not None and not isinstance(spec, str):
+            raise ApiError(400, f"rules must be text like 'yahtzee' or 'yatzy+all-rolls', got {spec!r}")
+        try:
+            return get_rules(spec or None)
+        except SolverError as exc:
+            raise api_error(exc) from None
+
+    def advisor(self, rules) -> Advisor:
+        """The advisor of a rule set, loaded (built first when missing) once per process."""
+        from ..advisor import Advisor
+
+        rules = self.rules(rules)
+        with self._advisor_lock:
+            found = self._advisors.get(rules.id)
+            if found is not None:
+                self._advisors.move_to_end(rules.id)
+                return found
+            try:
+                advisor = Advisor.load(
+                    rules,
+                    self.tables_dir,
+                    build_if_missing=self.build_if_missing,
+                    progress=self.progress,
+                    light=True,
+                )
+            except SolverError as exc:
+                raise api_error(exc) from None
+            self._advisors[rules.id] = advisor
+            while len(self._advisors) > MAX_ADVISORS:
+                self._advisors.popitem(last=False)
+            return advisor
+
+    # --- the advisor's answers -----------------------------------------------------------------
+    def hint(self, params: dict) -> dict:
+        """``yahtzee hint --json``: fields ``dice``, ``rolls_left``, ``card`` (default empty), ``rules``."""
+        from ..advisor import Position
+        from ..commands.hint import checked_advice
+
+        _fields(params, ("dice", "rolls_left", "card", "rules"), ("dice", "rolls_left"))
+        rules = self.rules(params.get("rules"))
+        try:
+            position = Position.parse(
+                _text(params, "card", ""),
+                _dice_text(params["dice"]),
+                _rolls_left(params["rolls_left"]),
+                rules,
+            )
+            return checked_advice(self.advisor(rules), position).to_json()
+        except SolverError as exc:
+            raise api_error(exc) from None
+
+    def value(self, params: dict) -> dict:
+        """``yahtzee value --json``: fields ``card`` (default empty) and ``rules``."""
+        from ..card import ScoreCard
+        from ..commands.hint import value_json
+
+        _fields(params, ("card", "rules"))
+        rules = self.rules(params.get("rules"))
+        try:
+            card = ScoreCard.parse(_text(params, "card", ""), rules)
+            return value_json(self.advisor(rules), card)
+        except SolverError as exc:
+            raise api_error(exc) from None
+
+    # The probability features ("target", "win", "distribution") are being built in the CLI;
+    # their endpoints belong here, calling the same functions as the CLI's JSON output.
+
+    def rules_info(self, params: dict) -> dict:
+        """A rule set's card for the pages: ``yahtzee rules SPEC --json`` plus each box's details."""
+        _fields(params, ("rules", "spec"))
+        rules = self.rules(params.get("rules", params.get("spec")))
+        boxes = []
+        for i, box in enumerate(rules.boxes):
+            boxes.append(
+                {
+                    "name": box.name,
+                    "upper": box.is_upper,
+                    "scores": sorted(rules.possible_scores[i]),
+                    "rule": box.scorer.describe(),
+                }
+            )
+        return rules.describe() | {
+            "reference_value": rules.reference_value,
+            "box_details": boxes,
+            "yahtzee_bonus": rules.bonus,
+        }
+
+    @staticmethod
+    def rules_list() -> dict:
+        """The bases, the 1.0 rule-set names and the modifiers (``yahtzee rules --json`` and more)."""
+        from ..rules import ALIASES, BASES, MODIFIERS, RULE_SETS
+
+        return {
+            "bases": {b.id: b.title for b in BASES.values()},
+            "aliases": dict(ALIASES),
+            "named": {name: r.id for name, r in RULE_SETS.items()},
+            "modifiers": {m.syntax: m.help for m in MODIFIERS.values()},
+        }
+
+    # --- games ------------------------------------------------------------------------------
+    def new_game(self, params: dict) -> dict:
+        """Start a game: ``mode`` (solo, vs-computer, daily), ``rules``, ``level`` (vs-computer:
+        easy, medium, hard, perfect), ``date`` (daily; default today), ``seed`` (solo, vs-computer)."""
+        from ..commands.play import HUMAN, LEVELS
+        from ..daily import parse_date
+        from ..game import Game, Player
+        from ..records import new_game_path
+
+        _fields(params, ("mode", "rules", "level", "date", "seed"))
+        mode = params.get("mode", "solo")
+        if mode not in MODES:
+            raise ApiError(400, f"mode {mode!r} is not one of {', '.join(MODES)}")
+        rules = self.rules(params.get("rules"))
+        level = params.get("level")
+        if mode == "vs-computer":
+            level = "medium" if level is None else level
+            if level not in LEVELS:
+                raise ApiError(400, f"level {level!r} is not one of {', '.join(LEVELS)}")
+        elif level is not None:
+            raise ApiError(400, "level is for mode vs-computer only")
+        seed = params.get("seed")
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+                raise ApiError(400, f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+            if mode == "daily":
+                raise ApiError(400, "a daily game has its own dice; it takes no seed")
+        date = None
+        if mode == "daily":
+            try:
+                date = parse_date(_text(params, "date"))
+            except SolverError as exc:
+                raise api_error(exc) from None
+        elif params.get("date") is not None:
+            raise ApiError(400, "date is for mode daily only")
+        self.advisor(rules)  # the table is there (built when missing) before the game starts
+        players = [Player(HUMAN)]
+        info: dict = {"mode": mode, "client": "web"}
+        if level is not None:
+            players.append(Player(f"Computer ({level})", "bot", LEVELS[level]))
+            info["level"] = level
+        try:
+            game = Game.new(rules, players, seed=seed, date=date, info=info)
+        except SolverError as exc:
+            raise api_error(exc) from None
+        seed_text = game.info.get("date") or game.info.get("seed")
+        web = WebGame(
+            id=secrets.token_urlsafe(12),
+            game=game,
+            path=new_game_path(game, self.data),
+            rng=random.Random(f"{game.rules.id} {seed_text}"),  # the bots' choices, as in ``yahtzee play``
+        )
+        for i, p in enumerate(game.players):
+            if p.is_bot:
+                self._bot(web, i)
+        with self._games_lock:
+            self._games[web.id] = web
+            while len(self._games) > MAX_GAMES:
+                self._games.popitem(last=False)
+        if mode == "solo" or mode == "daily":
+            from ..records import solo_best
+
+            try:
+                best = solo_best(rules.id, self.data)
+            except SolverError as exc:
+                best = None
+                web.warnings.append(str(exc))
+            web.events.append(
+                f"your record for {rules.id}: {best['score']}; beat it!"
+                if best
+                else f"no record yet for {rules.id}: set one!"
+            )
+        return self.state(web)
+
+    def game(self, game_id: str) -> WebGame:
+        if not isinstance(game_id, str):
+            raise ApiError(404, "no such game")
+        with self._games_lock:
+            web = self._games.get(game_id)
+        if web is None:
+            raise ApiError(404, f"no game {game_id!r} on this server (games live as long as the server)")
+        return web
+
+    def _bot(self, web: WebGame, index: int):
+        from ..bots import get_bot
+
+        if index not in web.bots:
+            g = web.game
+            try:
+                web.bots[index] = get_bot(
+                    g.players[index].bot, g.rules, self.tables_dir, progress=self.progress
+                )
+            except SolverError as exc:
+                raise api_error(exc) from None
+        return web.bots[index]
+
+    def game_state(self, game_id: str) -> dict:
+        web = self.game(game_id)
+        with web.lock:
+            return self.state(web)
+
+    def act(self, game_id: str, action: str, params: dict) -> dict:
+        """A move in a game: ``roll``, ``hold`` (``held``: die positions 1..5), ``score`` (``box``),
+        ``quit``; returns the game's state.  An illegal move is refused (400) and changes nothing."""
+        web = self.game(game_id)
+        moves = {
+            "roll": ((), (), self._roll),
+            "hold": (("held",), ("held",), self._hold),
+            "score": (("box",), ("box",), self._score),
+            "quit": ((), (), self._quit),
+        }
+        if action not in moves:
+            raise ApiError(404, f"unknown move {action!r} (moves: {', '.join(moves)})")
+        allowed, required, run = moves[action]
+        _fields(params, allowed, required)
+        with web.lock:
+            if web.status != "in_progress":
+                raise ApiError(409, f"the game is {web.status}: start a new one")
+            try:
+                run(web, params)
+            except SolverError as exc:
+                raise api_error(exc) from None
+            return self.state(web)
+
+    def game_hint(self, game_id: str) -> dict:
+        """``yahtzee hint --json`` for the position of the game's current player."""
+        from ..advisor import Position
+        from ..commands.hint import checked_advice
+        from ..errors import IllegalMoveError
+
+        web = self.game(game_id)
+        with web.lock:
+            g = web.game
+            try:
+                if g.is_over:
+                    raise IllegalMoveError("the game is over")
+                if not g.has_rolled:
+                    raise IllegalMoveError("roll first: nothing to decide before the first roll")
+                position = Position(g.card, g.sorted_dice, g.rolls_left)
+                return checked_advice(self.advisor(g.rules), position).to_json()
+            except SolverError as exc:
+                raise api_error(exc) from None
+
+    # --- moves -----------------------------------------------------------------------------
+    def _decision(self, g, **kw):
+        from ..game import Decision
+
+        return Decision(turn=len(g.turns), player=g.current, round=g.round, card=g.card, **kw)
+
+    def _judge(self, web: WebGame, decisions) -> None:
+        """The coach: each decision beside the best (``yahtzee play --coach``'s judgement)."""
+        from ..review import describe, judge
+
+        advisor = self.advisor(web.game.rules)
+        for d in decisions:
+            j = judge(advisor, d)
+            web.coach.append(
+                {
+                    "choice": describe(j.chosen),
+                    "best": j.best.describe(),
+                    "loss": round(j.loss, 6),
+                    "mistake": j.is_mistake,
+                }
+            )
+
+    def _roll(self, web: WebGame, params: dict) -> None:
+        g = web.game
+        keep = None
+        if g.has_rolled and not g.is_over:
+            keep = self._decision(
+                g, roll=g.rolls_used, dice=g.sorted_dice, rolls_left=g.rolls_left, keep=g.held_faces
+            )
+        g.roll()
+        web.events, web.coach = [], []
+        if keep is not None:
+            self._judge(web, [keep])
+
+    def _hold(self, web: WebGame, params: dict) -> None:
+        held = params["held"]
+        if not isinstance(held, list) or len(held) > 5:
+            raise ApiError(400, f"held must be a list of die positions 1 to 5, got {held!r}")
+        if len(set(map(repr, held))) != len(held):
+            raise ApiError(400, f"held {held!r} names a die twice")
+        web.game.set_held(held)
+
+    def _score(self, web: WebGame, params: dict) -> None:
+        from ..errors import IllegalMoveError
+
+        g = web.game
+        box = params["box"]
+        if not isinstance(box, (str, int)) or isinstance(box, bool):
+            raise ApiError(400, f"box must be a box name or number, got {box!r}")
+        name = g.box_name(box)
+        if not g.has_rolled:
+            raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        card, dice, used, left = g.card, g.sorted_dice, g.rolls_used, g.rolls_left
+        decisions = []
+        if left > 0:
+            decisions.append(self._decision(g, roll=used, dice=dice, rolls_left=left, keep=dice.values))
+        decisions.append(self._decision(g, roll=used, dice=dice, rolls_left=0, box=name))
+        turn = g.score(name)
+        web.events, web.coach = [], []
+        new_card = g.cards[turn.player]
+        bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
+        web.events.append(f"You score {turn.score} in {name}{bonus}: total {new_card.total}")
+        if new_card.upper_bonus and not card.upper_bonus:
+            web.events.append(
+                f"upper section reached {g.rules.upper_threshold}: +{g.rules.upper_bonus} bonus!"
+            )
+        self._judge(web, decisions)
+        self._bot_turns(web)
+        if g.is_over:
+            self._finish(web)
+        else:
+            self._save(web, "in_progress")
+
+    def _bot_turns(self, web: WebGame) -> None:
+        from ..commands.play import describe_bot_turn
+        from ..game import play_bot_turn
+
+        g = web.game
+        while not g.is_over and g.player.is_bot:
+            index = g.current
+            turn = play_bot_turn(g, self._bot(web, index), web.rng)
+            bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
+            name = g.players[index].name
+            web.events.append(f"{name}:\n{describe_bot_turn(turn)}")
+            web.events.append(
+                f"{name} scores {turn.score} in {turn.box}{bonus}: total {g.cards[index].total}"
+            )
+
+    def _quit(self, web: WebGame, params: dict) -> None:
+        web.events, web.coach = ["game abandoned"], []
+        web.status = "abandoned"
+        if web.game.turns:
+            self._save(web, "abandoned")
+
+    # --- saving and the end ------------------------------------------------------------------
+    def counts_for_record(self, web: WebGame) -> bool:
+        g = web.game
+        return len(g.players) == 1 and not g.players[0].is_bot and g.info.get("dice") != "real"
+
+    def _save(self, web: WebGame, status: str, daily_optimal: float | None = None) -> None:
+        """The game file, then the database (a database failure is a warning: the file is kept)."""
+        from ..records import save_game, store_game
+
+        try:
+            save_game(web.game, web.path, status)
+        except SolverError as exc:
+            web.warnings.append(str(exc))
+            return
+        try:
+            web.stored = store_game(
+                web.game,
+                web.path,
+                status,
+                self.data,
+                solo_record=self.counts_for_record(web),
+                daily_optimal=daily_optimal,
+            )
+        except SolverError as exc:
+            web.warnings.append(str(exc))
+
+    def _finish(self, web: WebGame) -> None:
+        from ..review import review_game
+
+        g = web.game
+        web.status = "finished"
+        optimal = None
+        if g.info.get("mode") == "daily":
+            from ..daily import optimal_game, share_text
+
+            self._save(web, "finished")  # the file first: kept even if the optimum fails
+            bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == "optimal"), None)
+            if bot is None:
+                from ..daily import optimal_bot
+
+                bot = optimal_bot(g.rules, self.tables_dir)
+            optimal = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=bot).cards[0].total
+            web.optimal = optimal
+            web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
+        self._save(web, "finished", optimal)
+        if self.counts_for_record(web) and web.stored is not None:
+            score = g.cards[0].total
+            previous, is_new = web.stored.previous, web.stored.is_new_record
+            if is_new and previous:
+                web.record = f"new record for {g.rules.id}: {score} (was {previous['score']})!"
+            elif is_new:
+                web.record = f"first record for {g.rules.id}: {score}"
+            elif previous:
+                web.record = (
+                    f"your record for {g.rules.id} stays {previous['score']} "
+                    f"({previous['score'] - score} more next time)"
+                )
+        humans = [i for i, p in enumerate(g.players) if not p.is_bot]
+        web.review = [r.to_json() for r in review_game(g, self.advisor(g.rules), humans)]
+
+    # --- the state the pages show ------------------------------------------------------------
+    def state(self, web: WebGame) -> dict:
+        """The game as the play page shows it (JSON-ready)."""
+        g = web.game
+        rules = g.rules
+        over = g.is_over
+        shown = 0 if over else g.current  # whose card has the previews: the player to move
+        preview = {} if over else g.preview()
+        reasons: dict[str, str] = {}
+        if g.has_rolled and not over:
+            for name in g.card.open_boxes:
+                if name not in preview:
+                    try:
+                        g.card.score(name, g.sorted_dice)
+                    except SolverError as exc:
+                        reasons[name] = str(exc)
+        cards = []
+        for p, c in zip(g.players, g.cards, strict=True):
+            cards.append(
+                {
+                    "name": p.name,
+                    "kind": p.kind,
+                    "card": str(c),
+                    "scores": list(c.scores),
+                    "upper_total": c.upper_total,
+                    "upper_bonus": c.upper_bonus,
+                    "yahtzee_bonus": c.yahtzee_bonus_points,
+                    "total": c.total,
+                }
+            )
+        boxes = []
+        card = g.cards[shown]
+        for i, name in enumerate(rules.box_names):
+            score = card.scores[i]
+            boxes.append(
+                {
+                    "name": name,
+                    "upper": i in rules.upper_indices,
+                    "score": score,
+                    "preview": preview.get(name),
+                    "allowed": name in preview,
+                    "reason": reasons.get(name),
+                }
+            )
+        info = g.info
+        out = {
+            "id": web.id,
+            "rules": rules.id,
+            "title": rules.title,
+            "mode": info.get("mode"),
+            "level": info.get("level"),
+            "date": info.get("date"),
+            "seed": info.get("seed"),
+            "status": "finished" if over else web.status,
+            "over": over,
+            "round": min(g.round, g.n_rounds),
+            "n_rounds": g.n_rounds,
+            "current": shown,
+            "player": g.players[shown].name,
+            "dice": None if over or g.dice is None else list(g.dice),
+            "held": list(g.held),
+            "rolls_left": g.rolls_left,
+            "must_use_all_rolls": rules.all_rolls,
+            "upper_threshold": rules.upper_threshold if rules.has_upper_bonus else None,
+            "boxes": boxes,
+            "players": cards,
+            "events": list(web.events),
+            "coach": list(web.coach),
+            "warnings": list(web.warnings),
+            "winners": g.winners() if over else [],
+            "path": str(web.path),
+            "review_command": f"yahtzee review {web.path}",
+            "record": web.record,
+            "share": web.share,
+            "optimal": web.optimal,
+            "review": web.review,
+        }
+        return out

@@ -1,0 +1,237 @@
+/* The advisor page: dice, rolls left and card in, /api/hint and /api/value out; the position in the URL. */
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const state = {dice: [1, 2, 3, 4, 5], rules: null, card: {}, bonus: 0};
+  let timer = null;
+  let sequence = 0;
+
+  function diceText() {
+    return state.dice.join("");
+  }
+
+  function rollsLeft() {
+    return document.querySelector('input[name="rolls"]:checked').value;
+  }
+
+  function cardText() {
+    if (!state.rules) return "";
+    const parts = [];
+    for (const box of state.rules.box_details) {
+      const v = state.card[box.name];
+      if (v !== undefined && v !== "") parts.push(`${box.name}=${v}`);
+    }
+    if (state.bonus) parts.push(`yahtzee_bonus=${state.bonus}`);
+    return parts.join(",");
+  }
+
+  function showDice() {
+    state.dice.forEach((face, i) => {
+      const b = $(`die-${i + 1}`);
+      b.textContent = face;
+      b.setAttribute("aria-label", `die ${i + 1}: ${face}`);
+    });
+    if (document.activeElement !== $("dice-text")) $("dice-text").value = diceText();
+  }
+
+  function setDie(i, face) {
+    state.dice[i] = face;
+    showDice();
+    changed();
+  }
+
+  /** The card's form: one select per box with "open" and the box's possible scores. */
+  function buildCard() {
+    const holder = $("card-boxes");
+    holder.replaceChildren();
+    const rules = state.rules;
+    for (const box of rules.box_details) {
+      const id = `box-${box.name}`;
+      const select = YZ.el("select", {id, name: box.name, onchange: () => {
+        state.card[box.name] = select.value;
+        $("card-text").value = cardText();
+        changed();
+      }});
+      select.append(YZ.el("option", {value: "", text: "open"}));
+      for (const s of box.scores) select.append(YZ.el("option", {value: String(s), text: String(s)}));
+      select.value = state.card[box.name] || "";
+      holder.append(YZ.el("div", {class: "box-field" + (box.upper ? " upper" : "")},
+        YZ.el("label", {for: id, text: YZ.label(box.name), title: box.rule}), select));
+    }
+    if (rules.yahtzee_bonus) {
+      const select = YZ.el("select", {id: "box-yahtzee_bonus", onchange: () => {
+        state.bonus = Number(select.value);
+        $("card-text").value = cardText();
+        changed();
+      }});
+      for (let k = 0; k <= 12; k++) {
+        select.append(YZ.el("option", {value: String(k * rules.yahtzee_bonus), text: String(k * rules.yahtzee_bonus)}));
+      }
+      select.value = String(state.bonus);
+      holder.append(YZ.el("div", {class: "box-field"},
+        YZ.el("label", {for: "box-yahtzee_bonus", text: "Yahtzee bonus"}), select));
+    }
+  }
+
+  /** Read a card in our notation into the form (the server checks it when advising). */
+  function applyCardText(text) {
+    state.card = {};
+    state.bonus = 0;
+    const names = new Set(state.rules.box_details.map((b) => b.name));
+    for (const entry of text.split(/[,;]/)) {
+      if (!entry.trim()) continue;
+      const [rawKey, rawValue] = entry.split(/[=:]/);
+      const key = (rawKey || "").trim().toLowerCase().replace(/[ -]/g, "_");
+      const value = (rawValue || "").trim();
+      if (key === "yahtzee_bonus") state.bonus = Number(value) || 0;
+      else if (names.has(key)) state.card[key] = value;
+    }
+    buildCard();
+  }
+
+  /** A pasted card: checked by the server first, then shown in the form (an error says what is wrong). */
+  async function useCardText(text) {
+    let value;
+    try {
+      value = await YZ.api("/api/value", {rules: state.rules.id, card: text});
+    } catch (e) {
+      showError(e.message);
+      return false;
+    }
+    applyCardText(value.card);
+    $("card-text").value = value.card;
+    changed();
+    return true;
+  }
+
+  async function loadRules(spec) {
+    const rules = await YZ.api(`/api/rules?rules=${encodeURIComponent(spec)}`);
+    const keepText = state.rules ? cardText() : null;
+    state.rules = rules;
+    $("rules").value = rules.id;
+    if (keepText !== null) applyCardText(keepText);
+    else buildCard();
+  }
+
+  function showError(message) {
+    $("error").textContent = message;
+    $("error").hidden = false;
+    $("best").textContent = "";
+    $("card-value").textContent = "";
+    $("options").hidden = true;
+  }
+
+  function updateUrl() {
+    const params = new URLSearchParams({rules: state.rules.id, dice: diceText(), rolls: rollsLeft()});
+    const card = cardText();
+    if (card) params.set("card", card);
+    const url = `/?${params}`;
+    history.replaceState(null, "", url);
+    $("share-link").href = url;
+  }
+
+  async function advise() {
+    const mine = ++sequence;
+    if (!state.rules) return;
+    const query = {rules: state.rules.id, dice: diceText(), rolls_left: Number(rollsLeft()), card: cardText()};
+    updateUrl();
+    let hint, value;
+    try {
+      [hint, value] = await Promise.all([
+        YZ.api("/api/hint", query),
+        YZ.api("/api/value", {rules: query.rules, card: query.card}),
+      ]);
+    } catch (e) {
+      if (mine === sequence) showError(e.message);
+      return;
+    }
+    if (mine !== sequence) return;  // a newer question is on its way
+    $("error").hidden = true;
+    const best = hint.options.filter((o) => o.best);
+    $("best").textContent = `Best: ${YZ.describe(best[0])}` +
+      (best.length > 1 ? ` (equally good: ${best.slice(1).map(YZ.describe).join("; ")})` : "");
+    $("card-value").textContent = `Before this turn's first roll the card was worth ${value.expected_final.toFixed(2)} ` +
+      `expected final points (${value.ev.toFixed(2)} still to come).`;
+    const body = $("options").querySelector("tbody");
+    body.replaceChildren();
+    hint.options.forEach((o, i) => {
+      body.append(YZ.el("tr", {class: o.best ? "is-best" : null},
+        YZ.el("td", {text: String(i + 1)}),
+        YZ.el("td", {text: YZ.describe(o)}),
+        YZ.el("td", {class: "num", text: o.expected_final.toFixed(2)}),
+        YZ.el("td", {class: "num", text: o.best ? "best" : `\u2212${o.regret.toFixed(3)}`})));
+    });
+    $("options").hidden = false;
+  }
+
+  function changed() {
+    clearTimeout(timer);
+    timer = setTimeout(advise, 150);
+  }
+
+  function readUrl() {
+    const params = new URLSearchParams(location.search);
+    const dice = (params.get("dice") || "").replace(/[^1-6]/g, "");
+    if (dice.length === 5) state.dice = dice.split("").map(Number);
+    const rolls = params.get("rolls");
+    if (["0", "1", "2"].includes(rolls)) document.querySelector(`input[name="rolls"][value="${rolls}"]`).checked = true;
+    return {rules: params.get("rules") || "yahtzee", card: params.get("card") || ""};
+  }
+
+  async function start() {
+    const wanted = readUrl();
+    showDice();
+    for (let i = 0; i < 5; i++) {
+      const b = $(`die-${i + 1}`);
+      b.addEventListener("click", () => setDie(i, state.dice[i] % 6 + 1));
+      b.addEventListener("keydown", (e) => {
+        if (e.key >= "1" && e.key <= "6") {
+          e.preventDefault();
+          setDie(i, Number(e.key));
+          if (i < 4) $(`die-${i + 2}`).focus();
+        }
+      });
+    }
+    $("dice-text").addEventListener("input", () => {
+      const faces = $("dice-text").value.replace(/[^0-9]/g, "");
+      if (/^[1-6]{5}$/.test(faces)) {
+        state.dice = faces.split("").map(Number);
+        showDice();
+        changed();
+      } else if (faces.length >= 5) {
+        showError(`dice ${$("dice-text").value} are not five faces from 1 to 6`);
+      }
+    });
+    for (const radio of document.querySelectorAll('input[name="rolls"]')) radio.addEventListener("change", changed);
+    $("rules").addEventListener("change", async () => {
+      try {
+        await loadRules($("rules").value.trim() || "yahtzee");
+        changed();
+      } catch (e) {
+        showError(e.message);
+      }
+    });
+    $("apply-card").addEventListener("click", () => useCardText($("card-text").value));
+    $("card-text").addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); useCardText($("card-text").value); }
+    });
+    $("clear-card").addEventListener("click", () => { applyCardText(""); $("card-text").value = ""; changed(); });
+    $("position").addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(timer); advise(); });
+    try {
+      const list = await YZ.api("/api/rules");
+      const names = new Set([...Object.keys(list.bases), ...Object.keys(list.named), ...Object.keys(list.aliases)]);
+      for (const name of names) $("rule-names").append(YZ.el("option", {value: name}));
+      await loadRules(wanted.rules);
+      if (await useCardText(wanted.card)) {
+        clearTimeout(timer);
+        await advise();
+      }
+    } catch (e) {
+      showError(e.message);
+    }
+    document.body.dataset.ready = "1";
+  }
+
+  start();
+})();

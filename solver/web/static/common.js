@@ -1,0 +1,67 @@
+/* Shared by the advisor and play pages: the API call, options in words, small DOM helpers. */
+"use strict";
+
+const YZ = {
+  /** GET (no body) or POST (a JSON body) to the API; throws an Error with the server's message. */
+  async api(path, body) {
+    const options = body === undefined ? {} : {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(body),
+    };
+    let response;
+    try {
+      response = await fetch(path, options);
+    } catch (e) {
+      throw new Error("the server does not answer: is yahtzee serve still running?");
+    }
+    let data;
+    try {
+      data = await response.json();
+    } catch (e) {
+      data = {error: `the server answered ${response.status} without JSON`};
+    }
+    if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+    return data;
+  },
+
+  /** An option in words, as the CLI's describe() writes it. */
+  describe(o) {
+    if (o.keep === undefined) {
+      return `score ${o.score} in ${o.category}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
+    }
+    const n = 5 - o.keep.length;
+    if (n === 0) return `keep ${o.keep.join(" ")} \u2014 stop and score`;
+    if (o.keep.length === 0) return "reroll all five dice";
+    const words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"};
+    return `keep ${o.keep.join(" ")}, reroll ${words[n]}`;
+  },
+
+  /** A box name for people: full_house -> Full house. */
+  label(name) {
+    const text = name.replace(/_/g, " ");
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  },
+
+  el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined) node.append(child);
+    }
+    return node;
+  },
+
+  /** Whether a key press belongs to a text field (then it is not a shortcut). */
+  typing(event) {
+    const t = event.target;
+    return event.ctrlKey || event.metaKey || event.altKey ||
+      (t && (t.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(t.type) ||
+             t.tagName === "SELECT" || t.tagName === "TEXTAREA"));
+  },
+};

@@ -1,0 +1,404 @@
+"""The web app's JSON API (``yahtzee serve``): the CLI's answers, bad input, games saved as the CLI saves them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from webserver import Client, need_web, raw_get, serve
+
+need_web()
+
+from solver.cli import main  # noqa: E402
+from solver.web.app import create_app  # noqa: E402
+from solver.web.service import MAX_BODY, Service  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tables(tables_dir):
+    tables_dir.table("yahtzee")
+    return str(tables_dir)
+
+
+@pytest.fixture
+def data(tmp_path):
+    return tmp_path / "data"
+
+
+@pytest.fixture(scope="module")
+def server(tables):
+    """One real server for the module; each test gets its own data folder (``service.data``)."""
+    service = Service(tables, None, progress=False)
+    with serve(create_app(service=service)) as base:
+        yield base, service
+
+
+@pytest.fixture
+def client(server, data):
+    base, service = server
+    service.data = data
+    return Client(base)
+
+
+def cli_json(capsys, *argv) -> dict:
+    capsys.readouterr()
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def saved_files(data) -> list:
+    return sorted(data.rglob("*")) if data.exists() else []
+
+
+@pytest.mark.parametrize(
+    "dice, rolls, card",
+    [("33456", 2, "ones=3,fours=12"), ("44444", 0, "fours=12,yahtzee=0"), ("12356", 1, ""), ("66655", 0, "")],
+)
+def test_hint_is_the_cli_json(client, tables, capsys, dice, rolls, card):
+    want = cli_json(
+        capsys,
+        "hint",
+        "--dice",
+        dice,
+        "--rolls-left",
+        str(rolls),
+        "--card",
+        card,
+        "--json",
+        "--tables",
+        tables,
+    )
+    got = client.get("/api/hint", params={"dice": dice, "rolls_left": rolls, "card": card})
+    assert got.status_code == 200
+    assert got.json() == want
+    posted = client.post(
+        "/api/hint", json={"dice": [int(c) for c in dice], "rolls_left": rolls, "card": card}
+    )
+    assert posted.json() == want
+
+
+def test_value_is_the_cli_json(client, tables, capsys):
+    want = cli_json(capsys, "value", "--card", "ones=3,fours=12", "--json", "--tables", tables)
+    assert client.get("/api/value", params={"card": "ones=3,fours=12"}).json() == want
+    assert client.post("/api/value", json={"card": "ones=3,fours=12", "rules": "yahtzee"}).json() == want
+    assert client.post("/api/value", json={}).json()["card"] == ""
+
+
+def test_rules(client):
+    listing = client.get("/api/rules").json()
+    assert "yatzy" in listing["bases"] and "yatzy-forced" in listing["named"]
+    card = client.get("/api/rules", params={"rules": "yatzy"}).json()
+    assert card["id"] == "yatzy"
+    details = {b["name"]: b for b in card["box_details"]}
+    assert details["ones"]["scores"] == [0, 1, 2, 3, 4, 5] and details["ones"]["upper"]
+    assert not details["chance"]["upper"]
+
+
+BAD = [
+    ("malformed JSON", "/api/hint", b'{"dice": "33456",', 400, "not valid JSON"),
+    ("not an object", "/api/hint", b"[1, 2]", 400, "JSON object"),
+    ("die of 7", "/api/hint", b'{"dice": "33457", "rolls_left": 2}', 400, "'7' is not a face"),
+    ("die of 7 in a list", "/api/hint", b'{"dice": [3, 3, 4, 5, 7], "rolls_left": 2}', 400, "7"),
+    ("four dice", "/api/hint", b'{"dice": "3345", "rolls_left": 2}', 400, "exactly 5 dice"),
+    ("impossible card", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "card": "ones=7"}', 400, "ones=7"),
+    ("unknown rules", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "rules": "poker"}', 400, "poker"),
+    ("rules not text", "/api/value", b'{"rules": 3}', 400, "rules must be text"),
+    ("rolls left 3", "/api/hint", b'{"dice": "33456", "rolls_left": 3}', 400, "rolls left"),
+    ("rolls left true", "/api/hint", b'{"dice": "33456", "rolls_left": true}', 400, "rolls_left"),
+    ("missing dice", "/api/hint", b'{"rolls_left": 2}', 400, "missing field 'dice'"),
+    ("unknown field", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "cards": ""}', 400, "unknown field"),
+    ("card not text", "/api/value", b'{"card": {"ones": 3}}', 400, "card must be text"),
+    ("bonus without yahtzee", "/api/value", b'{"card": "yahtzee_bonus=100"}', 400, "yahtzee_bonus"),
+    ("full card", "/api/hint", None, 400, "full"),
+    ("not UTF-8", "/api/hint", b'{"dice": "\xff"}', 400, "UTF-8"),
+    ("deep nesting", "/api/hint", b"[" * 5000 + b"]" * 5000, 400, "nested"),
+    ("huge body", "/api/hint", b'{"dice": "' + b"1" * (MAX_BODY + 10) + b'"}', 413, "larger than"),
+    ("unknown endpoint", "/api/tips", b"{}", 404, "no API endpoint"),
+    ("game mode", "/api/games", b'{"mode": "tournament"}', 400, "mode"),
+    ("game level", "/api/games", b'{"mode": "vs-computer", "level": "godlike"}', 400, "level"),
+    ("level for solo", "/api/games", b'{"mode": "solo", "level": "easy"}', 400, "vs-computer only"),
+    ("negative seed", "/api/games", b'{"seed": -1}', 400, "seed"),
+    ("seed as text", "/api/games", b'{"seed": "12"}', 400, "seed"),
+    ("daily date", "/api/games", b'{"mode": "daily", "date": "yesterday"}', 400, "ISO date"),
+    ("game rules", "/api/games", b'{"rules": "yatzy+nonsense"}', 400, "nonsense"),
+    ("no such game", "/api/games/nope/roll", b"{}", 404, "no game"),
+]
+
+
+@pytest.mark.parametrize("what, path, body, status, words", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_is_a_one_line_4xx(client, data, what, path, body, status, words):
+    if body is None:  # a full card: every box filled
+        full = "ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6,three_of_a_kind=0,four_of_a_kind=0,"
+        full += "full_house=0,small_straight=0,large_straight=0,yahtzee=0,chance=5"
+        body = json.dumps({"dice": "33456", "rolls_left": 0, "card": full}).encode()
+    response = client.post(path, content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    assert "\n" not in response.text.strip()
+    answer = response.json()
+    assert list(answer) == ["error"]
+    assert words in answer["error"]
+    assert "Traceback" not in answer["error"]
+    assert saved_files(data) == []
+
+
+def test_bad_query_string(client):
+    r = client.get("/api/hint", params={"dice": "33456", "rolls_left": "two"})
+    assert r.status_code == 400 and "rolls left" in r.json()["error"]
+    r = client.get("/api/hint", params={"dice": "3345x", "rolls_left": "2"})
+    assert r.status_code == 400 and "3345x" in r.json()["error"]
+
+
+def test_wrong_method(client):
+    r = client.delete("/api/hint")
+    assert r.status_code == 405 and list(r.json()) == ["error"]
+
+
+def test_pages_and_static_files(client):
+    assert "Advisor" in client.get("/").text
+    assert "Play" in client.get("/play").text
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/static/nope.js").status_code == 404
+
+
+def play_solo(client, game_id, hold_first=True) -> dict:
+    """Roll, hold die 1 and roll again on even turns, score the first allowed box: 13 turns."""
+    state = None
+    for turn in range(13):
+        state = client.post(f"/api/games/{game_id}/roll").json()
+        if turn % 2 == 0 and hold_first:
+            state = client.post(f"/api/games/{game_id}/hold", json={"held": [1]}).json()
+            assert state["held"] == [True, False, False, False, False]
+            state = client.post(f"/api/games/{game_id}/roll").json()
+            assert state["rolls_left"] == 1
+        box = next(b["name"] for b in state["boxes"] if b["allowed"])
+        response = client.post(f"/api/games/{game_id}/score", json={"box": box})
+        assert response.status_code == 200, response.text
+        state = response.json()
+    return state
+
+
+def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys):
+    from solver.records import load_game, solo_best, stored_games
+
+    state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()
+    game_id = state["id"]
+    assert state["dice"] is None and state["rolls_left"] == 3 and state["round"] == 1
+    assert state["events"] == ["no record yet for yahtzee: set one!"]
+    # illegal moves are refused with the reason and change nothing
+    for action, body, words in [
+        ("score", {"box": "chance"}, "roll first"),
+        ("hold", {"held": [1]}, "roll first"),
+        ("roll", {"dice": "66666"}, "unknown field"),
+    ]:
+        r = client.post(f"/api/games/{game_id}/{action}", json=body)
+        assert r.status_code == 400 and words in r.json()["error"]
+    assert client.get(f"/api/games/{game_id}/hint").status_code == 400
+    state = client.post(f"/api/games/{game_id}/roll").json()
+    hint = client.get(f"/api/games/{game_id}/hint").json()
+    dice = "".join(map(str, sorted(state["dice"])))
+    assert hint == cli_json(capsys, "hint", "--dice", dice, "--rolls-left", "2", "--json", "--tables", tables)
+    for body, words in [
+        ({"held": [6]}, "out of range"),
+        ({"held": [1, 1]}, "twice"),
+        ({"held": "12"}, "list"),
+    ]:
+        r = client.post(f"/api/games/{game_id}/hold", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], r.text
+    r = client.post(f"/api/games/{game_id}/score", json={"box": "poker"})
+    assert r.status_code == 400 and "unknown box" in r.json()["error"]
+    assert client.get(f"/api/games/{game_id}").json()["rolls_left"] == 2
+    assert saved_files(data) == []  # nothing saved before the first box is filled
+    client.post(f"/api/games/{game_id}/quit")  # this one is abandoned ...
+    assert client.post(f"/api/games/{game_id}/roll").status_code == 409
+
+    state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()  # ... and played here
+    final = play_solo(client, state["id"])
+    assert final["over"] and final["status"] == "finished"
+    total = final["players"][0]["total"]
+    assert final["record"] == f"first record for yahtzee: {total}"
+    assert final["review"][0]["n_decisions"] >= 13 and final["review"][0]["score"] == total
+    game = load_game(final["path"])
+    assert game.is_over and game.cards[0].total == total and game.info["seed"] == 11
+    assert solo_best("yahtzee", data)["score"] == total
+    kept = [g for g in stored_games(data) if g["path"] == final["path"]]
+    assert kept and kept[0]["status"] == "finished" and kept[0]["mode"] == "solo"
+    capsys.readouterr()
+    assert main(["review", final["path"], "--tables", tables]) == 0
+    assert f"You: {total} points" in capsys.readouterr().out
+
+
+def test_vs_computer_and_coach(client, data):
+    state = client.post("/api/games", json={"mode": "vs-computer", "level": "hard", "seed": 5}).json()
+    assert [p["name"] for p in state["players"]] == ["You", "Computer (hard)"]
+    game_id = state["id"]
+    state = client.post(f"/api/games/{game_id}/roll").json()
+    best = client.get(f"/api/games/{game_id}/hint").json()["options"][0]
+    box = next(b["name"] for b in state["boxes"] if b["allowed"])
+    state = client.post(f"/api/games/{game_id}/score", json={"box": box}).json()
+    assert state["round"] == 2 and state["current"] == 0  # the computer played its turn
+    filled = [sum(s is not None for s in p["scores"]) for p in state["players"]]
+    assert filled == [1, 1]
+    assert any(e.startswith("Computer (hard) scores") for e in state["events"])
+    assert state["coach"][-1]["choice"].startswith(box)
+    assert state["coach"][0]["choice"] == "stop and score"
+    assert (state["coach"][0]["loss"] > 0) == (len(best["keep"]) < 5)
+    assert state["record"] is None
+
+
+def test_daily_game_share_text(client, data):
+    from solver.records import load_records
+
+    state = client.post("/api/games", json={"mode": "daily", "date": "2026-03-01"}).json()
+    assert state["date"] == "2026-03-01"
+    final = play_solo(client, state["id"], hold_first=False)
+    assert final["share"].startswith("Yahtzee solver daily challenge 2026-03-01")
+    assert f"You: {final['players'][0]['total']} points" in final["share"]
+    assert final["optimal"] > 0
+    assert "2026-03-01 yahtzee" in load_records(data)["daily"]
+
+
+def test_joker_rule_reason_shown(tables, data):
+    """A Yahtzee with yahtzee=50 and its upper box open: the other boxes are refused, with the reason."""
+    from solver.game import Game
+    from solver.web.service import WebGame
+
+    service = Service(tables, data, progress=False)
+    game = Game.new("yahtzee", ["You"], seed=1)
+    game.cards[0] = game.cards[0].parse("yahtzee=50", "yahtzee")
+    game.roll([4, 4, 4, 4, 4])
+    web = WebGame(id="x", game=game, path=data / "x.json", rng=None)
+    boxes = {b["name"]: b for b in service.state(web)["boxes"]}
+    assert boxes["fours"]["allowed"] and boxes["fours"]["preview"] == 20
+    assert not boxes["chance"]["allowed"] and "Joker" in boxes["chance"]["reason"]
+
+
+def test_real_server_never_serves_outside_static(tables, data):
+    app = create_app(service=Service(tables, data, progress=False))
+    with serve(app) as base:
+        assert raw_get(base, "/static/style.css")[0] == 200
+        for path in (
+            "/static/../app.py",
+            "/static/../../solver/web/app.py",
+            "/static/%2e%2e/app.py",
+            "/static/%2E%2E%2Fservice.py",
+            "/static/..%2f..%2fcli.py",
+            "/static//etc/passwd",
+            "/static/../../../../../../etc/passwd",
+            "/../../../../etc/passwd",
+        ):
+            status, body = raw_get(base, path)
+            assert status == 404, (path, status)
+            assert b"import" not in body and b"root:" not in body
+        status, body = raw_get(base, "/api/rules", host="attacker.example")  # DNS rebinding
+        assert status == 400
+
+
+def test_serve_without_the_web_extra(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert main(["serve"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and 'pip install -e ".[web]"' in err and "Traceback" not in err
+
+
+def test_serve_bad_port_and_busy_port(tables, capsys):
+    import socket
+
+    assert main(["serve", "--port", "70000", "--tables", tables]) == 2
+    assert "--port" in capsys.readouterr().err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--tables", tables]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1 port {port}" in err and err.count("\n") == 1
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10**6) | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+FIELD_VALUES = {
+    "dice": st.sampled_from(["33456", "66666", [1, 2, 3, 4, 5]]) | JSON_VALUES,
+    "rolls_left": st.sampled_from([0, 1, 2, "2"]) | JSON_VALUES,
+    "card": st.sampled_from(["", "ones=3", "yahtzee=50,yahtzee_bonus=100,ones=1"]) | JSON_VALUES,
+    "rules": st.sampled_from(["yahtzee", "nope", None]) | JSON_VALUES,
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.fixed_dictionaries({}, optional=FIELD_VALUES))
+def test_any_hint_request_is_answered_or_refused_with_a_4xx(tables, params):
+    """Whatever the fields hold, /api/hint answers (the CLI's JSON) or refuses with a 4xx: never a crash."""
+    from solver.web.service import ApiError
+
+    service = _fuzz_service(tables)
+    try:
+        answer = service.hint(params)
+    except ApiError as exc:
+        assert 400 <= exc.status < 500 and exc.message and "\n" not in exc.message
+    else:
+        assert answer["options"] and answer["rules"] == "yahtzee"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["roll", "hold", "score", "quit", "jump"]), JSON_VALUES)
+def test_any_game_move_is_made_or_refused_with_a_4xx(tables, action, value):
+    from solver.web.service import ApiError
+
+    service = _fuzz_service(tables)
+    game = service.new_game({"seed": 3})["id"]
+    service.act(game, "roll", {})
+    key = {"hold": "held", "score": "box"}.get(action, "x")
+    for params in ({key: value}, value):
+        try:
+            service.act(game, action, params)
+        except ApiError as exc:
+            assert 400 <= exc.status < 500 and "\n" not in exc.message
+
+
+_SERVICES: dict = {}
+
+
+def _fuzz_service(tables) -> Service:
+    """One service for the fuzz tests, with a data folder of its own."""
+    import tempfile
+
+    if tables not in _SERVICES:
+        _SERVICES[tables] = Service(tables, tempfile.mkdtemp(prefix="yz-web-fuzz-"), progress=False)
+    return _SERVICES[tables]
+
+
+def test_yahtzee_serve_end_to_end(tables, tmp_path):
+    """The real command: it prints its address, answers a hint, stops on Ctrl-C with exit 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = dict(os.environ, YAHTZEE_DATA=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver", "serve", "--port", "0", "--tables", tables],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("yahtzee web app: http://127.0.0.1:"), line
+        base = line.split()[3].rstrip("/")
+        answer = Client(base).get("/api/hint", params={"dice": "33456", "rolls_left": 2})
+        assert answer.status_code == 200 and answer.json()["options"][0]["best"]
+        assert "Advisor" in Client(base).get("/").text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "yahtzee web app stopped" in err

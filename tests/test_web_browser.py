@@ -1,0 +1,349 @@
+"""The web app in a real browser (headless Chromium through Selenium): an advisor query clicked
+through and a whole solo game of 13 turns, checked against the solver and the saved game.
+
+Skipped, saying why, when Chromium, chromedriver or selenium is missing (``.ci/run`` installs
+the browser).  With ``YAHTZEE_SCREENSHOTS=DIR`` the tests also save the screenshots of the
+README (``YAHTZEE_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from webserver import Client, chrome, need_web, serve
+
+need_web()
+
+from solver.web.app import create_app  # noqa: E402
+from solver.web.service import Service  # noqa: E402
+
+SHOTS = os.environ.get("YAHTZEE_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chrome()
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def site(tables_dir, tmp_path_factory):
+    tables_dir.table("yahtzee")
+    data = tmp_path_factory.mktemp("webdata")
+    service = Service(str(tables_dir), data, progress=False)
+    with serve(create_app(service=service)) as base:
+        yield base, data
+
+
+def wait(condition, what: str, timeout: float = 15.0):
+    """Wait until ``condition()`` is truthy (exceptions count as not yet); returns its value."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as exc:  # noqa: BLE001 - the page is still changing
+            last = exc
+        time.sleep(0.03)
+    raise AssertionError(f"timed out waiting for {what}" + (f" ({last!r})" if last else ""))
+
+
+def shot(driver, name: str, width: int = 1100) -> None:
+    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set)."""
+    if not SHOTS:
+        return
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    size = driver.get_window_size()
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(width, min(max(height + 140, 600), 4000))
+    time.sleep(0.2)
+    driver.save_screenshot(str(Path(SHOTS) / name))
+    driver.set_window_size(size["width"], size["height"])
+
+
+def open_page(driver, url: str) -> None:
+    driver.get(url)
+    wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1", f"{url} to load")
+
+
+def test_advisor_query(browser, site, tables_dir):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    from solver.advisor import Position
+
+    base, _ = site
+    d = browser
+    open_page(d, base + "/")
+    die = lambda i: d.find_element(By.ID, f"die-{i}")  # noqa: E731
+    assert [die(i).text for i in range(1, 6)] == ["1", "2", "3", "4", "5"]
+    # 1 2 3 4 5 -> 3 3 4 5 6: clicks count a die up, a digit typed on a die sets it
+    die(1).click()
+    die(1).click()
+    for i in (2, 3, 4):
+        die(i).click()
+    die(5).send_keys("6")
+    assert [die(i).text for i in range(1, 6)] == ["3", "3", "4", "5", "6"]
+    assert d.find_element(By.ID, "dice-text").get_attribute("value") == "33456"
+    d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="1"]').click()
+    # the card: one box pasted in our notation, one picked from the box's legal scores
+    d.find_element(By.ID, "card-text").send_keys("ones=3")
+    d.find_element(By.ID, "apply-card").click()
+    wait(lambda: Select(d.find_element(By.ID, "box-ones")).first_selected_option.text == "3", "ones=3")
+    fours = Select(d.find_element(By.ID, "box-fours"))
+    assert [o.text for o in fours.options] == ["open", "0", "4", "8", "12", "16", "20"]
+    fours.select_by_visible_text("12")
+    d.find_element(By.ID, "advise").click()
+
+    advice = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "33456", 1))
+    best = advice.options[0]
+    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe()}"), "the advice")
+    rows = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#options tbody tr"), "the options")
+    wait(
+        lambda: len(d.find_elements(By.CSS_SELECTOR, "#options tbody tr")) == len(advice.options),
+        "all options",
+    )
+    rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
+    for row, option in zip(rows[:5], advice.options[:5], strict=True):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        assert cells[1] == option.describe()
+        assert cells[2] == f"{option.expected_final:.2f}"
+        assert cells[3] == ("best" if option.best else f"\u2212{option.regret:.3f}")
+    value = tables_dir.advisor("yahtzee").card_value("ones=3,fours=12")
+    assert f"{15 + value:.2f} expected final points" in d.find_element(By.ID, "card-value").text
+    shot(d, "advisor.png")
+
+    # the position is in the URL: opening the link shows the same advice
+    link = d.find_element(By.ID, "share-link").get_attribute("href")
+    assert "dice=33456" in link and "rolls=1" in link and "card=ones%3D3%2Cfours%3D12" in link
+    open_page(d, link)
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe()}"), "the linked advice"
+    )
+    assert Select(d.find_element(By.ID, "box-fours")).first_selected_option.text == "12"
+
+    # typed dice and a box to choose
+    field = d.find_element(By.ID, "dice-text")
+    field.clear()
+    field.send_keys("44444")
+    d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="0"]').click()
+    score = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "44444", 0)).options[0]
+    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {score.describe()}"), "the box advice")
+
+    # an impossible card is refused with the server's reason
+    card = d.find_element(By.ID, "card-text")
+    card.clear()
+    card.send_keys("ones=7", Keys.ENTER)
+    error = wait(
+        lambda: d.find_element(By.ID, "error").is_displayed() and d.find_element(By.ID, "error"), "error"
+    )
+    assert "ones=7 is a score ones can never hold" in error.text
+
+
+def test_solo_game_of_13_turns(browser, site):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    from solver.records import load_game, solo_best, stored_games
+
+    base, data = site
+    d = browser
+    open_page(d, base + "/play")
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="solo"]').click()
+    d.find_element(By.ID, "seed").send_keys("2026")
+    d.find_element(By.ID, "start").click()
+    keys = ActionChains(d)
+    for turn in range(1, 14):
+        status = wait(
+            lambda t=turn: f"turn {t} of 13" in d.find_element(By.ID, "status").text and state(), "turn"
+        )
+        assert status == f"r{turn}-3"
+        assert not d.find_elements(By.CSS_SELECTOR, ".box-btn")  # no box before the first roll
+        if turn % 2:
+            d.find_element(By.ID, "roll").click()
+        else:
+            keys.send_keys("r").perform()  # the keyboard alone
+        wait(lambda t=turn: state() == f"r{t}-2", "the first roll")
+        faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+        assert all(f in "123456" for f in faces)
+        if turn % 3 == 1:  # hold die 1 with its digit key, roll the other four again
+            keys.send_keys("1").perform()
+            wait(
+                lambda: d.find_element(By.ID, "pdie-1").get_attribute("aria-pressed") == "true", "die 1 held"
+            )
+            keys.send_keys("r").perform()
+            wait(lambda t=turn: state() == f"r{t}-1", "the second roll")
+            assert d.find_element(By.ID, "pdie-1").text.split()[0] == faces[0]  # the held die stayed
+        if turn == 2:
+            d.find_element(By.ID, "hint").click()
+            items = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#hint-box li"), "the hint")
+            assert "expected final" in items[0].text and "(best)" in items[0].text
+            d.find_element(By.ID, "coach").click()
+            shot(d, "play.png")
+        boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
+        assert boxes, "an open box to score"
+        name = boxes[0].get_attribute("id").removeprefix("box-")
+        boxes[0].click()
+        if turn < 13:
+            wait(lambda t=turn: state() == f"r{t + 1}-3", "the next turn")
+            messages = d.find_element(By.ID, "messages").text
+            assert "You score " in messages and f" in {name}:" in messages
+            assert ("Coach:" in messages) == (turn >= 2)  # the coach was switched on in turn 2
+    wait(lambda: state() == "over" and d.find_element(By.ID, "end").is_displayed(), "the end of the game")
+    final = d.find_element(By.ID, "final").text
+    assert final.startswith("Final score: ")
+    total = int(final.removeprefix("Final score: "))
+    games = [g for g in stored_games(data) if g["status"] == "finished"]
+    assert len(games) == 1 and games[0]["scores"] == [total] and games[0]["mode"] == "solo"
+    game = load_game(games[0]["path"])
+    assert game.is_over and game.cards[0].total == total and game.info["seed"] == 2026
+    assert d.find_element(By.ID, "review-cmd").text == f"yahtzee review {games[0]['path']}"
+    assert f"You: {total} points" in d.find_element(By.ID, "review").text
+    assert d.find_element(By.ID, "record").text == f"first record for yahtzee: {total}"
+    assert solo_best("yahtzee", data)["score"] == total
+    card_total = d.find_element(By.CSS_SELECTOR, "#card tr.total td").text
+    assert card_total == str(total)
+    shot(d, "play-end.png")
+
+
+def test_vs_computer_and_daily_setup(browser, site):
+    """Against the computer: after your box, the computer's turn is shown and its column filled;
+    the daily challenge starts on the chosen date's dice and can be quit (saved as abandoned)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from solver.game import Game
+
+    base, data = site
+    d = browser
+    open_page(d, base + "/play")
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
+    Select(d.find_element(By.ID, "level")).select_by_value("perfect")
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state() == "r1-3", "the game")
+    heads = [th.text for th in d.find_elements(By.CSS_SELECTOR, "#card thead th")]
+    assert heads == ["Box", "You", "Computer (perfect)"]
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state() == "r1-2", "the roll")
+    d.find_elements(By.CSS_SELECTOR, ".box-btn")[0].click()
+    wait(lambda: state() == "r2-3", "the computer's turn")
+    assert "Computer (perfect) scores" in d.find_element(By.ID, "messages").text
+    totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
+    assert len(totals) == 2 and all(t.isdigit() for t in totals)
+
+    d.find_element(By.ID, "quit").click()
+    wait(lambda: d.find_element(By.ID, "setup").is_displayed(), "the setup again")
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="daily"]').click()
+    date = d.find_element(By.ID, "date")
+    d.execute_script("arguments[0].value = '2026-05-04'", date)
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state() == "r1-3", "the daily game")
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state() == "r1-2", "the daily roll")
+    want = Game.new("yahtzee", ["You"], date="2026-05-04")
+    want.roll()
+    faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+    assert faces == [str(f) for f in want.dice]  # the day's dice, the same for everyone
+
+    # the page keeps the game in its address: finish it through the API, reload, see the end
+    game_id = d.execute_script("return new URLSearchParams(location.search).get('game')")
+    api = Client(base)
+    answer = api.get(f"/api/games/{game_id}").json()
+    while not answer["over"]:
+        if answer["dice"] is None:
+            answer = api.post(f"/api/games/{game_id}/roll").json()
+        box = next(b["name"] for b in answer["boxes"] if b["allowed"])
+        answer = api.post(f"/api/games/{game_id}/score", json={"box": box}).json()
+    open_page(d, f"{base}/play?game={game_id}")
+    wait(lambda: d.find_element(By.ID, "share-box").is_displayed(), "the daily result")
+    share = d.find_element(By.ID, "share").text
+    assert share.startswith("Yahtzee solver daily challenge 2026-05-04") and share == answer["share"]
+    d.find_element(By.ID, "copy").click()
+    wait(lambda: d.find_element(By.ID, "copied").text, "the copy button's answer")
+
+
+def test_keyboard_alone(browser, site):
+    """Tab to the start button, Enter; R rolls; Tab to a box, Space scores it; on the advisor,
+    digits typed on the focused dice set them one after the other."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    base, _ = site
+    d = browser
+    keys = lambda *k: ActionChains(d).send_keys(*k).perform()  # noqa: E731
+    active = lambda: d.switch_to.active_element  # noqa: E731
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+
+    def tab_to(test, what: str) -> None:
+        for _ in range(60):
+            keys(Keys.TAB)
+            if test(active()):
+                return
+        raise AssertionError(f"Tab never reached {what}")
+
+    open_page(d, base + "/play")
+    tab_to(lambda e: e.get_attribute("id") == "start", "the start button")
+    keys(Keys.ENTER)
+    wait(lambda: state() == "r1-3", "the game")
+    keys("r")
+    wait(lambda: state() == "r1-2", "the roll")
+    tab_to(lambda e: "box-btn" in (e.get_attribute("class") or ""), "a box")
+    keys(Keys.SPACE)
+    wait(lambda: state() == "r2-3", "the box scored")
+
+    open_page(d, base + "/")
+    tab_to(lambda e: e.get_attribute("id") == "die-1", "the first die")
+    keys("6", "5", "4", "3", "2")
+    assert [d.find_element(By.ID, f"die-{i}").text for i in range(1, 6)] == ["6", "5", "4", "3", "2"]
+    wait(lambda: "dice=65432" in d.current_url, "the advice for the typed dice")
+
+
+def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, site):
+    """At a phone's width and at 200% zoom the pages reflow (no sideways scrolling): the advisor
+    with its options, the play page with a game against the computer under way."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    size = d.get_window_size()
+
+    def overflow(path: str, zoom: str) -> int:
+        open_page(d, base + path)
+        d.execute_script(f"document.documentElement.style.zoom = '{zoom}'")
+        if path == "/play":
+            d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
+            d.find_element(By.ID, "start").click()
+            wait(lambda: d.execute_script("return document.body.dataset.state") == "r1-3", "the game")
+            d.find_element(By.ID, "roll").click()
+            wait(lambda: d.execute_script("return document.body.dataset.state") == "r1-2", "the roll")
+        else:
+            wait(lambda: d.find_elements(By.CSS_SELECTOR, "#options tbody tr"), "the options")
+        time.sleep(0.2)
+        return d.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+
+    try:
+        for width, zoom in ((390, "1"), (1000, "2")):
+            d.set_window_size(width, 900)
+            for path in ("/?dice=12345&rolls=2&card=ones%3D3", "/play"):
+                extra = overflow(path, zoom)
+                assert extra <= 0, f"{path} is {extra}px too wide at {width}px, zoom {zoom}"
+        if SHOTS:
+            d.set_window_size(390, 900)
+            open_page(d, base + "/?dice=33456&rolls=2&card=ones%3D3%2Cfours%3D12")
+            time.sleep(0.5)
+            shot(d, "advisor-phone.png", width=390)
+    finally:
+        d.set_window_size(size["width"], size["height"])

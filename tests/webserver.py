@@ -1,0 +1,162 @@
+"""Test helpers for the web app: a real uvicorn server on a free localhost port, in a thread."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+WEB_SKIP = (
+    'the web extra is not installed (pip install -e ".[test]" or ".[web]" brings starlette and uvicorn)'
+)
+
+
+def need_web() -> None:
+    """Skip the calling test module when the web extra is missing."""
+    pytest.importorskip("starlette", reason=WEB_SKIP)
+    pytest.importorskip("uvicorn", reason=WEB_SKIP)
+
+
+@contextlib.contextmanager
+def serve(app) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1 and a free port; yields the base URL (no trailing /)."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY per connection
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test web server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def raw_get(base: str, path: str, host: str | None = None) -> tuple[int, bytes]:
+    """GET ``path`` exactly as written (no ``..`` clean-up, as a hostile client sends it)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base)
+    con = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        con.putrequest("GET", path, skip_host=host is not None)
+        if host is not None:
+            con.putheader("Host", host)
+        con.endheaders()
+        response = con.getresponse()
+        return response.status, response.read()
+    finally:
+        con.close()
+
+
+class Answer:
+    """An HTTP answer: ``status_code``, ``headers`` (lower-case names), ``text``, ``json()``."""
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes):
+        self.status_code, self.headers, self.content = status, headers, body
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self):
+        import json
+
+        return json.loads(self.content)
+
+
+class Client:
+    """A small HTTP client for a test server (standard library only; one connection per request)."""
+
+    def __init__(self, base: str):
+        self.base = base
+
+    def request(self, method: str, path: str, params=None, json=None, content=None, headers=None) -> Answer:
+        import http.client
+        import json as _json
+        from urllib.parse import urlencode, urlsplit
+
+        url = urlsplit(self.base)
+        if params:
+            path += "?" + urlencode(params)
+        headers = dict(headers or {})
+        if json is not None:
+            content = _json.dumps(json).encode()
+            headers.setdefault("Content-Type", "application/json")
+        if method == "POST" and content is None:
+            content = b""
+        con = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+        try:
+            con.request(method, path, body=content, headers=headers)
+            response = con.getresponse()
+            return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+        finally:
+            con.close()
+
+    def get(self, path: str, params=None, **kw) -> Answer:
+        return self.request("GET", path, params=params, **kw)
+
+    def post(self, path: str, json=None, content=None, headers=None) -> Answer:
+        return self.request("POST", path, json=json, content=content, headers=headers)
+
+    def delete(self, path: str) -> Answer:
+        return self.request("DELETE", path)
+
+
+BROWSER_SKIP = (
+    "no browser for the browser tests: install Debian's chromium and chromium-driver "
+    "(apt-get install chromium chromium-driver; .ci/run does) and selenium (in the test extra)"
+)
+
+
+def chrome(width: int = 1200, height: int = 1600):
+    """A headless Chromium driven by Selenium, or a skip saying what is missing."""
+    import os
+    import shutil
+
+    required = bool(os.environ.get("YAHTZEE_REQUIRE_BROWSER"))  # .ci/run, once it has the browser
+    if required:
+        import selenium  # noqa: F401 - must be there: the test extra brings it
+    else:
+        pytest.importorskip("selenium", reason=BROWSER_SKIP)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    binary = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    driver = shutil.which("chromedriver") or next(
+        (p for p in ("/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver") if os.path.exists(p)), None
+    )
+    if binary is None or driver is None:
+        if required:
+            pytest.fail(f"YAHTZEE_REQUIRE_BROWSER is set but {BROWSER_SKIP}")
+        pytest.skip(BROWSER_SKIP)
+    options = Options()
+    options.binary_location = binary
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-extensions",
+        "--no-first-run",
+        f"--window-size={width},{height}",
+        "--force-device-scale-factor=1",
+    ):
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options, service=Service(executable_path=driver))
