@@ -1341,3 +1341,250 @@ def max_to_come(lane_mask, lane_u, lane_f, most, ra):
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 best = max(best, points + extra + most[mask | (1 << b), u2, f2])
         most[mask, u, f] = best
+
+
+# ============================================================================
+# The triple card (modifier ``triple``, :mod:`solver.triple`)
+#
+# A triple game is three (``weights.shape[0]``) columns of the base card, each a single-card
+# state ``(mask, u, f)`` of the base rule set; a turn fills one open box of any column.  Game
+# ``i`` is row ``i`` of one int32 array ``games`` (N, C * B + 4 C + 1): columns ``c * B + b``
+# the box scores of column ``c`` (-1 while open), then per column ``c`` at
+# ``C * B + 4 c``: the filled mask, the upper total (not capped), the five-of-a-kind bonuses
+# and the flag (a five-of-a-kind row holds 50); the last column counts the dice drawn.  Dice
+# come from the seeded streams exactly as for single games (:func:`play_table_games`).
+#
+# Value-array players (``TRIPLE_ALL``): one turn of lookahead over a base value array ``V``
+# (the exact table: the ``triple`` player; the heuristic or all-zero arrays: the heuristic
+# and greedy players): every roll with no rolls left is worth
+#
+#     R0(r) = max over open columns c, legal boxes b of  w_c * (objective(step(...)) - V[s_c])
+#
+# (the sum of ``w_c V[s_c]`` over all columns, the same for every option, left out), then
+# the keeps as in the DP.  ``TRIPLE_FIRST`` (the floor) considers only the first open column:
+# each column in turn, played as the single-card optimum.  Ties within ``tol``: the keep with
+# the most dice, then the first column, then the first box.
+# ============================================================================
+
+TRIPLE_ALL = 0
+TRIPLE_FIRST = 1
+TRIPLE_RANDOM = 2
+TRIPLE_COLUMN_EXTRA = 4  # per column after the box scores: mask, upper total, bonuses, flag
+
+
+@njit(cache=True, inline="always")
+def _triple_column(
+    mask, u, f, w, kappa, vnow, values, succ_c, rc,
+    score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
+    rows_mask, joker_mode, order, bonus, thr, ub, cap,
+):  # fmt: skip
+    """Successor rows of one column into ``succ_c`` (as :func:`successors`, one lane, the values
+    to come scaled by ``kappa``) and ``rc[roll] = w * (R0_column(roll) - vnow)`` for every roll."""
+    nb = box_face.shape[0]
+    for row in range(nb * 6):
+        succ_c[row] = NEG_INF
+    allowed = allowed_bits(mask, nb, order)
+    best0 = NEG_INF
+    rest = allowed
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        nxt = values[mask | (1 << b)]
+        face = box_face[b]
+        flag_row = flag_rows[b] == 1
+        n_class = 6 if face > 0 else (2 if flag_row else 1)
+        for c in range(n_class):
+            s = c * face if face > 0 else 50 * c
+            points, u2, f2 = step(u, f, s, face, flag_row, thr, ub, cap)
+            succ_c[b * 6 + c] = objective(points, kappa * nxt[u2, f2])
+        best0 = max(best0, succ_c[b * 6])
+    for r in range(score.shape[0]):
+        if roll_face[r] > 0:  # the exact path: Joker placement and bonus
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            v = NEG_INF
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                v = max(v, add + succ_c[cand])
+            v += five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        else:  # any allowed box: the best class-0 row or a box where the roll scores
+            v = best0
+            for k in range(n_pos[r]):
+                b = pos_boxes[r, k]
+                cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
+                v = max(v, add + succ_c[cand])
+        rc[r] = w * (v - vnow)
+
+
+@njit(cache=True, inline="always")
+def _average_keeps_1d(x, add_die):
+    """:func:`_average_keeps` of one lane (the same arithmetic, term by term)."""
+    for k in range(add_die.shape[0] - 1, -1, -1):
+        if add_die[k, 0] < 0:
+            continue
+        x[k] = (
+            x[add_die[k, 0]] + x[add_die[k, 1]] + x[add_die[k, 2]] + x[add_die[k, 3]] + x[add_die[k, 4]]
+            + x[add_die[k, 5]]
+        ) * ONE_SIXTH  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls):
+    """:func:`_best_subkeep` of one lane."""
+    roll_offset = drop_one.shape[0] - N_ROLLS
+    y[0] = x[0]
+    for k in range(1, drop_one.shape[0]):
+        v = x[k]
+        if all_rolls and k >= roll_offset:
+            v = NEG_INF
+        for i in range(n_drop[k]):
+            v = max(v, y[drop_one[k, i]])
+        y[k] = v
+
+
+@njit(cache=True, nogil=True)
+def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa, tol, ra):
+    """Play whole triple games ``i0 .. i1`` (game ``game0 + i``) with ``mode`` (``TRIPLE_ALL``,
+    ``TRIPLE_FIRST`` or ``TRIPLE_RANDOM``) over the base value array ``values``; see above.
+    ``kappa`` (C,) scales each column's values to come (1: the values themselves)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    drop_one, n_drop, all_rolls = ra.drop_one, ra.n_drop, ra.all_rolls
+    score, joker_score, pos_boxes, n_pos = ra.score, ra.joker_score, ra.pos_boxes, ra.n_pos
+    box_face, five_kind, flag_rows, roll_face = ra.box_face, ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    n_col = weights.shape[0]
+    n_keeps = add_die.shape[0]
+    roll_offset = n_keeps - score.shape[0]
+    full = (1 << nb) - 1
+    off = n_col * nb
+    dice_col = off + TRIPLE_COLUMN_EXTRA * n_col
+    two_flags = values.shape[2] == 2
+    x = np.empty(n_keeps)
+    y = np.empty(n_keeps)
+    succ = np.empty((n_col, nb * 6))
+    rc = np.empty((n_col, score.shape[0]))  # each column's w * (R0 - V), kept while it does not change
+    fresh = np.zeros(n_col, dtype=np.int64)
+    active = np.zeros(n_col, dtype=np.int64)
+    vnow = np.zeros(n_col)
+    cu = np.zeros(n_col, dtype=np.int64)
+    cf = np.zeros(n_col, dtype=np.int64)
+    for i in range(i0, i1):
+        base = stream_base(seed_mixed, game0 + i)
+        rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
+        k = np.int64(games[i, dice_col])
+        for c in range(n_col):
+            fresh[c] = 0
+        for turn in range(n_col * nb):
+            # the columns this player considers, and their states
+            seen = False
+            for c in range(n_col):
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                mask = np.int64(games[i, at])
+                active[c] = 0
+                if mask == full or (mode == TRIPLE_FIRST and seen):
+                    continue
+                seen = True
+                active[c] = 1
+                cu[c] = min(np.int64(games[i, at + 1]), cap)
+                cf[c] = np.int64(games[i, at + 3]) if two_flags else 0
+                vnow[c] = kappa[c] * values[mask, cu[c], cf[c]]
+            if mode != TRIPLE_RANDOM:
+                for c in range(n_col):
+                    if active[c] and not fresh[c]:
+                        _triple_column(
+                            np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c]), cu[c], cf[c],
+                            float(weights[c]), kappa[c], vnow[c], values, succ[c], rc[c],
+                            score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
+                            rows_mask, joker_mode, order, bonus, thr, ub, cap,
+                        )  # fmt: skip
+                        fresh[c] = 1
+                for r in range(score.shape[0]):
+                    v = NEG_INF
+                    for c in range(n_col):
+                        if active[c] and rc[c, r] > v:
+                            v = rc[c, r]
+                    x[roll_offset + r] = v
+                _average_keeps_1d(x, add_die)  # x: e0 below five dice, R0 on the rolls
+                _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls)
+                _average_keeps_1d(y, add_die)  # y: e1 below five dice
+                for row in range(roll_offset, n_keeps):
+                    y[row] = NEG_INF if all_rolls else x[row]
+                    if all_rolls:
+                        x[row] = NEG_INF
+            # the rolls
+            j = 8 * turn
+            held = _roll(base, k, 0, add_die, keep_size)
+            k += 5
+            for rolls_left in range(2, 0, -1):
+                r = held - roll_offset
+                if mode == TRIPLE_RANDOM:
+                    keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
+                    j += 1
+                elif rolls_left == 2:
+                    keep = _best_keep(y, r, tol, subkeeps, n_subkeeps)
+                else:
+                    keep = _best_keep(x, r, tol, subkeeps, n_subkeeps)
+                if keep == held:
+                    break
+                held = _roll(base, k, keep, add_die, keep_size)
+                k += 5
+            # the box: best (first column, first box among equals) or uniform
+            r = held - roll_offset
+            best = NEG_INF
+            n_legal = 0
+            for c in range(n_col):
+                if not active[c]:
+                    continue
+                mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c])
+                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    n_legal += 1
+                    if mode != TRIPLE_RANDOM:
+                        s = placement_score(r, b, use_joker, score, joker_score)
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        best = max(best, weights[c] * (add + succ[c, cand] + extra - vnow[c]))
+            pick = _uniform(rbase, j, n_legal) if mode == TRIPLE_RANDOM else -1
+            n_seen = 0
+            done = False
+            for c in range(n_col):
+                if done:
+                    break
+                if not active[c]:
+                    continue
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                mask = np.int64(games[i, at])
+                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    if mode == TRIPLE_RANDOM:
+                        take = n_seen == pick
+                        n_seen += 1
+                    else:
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        take = weights[c] * (add + succ[c, cand] + extra - vnow[c]) >= best - tol
+                    if take:
+                        games[i, c * nb + b] = s
+                        games[i, at] = games[i, at] | (1 << b)
+                        if box_face[b] > 0:
+                            games[i, at + 1] += s
+                        if extra > 0:
+                            games[i, at + 2] += 1
+                        if five_kind[b] == 1 and s == 50:
+                            games[i, at + 3] = 1
+                        fresh[c] = 0
+                        done = True
+                        break
+        games[i, dice_col] = k

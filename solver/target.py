@@ -316,6 +316,7 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
     from .tables import ValueFile, read_manifest, sha256_file
 
     rules = get_rules(rules)
+    rules.require_single("a target table")
     w_path, index_path, manifest_path = target_paths(rules, tables_dir)
     folder = w_path.parent
     build = f"yahtzee tables build --rules {rules.id} --target --tables {folder}"
@@ -383,6 +384,7 @@ def build_target(
     from .tables import _check_writable
 
     rules = get_rules(rules)
+    rules.require_single("a target table")
     folder = target_paths(rules, tables_dir)[0].parent
     _check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))
@@ -426,6 +428,7 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     from .tables import reachable_states
 
     rules = get_rules(rules)
+    rules.require_single("a target table")
     try:
         table = load_target(rules, tables_dir, check_hash=True)
     except TableError as exc:

@@ -36,6 +36,7 @@ def run_review(args) -> int:
     from ..game import printable
     from ..records import load_game
     from ..review import format_review, review_game
+    from ..triple_game import is_triple_game_file, run_triple_review
 
     if args.last == (args.game is not None):
         raise UsageError("review needs GAME.json or --last (not both)")
@@ -45,6 +46,8 @@ def run_review(args) -> int:
         args.game = last_finished_path(args.data)
         if args.game is None:
             raise UsageError(f"no finished game in {data_dir(args.data)} to review")
+    if is_triple_game_file(args.game):  # the triple card's own games (solver.triple_game)
+        return run_triple_review(args)
     game = load_game(args.game)
     chosen = None
     if args.player is not None:
