@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "review": "review",
     "rules": "rules",
     "stats": "stats",
+    "distribution": "distribution",
     "serve": "serve",
 }
 

@@ -57,9 +57,11 @@ def run_review(args) -> int:
             raise UsageError(f"no player {args.player!r} in {printable(args.game)} (players: {shown})")
         chosen = [names.index(args.player)]
     advisor = Advisor.load(game.rules, args.tables, build_if_missing=True, progress=True)
-    reviews = review_game(game, advisor, chosen)
+    reviews = review_game(game, advisor, chosen, _target_advisor(game, advisor, args.tables))
     if args.json:
-        info = {k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level")}
+        info = {
+            k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level", "target")
+        }
         print(
             json.dumps(
                 {
@@ -74,3 +76,19 @@ def run_review(args) -> int:
     else:
         print(format_review(game, reviews, only_mistakes=args.mistakes))
     return 0
+
+
+def _target_advisor(game, advisor, tables_dir):
+    """For a solo game played for a target (``play --solo`` with a record or ``--target``): the
+    target advisor, when its table is built (else None: the review is by expected score only)."""
+    target = game.info.get("target")
+    if len(game.players) != 1 or type(target) is not int or not 1 <= target <= 5000:
+        return None  # none, or not a target the game could have had (a hand-edited file)
+    from ..advisor import TargetAdvisor
+    from ..errors import MissingTableError
+    from ..target import load_target
+
+    try:
+        return TargetAdvisor(advisor, load_target(game.rules, tables_dir, light=True))
+    except MissingTableError:
+        return None
