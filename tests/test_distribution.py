@@ -68,7 +68,17 @@ def test_mean_is_the_tables_expected_score_and_the_total_is_one(tables_dir, spec
     [
         (LOWER, "chance=20", "66655", 1),
         (LOWER, "", "12345", 2),
-        (CHOOSE, "", "66666", 0),
+        pytest.param(
+            CHOOSE,
+            "",
+            "66666",
+            0,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="order=choose, empty card, turn under way: the distribution keeps the direction "
+                "chosen before the first roll (as the optimal bot does), the advisor ranks both",
+            ),
+        ),
         (CHOOSE, "yatzy=50", "11236", 2),
         (ALL_ROLLS, "yahtzee=50", "44444", 1),
         (UPPER, "fours=12,yahtzee=50", "44444", 0),
@@ -216,7 +226,8 @@ def test_cli_text(tables_dir, capsys):
     assert lines[0] == f"{LOWER} | chance=20 | policy ev (expected-score play)"
     assert f"mean {dist.mean:.4f}, standard deviation {dist.sd:.4f}" in out
     assert f"p50 {dist.percentile(50)}," in out and "p99" in out
-    assert "five of a kind scored 50 (yatzy)" in out
+    assert f"P(k five-of-a-kind rows at 50) [yatzy]: k=0 {dist.rows_at_50[0]:.6g}, k=1" in out
+    assert "Yahtzee bonuses" not in out
     for t in (200, 250, 300, 350, 400):
         assert f"P(final >= {t})  {dist.p_at_least(t):.6f}" in out
     assert "<- mean" in out and "distribution of the final score" in out
@@ -303,18 +314,32 @@ def test_target_policy_is_refused_until_available(tables_dir, capsys, monkeypatc
     assert code == 2 and err.count("\n") == 1 and "not available" in err
 
 
-def test_a_damaged_table_is_one_error_line(tables_dir, capsys, monkeypatch):
-    import numpy as np
+def test_a_damaged_table_is_one_error_line(capsys, tmp_path):
+    """A table damaged on disk: one error line saying how to rebuild it, nothing printed."""
+    from solver.tables import build_table, table_paths
 
+    rules = get_rules(TINY)
+    build_table(rules, tmp_path, progress=False)
+    npy = table_paths(rules, tmp_path)[0]
+    data = bytearray(npy.read_bytes())
+    data[-8:] = b"\xff" * 8  # a NaN where a value was
+    npy.write_bytes(bytes(data))
+    code, out, err = run(capsys, "distribution", "--rules", TINY, "--json", "--tables", str(tmp_path))
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "yahtzee tables build --rules" in err and "Traceback" not in err
+
+
+def test_a_nan_result_is_one_error_line(tables_dir, capsys, monkeypatch):
+    """Whatever gets past the table's checks, NaN is never printed: one error line."""
     import solver.commands.distribution as command
 
     real = command.policy_distribution
 
-    def damaged(card, values, policy, **kw):
-        bad = np.array(values, dtype=np.float64)
-        bad[...] = np.nan
-        return real(card, bad, policy, **kw)
+    def broken(*args, **kw):
+        dist = real(*args, **kw)
+        dist.pmf[-1] = float("nan")
+        return dist
 
-    monkeypatch.setattr(command, "policy_distribution", damaged)
+    monkeypatch.setattr(command, "policy_distribution", broken)
     code, out, err = run(capsys, "distribution", "--rules", TINY, "--json", "--tables", str(tables_dir))
     assert code == 1 and out == "" and err.count("\n") == 1 and "damaged" in err

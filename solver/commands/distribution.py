@@ -207,16 +207,28 @@ def format_distribution(dist, targets, where: str = "") -> str:
     if dist.upper_bonus is not None:
         lines.append(f"  P(upper bonus)  {dist.upper_bonus:.6f}")
     if dist.rows_at_50:
-        rows = "+".join(rules.box_names[b] for b in rules.five_kind_rows)
-        shown = ", ".join(f"{k}: {p:.6f}" for k, p in enumerate(dist.rows_at_50) if p > 0)
-        lines.append(f"  five of a kind scored 50 ({rows}), rows: {shown}")
+        rows = ", ".join(rules.box_names[b] for b in rules.five_kind_rows)
+        lines.append(f"  P(k five-of-a-kind rows at 50) [{rows}]: {_counts(dist.rows_at_50)}")
         if rules.bonus and dist.bonuses:
-            shown = ", ".join(f"{k}: {p:.6g}" for k, p in enumerate(dist.bonuses) if p > 0)
-            lines.append(f"  Yahtzee bonuses (+{rules.bonus} each), count: {shown}")
+            lines.append(f"  P(k Yahtzee bonuses of +{rules.bonus}): {_counts(dist.bonuses)}")
     for t in targets:
         lines.append(f"  P(final >= {t:>3})  {dist.p_at_least(t):.6f}")
     lines += text_histogram(dist)
     return "\n".join(lines)
+
+
+def _counts(probabilities, smallest: float = 1e-6) -> str:
+    """``k=0 0.91755, k=1 0.0704, ...``: the counts down to ``smallest``, the rest summed."""
+    shown, rest, first_rest = [], 0.0, None
+    for k, p in enumerate(probabilities):
+        if p >= smallest:
+            shown.append(f"k={k} {p:.6g}")
+        elif p > 0:
+            rest += p
+            first_rest = k if first_rest is None else first_rest
+    if first_rest is not None:
+        shown.append(f"k>={first_rest} {rest:.2g}")
+    return ", ".join(shown)
 
 
 def text_histogram(dist, bar: int = 40, bins: int = 16) -> list[str]:

@@ -249,6 +249,7 @@
     });
     for (const radio of document.querySelectorAll('input[name="rolls"]')) radio.addEventListener("change", changed);
     $("target").addEventListener("input", changed);
+    $("target").addEventListener("change", changed);
     $("rules").addEventListener("change", async () => {
       try {
         await loadRules($("rules").value.trim() || "yahtzee");
