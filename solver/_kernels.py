@@ -1092,22 +1092,20 @@ def _push_rolls(keep_mass, add_die):
 
 
 @njit(cache=True, nogil=True)
-def ev_turn_outcomes(
-    mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll, start_rolls_left, rep_u, gain_kind
-):
+def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll, start_rolls_left, rep_u):
     """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j], lane_f[j])``.
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
-    with ``start_rolls_left`` rolls left.  Returns ``(src, dst, gain, prob)``: lane
+    with ``start_rolls_left`` rolls left.  Returns ``(src, dst, gain, count, prob)``: lane
     ``lane_row[j]`` moves with probability ``prob`` to the state of flat index ``dst``
-    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), gaining
-    ``gain``: the points scored this turn (``gain_kind`` 0) or the outcome counts (1):
-    five-of-a-kind bonuses earned plus 16 per five-of-a-kind row scored 50.  Outcomes with the same next state and gain are
-    merged, in (box, score, bonus) order.
+    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
+    ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
+    if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
+    are merged, in that order.
     """
     add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    flag_rows, roll_face, roll_prob = ra.flag_rows, ra.roll_face, ra.roll_prob
+    flag_rows, roll_face, roll_prob, five_kind = ra.flag_rows, ra.roll_face, ra.roll_prob, ra.five_kind
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     nl = lane_u.shape[0]
@@ -1133,6 +1131,7 @@ def ev_turn_outcomes(
     src = np.empty(cap_out, dtype=np.int64)
     dst = np.empty(cap_out, dtype=np.int64)
     gain = np.empty(cap_out, dtype=np.int64)
+    count = np.empty(cap_out, dtype=np.int64)
     prob = np.empty(cap_out)
     n_out = 0
     mass = np.empty(n_keeps)
@@ -1205,13 +1204,17 @@ def ev_turn_outcomes(
                     u2 = rep_u[nxt, u2]
                     src[n_out] = lane_row[j]
                     dst[n_out] = (nxt * (cap + 1) + u2) * n_flags + f2
-                    if gain_kind == 0:
-                        gain[n_out] = points + e * bonus
-                    else:  # the outcome counts: bonuses + 16 * five-of-a-kind rows scored 50
-                        gain[n_out] = e + (16 if ra.five_kind[b] == 1 and s == 50 else 0)
+                    gain[n_out] = points + e * bonus
+                    count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
                     prob[n_out] = m
                     n_out += 1
-    return src[:n_out].copy(), dst[:n_out].copy(), gain[:n_out].copy(), prob[:n_out].copy()
+    return (
+        src[:n_out].copy(),
+        dst[:n_out].copy(),
+        gain[:n_out].copy(),
+        count[:n_out].copy(),
+        prob[:n_out].copy(),
+    )
 
 
 @njit(cache=True, nogil=True)

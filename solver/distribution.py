@@ -126,76 +126,98 @@ def score_distribution(
     table ``values`` of its rule set.
 
     ``roll`` (a roll index of :mod:`solver.dice`) with ``rolls_left``: the turn has begun
-    with those dice.  ``outcomes``: also the upper bonus and five-of-a-kind outcomes (a
-    second, cheaper pass).
+    with those dice.  ``outcomes``: also the upper bonus and five-of-a-kind outcomes
+    (pushed through the same turns beside the points).
+
+    Under ``order=choose`` the direction is the one optimal play picks before the first
+    roll (:meth:`Advisor.direction`), as the advisor plays the keeps; scoring the first box
+    chooses it, so with no rolls left on the empty card, the better end (ties: down), as the
+    advisor's best option.
     """
     from .threads import Workers
 
-    rules, state = card.rules, card.state
+    rules = card.rules
     table = dp.kernel_values(values)
+    count_width = _COUNT_BASE * (len(rules.five_kind_rows) + 1) if outcomes and rules.five_kind_rows else 0
     with Workers(threads) as workers:
-        finals, points = _forward(rules, table, state, roll, rolls_left, 0, max_points(rules) + 1, workers)
-        pmf = np.zeros(card.total + points.shape[1])
-        pmf[card.total :] = points.sum(axis=0)
-        cap, n_flags = rules.upper_cap, rules.n_flags
-        upper_bonus = None
-        if rules.has_upper_bonus:
-            reached = finals // n_flags % (cap + 1) >= rules.upper_threshold
-            upper_bonus = math.fsum(points[reached].sum(axis=1).tolist())
-        rows_at_50: tuple[float, ...] = ()
-        bonuses: tuple[float, ...] = ()
-        if outcomes and rules.five_kind_rows:
-            n_rows = len(rules.five_kind_rows)
-            _, counts = _forward(
-                rules, table, state, roll, rolls_left, 1, _COUNT_BASE * (n_rows + 1), workers
+        if rules.order == "choose" and card.filled_mask == 0 and roll is not None and rolls_left == 0:
+            results = [
+                _forward(
+                    rules, table, card.state, roll, rolls_left, max_points(rules) + 1, count_width, workers, d
+                )
+                for d in ("down", "up")
+            ]
+            means = [float((r[1].sum(axis=0) * np.arange(r[1].shape[1])).sum()) for r in results]
+            finals, points, counts = results[1] if means[1] > means[0] + TIE_TOLERANCE else results[0]
+        else:
+            finals, points, counts = _forward(
+                rules, table, card.state, roll, rolls_left, max_points(rules) + 1, count_width, workers
             )
-            joint = counts.sum(axis=0).reshape(n_rows + 1, _COUNT_BASE)  # [new rows at 50, bonuses]
-            already = sum(card.scores[b] == 50 for b in rules.five_kind_rows)
-            rows = np.zeros(n_rows + 1)
-            new_rows = joint.sum(axis=1)
-            rows[already:] = new_rows[: n_rows + 1 - already]
-            rows_at_50 = tuple(rows.tolist())
-            counted = np.zeros(card.yahtzee_bonus_count + _COUNT_BASE)
-            counted[card.yahtzee_bonus_count :] = joint.sum(axis=0)
-            bonuses = tuple(np.trim_zeros(counted, "b").tolist())
+    pmf = np.zeros(card.total + points.shape[1])
+    pmf[card.total :] = points.sum(axis=0)
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    upper_bonus = None
+    if rules.has_upper_bonus:
+        reached = finals // n_flags % (cap + 1) >= rules.upper_threshold
+        upper_bonus = math.fsum(points[reached].sum(axis=1).tolist())
+    rows_at_50: tuple[float, ...] = ()
+    bonuses: tuple[float, ...] = ()
+    if counts is not None:
+        n_rows = len(rules.five_kind_rows)
+        joint = counts.sum(axis=0).reshape(n_rows + 1, _COUNT_BASE)  # [new rows at 50, bonuses]
+        already = sum(card.scores[b] == 50 for b in rules.five_kind_rows)
+        rows = np.zeros(n_rows + 1)
+        rows[already:] = joint.sum(axis=1)[: n_rows + 1 - already]
+        rows_at_50 = tuple(rows.tolist())
+        counted = np.zeros(card.yahtzee_bonus_count + _COUNT_BASE)
+        counted[card.yahtzee_bonus_count :] = joint.sum(axis=0)
+        bonuses = tuple(np.trim_zeros(counted, "b").tolist())
     return Distribution(rules, str(card), "ev", card.total, pmf, upper_bonus, rows_at_50, bonuses)
 
 
-def _forward(rules, table, state, roll, rolls_left, gain_kind, width, workers):
-    """Push probability from ``state`` to the full card: ``(final_states, dist)`` with
-    ``dist[i, g]`` = P(ending in flat state ``final_states[i]`` having gained ``g``)."""
+def _forward(rules, table, state, roll, rolls_left, width, count_width, workers, direction=None):
+    """Push probability from ``state`` to the full card: ``(final_states, points, counts)`` with
+    ``points[i, g]`` = P(ending in flat state ``final_states[i]`` having scored ``g``) and
+    ``counts[i, c]`` the same for the outcome counts ``c`` (None when ``count_width`` is 0).
+    ``direction``: under ``order=choose``, the one to play from the empty card."""
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = representative_upper(rules)
     mask, u, f = state
     states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
-    dist = np.zeros((1, width))
-    dist[0, 0] = 1.0
-    support = np.ones(1, dtype=np.int64)
+    dists = [np.zeros((1, width))] + ([np.zeros((1, count_width))] if count_width else [])
+    for d in dists:
+        d[0, 0] = 1.0
+    supports = [np.ones(1, dtype=np.int64) for _ in dists]
     args = dp.rule_arrays(rules)
     start_roll = -1 if roll is None else int(roll)
     while True:
         masks = states // per_mask
         if masks[0] == rules.full_mask:
-            return states, dist
+            return states, dists[0], dists[1] if count_width else None
         lane_args = args
         if rules.order == "choose" and masks[0] == 0:
-            from .advisor import best_direction
+            if direction is None:
+                from .advisor import best_direction
 
-            lane_args = dp.rule_arrays(rules.directed(best_direction(rules, table)))
-        outcomes = _turn_outcomes(
-            states, masks, rules, table, lane_args, start_roll, rolls_left, rep, gain_kind, workers
+                direction = best_direction(rules, table)
+            lane_args = dp.rule_arrays(rules.directed(direction))
+        src, dst, gain, count, prob = _turn_outcomes(
+            states, masks, rules, table, lane_args, start_roll, rolls_left, rep, workers
         )
         start_roll = -1
-        states, out = _apply_outcomes(outcomes, dist, support, width, workers)
-        dist = out
-        nonzero = dist != 0.0
-        support = np.where(nonzero.any(axis=1), width - np.argmax(nonzero[:, ::-1], axis=1), 0).astype(
-            np.int64
-        )
+        states, dst_row = np.unique(dst, return_inverse=True)
+        order = np.argsort(dst_row, kind="stable")  # a fixed order of additions: any thread count
+        src, dst_row, prob = src[order], dst_row[order], prob[order]
+        row_cuts = np.searchsorted(dst_row, np.arange(len(states) + 1))
+        for i, gains in enumerate((gain[order], count[order])[: len(dists)]):
+            dists[i] = _apply_outcomes(src, dst_row, gains, prob, row_cuts, dists[i], supports[i], workers)
+            nonzero = dists[i] != 0.0
+            last = dists[i].shape[1] - np.argmax(nonzero[:, ::-1], axis=1)
+            supports[i] = np.where(nonzero.any(axis=1), last, 0).astype(np.int64)
 
 
-def _turn_outcomes(states, masks, rules, table, lane_args, start_roll, rolls_left, rep, gain_kind, workers):
+def _turn_outcomes(states, masks, rules, table, lane_args, start_roll, rolls_left, rep, workers):
     """The outcomes of one turn of every state (see :func:`solver._kernels.ev_turn_outcomes`),
     one mask per kernel call, concatenated in state order."""
     from . import _kernels
@@ -213,28 +235,25 @@ def _turn_outcomes(states, masks, rules, table, lane_args, start_roll, rolls_lef
             rows = np.arange(a, b, dtype=np.int64)
             parts[g] = _kernels.ev_turn_outcomes(
                 np.int64(masks[a]), lane_u, lane_f, rows, table, lane_args, TIE_TOLERANCE,
-                np.int64(start_roll), np.int64(rolls_left), rep, np.int64(gain_kind),
+                np.int64(start_roll), np.int64(rolls_left), rep,
             )  # fmt: skip
 
     workers.run(turn, 0, len(parts))
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
-def _apply_outcomes(outcomes, dist, support, width, workers):
-    """The next states (sorted flat indices) and their rows of points gained so far."""
+def _apply_outcomes(src, dst_row, gain, prob, row_cuts, dist, support, workers):
+    """The rows of the next states (``dst_row`` sorted): each outcome adds its source row,
+    shifted by its gain and times its probability."""
     from . import _kernels
 
-    src, dst, gain, prob = outcomes
-    states, dst_row = np.unique(dst, return_inverse=True)
-    order = np.argsort(dst_row, kind="stable")  # a fixed order of additions: any thread count
-    src, dst_row, gain, prob = src[order], dst_row[order], gain[order], prob[order]
+    width = dist.shape[1]
     if len(gain) and int((gain + support[src]).max()) > width:
         raise AssertionError("the score range is too small for this game")
-    out = np.zeros((len(states), width))
-    row_cuts = np.searchsorted(dst_row, np.arange(len(states) + 1))
+    out = np.zeros((len(row_cuts) - 1, width))
 
     def apply(r0: int, r1: int) -> None:
         _kernels.apply_outcomes(row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, dist, support, out)
 
-    workers.run(apply, 0, len(states))
-    return states, out
+    workers.run(apply, 0, len(row_cuts) - 1)
+    return out

@@ -68,17 +68,8 @@ def test_mean_is_the_tables_expected_score_and_the_total_is_one(tables_dir, spec
     [
         (LOWER, "chance=20", "66655", 1),
         (LOWER, "", "12345", 2),
-        pytest.param(
-            CHOOSE,
-            "",
-            "66666",
-            0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="order=choose, empty card, turn under way: the distribution keeps the direction "
-                "chosen before the first roll (as the optimal bot does), the advisor ranks both",
-            ),
-        ),
+        (CHOOSE, "", "66666", 0),  # scoring the first box chooses the direction
+        (CHOOSE, "", "12346", 2),
         (CHOOSE, "yatzy=50", "11236", 2),
         (ALL_ROLLS, "yahtzee=50", "44444", 1),
         (UPPER, "fours=12,yahtzee=50", "44444", 0),
