@@ -696,6 +696,25 @@ def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
     return subkeeps[r, n - 1]
 
 
+@njit(cache=True, inline="always")
+def _play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, roll_offset):
+    """Roll the dice of a turn from die ``k`` of the stream ``base``, keeping the best sub-keep
+    of each roll by ``e1`` (two rolls left) then ``e0`` (one); returns the final five-dice keep
+    and the next die index."""
+    held = _roll(base, k, 0, add_die, keep_size)
+    k += 5
+    for rolls_left in range(2, 0, -1):
+        if rolls_left == 2:
+            keep = _best_keep(e1, held - roll_offset, tol, subkeeps, n_subkeeps)
+        else:
+            keep = _best_keep(e0, held - roll_offset, tol, subkeeps, n_subkeeps)
+        if keep == held:
+            break
+        held = _roll(base, k, keep, add_die, keep_size)
+        k += 5
+    return held, k
+
+
 @njit(cache=True, nogil=True)
 def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
     """Sort games by mask into ``games_out``/``ids_out`` and find the lanes ``(u, f)`` of each mask.
@@ -788,18 +807,10 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
-        k = np.int64(games[i, nb + 3])
-        held = _roll(base, k, 0, add_die, keep_size)
-        k += 5
-        for rolls_left in range(2, 0, -1):
-            if rolls_left == 2:
-                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            else:
-                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            if keep == held:
-                break
-            held = _roll(base, k, keep, add_die, keep_size)
-            k += 5
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
         games[i, nb + 3] = k
         r, mask = held - roll_offset, np.int64(games[i, nb])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
@@ -1284,18 +1295,10 @@ def play_target_games(
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
-        k = np.int64(games[i, nb + 3])
-        held = _roll(base, k, 0, add_die, keep_size)
-        k += 5
-        for rolls_left in range(2, 0, -1):
-            if rolls_left == 2:
-                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            else:
-                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            if keep == held:
-                break
-            held = _roll(base, k, keep, add_die, keep_size)
-            k += 5
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
         games[i, nb + 3] = k
         r, mask = held - roll_offset, np.int64(games[i, nb])
         u = min(np.int64(games[i, nb + 1]), cap)

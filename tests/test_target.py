@@ -220,3 +220,48 @@ def test_simulate_target_share_cli(target_dir, capsys):
     assert out["paired"]["share_difference"] > 0
     assert main(["simulate", "--rules", SMALL, "--bot", "target:x", "--games", "10"]) == 2
     assert "target" in capsys.readouterr().err
+
+
+def test_review_of_a_game_played_for_a_target(target_dir, tmp_path, capsys):
+    """A solo game that played for a target: review shows each decision's P(reach it); the
+    target bot's own choices are the best for it."""
+    import json
+    import random
+
+    from solver.bots import get_bot
+    from solver.cli import main
+    from solver.game import Game, play_bot_turn
+    from solver.records import save_game
+
+    bot = get_bot("target:100", SMALL, target_dir)
+    game = Game.new(
+        SMALL, ["Pat"], seed=4, info={"mode": "solo", "target": 100, "target_goal": "beat your record"}
+    )
+    while not game.is_over:
+        play_bot_turn(game, bot, random.Random(0))
+    path = save_game(game, tmp_path / "g.json")
+    assert main(["review", str(path), "--json", "--tables", str(target_dir)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["target"] == 100
+    decisions = out["players"][0]["decisions"]
+    assert decisions and all("p_target_choice" in d for d in decisions)
+    for d in decisions:  # the target bot plays for the target: its choice is (one of) the best for it
+        assert d["p_target_choice"] == pytest.approx(d["p_target_best"], abs=1e-9)
+    assert main(["review", str(path), "--tables", str(target_dir)]) == 0
+    assert "P(>=100)" in capsys.readouterr().out
+
+
+def test_play_solo_with_a_target_shows_the_chance(target_dir, tmp_path, monkeypatch, capsys):
+    import io
+
+    from solver.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("r\nhint\nq\n"))
+    code = main(["play", "--rules", SMALL, "--seed", "5", "--target", "100", "--tables", str(target_dir),
+                 "--data", str(tmp_path)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    p = solve_target(get_rules(SMALL), 120).probability((0, 0, 0), 100)
+    assert f"chance to reach the target (100): {100 * p:.1f}%" in out
+    assert "to reach the target" in out.split("hint (2 rolls left)")[1]
+    assert main(["play", "--rules", SMALL, "--target", "100", "--vs-computer"]) == 2
