@@ -1102,6 +1102,48 @@ def _push_rolls(keep_mass, add_die):
             keep_mass[add_die[k, face]] += part
 
 
+@njit(cache=True, inline="always")
+def _final_rolls(
+    j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final
+):
+    """``final[r]``: the probability that lane ``j``'s turn ends with roll ``r``, keeping by the
+    tables ``e1``/``e0`` (column ``j``) with the bots' tie rule; a fresh turn when
+    ``start_roll < 0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left.
+    ``mass`` (462) and ``ev`` (462) are scratch."""
+    n_keeps = add_die.shape[0]
+    n_rolls = final.shape[0]
+    roll_offset = n_keeps - n_rolls
+    for k in range(n_keeps):
+        mass[k] = 0.0
+    for r in range(n_rolls):
+        final[r] = 0.0
+    if start_roll < 0:
+        rolls_left = 2
+        for r in range(n_rolls):
+            mass[roll_offset + r] = roll_prob[r]
+    else:
+        rolls_left = start_rolls_left
+        mass[roll_offset + start_roll] = 1.0
+    while rolls_left > 0:
+        table = e1 if rolls_left == 2 else e0
+        for k in range(n_keeps):
+            ev[k] = table[k, j]
+        for r in range(n_rolls):
+            m = mass[roll_offset + r]
+            if m == 0.0:
+                continue
+            mass[roll_offset + r] = 0.0
+            keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
+            if keep == roll_offset + r:
+                final[r] += m  # stop and score
+            else:
+                mass[keep] += m
+        _push_rolls(mass, add_die)
+        rolls_left -= 1
+    for r in range(n_rolls):
+        final[r] += mass[roll_offset + r]
+
+
 @njit(cache=True, nogil=True)
 def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll, start_rolls_left, rep_u):
     """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j], lane_f[j])``.
@@ -1127,7 +1169,6 @@ def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll
     for b in range(nb):
         if flag_rows[b] == 1:
             n_flags = 2
-    roll_offset = n_keeps - n_rolls
     e0 = np.empty((n_keeps, nl))
     e1 = np.empty((n_keeps, nl))
     succ = np.empty((nb * 6, nl))
@@ -1149,35 +1190,21 @@ def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll
     final = np.empty(n_rolls)
     ev = np.empty(n_keeps)
     for j in range(nl):
-        for k in range(n_keeps):
-            mass[k] = 0.0
-        for r in range(n_rolls):
-            final[r] = 0.0
-        if start_roll < 0:
-            rolls_left = 2
-            for r in range(n_rolls):
-                mass[roll_offset + r] = roll_prob[r]
-        else:
-            rolls_left = start_rolls_left
-            mass[roll_offset + start_roll] = 1.0
-        while rolls_left > 0:
-            table = e1 if rolls_left == 2 else e0
-            for k in range(n_keeps):
-                ev[k] = table[k, j]
-            for r in range(n_rolls):
-                m = mass[roll_offset + r]
-                if m == 0.0:
-                    continue
-                mass[roll_offset + r] = 0.0
-                keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
-                if keep == roll_offset + r:
-                    final[r] += m  # stop and score
-                else:
-                    mass[keep] += m
-            _push_rolls(mass, add_die)
-            rolls_left -= 1
-        for r in range(n_rolls):
-            final[r] += mass[roll_offset + r]
+        _final_rolls(
+            j,
+            e0,
+            e1,
+            start_roll,
+            start_rolls_left,
+            tol,
+            roll_prob,
+            add_die,
+            subkeeps,
+            n_subkeeps,
+            mass,
+            ev,
+            final,
+        )
         # the box of each final roll: the best within tol, the first in card order
         u, f = lane_u[j], lane_f[j]
         for r in range(n_rolls):
@@ -1594,3 +1621,103 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                         done = True
                         break
         games[i, dice_col] = k
+
+
+@njit(cache=True, nogil=True)
+def target_turn_outcomes(
+    mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, tol, start_roll, start_rolls_left, rep_u
+):
+    """The outcomes of one turn of target play for lanes ``(mask, lane_u[j], lane_f[j])`` with
+    ``lane_need[j] >= 1`` points still needed (as :func:`ev_turn_outcomes`; keeps by the
+    target-play tables, the box of the largest probability, ties within ``tol``: the first
+    in card order).  Returns ``(lane, dst, gain, prob)``."""
+    add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face, roll_prob = ra.flag_rows, ra.roll_face, ra.roll_prob
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nl = lane_u.shape[0]
+    n_keeps = add_die.shape[0]
+    n_rolls = score.shape[0]
+    nb = box_face.shape[0]
+    n_flags = w_off.shape[2]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0, e1, no_tracking)
+    max_score = 0
+    for r in range(n_rolls):
+        for b in range(nb):
+            max_score = max(max_score, score[r, b], joker_score[r, b])
+    merged = np.zeros((nb, max_score + 1, 2))
+    cap_out = nl * nb * (max_score + 1) * 2
+    src = np.empty(cap_out, dtype=np.int64)
+    dst = np.empty(cap_out, dtype=np.int64)
+    gain = np.empty(cap_out, dtype=np.int64)
+    prob = np.empty(cap_out)
+    n_out = 0
+    mass = np.empty(n_keeps)
+    final = np.empty(n_rolls)
+    ev = np.empty(n_keeps)
+    for j in range(nl):
+        _final_rolls(
+            j,
+            e0,
+            e1,
+            start_roll,
+            start_rolls_left,
+            tol,
+            roll_prob,
+            add_die,
+            subkeeps,
+            n_subkeeps,
+            mass,
+            ev,
+            final,
+        )
+        u, f, need = lane_u[j], lane_f[j], lane_need[j]
+        for r in range(n_rolls):
+            m = final[r]
+            if m == 0.0:
+                continue
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            best = NEG_INF
+            for sweep in range(2):
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                    nxt = mask | (1 << b)
+                    v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
+                    if sweep == 0:
+                        best = max(best, v)
+                    elif v >= best - tol:
+                        merged[b, s, 1 if extra > 0 else 0] += m
+                        break
+        for b in range(nb):
+            for s in range(max_score + 1):
+                for e in range(2):
+                    m = merged[b, s, e]
+                    if m == 0.0:
+                        continue
+                    merged[b, s, e] = 0.0
+                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                    nxt = mask | (1 << b)
+                    src[n_out] = j
+                    dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
+                    gain[n_out] = points + e * bonus
+                    prob[n_out] = m
+                    n_out += 1
+    return src[:n_out].copy(), dst[:n_out].copy(), gain[:n_out].copy(), prob[:n_out].copy()
+
+
+@njit(cache=True, nogil=True)
+def apply_entry_outcomes(c0, c1, src_row, src_col, dst_row, gain, prob, dist, out):
+    """``out[dst_row[c], src_col[c] + gain[c]] += prob[c] * dist[src_row[c], src_col[c]]`` for
+    outcomes ``c0 .. c1`` (sorted by ``dst_row``)."""
+    for c in range(c0, c1):
+        a = src_col[c]
+        out[dst_row[c], a + gain[c]] += prob[c] * dist[src_row[c], a]

@@ -257,3 +257,169 @@ def _apply_outcomes(src, dst_row, gain, prob, row_cuts, dist, support, workers):
 
     workers.run(apply, 0, len(row_cuts) - 1)
     return out
+
+
+def target_distribution(
+    card: ScoreCard,
+    values,
+    target_values,
+    target: int,
+    *,
+    roll: int | None = None,
+    rolls_left: int = 2,
+    threads: int | None = None,
+) -> Distribution:
+    """The distribution of the final score from ``card`` under target play for ``target``: each
+    turn, while the target is not reached and still in reach, the moves that maximise
+    P(final >= target) (:class:`solver.target.TargetValues` ``target_values``; ties as the
+    ``target:T`` bot breaks them), otherwise expected-score play (the table ``values``) --
+    exactly what ``simulate --bot target:T`` plays.
+
+    Probability is pushed forward per card state and points so far, so the work grows with
+    the number of (state, points) pairs: fast from a position with a few boxes open, minutes
+    from an early one.
+    """
+    from .errors import UsageError
+    from .threads import Workers
+
+    rules = card.rules
+    if rules.order == "choose":
+        raise UsageError("target-play distributions are not available under order=choose")
+    table = dp.kernel_values(values)
+    width = max_points(rules) + 1
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    per_mask = (cap + 1) * n_flags
+    rep = representative_upper(rules)
+    w, w_off, w_len = target_values.w, target_values.off, target_values.length
+    mask, u, f = card.state
+    states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
+    dist = np.zeros((1, width))
+    dist[0, 0] = 1.0
+    args = dp.rule_arrays(rules)
+    start_roll = -1 if roll is None else int(roll)
+    with Workers(threads) as workers:
+        while True:
+            masks = states // per_mask
+            if masks[0] == rules.full_mask:
+                break
+            lane_u_all = states // n_flags % (cap + 1)
+            lane_f_all = states % n_flags
+            # the points still needed of every (state, points so far); target play where 1 <= need
+            # and the state's probability is not 0, expected-score play elsewhere
+            need = target - card.total - np.arange(width)[None, :]  # (1, width)
+            inside = (need >= 1) & (need <= w_len[masks, lane_u_all, lane_f_all][:, None])
+            p_state = np.zeros(dist.shape)
+            offsets = w_off[masks, lane_u_all, lane_f_all][:, None] + need - 1
+            p_state[inside] = w[offsets[inside]]
+            active = (dist != 0.0) & (need >= 1) & (p_state > 0.0)
+            ev_dist = np.where(active, 0.0, dist)
+            ev_rows = np.flatnonzero((ev_dist != 0.0).any(axis=1))
+            ev_part = None
+            if len(ev_rows):  # a row's expected-score outcomes move all of its points so far
+                src, dst, gain, _, prob = _turn_outcomes(
+                    states[ev_rows], masks[ev_rows], rules, table, args, start_roll, rolls_left, rep, workers
+                )
+                ev_part = (ev_rows[src], dst, gain, prob)
+            act_rows, act_cols = np.nonzero(active)
+            target_part = None
+            if len(act_rows):  # target play: one (state, points so far) pair per lane
+                target_part = _target_turn_outcomes(
+                    states, masks, act_rows, act_cols, need[0, act_cols].astype(np.int64), rules,
+                    target_values, args, start_roll, rolls_left, rep, workers,
+                )  # fmt: skip
+            start_roll = -1
+            dsts = ([ev_part[1]] if ev_part is not None else []) + (
+                [target_part[2]] if target_part is not None else []
+            )
+            next_states = np.unique(np.concatenate(dsts))
+            out = np.zeros((len(next_states), width))
+            if ev_part is not None:
+                src, dst, gain, prob = ev_part
+                dst_row = np.searchsorted(next_states, dst)
+                order = np.argsort(dst_row, kind="stable")
+                nz = ev_dist != 0.0
+                support = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)
+                _apply_rows(
+                    src[order], dst_row[order], gain[order], prob[order], ev_dist, support, out, workers
+                )
+            if target_part is not None:
+                src_row, src_col, dst, gain, prob = target_part
+                dst_row = np.searchsorted(next_states, dst)
+                order = np.argsort(dst_row, kind="stable")
+                _apply_entries(
+                    src_row[order],
+                    src_col[order],
+                    dst_row[order],
+                    gain[order],
+                    prob[order],
+                    dist,
+                    out,
+                    workers,
+                )
+            states, dist = next_states, out
+    pmf = np.zeros(card.total + width)
+    pmf[card.total :] = dist.sum(axis=0)
+    upper_bonus = None
+    if rules.has_upper_bonus:
+        reached = states // n_flags % (cap + 1) >= rules.upper_threshold
+        upper_bonus = math.fsum(dist[reached].sum(axis=1).tolist())
+    return Distribution(
+        rules, str(card), f"target:{target}", card.total, np.trim_zeros(pmf, "b"), upper_bonus
+    )
+
+
+def _target_turn_outcomes(
+    states, masks, rows, cols, need, rules, target_values, args, start_roll, rolls_left, rep, workers
+):
+    """Target-play outcomes of the (state row, points so far) pairs ``rows``/``cols`` (sorted by
+    row, so by mask): ``(src_row, src_col, dst, gain, prob)``."""
+    from . import _kernels
+
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    lane_mask = masks[rows]
+    cuts = np.flatnonzero(np.diff(lane_mask)) + 1
+    bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
+    parts: list = [None] * (len(bounds) - 1)
+    w, w_off, w_len = target_values.w, target_values.off, target_values.length
+
+    def turn(g0: int, g1: int) -> None:
+        for g in range(g0, g1):
+            a, b = bounds[g], bounds[g + 1]
+            lane_u = (states[rows[a:b]] // n_flags % (cap + 1)).astype(np.int64)
+            lane_f = (states[rows[a:b]] % n_flags).astype(np.int64)
+            lane, dst, gain, prob = _kernels.target_turn_outcomes(
+                np.int64(lane_mask[a]), lane_u, lane_f, need[a:b].copy(), w, w_off, w_len, args, TIE_TOLERANCE,
+                np.int64(start_roll), np.int64(rolls_left), rep,
+            )  # fmt: skip
+            parts[g] = (rows[a + lane], cols[a + lane], dst, gain, prob)
+
+    workers.run(turn, 0, len(parts))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+
+
+def _apply_rows(src, dst_row, gain, prob, dist, support, out, workers) -> None:
+    """``out[dst_row] += prob * dist[src]`` shifted by ``gain``, whole rows (sorted by ``dst_row``)."""
+    from . import _kernels
+
+    if len(gain) and int((gain + support[src]).max()) > out.shape[1]:
+        raise AssertionError("the score range is too small for this game")
+    cuts = np.searchsorted(dst_row, np.arange(out.shape[0] + 1))
+
+    def apply(r0: int, r1: int) -> None:
+        _kernels.apply_outcomes(cuts[r0], cuts[r1], src, dst_row, gain, prob, dist, support, out)
+
+    workers.run(apply, 0, out.shape[0])
+
+
+def _apply_entries(src_row, src_col, dst_row, gain, prob, dist, out, workers) -> None:
+    """``out[dst_row, src_col + gain] += prob * dist[src_row, src_col]`` (sorted by ``dst_row``)."""
+    from . import _kernels
+
+    if len(gain) and int((src_col + gain).max()) >= out.shape[1]:
+        raise AssertionError("the score range is too small for this game")
+    cuts = np.searchsorted(dst_row, np.arange(out.shape[0] + 1))
+
+    def apply(r0: int, r1: int) -> None:
+        _kernels.apply_entry_outcomes(cuts[r0], cuts[r1], src_row, src_col, dst_row, gain, prob, dist, out)
+
+    workers.run(apply, 0, out.shape[0])

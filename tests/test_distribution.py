@@ -19,6 +19,7 @@ from solver.cli import main
 from solver.dice import Dice
 from solver.distribution import score_distribution
 from solver.rules import get_rules
+from solver.tables import get_table
 
 LOWER = "yatzy+lower-only"
 CHOOSE = "yatzy+lower-only+order=choose"
@@ -294,15 +295,36 @@ def test_cli_usage_errors_are_one_line(capsys, argv, words):
     assert out == "" and err.count("\n") == 1 and words in err and "Traceback" not in err
 
 
-def test_target_policy_is_refused_until_available(tables_dir, capsys, monkeypatch):
-    import solver.distribution as module
+def test_target_policy_distribution(tmp_path, capsys):
+    """Under target play: P(final >= T) is the target table's (to the bots' tie tolerance), the
+    probabilities sum to 1, and the target bot's simulated games agree within 4 standard errors."""
+    import numpy as np
 
-    if hasattr(module, "target_distribution"):
-        pytest.skip("the target policy's distribution exists: its own tests cover it")
-    code, out, err = run(
-        capsys, "distribution", "--rules", TINY, "--policy", "target:60", "--tables", str(tables_dir)
-    )
-    assert code == 2 and err.count("\n") == 1 and "not available" in err
+    from solver.advisor import Advisor, TargetAdvisor
+    from solver.distribution import target_distribution
+    from solver.simulate import simulate
+    from solver.target import build_target, load_target
+
+    build_target(LOWER, tmp_path, t_max=200, progress=False)
+    table = load_target(LOWER, tmp_path)
+    values = get_table(LOWER, tmp_path, build_if_missing=True, progress=False).values
+    empty = ScoreCard.empty(LOWER)
+    dist = target_distribution(empty, values, table.arrays(), 100)
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    assert abs(dist.p_at_least(100) - table.probability((0, 0, 0), 100)) <= 1e-9
+    games = simulate(LOWER, "target:100", 20_000, seed=3, tables_dir=tmp_path).scores
+    assert abs(games.mean() - dist.mean) < 4 * games.std() / np.sqrt(len(games))
+    # a turn under way: the best option's probability
+    card = ScoreCard.parse("chance=20,yatzy=0", LOWER)
+    position = Position.parse(card, "33456", 1, LOWER)
+    best = TargetAdvisor(Advisor(get_table(LOWER, tmp_path)), table).advise(position, 100).options[0]
+    mid = target_distribution(card, values, table.arrays(), 100, roll=position.dice.index, rolls_left=1)
+    assert abs(mid.p_at_least(100) - best.p_target) <= 1e-9
+    code, out, err = run(capsys, "distribution", "--rules", LOWER, "--policy", "target:100", "--json",
+                         "--tables", str(tmp_path))  # fmt: skip
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["policy"] == "target:100" and abs(got["p_at_least"]["200"] - dist.p_at_least(200)) < 1e-12
 
 
 def test_a_damaged_table_is_one_error_line(capsys, tmp_path):

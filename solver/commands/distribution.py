@@ -117,16 +117,17 @@ def policy_distribution(card, values, policy: str, *, roll=None, rolls_left: int
     kind, target = parse_policy(policy)
     if kind == "ev":
         return dist_module.score_distribution(card, values, roll=roll, rolls_left=rolls_left)
-    target_distribution = getattr(dist_module, "target_distribution", None)
-    if target_distribution is None:
-        raise UsageError(
-            f"policy target:{target} is not available for this position yet (the distribution under "
-            "target play is being built); use --policy ev"
-        )
     from ..target import load_target
 
     table = load_target(card.rules, tables_dir)
-    return target_distribution(card, values, table, target, roll=roll, rolls_left=rolls_left)
+    if target - card.total > table.t_max:
+        raise UsageError(
+            f"target {target} needs {target - card.total} more points; the {card.rules.id} target table "
+            f"holds up to {table.t_max}"
+        )
+    return dist_module.target_distribution(
+        card, values, table.arrays(), target, roll=roll, rolls_left=rolls_left
+    )
 
 
 def distribution_json(dist, targets) -> dict:
