@@ -102,7 +102,7 @@ def main() -> int:
             share = (aimed.scores >= t).mean()
             print(
                 f"  P(>= {t}): expected-score play {p_ev:.6f}, target play {p_target:.6f} "
-                f"(x{p_target / p_ev:.2f}); simulated share of target:{t} {share:.5f} "
+                f"({'x%.2f' % (p_target / p_ev) if p_ev > 0 else 'out of reach'}); simulated share of target:{t} {share:.5f} "
                 f"({args.games:,} games); its mean score {aimed.scores.mean():.2f} vs optimal "
                 f"{plain.scores.mean():.2f}: costs {-diff.mean():.2f} +- {se:.2f} points "
                 f"({aimed.games / aimed.seconds:,.0f} games/s)"
