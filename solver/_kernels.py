@@ -1145,12 +1145,18 @@ def _final_rolls(
 
 
 @njit(cache=True, nogil=True)
-def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll, start_rolls_left, rep_u):
-    """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j], lane_f[j])``.
+def turn_outcomes(
+    mask, lane_u, lane_f, lane_need, values, w, w_off, w_len, ra, tol, start_roll, start_rolls_left, rep_u
+):
+    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
+    from the table ``values`` when ``lane_need`` is empty, else target play with
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_len``).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
-    with ``start_rolls_left`` rolls left.  Returns ``(src, dst, gain, count, prob)``: lane
-    ``lane_row[j]`` moves with probability ``prob`` to the state of flat index ``dst``
+    with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
+    :func:`target_turn_tables`) with the bots' tie rule; the box of the best value, ties
+    within ``tol``: the first in card order.  Returns ``(lane, dst, gain, count, prob)``:
+    lane ``lane`` moves with probability ``prob`` to the state of flat index ``dst``
     (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
     ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
     if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
@@ -1161,6 +1167,7 @@ def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll
     flag_rows, roll_face, roll_prob, five_kind = ra.flag_rows, ra.roll_face, ra.roll_prob, ra.five_kind
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    target = lane_need.shape[0] > 0
     nl = lane_u.shape[0]
     n_keeps = add_die.shape[0]
     n_rolls = score.shape[0]
@@ -1173,7 +1180,10 @@ def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll
     e1 = np.empty((n_keeps, nl))
     succ = np.empty((nb * 6, nl))
     no_tracking = np.empty((0, 0), dtype=np.int64)
-    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
+    if target:
+        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0, e1, no_tracking)
+    else:
+        turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
     max_score = 0
     for r in range(n_rolls):
         for b in range(nb):
@@ -1190,46 +1200,34 @@ def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll
     final = np.empty(n_rolls)
     ev = np.empty(n_keeps)
     for j in range(nl):
-        _final_rolls(
-            j,
-            e0,
-            e1,
-            start_roll,
-            start_rolls_left,
-            tol,
-            roll_prob,
-            add_die,
-            subkeeps,
-            n_subkeeps,
-            mass,
-            ev,
-            final,
-        )
-        # the box of each final roll: the best within tol, the first in card order
+        _final_rolls(j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final)  # fmt: skip
         u, f = lane_u[j], lane_f[j]
+        need = lane_need[j] if target else 0
         for r in range(n_rolls):
             m = final[r]
             if m == 0.0:
                 continue
             bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
             best = NEG_INF
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                best = max(best, add + succ[cand, j])
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                if add + succ[cand, j] >= best - tol:
-                    extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-                    merged[b, s, 1 if extra > 0 else 0] += m
-                    break
+            for sweep in range(2):  # the best value, then the first box within tol of it
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    if target:
+                        points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                        nxt = mask | (1 << b)
+                        v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
+                    else:
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        v = add + succ[cand, j]
+                    if sweep == 0:
+                        best = max(best, v)
+                    elif v >= best - tol:
+                        merged[b, s, 1 if extra > 0 else 0] += m
+                        break
         for b in range(nb):
             for s in range(max_score + 1):
                 for e in range(2):
@@ -1239,9 +1237,8 @@ def ev_turn_outcomes(mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll
                     merged[b, s, e] = 0.0
                     points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                     nxt = mask | (1 << b)
-                    u2 = rep_u[nxt, u2]
-                    src[n_out] = lane_row[j]
-                    dst[n_out] = (nxt * (cap + 1) + u2) * n_flags + f2
+                    src[n_out] = j
+                    dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
                     gain[n_out] = points + e * bonus
                     count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
                     prob[n_out] = m
@@ -1621,97 +1618,6 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                         done = True
                         break
         games[i, dice_col] = k
-
-
-@njit(cache=True, nogil=True)
-def target_turn_outcomes(
-    mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, tol, start_roll, start_rolls_left, rep_u
-):
-    """The outcomes of one turn of target play for lanes ``(mask, lane_u[j], lane_f[j])`` with
-    ``lane_need[j] >= 1`` points still needed (as :func:`ev_turn_outcomes`; keeps by the
-    target-play tables, the box of the largest probability, ties within ``tol``: the first
-    in card order).  Returns ``(lane, dst, gain, prob)``."""
-    add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
-    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    flag_rows, roll_face, roll_prob = ra.flag_rows, ra.roll_face, ra.roll_prob
-    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    nl = lane_u.shape[0]
-    n_keeps = add_die.shape[0]
-    n_rolls = score.shape[0]
-    nb = box_face.shape[0]
-    n_flags = w_off.shape[2]
-    e0 = np.empty((n_keeps, nl))
-    e1 = np.empty((n_keeps, nl))
-    no_tracking = np.empty((0, 0), dtype=np.int64)
-    target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0, e1, no_tracking)
-    max_score = 0
-    for r in range(n_rolls):
-        for b in range(nb):
-            max_score = max(max_score, score[r, b], joker_score[r, b])
-    merged = np.zeros((nb, max_score + 1, 2))
-    cap_out = nl * nb * (max_score + 1) * 2
-    src = np.empty(cap_out, dtype=np.int64)
-    dst = np.empty(cap_out, dtype=np.int64)
-    gain = np.empty(cap_out, dtype=np.int64)
-    prob = np.empty(cap_out)
-    n_out = 0
-    mass = np.empty(n_keeps)
-    final = np.empty(n_rolls)
-    ev = np.empty(n_keeps)
-    for j in range(nl):
-        _final_rolls(
-            j,
-            e0,
-            e1,
-            start_roll,
-            start_rolls_left,
-            tol,
-            roll_prob,
-            add_die,
-            subkeeps,
-            n_subkeeps,
-            mass,
-            ev,
-            final,
-        )
-        u, f, need = lane_u[j], lane_f[j], lane_need[j]
-        for r in range(n_rolls):
-            m = final[r]
-            if m == 0.0:
-                continue
-            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-            best = NEG_INF
-            for sweep in range(2):
-                rest = bits
-                while rest:
-                    b = low_bit_index(rest)
-                    rest &= rest - 1
-                    s = placement_score(r, b, use_joker, score, joker_score)
-                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                    nxt = mask | (1 << b)
-                    v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
-                    if sweep == 0:
-                        best = max(best, v)
-                    elif v >= best - tol:
-                        merged[b, s, 1 if extra > 0 else 0] += m
-                        break
-        for b in range(nb):
-            for s in range(max_score + 1):
-                for e in range(2):
-                    m = merged[b, s, e]
-                    if m == 0.0:
-                        continue
-                    merged[b, s, e] = 0.0
-                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                    nxt = mask | (1 << b)
-                    src[n_out] = j
-                    dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
-                    gain[n_out] = points + e * bonus
-                    prob[n_out] = m
-                    n_out += 1
-    return src[:n_out].copy(), dst[:n_out].copy(), gain[:n_out].copy(), prob[:n_out].copy()
 
 
 @njit(cache=True, nogil=True)

@@ -2,7 +2,7 @@
 
 From a position -- a card at the start of a turn, or a card with dice and rolls left --
 probability is pushed forward turn by turn through the states of the game
-(:func:`solver._kernels.ev_turn_outcomes`), each state carrying the distribution of the
+(:func:`solver._kernels.turn_outcomes`), each state carrying the distribution of the
 points scored since the position.  Decisions are the optimal bot's, ties included: among
 keeps within ``TIE_TOLERANCE`` of the best, the one keeping most dice (the last sub-keep);
 among boxes within it, the first in card order.  So :mod:`solver.simulate`'s ``optimal``
@@ -203,7 +203,7 @@ def _forward(rules, table, state, roll, rolls_left, width, count_width, workers,
                 direction = best_direction(rules, table)
             lane_args = dp.rule_arrays(rules.directed(direction))
         src, dst, gain, count, prob = _turn_outcomes(
-            states, masks, rules, table, lane_args, start_roll, rolls_left, rep, workers
+            states, np.arange(len(states)), rules, table, lane_args, start_roll, rolls_left, rep, workers
         )
         start_roll = -1
         states, dst_row = np.unique(dst, return_inverse=True)
@@ -217,26 +217,42 @@ def _forward(rules, table, state, roll, rolls_left, width, count_width, workers,
             supports[i] = np.where(nonzero.any(axis=1), last, 0).astype(np.int64)
 
 
-def _turn_outcomes(states, masks, rules, table, lane_args, start_roll, rolls_left, rep, workers):
-    """The outcomes of one turn of every state (see :func:`solver._kernels.ev_turn_outcomes`),
-    one mask per kernel call, concatenated in state order."""
+def _turn_outcomes(
+    states, rows, rules, table, lane_args, start_roll, rolls_left, rep, workers, need=None, target=None
+):
+    """The outcomes of one turn of the states ``states[rows]`` (``rows`` sorted, so by mask;
+    see :func:`solver._kernels.turn_outcomes`): expected-score play, or with ``need`` (points
+    still needed per row) and ``target`` (:class:`~solver.target.TargetValues`) target play.
+    One kernel call per mask; returns ``(i, dst, gain, count, prob)``, ``i`` indexing ``rows``."""
     from . import _kernels
 
     cap, n_flags = rules.upper_cap, rules.n_flags
+    lane_states = states[rows]
+    masks = lane_states // ((cap + 1) * n_flags)
     cuts = np.flatnonzero(np.diff(masks)) + 1
-    bounds = np.concatenate(([0], cuts, [len(states)])).astype(np.int64)
+    bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
+    if target is None:  # unused by expected-score play; the same array types as a table's
+        w, w_off, w_len = (
+            dp.kernel_values(np.zeros(1)),
+            np.zeros((1, 1, 1), np.int64),
+            np.zeros((1, 1, 1), np.int64),
+        )
+        need = np.zeros(0, dtype=np.int64)
+    else:
+        w, w_off, w_len = dp.kernel_values(target.w), target.off, target.length
 
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
             a, b = bounds[g], bounds[g + 1]
-            lane_u = (states[a:b] // n_flags % (cap + 1)).astype(np.int64)
-            lane_f = (states[a:b] % n_flags).astype(np.int64)
-            rows = np.arange(a, b, dtype=np.int64)
-            parts[g] = _kernels.ev_turn_outcomes(
-                np.int64(masks[a]), lane_u, lane_f, rows, table, lane_args, TIE_TOLERANCE,
-                np.int64(start_roll), np.int64(rolls_left), rep,
+            lane_u = (lane_states[a:b] // n_flags % (cap + 1)).astype(np.int64)
+            lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
+            lane_need = need[a:b].copy() if len(need) else need
+            lane, dst, gain, count, prob = _kernels.turn_outcomes(
+                np.int64(masks[a]), lane_u, lane_f, lane_need, table, w, w_off, w_len, lane_args,
+                TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left), rep,
             )  # fmt: skip
+            parts[g] = (a + lane, dst, gain, count, prob)
 
     workers.run(turn, 0, len(parts))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
@@ -316,17 +332,18 @@ def target_distribution(
             ev_rows = np.flatnonzero((ev_dist != 0.0).any(axis=1))
             ev_part = None
             if len(ev_rows):  # a row's expected-score outcomes move all of its points so far
-                src, dst, gain, _, prob = _turn_outcomes(
-                    states[ev_rows], masks[ev_rows], rules, table, args, start_roll, rolls_left, rep, workers
+                i, dst, gain, _, prob = _turn_outcomes(
+                    states, ev_rows, rules, table, args, start_roll, rolls_left, rep, workers
                 )
-                ev_part = (ev_rows[src], dst, gain, prob)
+                ev_part = (ev_rows[i], dst, gain, prob)
             act_rows, act_cols = np.nonzero(active)
             target_part = None
             if len(act_rows):  # target play: one (state, points so far) pair per lane
-                target_part = _target_turn_outcomes(
-                    states, masks, act_rows, act_cols, need[0, act_cols].astype(np.int64), rules,
-                    target_values, args, start_roll, rolls_left, rep, workers,
+                i, dst, gain, _, prob = _turn_outcomes(
+                    states, act_rows, rules, table, args, start_roll, rolls_left, rep, workers,
+                    need=need[0, act_cols].astype(np.int64), target=target_values,
                 )  # fmt: skip
+                target_part = (act_rows[i], act_cols[i], dst, gain, prob)
             start_roll = -1
             dsts = ([ev_part[1]] if ev_part is not None else []) + (
                 [target_part[2]] if target_part is not None else []
@@ -366,35 +383,6 @@ def target_distribution(
     return Distribution(
         rules, str(card), f"target:{target}", card.total, np.trim_zeros(pmf, "b"), upper_bonus
     )
-
-
-def _target_turn_outcomes(
-    states, masks, rows, cols, need, rules, target_values, args, start_roll, rolls_left, rep, workers
-):
-    """Target-play outcomes of the (state row, points so far) pairs ``rows``/``cols`` (sorted by
-    row, so by mask): ``(src_row, src_col, dst, gain, prob)``."""
-    from . import _kernels
-
-    cap, n_flags = rules.upper_cap, rules.n_flags
-    lane_mask = masks[rows]
-    cuts = np.flatnonzero(np.diff(lane_mask)) + 1
-    bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
-    parts: list = [None] * (len(bounds) - 1)
-    w, w_off, w_len = target_values.w, target_values.off, target_values.length
-
-    def turn(g0: int, g1: int) -> None:
-        for g in range(g0, g1):
-            a, b = bounds[g], bounds[g + 1]
-            lane_u = (states[rows[a:b]] // n_flags % (cap + 1)).astype(np.int64)
-            lane_f = (states[rows[a:b]] % n_flags).astype(np.int64)
-            lane, dst, gain, prob = _kernels.target_turn_outcomes(
-                np.int64(lane_mask[a]), lane_u, lane_f, need[a:b].copy(), w, w_off, w_len, args, TIE_TOLERANCE,
-                np.int64(start_roll), np.int64(rolls_left), rep,
-            )  # fmt: skip
-            parts[g] = (rows[a + lane], cols[a + lane], dst, gain, prob)
-
-    workers.run(turn, 0, len(parts))
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
 def _apply_rows(src, dst_row, gain, prob, dist, support, out, workers) -> None:
