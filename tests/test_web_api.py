@@ -453,15 +453,6 @@ def test_distribution_is_the_cli_json(client, tables, capsys):
     assert abs(sum(want["pmf"].values()) - 1) < 1e-12
 
 
-def test_distribution_target_policy_is_refused_until_available(client):
-    import solver.distribution
-
-    if hasattr(solver.distribution, "target_distribution"):
-        pytest.skip("the target policy's distribution exists")
-    r = client.post("/api/distribution", json={"rules": SMALL, "policy": "target:100"})
-    assert r.status_code == 400 and "not available" in r.json()["error"]
-
-
 @pytest.fixture(scope="module")
 def target_site(tmp_path_factory):
     """A server on a tables folder of its own, where the target table is built during the test."""
@@ -497,3 +488,11 @@ def test_hint_with_a_target(target_site, capsys):
     # beyond the table's targets: a usage error
     r = client.post("/api/hint", json=body | {"target": 400})
     assert r.status_code == 400 and "holds up to 200" in r.json()["error"]
+    # the distribution under target play: the CLI's
+    want = cli_json(capsys, "distribution", "--rules", SMALL, "--card", "chance=20,yatzy=0", "--policy",
+                    "target:120", "--json", "--tables", str(folder))  # fmt: skip
+    got = client.post(
+        "/api/distribution", json={"rules": SMALL, "card": "chance=20,yatzy=0", "policy": "target:120"}
+    )
+    assert got.status_code == 200, got.text
+    assert got.json() == want and want["policy"] == "target:120"
