@@ -358,6 +358,57 @@ class TargetTurnValues(TurnValues):
         return self.table.probability(nxt, self.need - points - bonus)
 
 
+class WinTurnValues(TurnValues):
+    """The within-turn values of one card state for playing to win: P(win) + ``tie`` x P(tie)
+    against a best opponent final ``B`` of ``b0 + j`` with probability ``q[j]``, this card's
+    total ``total``, each ``B`` valued by target play and mixed:
+    ``sum_j q[j] [(1 - tie) W(B - total - x) + tie W(B - total - x + 1)]`` for a placement
+    earning ``x`` points and leading to state ``nxt``, ``W`` the target table's probabilities.
+
+    Exact when ``B`` is certain (``q = [1]``: the opponents have finished); otherwise an
+    approximation (the strategy after this turn is the one for each ``B``, so the value is
+    an upper bound of what one strategy achieves).  The twin of
+    :func:`solver._kernels.mixed_win_group_tables`, term by term.
+    """
+
+    def __init__(self, rules: RuleSet, state, table, total: int, b0: int, q, tie: float = 0.5):
+        self.table, self.total, self.b0, self.tie = table, int(total), int(b0), float(tie)
+        self.q = [float(v) for v in q]
+        self._memo: dict = {}
+        super().__init__(rules, state, None)
+
+    def mixed(self, state, need0: int) -> float:
+        """``sum_j q[j] win_objective(state, need0 + j)`` (the kernel's loop)."""
+        mask, u, f = state
+        index, w, tie = self.table.index, self.table.w, self.tie
+        off, length = int(index[mask, u, f, 0]), int(index[mask, u, f, 1])
+
+        def objective(need: int) -> float:
+            if need <= 0:
+                return 1.0
+            if need > length:
+                return 0.0
+            return float(w[off + need - 1])
+
+        acc = 0.0
+        for j, qj in enumerate(self.q):
+            n = need0 + j
+            acc += qj * ((1.0 - tie) * objective(n) + tie * objective(n + 1))
+        return acc
+
+    @property
+    def start_value(self) -> float:
+        """The value at the start of the turn (from the table: exact for target play)."""
+        return self.mixed(self.state, self.b0 - self.total)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        key = (points + bonus, nxt)
+        v = self._memo.get(key)
+        if v is None:
+            v = self._memo[key] = self.mixed(nxt, self.b0 - self.total - points - bonus)
+        return v
+
+
 def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, values) -> tuple[str, int] | None:
     """The box that stopping now implies: the ``(category, score)`` ranked first with no rolls
     left (placements of ``rules``, valued by ``step_rules``, ties in card order), as
