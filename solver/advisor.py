@@ -358,6 +358,29 @@ class TargetTurnValues(TurnValues):
         return self.table.probability(nxt, self.need - points - bonus)
 
 
+def mixed_win_value(table, state, need0: int, q, tie: float = 0.5) -> float:
+    """``sum_j q[j] [(1 - tie) W(state, need0 + j) + tie W(state, need0 + j + 1)]`` from a
+    target table (``W(t)`` = 1 for ``t <= 0``, 0 beyond the stored targets): P(win) + ``tie``
+    P(tie) against a best opponent final ``B = b0 + j`` (probability ``q[j]``), ``need0 = b0 -
+    total`` (the twin of :func:`solver._kernels.mixed_win_value`, term by term)."""
+    mask, u, f = state
+    index, w = table.index, table.w
+    off, length = int(index[mask, u, f, 0]), int(index[mask, u, f, 1])
+
+    def objective(need: int) -> float:
+        if need <= 0:
+            return 1.0
+        if need > length:
+            return 0.0
+        return float(w[off + need - 1])
+
+    acc = 0.0
+    for j, qj in enumerate(q):
+        n = need0 + j
+        acc += float(qj) * ((1.0 - tie) * objective(n) + tie * objective(n + 1))
+    return acc
+
+
 class WinTurnValues(TurnValues):
     """The within-turn values of one card state for playing to win: P(win) + ``tie`` x P(tie)
     against a best opponent final ``B`` of ``b0 + j`` with probability ``q[j]``, this card's
@@ -379,22 +402,7 @@ class WinTurnValues(TurnValues):
 
     def mixed(self, state, need0: int) -> float:
         """``sum_j q[j] win_objective(state, need0 + j)`` (the kernel's loop)."""
-        mask, u, f = state
-        index, w, tie = self.table.index, self.table.w, self.tie
-        off, length = int(index[mask, u, f, 0]), int(index[mask, u, f, 1])
-
-        def objective(need: int) -> float:
-            if need <= 0:
-                return 1.0
-            if need > length:
-                return 0.0
-            return float(w[off + need - 1])
-
-        acc = 0.0
-        for j, qj in enumerate(self.q):
-            n = need0 + j
-            acc += qj * ((1.0 - tie) * objective(n) + tie * objective(n + 1))
-        return acc
+        return mixed_win_value(self.table, state, need0, self.q, self.tie)
 
     @property
     def start_value(self) -> float:

@@ -346,7 +346,9 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                 "open": np.zeros(n, dtype=np.int64),
             }
             if kind in ("table", "target", "win"):
-                entry["values"] = kernel_values(bot.optimal.values if kind in ("target", "win") else bot.values)
+                entry["values"] = kernel_values(
+                    bot.optimal.values if kind in ("target", "win") else bot.values
+                )
             if kind == "target":
                 entry["target"] = bot.table.arrays()
             _estimates(state, entry["ids"], entry["est"], entry["open"], est_values, ra, nb)
@@ -468,3 +470,28 @@ def play_match(
         threads=n_threads,
         seconds=time.perf_counter() - start,
     )
+
+
+def win_chances(bot: WinBot, cards: list[ScoreCard]) -> list[float]:
+    """Each player's chance to win from here (P(win) + P(tie) / 2), the cards in seat order
+    with the same player to move next as at the start of the game's turn structure: each
+    player is valued at the start of its next turn against the others (exact for a player
+    whose opponents have all finished, else the win bot's approximation; every player
+    assumed to play to win from here).  ``bot`` supplies the tables; its state is restored."""
+    saved = bot.opponents
+    out = []
+    try:
+        for s, card in enumerate(cards):
+            others = [c for k, c in enumerate(cards) if k != s]
+            out.append(_chance(bot, card, others))
+    finally:
+        bot.opponents = saved
+    return out
+
+
+def _chance(bot: WinBot, card: ScoreCard, others: list[ScoreCard]) -> float:
+    from .advisor import mixed_win_value
+    from .bots import best_opponent_spread
+
+    b0, q = best_opponent_spread(bot.rules, others, bot.advisor.table.values, bot.optimal)
+    return mixed_win_value(bot.table, card.state, b0 - card.total, q, bot.TIE)
