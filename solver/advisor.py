@@ -93,6 +93,7 @@ class Option:
     stop_category: str | None = None
     stop_score: int | None = None
     p_target: float | None = None  # P(final >= target) under target play (target advice only)
+    p_win: float | None = None  # P(win) + P(tie) / 2 against the opponents (win advice only)
 
     @classmethod
     def _ranked(
@@ -165,6 +166,8 @@ class Option:
         }
         if self.p_target is not None:
             out["p_target"] = self.p_target
+        if self.p_win is not None:
+            out["p_win"] = self.p_win
         return out
 
     def __str__(self) -> str:

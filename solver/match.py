@@ -495,3 +495,61 @@ def _chance(bot: WinBot, card: ScoreCard, others: list[ScoreCard]) -> float:
 
     b0, q = best_opponent_spread(bot.rules, others, bot.advisor.table.values, bot.optimal)
     return mixed_win_value(bot.table, card.state, b0 - card.total, q, bot.TIE)
+
+
+class WinAdvisor:
+    """Ranks the options of a position by the chance to win against the opponents' cards
+    (``p_win`` = P(win) + P(tie) / 2 when taking the option and then playing to win; the win
+    bot's values: exact when every opponent has finished, else its approximation).  Options
+    within :data:`solver.advisor.TARGET_TIE` rank by expected score."""
+
+    def __init__(self, bot: WinBot):
+        from .advisor import TargetAdvisor
+
+        self.bot, self.rules = bot, bot.rules
+        self.target_advisor = TargetAdvisor(bot.advisor, bot.table)
+
+    def chance(self, card: ScoreCard, opponents: list[ScoreCard]) -> float:
+        """P(win) + P(tie) / 2 from the start of a turn on ``card``."""
+        return _chance(self.bot, card, list(opponents))
+
+    def advise(self, position, opponents: list[ScoreCard]):
+        from .advisor import TARGET_TIE, Advice, Option
+
+        opponents = list(opponents)
+        for opp in opponents:
+            if opp.rules != self.rules:
+                raise UsageError(f"an opponent's card is of {opp.rules.id}, the position of {self.rules.id}")
+        bot = self.bot
+        saved = bot.opponents
+        bot.see_opponents(opponents)
+        try:
+            base = bot.advisor.advise(position)
+            card, dice = position.card, position.dice
+            tv = bot.turn_values(card)
+            constant = None if tv is not None else self.chance(card, opponents)
+            stop = None
+            scored = []
+            for option in base.options:
+                if tv is None:
+                    p = constant
+                elif option.keep is None:
+                    box = self.rules.box_index[option.category]
+                    p = tv.placement_value(box, option.score, option.bonus)
+                else:
+                    p = (tv.e0 if position.rolls_left == 1 else tv.e1)[D.keep_index(option.keep)]
+                    if len(option.keep) == D.N_DICE:
+                        stop = self.target_advisor._stop_placement(tv, card, dice)
+                scored.append((p, option))
+        finally:
+            bot.opponents = saved
+        scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
+        best_p = scored[0][0]
+        options = []
+        for p, option in scored:
+            fields = dict(option.__dict__)
+            fields.update(p_win=p, best=best_p - p <= TARGET_TIE)
+            if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
+                fields["stop_category"], fields["stop_score"] = stop
+            options.append(Option(**fields))
+        return Advice(position, tuple(options))
