@@ -1295,17 +1295,18 @@ def win_objective(w, off, length, need, tie):
 
 
 @njit(cache=True, inline="always")
-def mixed_win_value(w, off, length, need0, q, qn, tie):
-    """``sum_j q[j] win_objective(need0 + j)`` for ``j < qn``: the win objective against a best
-    opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 - total``)."""
+def mixed_win_value(w, off, length, need0, nmin, q, qn, tie):
+    """``sum_j q[j] win_objective(max(need0 + j, nmin))`` for ``j < qn``: the win objective
+    against a best opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 -
+    total``), never below the opponents' best total so far (``nmin``)."""
     acc = 0.0
     for j in range(qn):
-        acc += q[j] * win_objective(w, off, length, need0 + j, tie)
+        acc += q[j] * win_objective(w, off, length, max(need0 + j, nmin), tie)
     return acc
 
 
 @njit(cache=True)
-def _mixed_win_rolls(mask, u, f, need0, q, qn, col, tie, w, w_off, w_len, ra, x, memo, have):
+def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, ra, x, memo, have):
     """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
     ``memo``/``have`` (n_boxes, max score + 1, 2): each (box, score, bonus) valued once."""
     score, joker_score, box_face, flag_rows, roll_face = (
@@ -1333,8 +1334,9 @@ def _mixed_win_rolls(mask, u, f, need0, q, qn, col, tie, w, w_off, w_len, ra, x,
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 nxt = mask | (1 << b)
                 memo[b, s, e] = mixed_win_value(
-                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, q, qn, tie
-                )
+                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                    q, qn, tie,
+                )  # fmt: skip
                 have[b, s, e] = True
             v = memo[b, s, e]
             if v > best:
@@ -1344,8 +1346,8 @@ def _mixed_win_rolls(mask, u, f, need0, q, qn, col, tie, w, w_off, w_len, ra, x,
 
 @njit(cache=True, nogil=True)
 def mixed_win_group_tables(
-    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_k, qs, qlen, tie, w, w_off, w_len, ra,
-    e0_all, e1_all,
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_min, lane_k, qs, qlen, tie, w, w_off,
+    w_len, ra, e0_all, e1_all,
 ):  # fmt: skip
     """Win-play tables of groups ``g0 .. g1`` against spread opponent finals: lane ``(u, f,
     need0, k)`` reads the spread ``qs[k, :qlen[k]]`` (see :func:`mixed_win_value`)."""
@@ -1365,7 +1367,7 @@ def mixed_win_group_tables(
         for j in range(nl):
             k = lane_k[a + j]
             _mixed_win_rolls(
-                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], qs[k], qlen[k], j, tie,
+                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], lane_min[a + j], qs[k], qlen[k], j, tie,
                 w, w_off, w_len, ra, e0, memo, have,
             )  # fmt: skip
         _turn_from_final(e0, e1, ra)
@@ -1377,7 +1379,7 @@ def mixed_win_group_tables(
 
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
-    j0, j1, l0, pos_lane, need0, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
+    j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
     w, w_off, w_len, tie, tol, ra,
 ):  # fmt: skip
     """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
@@ -1424,8 +1426,9 @@ def play_mixed_win_games(
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 nxt = mask | (1 << b)
                 v = mixed_win_value(
-                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0[i] - points - extra, q, qn, tie
-                )
+                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0[i] - points - extra,
+                    nmin[i] - points - extra, q, qn, tie,
+                )  # fmt: skip
                 if sweep == 0:
                     best = max(best, v)
                 elif v >= best - tol:
@@ -1436,10 +1439,10 @@ def play_mixed_win_games(
 
 
 @njit(cache=True, nogil=True)
-def mixed_start_values(masks, us, fs, need0, game_k, qs, qlen, tie, w, w_off, w_len, out):
+def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_len, out):
     """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
     a turn (``need0[i]``, spread ``game_k[i]``)."""
     for i in range(masks.shape[0]):
         m, u, f = masks[i], us[i], fs[i]
         k = game_k[i]
-        out[i] = mixed_win_value(w, w_off[m, u, f], w_len[m, u, f], need0[i], qs[k], qlen[k], tie)
+        out[i] = mixed_win_value(w, w_off[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie)

@@ -294,16 +294,18 @@ def spread_table(rules: RuleSet, optimal=None) -> tuple[np.ndarray, np.ndarray, 
     return out
 
 
-def best_opponent_spread(rules: RuleSet, cards, values, optimal=None) -> tuple[int, list[float]]:
-    """``(b0, q)``: P(best opponent final = b0 + j) = ``q[j]``, the opponents independent, each
-    as :func:`spread_table` says (one opponent: its row of the table, unchanged)."""
+def best_opponent_spread(rules: RuleSet, cards, values, optimal=None) -> tuple[int, list[float], int]:
+    """``(b0, q, floor)``: P(best opponent final = max(b0 + j, floor)) = ``q[j]``, the opponents
+    independent, each as :func:`spread_table` says (one opponent: its row of the table,
+    unchanged), ``floor`` the best opponent total so far (no final is below it)."""
+    floor = max(card.total for card in cards)
     qs, qlen, half = spread_table(rules, optimal)
     rows = []
     for card in cards:
         k = rules.n_boxes - card.n_filled
         rows.append((estimated_final(card, values) - int(half[k]), qs[k, : qlen[k]]))
     if len(rows) == 1:
-        return rows[0][0], rows[0][1].tolist()
+        return rows[0][0], rows[0][1].tolist(), floor
     lo = max(b for b, _ in rows)  # the best is at least every opponent's lowest
     hi = max(b + len(q) - 1 for b, q in rows)
     grid = np.arange(lo, hi + 1)
@@ -312,7 +314,7 @@ def best_opponent_spread(rules: RuleSet, cards, values, optimal=None) -> tuple[i
         c = np.concatenate(([0.0], np.cumsum(q)))
         cdf *= c[np.clip(grid - b + 1, 0, len(q))]
     pmf = np.diff(np.concatenate(([0.0], cdf)))
-    return lo, pmf.tolist()
+    return lo, pmf.tolist(), floor
 
 
 class WinBot(Bot):
@@ -353,15 +355,17 @@ class WinBot(Bot):
 
         if not self.opponents or (self.rules.order == "choose" and card.filled_mask == 0):
             return None
-        b0, q = best_opponent_spread(self.rules, self.opponents, self.advisor.table.values, self.optimal)
-        if b0 + len(q) - 1 < card.total:  # no opponent can reach this total
+        b0, q, floor = best_opponent_spread(
+            self.rules, self.opponents, self.advisor.table.values, self.optimal
+        )
+        if max(b0 + len(q) - 1, floor) < card.total:  # no opponent can reach this total
             return None
-        key = (card.state, card.total, b0, tuple(q))
+        key = (card.state, card.total, b0, tuple(q), floor)
         tv = self._turn_cache.get(key)
         if tv is None:
             if len(self._turn_cache) > 16:
                 self._turn_cache.clear()
-            tv = WinTurnValues(self.rules, card.state, self.table, card.total, b0, q, self.TIE)
+            tv = WinTurnValues(self.rules, card.state, self.table, card.total, b0, q, self.TIE, floor)
             self._turn_cache[key] = tv
         return tv if tv.start_value > 0.0 else None
 

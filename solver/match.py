@@ -201,22 +201,25 @@ def _run_python(rules, bots, games, seed, tick) -> np.ndarray:
 
 
 # --- the numba engine -------------------------------------------------------------
-def _estimates(state, ids, out, n_open, values, ra, nb) -> None:
+def _estimates(state, ids, out, n_open, total, values, ra, nb) -> None:
     """``out[ids]`` = the estimated final scores of the games ``state`` (see
     :func:`solver.bots.estimated_final`)."""
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     mask = state[:, nb].astype(np.int64)
     u = np.minimum(state[:, nb + 1].astype(np.int64), cap)
     f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
-    totals = game_totals_of(state, ra, nb).astype(np.float64)
-    out[ids] = np.floor(totals + values[mask, u, f] + 0.5).astype(np.int64)
+    totals = game_totals_of(state, ra, nb)
+    total[ids] = totals
+    out[ids] = np.floor(totals.astype(np.float64) + values[mask, u, f] + 0.5).astype(np.int64)
     filled = np.zeros(len(mask), dtype=np.int64)
     for b in range(nb):
         filled += (mask >> b) & 1
     n_open[ids] = nb - filled
 
 
-def _win_turn(K, workers, values, target, spreads, tie, opp_est, opp_open, state, ids, seed_mixed, ra):
+def _win_turn(
+    K, workers, values, target, spreads, tie, opp_est, opp_open, opp_total, state, ids, seed_mixed, ra
+):
     """One turn of the win bot in every game of ``state`` against one opponent (its estimated
     final ``opp_est[id]`` and open boxes ``opp_open[id]``, see :class:`solver.bots.WinBot`):
     games that cannot lose or cannot win play for expected score, the others from win tables
@@ -226,13 +229,15 @@ def _win_turn(K, workers, values, target, spreads, tie, opp_est, opp_open, state
     w, w_off, w_len = target.w, target.off, target.length
     qs, qlen, half = spreads
     kq = opp_open[ids]
-    need0 = opp_est[ids] - half[kq] - game_totals_of(state, ra, nb)
+    totals = game_totals_of(state, ra, nb)
+    need0 = opp_est[ids] - half[kq] - totals
+    nmin = opp_total[ids] - totals
     mask = state[:, nb].astype(np.int64)
     u = np.minimum(state[:, nb + 1].astype(np.int64), cap)
     f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
     p = np.empty(len(state))
-    K.mixed_start_values(mask, u, f, need0, kq, qs, qlen, tie, w, w_off, w_len, p)
-    for_win = (need0 + qlen[kq] - 1 >= 0) & (p > 0.0)
+    K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_len, p)
+    for_win = (np.maximum(need0 + qlen[kq] - 1, nmin) >= 0) & (p > 0.0)
     parts_state, parts_ids = [], []
     ev = np.flatnonzero(~for_win)
     if len(ev):
@@ -247,15 +252,19 @@ def _win_turn(K, workers, values, target, spreads, tie, opp_est, opp_open, state
         span = int(w_len.max(initial=0)) + 2 * shift + 2
         n_k = len(qlen)
         key = (((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]) * n_k + kq[tg]) * span + need0[tg] + shift
+        key = key * span + np.maximum(nmin[tg] + shift, 0)  # a floor below need0 - shift changes nothing
         lanes, pos_lane = np.unique(key, return_inverse=True)
         order = np.argsort(pos_lane, kind="stable")
         games = np.ascontiguousarray(state[tg][order])
         game_ids = np.ascontiguousarray(ids[tg][order])
         pos_lane = pos_lane.reshape(-1)[order].astype(np.int64)
         game_need = np.ascontiguousarray(need0[tg][order]).astype(np.int64)
+        game_min = np.ascontiguousarray(np.maximum(nmin[tg], -shift)[order]).astype(np.int64)
         game_k = np.ascontiguousarray(kq[tg][order]).astype(np.int64)
-        lane_need = (lanes % span - shift).astype(np.int64)
+        lane_min = (lanes % span - shift).astype(np.int64)
         rest = lanes // span
+        lane_need = (rest % span - shift).astype(np.int64)
+        rest = rest // span
         lane_k = (rest % n_k).astype(np.int64)
         rest = rest // n_k
         lane_f = (rest % n_flags).astype(np.int64)
@@ -277,13 +286,13 @@ def _win_turn(K, workers, values, target, spreads, tie, opp_est, opp_open, state
 
             def tables(a: int, b: int, l0=l0) -> None:
                 K.mixed_win_group_tables(
-                    a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_k, qs, qlen, tie,
+                    a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_min, lane_k, qs, qlen, tie,
                     w, w_off, w_len, ra, e0_all, e1_all,
                 )  # fmt: skip
 
             def play(a: int, b: int, l0=l0) -> None:
                 K.play_mixed_win_games(
-                    a, b, l0, pos_lane, game_need, game_k, qs, qlen, games, game_ids, seed_mixed, 0,
+                    a, b, l0, pos_lane, game_need, game_min, game_k, qs, qlen, games, game_ids, seed_mixed, 0,
                     e0_all, e1_all, w, w_off, w_len, tie, TIE_TOLERANCE, ra,
                 )  # fmt: skip
 
@@ -344,6 +353,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                 "seed_mixed": np.uint64(mix64(seat_seed(seed, s, r))),
                 "est": np.zeros(n, dtype=np.int64),
                 "open": np.zeros(n, dtype=np.int64),
+                "total": np.zeros(n, dtype=np.int64),
             }
             if kind in ("table", "target", "win"):
                 entry["values"] = kernel_values(
@@ -351,7 +361,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                 )
             if kind == "target":
                 entry["target"] = bot.table.arrays()
-            _estimates(state, entry["ids"], entry["est"], entry["open"], est_values, ra, nb)
+            _estimates(state, entry["ids"], entry["est"], entry["open"], entry["total"], est_values, ra, nb)
             groups[s, r] = entry
     turns = rules.n_turns
     with Workers(n_threads) as workers:
@@ -367,7 +377,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                         opp = groups[1 - s, r]
                         state, ids = _win_turn(
                             K, workers, e["values"], win_target, spreads, WinBot.TIE, opp["est"], opp["open"],
-                            state, ids, sm, ra,
+                            opp["total"], state, ids, sm, ra,
                         )  # fmt: skip
                     elif kind == "target":
                         state, ids = _target_turn(
@@ -385,7 +395,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
 
                         workers.run(play, 0, n)
                     e["state"], e["ids"] = state, ids
-                    _estimates(state, ids, e["est"], e["open"], est_values, ra, nb)
+                    _estimates(state, ids, e["est"], e["open"], e["total"], est_values, ra, nb)
             tick(games * (turn + 1) // turns - games * turn // turns)
     scores = np.empty((games, p), dtype=np.int64)
     for (s, r), e in groups.items():
@@ -493,8 +503,8 @@ def _chance(bot: WinBot, card: ScoreCard, others: list[ScoreCard]) -> float:
     from .advisor import mixed_win_value
     from .bots import best_opponent_spread
 
-    b0, q = best_opponent_spread(bot.rules, others, bot.advisor.table.values, bot.optimal)
-    return mixed_win_value(bot.table, card.state, b0 - card.total, q, bot.TIE)
+    b0, q, floor = best_opponent_spread(bot.rules, others, bot.advisor.table.values, bot.optimal)
+    return mixed_win_value(bot.table, card.state, b0 - card.total, q, bot.TIE, floor - card.total)
 
 
 class WinAdvisor:

@@ -100,7 +100,8 @@ def test_known_example_ev_zeroes_yahtzee_win_keeps_the_only_chance(small, win_bo
 def test_spread_of_one_opponent_is_a_distribution_centred_on_its_estimate(small, win_bot):
     rules, _ = small
     opp = card(rules, "ones=3")
-    b0, q = best_opponent_spread(rules, [opp], win_bot.advisor.table.values, win_bot.optimal)
+    b0, q, floor = best_opponent_spread(rules, [opp], win_bot.advisor.table.values, win_bot.optimal)
+    assert floor == 3
     assert math.fsum(q) == pytest.approx(1.0, abs=1e-12)
     estimate = 3 + float(win_bot.advisor.table.values[opp.state])
     mean = b0 + sum(j * v for j, v in enumerate(q))
@@ -109,6 +110,7 @@ def test_spread_of_one_opponent_is_a_distribution_centred_on_its_estimate(small,
     assert best_opponent_spread(rules, [finished], win_bot.advisor.table.values, win_bot.optimal) == (
         23,
         [1.0],
+        23,
     )
 
 
@@ -223,3 +225,22 @@ def test_match_command_rejects_bad_input(args, message, capsys):
     assert main(["match", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_hint_with_opponent_cards_ranks_by_p_win(small, capsys):
+    from solver.cli import main
+
+    rules, folder = small
+    base = ["hint", "--rules", SMALL, "--card", "ones=2", "--dice", "11234", "--tables", str(folder)]
+    opp = ["--opponent-card", "ones=5,chance=30,yahtzee=0"]
+    assert main([*base, "--rolls-left", "0", *opp, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    first, second = out["options"]
+    assert first["category"] == "chance" and first["p_win"] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=1e-12)
+    assert second["category"] == "yahtzee" and second["p_win"] == 0.0
+    assert second["ev"] > first["ev"]  # the expected-score move is the other one
+    assert main([*base, "--rolls-left", "1", *opp, "--opponent-card", "chance=20"]) == 0
+    assert "P(win)" in capsys.readouterr().out
+    assert main([*base, "--rolls-left", "1", "--opponent-card", "bogus=1"]) == 2
+    assert "--opponent-card 'bogus=1'" in capsys.readouterr().err
+    assert main([*base, "--rolls-left", "1", *opp, "--target", "40"]) == 2
