@@ -7,13 +7,19 @@ A bot answers two questions, given the position and a random generator::
     choose_box(card, dice, rng)              -> name of a legal box (see ``card.placements``)
 
 Write your own by subclassing :class:`Bot` (or any object with ``name`` and these two
-methods) and rank it with :func:`solver.simulate.simulate`.  ``rng`` is a
+methods) and rank it with :func:`solver.simulate.simulate`.  In multi-player games
+(:mod:`solver.match`, ``yahtzee play``) a bot may also define ``see_opponents(cards)``:
+it is called before each of its turns with the other players' cards (:class:`ScoreCard`,
+in seat order from the next player); bots without it ignore the opponents, so existing
+bots, and ``module:attr`` user bots, play matches unchanged.  ``rng`` is a
 :class:`random.Random` seeded per game, so a bot that uses only it is reproducible.
 
 Builtin bots (:data:`BOTS`, :func:`get_bot`), strongest first, with their mean (median)
 over 100,000 seeded games (seed 1, as ``benchmarks/bench_simulate.py``) under ``yahtzee``
 and under ``yatzy``:
 
+* ``win`` -- plays to win against the other players (:class:`WinBot`); alone, it plays
+  like ``optimal``.
 * ``optimal``   (254.6 (248); yatzy 248.3 (248)) -- the table's advice: expected-score optimal.
 * ``heuristic`` (251.4 (245); yatzy 243.6 (244)) -- no table: an evaluation of the card
   derived from the rule set alone (:func:`heuristic_params`: each open box is worth its
@@ -258,6 +264,7 @@ def estimated_final(card, values) -> int:
 #: deviation ``sd(full game) x sqrt(open boxes / boxes)``, cut at SPREAD_CUT deviations.
 SPREAD_CUT = 3.0
 SPREAD_GAMES = 20_000  # optimal games (seed 0) that measure sd(full game) per rule set
+SPREAD_SCALE = 1.0  # a factor on that standard deviation
 
 
 _SPREADS: dict = {}
@@ -274,7 +281,7 @@ def spread_table(rules: RuleSet, optimal=None) -> tuple[np.ndarray, np.ndarray, 
 
     if rules in _SPREADS:
         return _SPREADS[rules]
-    sd_full = float(simulate(rules, optimal or "optimal", SPREAD_GAMES, 0).scores.std())
+    sd_full = SPREAD_SCALE * float(simulate(rules, optimal or "optimal", SPREAD_GAMES, 0).scores.std())
     n = rules.n_boxes
     halves = [0] + [int(math.ceil(SPREAD_CUT * sd_full * math.sqrt(k / n))) for k in range(1, n + 1)]
     qs = np.zeros((n + 1, 2 * max(halves) + 1))
@@ -337,6 +344,8 @@ class WinBot(Bot):
     fast_kind = "win"
     name = "win"
     TIE = 0.5
+    #: plays to win when at most this many boxes are open (before: for expected score)
+    HORIZON = 99
 
     def __init__(self, advisor, table):
         self.rules, self.advisor, self.table = advisor.rules, advisor, table
@@ -354,6 +363,8 @@ class WinBot(Bot):
         from .advisor import WinTurnValues
 
         if not self.opponents or (self.rules.order == "choose" and card.filled_mask == 0):
+            return None
+        if self.rules.n_boxes - card.n_filled > self.HORIZON:
             return None
         b0, q, floor = best_opponent_spread(
             self.rules, self.opponents, self.advisor.table.values, self.optimal

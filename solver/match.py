@@ -237,7 +237,10 @@ def _win_turn(
     f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
     p = np.empty(len(state))
     K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_len, p)
-    for_win = (np.maximum(need0 + qlen[kq] - 1, nmin) >= 0) & (p > 0.0)
+    filled = np.zeros(len(mask), dtype=np.int64)
+    for b in range(nb):
+        filled += (mask >> b) & 1
+    for_win = (np.maximum(need0 + qlen[kq] - 1, nmin) >= 0) & (p > 0.0) & (nb - filled <= WinBot.HORIZON)
     parts_state, parts_ids = [], []
     ev = np.flatnonzero(~for_win)
     if len(ev):

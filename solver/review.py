@@ -151,7 +151,9 @@ def review_game(game: Game, advisor: Advisor, players: list[int] | None = None) 
     return out
 
 
-def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False) -> str:
+def format_review(
+    game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False, win: dict | None = None
+) -> str:
     """A table of every decision (or only the mistakes) per player, then one verdict line each."""
     info = game.info
     head = [game.rules.id, printable(str(info.get("mode", "game")))]
@@ -170,6 +172,7 @@ def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: boo
         if rows:
             lines.append(
                 f"  {'turn':>4} {'roll':>4}  {'dice':<5}  {'your choice':<22}  {'optimal':<22}  {'loss':>6}"
+                + ("  P(win) before -> after" if win else "")
             )
         for j in rows:
             d = j.decision
@@ -177,11 +180,38 @@ def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: boo
             shown_best = best if j.is_mistake else "(best)"
             roll = str(d.roll) if d.is_keep else "box"
             mark = " *" if j.is_mistake else ""
+            chance = ""
+            if win and not d.is_keep and d.turn in win:
+                before, after = win[d.turn]
+                chance = f"{'':2}  {100 * before:5.1f}% -> {100 * after:5.1f}%"
             lines.append(
-                f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}{mark}"
+                f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}"
+                f"{mark or '  '}{chance}".rstrip()
             )
         if only_mistakes and not rows and r.judgements:
             lines.append("  no mistakes")
     lines.append("")
     lines.extend(r.verdict() for r in reviews)
     return "\n".join(lines)
+
+
+def win_effects(game: Game, bot) -> dict[int, tuple[float, float]]:
+    """Multi-player games: for each scored turn (1-based index in ``game.turns``), the player's
+    chance to win (P(win) + P(tie)/2, :func:`solver.match.win_chances`) before the turn and
+    after it, against the other cards as they stood then."""
+    from .card import ScoreCard
+    from .match import win_chances
+
+    n = len(game.players)
+    cards = [ScoreCard.empty(game.rules) for _ in range(n)]
+    out = {}
+    for t, turn in enumerate(game.turns, start=1):
+        if not turn.is_complete:
+            break
+        p = turn.player
+        cards[p] = turn.card_before
+        before = win_chances(bot, cards)[p]
+        cards[p] = turn.card_before.score(turn.box, turn.dice)
+        after = win_chances(bot, cards)[p]
+        out[t] = (before, after)
+    return out
