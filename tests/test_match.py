@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -244,3 +245,61 @@ def test_hint_with_opponent_cards_ranks_by_p_win(small, capsys):
     assert main([*base, "--rolls-left", "1", "--opponent-card", "bogus=1"]) == 2
     assert "--opponent-card 'bogus=1'" in capsys.readouterr().err
     assert main([*base, "--rolls-left", "1", *opp, "--target", "40"]) == 2
+
+
+# --- play and review ---------------------------------------------------------------------------
+def _play(monkeypatch, capsys, tmp_path, folder, argv, lines):
+    import io
+    import sys
+
+    from solver.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    rc = main(["play", "--data", str(tmp_path / "data"), "--rules", SMALL, "--tables", str(folder), *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_play_with_a_win_computer_shows_chances_and_the_review_their_changes(
+    small, monkeypatch, capsys, tmp_path
+):
+    from solver.cli import main
+
+    rules, folder = small
+    lines = ["r", "hint", "s 1", "r", "s 2", "r", "s 3"]
+    rc, out, err = _play(
+        monkeypatch, capsys, tmp_path, folder, ["--players", "Ann,computer:win", "--seed", "4"], lines
+    )
+    assert rc == 0, err
+    chances = [line for line in out.splitlines() if "chances to win:" in line]
+    assert len(chances) == 5  # after each turn but the last (6 turns)
+    for line in chances:
+        values = [float(v) for v in re.findall(r"([\d.]+)%", line)]
+        assert len(values) == 2 and all(0.0 <= v <= 100.0 for v in values)
+    assert "Computer (win)" in out
+    assert (
+        main(["review", "--last", "--data", str(tmp_path / "data"), "--tables", str(folder), "--json"]) == 0
+    )
+    review = json.loads(capsys.readouterr().out)
+    effects = review["p_win_by_turn"]
+    assert [e["turn"] for e in effects] == list(range(1, 7))
+    last = effects[-1]
+    assert last["after"] in (0.0, 0.5, 1.0)  # the game is over: won, tied or lost
+
+
+def test_play_level_win_and_bad_computer_levels(small, monkeypatch, capsys, tmp_path):
+    rules, folder = small
+    rc, out, err = _play(
+        monkeypatch,
+        capsys,
+        tmp_path,
+        folder,
+        ["--level", "win", "--seed", "2"],
+        ["r", "s 1", "r", "s 2", "r", "s 3"],
+    )
+    assert rc == 0, err
+    assert "Computer (win)" in out
+    rc, out, err = _play(monkeypatch, capsys, tmp_path, folder, ["--players", "Ann,computer:nosuch"], [])
+    assert rc == 2 and "computer's level" in err
+    rc, out, err = _play(monkeypatch, capsys, tmp_path, folder, ["--players", "computer:win"], [])
+    assert rc == 2 and "at least one person" in err
