@@ -657,12 +657,14 @@ def _win(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, prog
 
 BOTS: dict[str, Callable[..., Bot]] = {
     "optimal": _optimal,
-    "win": _win,
     "heuristic": _heuristic,
     "greedy": _greedy,
     "frequent": lambda rules, tables_dir=None, **_: FrequentBot(rules),
     "random": lambda rules, tables_dir=None, **_: RandomBot(rules),
 }
+#: bots for games against others (not in :data:`BOTS`, the single-player bots that
+#: ``simulate`` and its tests run on the numba engine): ``win`` plays like ``optimal`` alone
+MATCH_BOTS: dict[str, Callable[..., Bot]] = {"win": _win}
 BOT_DESCRIPTIONS = {
     "optimal": "the table's advice (expected-score optimal)",
     "win": "plays to win against the other players (yahtzee match, play): P(win), a tie counted half",
@@ -693,12 +695,13 @@ def get_bot(
     key = str(name).strip()
     if key.lower().startswith("target:"):
         return _target(rules, key, tables_dir, build_if_missing=build_if_missing, progress=progress)
-    factory = BOTS.get(key.lower())
+    factory = BOTS.get(key.lower()) or MATCH_BOTS.get(key.lower())
     if factory is not None:
         return factory(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     if ":" in key:
         return _import_bot(key, rules)
-    raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
+    known = ", ".join([*BOTS, *MATCH_BOTS])
+    raise UsageError(f"unknown bot {name!r} (known: {known}, or module:attr for your own)")
 
 
 def _import_bot(spec: str, rules: RuleSet) -> Bot:

@@ -39,7 +39,7 @@ def register(sub) -> None:
 
 
 def run_match(args) -> int:
-    from ..bots import BOTS
+    from ..bots import BOTS, MATCH_BOTS
     from ..errors import UsageError
     from ..match import MAX_GAMES, MAX_PLAYERS, play_match
     from ..rules import get_rules
@@ -52,8 +52,9 @@ def run_match(args) -> int:
         raise UsageError(f"--bots needs 2 to {MAX_PLAYERS} bots, got {len(names)}")
     for name in names:
         low = name.lower()
-        if low not in BOTS and not low.startswith("target:") and ":" not in name:
-            raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, target:T, or module:attr)")
+        if low not in BOTS and low not in MATCH_BOTS and not low.startswith("target:") and ":" not in name:
+            known = ", ".join([*BOTS, *MATCH_BOTS])
+            raise UsageError(f"unknown bot {name!r} (known: {known}, target:T, or module:attr)")
     if args.games < 1 or args.games > MAX_GAMES:
         raise UsageError(f"--games must be 1 to {MAX_GAMES:,}, got {args.games}")
     if args.threads is not None and args.threads < 1:
