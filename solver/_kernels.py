@@ -696,6 +696,25 @@ def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
     return subkeeps[r, n - 1]
 
 
+@njit(cache=True, inline="always")
+def _play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, roll_offset):
+    """Roll the dice of a turn from die ``k`` of the stream ``base``, keeping the best sub-keep
+    of each roll by ``e1`` (two rolls left) then ``e0`` (one); returns the final five-dice keep
+    and the next die index."""
+    held = _roll(base, k, 0, add_die, keep_size)
+    k += 5
+    for rolls_left in range(2, 0, -1):
+        if rolls_left == 2:
+            keep = _best_keep(e1, held - roll_offset, tol, subkeeps, n_subkeeps)
+        else:
+            keep = _best_keep(e0, held - roll_offset, tol, subkeeps, n_subkeeps)
+        if keep == held:
+            break
+        held = _roll(base, k, keep, add_die, keep_size)
+        k += 5
+    return held, k
+
+
 @njit(cache=True, nogil=True)
 def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
     """Sort games by mask into ``games_out``/``ids_out`` and find the lanes ``(u, f)`` of each mask.
@@ -788,18 +807,10 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
-        k = np.int64(games[i, nb + 3])
-        held = _roll(base, k, 0, add_die, keep_size)
-        k += 5
-        for rolls_left in range(2, 0, -1):
-            if rolls_left == 2:
-                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            else:
-                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            if keep == held:
-                break
-            held = _roll(base, k, keep, add_die, keep_size)
-            k += 5
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
         games[i, nb + 3] = k
         r, mask = held - roll_offset, np.int64(games[i, nb])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
@@ -932,12 +943,33 @@ def target_objective(w, off, length, need):
     return w[off + need - 1]
 
 
+@njit(cache=True, inline="always")
+def _target_max_into(x, row, col, n, w, off, length, t0, shift):
+    """``x[row, col + j] = max(x[row, col + j], target_objective(w, off, length, t0 + j - shift))``
+    for ``j < n``, in three runs (nothing more needed, read ``w``, out of reach) that vectorise."""
+    j1 = min(max(shift - t0 + 1, 0), n)
+    j2 = min(max(length + shift - t0 + 1, j1), n)
+    for j in range(j1):
+        x[row, col + j] = 1.0
+    base = off + t0 - shift - 1
+    for j in range(j1, j2):
+        x[row, col + j] = max(x[row, col + j], w[base + j])
+    for j in range(j2, n):
+        x[row, col + j] = max(x[row, col + j], 0.0)
+
+
 @njit(cache=True)
 def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
     """R0 for target play: ``x[roll_offset + r, col + j]`` = best over the legal boxes of roll
     ``r`` of :func:`target_objective` with ``t0 + j`` points needed, lanes ``j < n`` of one
     state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
-    among equals) unless ``best_box`` has zero rows."""
+    among equals) unless ``best_box`` has zero rows.
+
+    Without tracking, an ordinary roll starts from the best zero placement (row ``zero``,
+    the same for every roll) and tries only the boxes where it scores: a zero placement is
+    never better than a scoring one in the same box (fewer points, a lower upper total, no
+    flag), so the maximum is the same, as in :func:`_block_final_values`.
+    """
     score, joker_score, box_face, flag_rows, roll_face = (
         ra.score,
         ra.joker_score,
@@ -949,7 +981,36 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     roll_offset = x.shape[0] - score.shape[0]
     track = best_box.shape[0] > 0
+    if not track:
+        n_pos, pos_boxes = ra.n_pos, ra.pos_boxes
+        allowed = allowed_bits(mask, box_face.shape[0], order)
+        # the best zero placement, in roll row 0's place for now (row 0 of x is a keep row, free)
+        for j in range(n):
+            x[0, col + j] = NEG_INF
+        rest = allowed
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            points, u2, f2 = step(u, f, 0, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            _target_max_into(x, 0, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+        for r in range(score.shape[0]):
+            if roll_face[r] > 0:
+                continue
+            row = roll_offset + r
+            for j in range(n):
+                x[row, col + j] = x[0, col + j]
+            for i in range(n_pos[r]):
+                b = pos_boxes[r, i]
+                if not (allowed >> b) & 1:
+                    continue
+                s = score[r, b]
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                _target_max_into(x, row, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
     for r in range(score.shape[0]):
+        if not track and roll_face[r] == 0:
+            continue
         row = roll_offset + r
         for j in range(n):
             x[row, col + j] = NEG_INF
@@ -971,17 +1032,8 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
                     if v > x[row, col + j]:
                         x[row, col + j] = v
                         best_box[r, col + j] = b
-                continue
-            # lanes j < j1 need nothing more (1), j1 <= j < j2 read w, j >= j2 are out of reach (0)
-            j1 = min(max(shift - t0 + 1, 0), n)
-            j2 = min(max(length + shift - t0 + 1, j1), n)
-            for j in range(j1):
-                x[row, col + j] = 1.0
-            base = off + t0 - shift - 1
-            for j in range(j1, j2):
-                x[row, col + j] = max(x[row, col + j], w[base + j])
-            for j in range(j2, n):
-                x[row, col + j] = max(x[row, col + j], 0.0)
+            else:
+                _target_max_into(x, row, col, n, w, off, length, t0, shift)
 
 
 @njit(cache=True, nogil=True)
@@ -1050,25 +1102,72 @@ def _push_rolls(keep_mass, add_die):
             keep_mass[add_die[k, face]] += part
 
 
-@njit(cache=True, nogil=True)
-def ev_turn_outcomes(
-    mask, lane_u, lane_f, lane_row, values, ra, tol, start_roll, start_rolls_left, rep_u, gain_kind
+@njit(cache=True, inline="always")
+def _final_rolls(
+    j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final
 ):
-    """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j], lane_f[j])``.
+    """``final[r]``: the probability that lane ``j``'s turn ends with roll ``r``, keeping by the
+    tables ``e1``/``e0`` (column ``j``) with the bots' tie rule; a fresh turn when
+    ``start_roll < 0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left.
+    ``mass`` (462) and ``ev`` (462) are scratch."""
+    n_keeps = add_die.shape[0]
+    n_rolls = final.shape[0]
+    roll_offset = n_keeps - n_rolls
+    for k in range(n_keeps):
+        mass[k] = 0.0
+    for r in range(n_rolls):
+        final[r] = 0.0
+    if start_roll < 0:
+        rolls_left = 2
+        for r in range(n_rolls):
+            mass[roll_offset + r] = roll_prob[r]
+    else:
+        rolls_left = start_rolls_left
+        mass[roll_offset + start_roll] = 1.0
+    while rolls_left > 0:
+        table = e1 if rolls_left == 2 else e0
+        for k in range(n_keeps):
+            ev[k] = table[k, j]
+        for r in range(n_rolls):
+            m = mass[roll_offset + r]
+            if m == 0.0:
+                continue
+            mass[roll_offset + r] = 0.0
+            keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
+            if keep == roll_offset + r:
+                final[r] += m  # stop and score
+            else:
+                mass[keep] += m
+        _push_rolls(mass, add_die)
+        rolls_left -= 1
+    for r in range(n_rolls):
+        final[r] += mass[roll_offset + r]
+
+
+@njit(cache=True, nogil=True)
+def turn_outcomes(
+    mask, lane_u, lane_f, lane_need, values, w, w_off, w_len, ra, tol, start_roll, start_rolls_left, rep_u
+):
+    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
+    from the table ``values`` when ``lane_need`` is empty, else target play with
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_len``).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
-    with ``start_rolls_left`` rolls left.  Returns ``(src, dst, gain, prob)``: lane
-    ``lane_row[j]`` moves with probability ``prob`` to the state of flat index ``dst``
-    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), gaining
-    ``gain``: the points scored this turn (``gain_kind`` 0) or the outcome counts (1):
-    five-of-a-kind bonuses earned plus 16 per five-of-a-kind row scored 50.  Outcomes with the same next state and gain are
-    merged, in (box, score, bonus) order.
+    with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
+    :func:`target_turn_tables`) with the bots' tie rule; the box of the best value, ties
+    within ``tol``: the first in card order.  Returns ``(lane, dst, gain, count, prob)``:
+    lane ``lane`` moves with probability ``prob`` to the state of flat index ``dst``
+    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
+    ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
+    if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
+    are merged, in that order.
     """
     add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    flag_rows, roll_face, roll_prob = ra.flag_rows, ra.roll_face, ra.roll_prob
+    flag_rows, roll_face, roll_prob, five_kind = ra.flag_rows, ra.roll_face, ra.roll_prob, ra.five_kind
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    target = lane_need.shape[0] > 0
     nl = lane_u.shape[0]
     n_keeps = add_die.shape[0]
     n_rolls = score.shape[0]
@@ -1077,12 +1176,14 @@ def ev_turn_outcomes(
     for b in range(nb):
         if flag_rows[b] == 1:
             n_flags = 2
-    roll_offset = n_keeps - n_rolls
     e0 = np.empty((n_keeps, nl))
     e1 = np.empty((n_keeps, nl))
     succ = np.empty((nb * 6, nl))
     no_tracking = np.empty((0, 0), dtype=np.int64)
-    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
+    if target:
+        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0, e1, no_tracking)
+    else:
+        turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
     max_score = 0
     for r in range(n_rolls):
         for b in range(nb):
@@ -1092,66 +1193,41 @@ def ev_turn_outcomes(
     src = np.empty(cap_out, dtype=np.int64)
     dst = np.empty(cap_out, dtype=np.int64)
     gain = np.empty(cap_out, dtype=np.int64)
+    count = np.empty(cap_out, dtype=np.int64)
     prob = np.empty(cap_out)
     n_out = 0
     mass = np.empty(n_keeps)
     final = np.empty(n_rolls)
     ev = np.empty(n_keeps)
     for j in range(nl):
-        for k in range(n_keeps):
-            mass[k] = 0.0
-        for r in range(n_rolls):
-            final[r] = 0.0
-        if start_roll < 0:
-            rolls_left = 2
-            for r in range(n_rolls):
-                mass[roll_offset + r] = roll_prob[r]
-        else:
-            rolls_left = start_rolls_left
-            mass[roll_offset + start_roll] = 1.0
-        while rolls_left > 0:
-            table = e1 if rolls_left == 2 else e0
-            for k in range(n_keeps):
-                ev[k] = table[k, j]
-            for r in range(n_rolls):
-                m = mass[roll_offset + r]
-                if m == 0.0:
-                    continue
-                mass[roll_offset + r] = 0.0
-                keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
-                if keep == roll_offset + r:
-                    final[r] += m  # stop and score
-                else:
-                    mass[keep] += m
-            _push_rolls(mass, add_die)
-            rolls_left -= 1
-        for r in range(n_rolls):
-            final[r] += mass[roll_offset + r]
-        # the box of each final roll: the best within tol, the first in card order
+        _final_rolls(j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final)  # fmt: skip
         u, f = lane_u[j], lane_f[j]
+        need = lane_need[j] if target else 0
         for r in range(n_rolls):
             m = final[r]
             if m == 0.0:
                 continue
             bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
             best = NEG_INF
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                best = max(best, add + succ[cand, j])
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                if add + succ[cand, j] >= best - tol:
-                    extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-                    merged[b, s, 1 if extra > 0 else 0] += m
-                    break
+            for sweep in range(2):  # the best value, then the first box within tol of it
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    if target:
+                        points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                        nxt = mask | (1 << b)
+                        v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
+                    else:
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        v = add + succ[cand, j]
+                    if sweep == 0:
+                        best = max(best, v)
+                    elif v >= best - tol:
+                        merged[b, s, 1 if extra > 0 else 0] += m
+                        break
         for b in range(nb):
             for s in range(max_score + 1):
                 for e in range(2):
@@ -1161,16 +1237,19 @@ def ev_turn_outcomes(
                     merged[b, s, e] = 0.0
                     points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                     nxt = mask | (1 << b)
-                    u2 = rep_u[nxt, u2]
-                    src[n_out] = lane_row[j]
-                    dst[n_out] = (nxt * (cap + 1) + u2) * n_flags + f2
-                    if gain_kind == 0:
-                        gain[n_out] = points + e * bonus
-                    else:  # the outcome counts: bonuses + 16 * five-of-a-kind rows scored 50
-                        gain[n_out] = e + (16 if ra.five_kind[b] == 1 and s == 50 else 0)
+                    src[n_out] = j
+                    dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
+                    gain[n_out] = points + e * bonus
+                    count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
                     prob[n_out] = m
                     n_out += 1
-    return src[:n_out].copy(), dst[:n_out].copy(), gain[:n_out].copy(), prob[:n_out].copy()
+    return (
+        src[:n_out].copy(),
+        dst[:n_out].copy(),
+        gain[:n_out].copy(),
+        count[:n_out].copy(),
+        prob[:n_out].copy(),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -1240,18 +1319,10 @@ def play_target_games(
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
-        k = np.int64(games[i, nb + 3])
-        held = _roll(base, k, 0, add_die, keep_size)
-        k += 5
-        for rolls_left in range(2, 0, -1):
-            if rolls_left == 2:
-                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            else:
-                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            if keep == held:
-                break
-            held = _roll(base, k, keep, add_die, keep_size)
-            k += 5
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
         games[i, nb + 3] = k
         r, mask = held - roll_offset, np.int64(games[i, nb])
         u = min(np.int64(games[i, nb + 1]), cap)
@@ -1276,6 +1347,286 @@ def play_target_games(
                     break
         s = placement_score(r, chosen, use_joker, score, joker_score)
         _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
+@njit(cache=True, nogil=True)
+def max_to_come(lane_mask, lane_u, lane_f, most, ra):
+    """``most[state]``: the most points still to come from each lane's state (its best roll in
+    every turn), from ``most`` of the states after it (the full card's 0)."""
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face = ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    for i in range(lane_mask.shape[0]):
+        mask, u, f = lane_mask[i], lane_u[i], lane_f[i]
+        best = 0
+        for r in range(score.shape[0]):
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                best = max(best, points + extra + most[mask | (1 << b), u2, f2])
+        most[mask, u, f] = best
+
+
+# ============================================================================
+# The triple card (modifier ``triple``, :mod:`solver.triple`)
+#
+# A triple game is three (``weights.shape[0]``) columns of the base card, each a single-card
+# state ``(mask, u, f)`` of the base rule set; a turn fills one open box of any column.  Game
+# ``i`` is row ``i`` of one int32 array ``games`` (N, C * B + 4 C + 1): columns ``c * B + b``
+# the box scores of column ``c`` (-1 while open), then per column ``c`` at
+# ``C * B + 4 c``: the filled mask, the upper total (not capped), the five-of-a-kind bonuses
+# and the flag (a five-of-a-kind row holds 50); the last column counts the dice drawn.  Dice
+# come from the seeded streams exactly as for single games (:func:`play_table_games`).
+#
+# Value-array players (``TRIPLE_ALL``): one turn of lookahead over a base value array ``V``
+# (the exact table: the ``triple`` player; the heuristic or all-zero arrays: the heuristic
+# and greedy players): every roll with no rolls left is worth
+#
+#     R0(r) = max over open columns c, legal boxes b of  w_c * (objective(step(...)) - V[s_c])
+#
+# (the sum of ``w_c V[s_c]`` over all columns, the same for every option, left out), then
+# the keeps as in the DP.  ``TRIPLE_FIRST`` (the floor) considers only the first open column:
+# each column in turn, played as the single-card optimum.  Ties within ``tol``: the keep with
+# the most dice, then the first column, then the first box.
+# ============================================================================
+
+TRIPLE_ALL = 0
+TRIPLE_FIRST = 1
+TRIPLE_RANDOM = 2
+TRIPLE_COLUMN_EXTRA = 4  # per column after the box scores: mask, upper total, bonuses, flag
+
+
+@njit(cache=True, inline="always")
+def _triple_column(
+    mask, u, f, w, kappa, vnow, values, succ_c, rc,
+    score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
+    rows_mask, joker_mode, order, bonus, thr, ub, cap,
+):  # fmt: skip
+    """Successor rows of one column into ``succ_c`` (as :func:`successors`, one lane, the values
+    to come scaled by ``kappa``) and ``rc[roll] = w * (R0_column(roll) - vnow)`` for every roll."""
+    nb = box_face.shape[0]
+    for row in range(nb * 6):
+        succ_c[row] = NEG_INF
+    allowed = allowed_bits(mask, nb, order)
+    best0 = NEG_INF
+    rest = allowed
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        nxt = values[mask | (1 << b)]
+        face = box_face[b]
+        flag_row = flag_rows[b] == 1
+        n_class = 6 if face > 0 else (2 if flag_row else 1)
+        for c in range(n_class):
+            s = c * face if face > 0 else 50 * c
+            points, u2, f2 = step(u, f, s, face, flag_row, thr, ub, cap)
+            succ_c[b * 6 + c] = objective(points, kappa * nxt[u2, f2])
+        best0 = max(best0, succ_c[b * 6])
+    for r in range(score.shape[0]):
+        if roll_face[r] > 0:  # the exact path: Joker placement and bonus
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            v = NEG_INF
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                v = max(v, add + succ_c[cand])
+            v += five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        else:  # any allowed box: the best class-0 row or a box where the roll scores
+            v = best0
+            for k in range(n_pos[r]):
+                b = pos_boxes[r, k]
+                cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
+                v = max(v, add + succ_c[cand])
+        rc[r] = w * (v - vnow)
+
+
+@njit(cache=True, inline="always")
+def _average_keeps_1d(x, add_die):
+    """:func:`_average_keeps` of one lane (the same arithmetic, term by term)."""
+    for k in range(add_die.shape[0] - 1, -1, -1):
+        if add_die[k, 0] < 0:
+            continue
+        x[k] = (
+            x[add_die[k, 0]] + x[add_die[k, 1]] + x[add_die[k, 2]] + x[add_die[k, 3]] + x[add_die[k, 4]]
+            + x[add_die[k, 5]]
+        ) * ONE_SIXTH  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls):
+    """:func:`_best_subkeep` of one lane."""
+    roll_offset = drop_one.shape[0] - N_ROLLS
+    y[0] = x[0]
+    for k in range(1, drop_one.shape[0]):
+        v = x[k]
+        if all_rolls and k >= roll_offset:
+            v = NEG_INF
+        for i in range(n_drop[k]):
+            v = max(v, y[drop_one[k, i]])
+        y[k] = v
+
+
+@njit(cache=True, nogil=True)
+def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa, tol, ra):
+    """Play whole triple games ``i0 .. i1`` (game ``game0 + i``) with ``mode`` (``TRIPLE_ALL``,
+    ``TRIPLE_FIRST`` or ``TRIPLE_RANDOM``) over the base value array ``values``; see above.
+    ``kappa`` (C,) scales each column's values to come (1: the values themselves)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    drop_one, n_drop, all_rolls = ra.drop_one, ra.n_drop, ra.all_rolls
+    score, joker_score, pos_boxes, n_pos = ra.score, ra.joker_score, ra.pos_boxes, ra.n_pos
+    box_face, five_kind, flag_rows, roll_face = ra.box_face, ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    n_col = weights.shape[0]
+    n_keeps = add_die.shape[0]
+    roll_offset = n_keeps - score.shape[0]
+    full = (1 << nb) - 1
+    off = n_col * nb
+    dice_col = off + TRIPLE_COLUMN_EXTRA * n_col
+    two_flags = values.shape[2] == 2
+    x = np.empty(n_keeps)
+    y = np.empty(n_keeps)
+    succ = np.empty((n_col, nb * 6))
+    rc = np.empty((n_col, score.shape[0]))  # each column's w * (R0 - V), kept while it does not change
+    fresh = np.zeros(n_col, dtype=np.int64)
+    active = np.zeros(n_col, dtype=np.int64)
+    vnow = np.zeros(n_col)
+    cu = np.zeros(n_col, dtype=np.int64)
+    cf = np.zeros(n_col, dtype=np.int64)
+    for i in range(i0, i1):
+        base = stream_base(seed_mixed, game0 + i)
+        rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
+        k = np.int64(games[i, dice_col])
+        for c in range(n_col):
+            fresh[c] = 0
+        for turn in range(n_col * nb):
+            # the columns this player considers, and their states
+            seen = False
+            for c in range(n_col):
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                mask = np.int64(games[i, at])
+                active[c] = 0
+                if mask == full or (mode == TRIPLE_FIRST and seen):
+                    continue
+                seen = True
+                active[c] = 1
+                cu[c] = min(np.int64(games[i, at + 1]), cap)
+                cf[c] = np.int64(games[i, at + 3]) if two_flags else 0
+                vnow[c] = kappa[c] * values[mask, cu[c], cf[c]]
+            if mode != TRIPLE_RANDOM:
+                for c in range(n_col):
+                    if active[c] and not fresh[c]:
+                        _triple_column(
+                            np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c]), cu[c], cf[c],
+                            float(weights[c]), kappa[c], vnow[c], values, succ[c], rc[c],
+                            score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
+                            rows_mask, joker_mode, order, bonus, thr, ub, cap,
+                        )  # fmt: skip
+                        fresh[c] = 1
+                for r in range(score.shape[0]):
+                    v = NEG_INF
+                    for c in range(n_col):
+                        if active[c] and rc[c, r] > v:
+                            v = rc[c, r]
+                    x[roll_offset + r] = v
+                _average_keeps_1d(x, add_die)  # x: e0 below five dice, R0 on the rolls
+                _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls)
+                _average_keeps_1d(y, add_die)  # y: e1 below five dice
+                for row in range(roll_offset, n_keeps):
+                    y[row] = NEG_INF if all_rolls else x[row]
+                    if all_rolls:
+                        x[row] = NEG_INF
+            # the rolls
+            j = 8 * turn
+            held = _roll(base, k, 0, add_die, keep_size)
+            k += 5
+            for rolls_left in range(2, 0, -1):
+                r = held - roll_offset
+                if mode == TRIPLE_RANDOM:
+                    keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
+                    j += 1
+                elif rolls_left == 2:
+                    keep = _best_keep(y, r, tol, subkeeps, n_subkeeps)
+                else:
+                    keep = _best_keep(x, r, tol, subkeeps, n_subkeeps)
+                if keep == held:
+                    break
+                held = _roll(base, k, keep, add_die, keep_size)
+                k += 5
+            # the box: best (first column, first box among equals) or uniform
+            r = held - roll_offset
+            best = NEG_INF
+            n_legal = 0
+            for c in range(n_col):
+                if not active[c]:
+                    continue
+                mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c])
+                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    n_legal += 1
+                    if mode != TRIPLE_RANDOM:
+                        s = placement_score(r, b, use_joker, score, joker_score)
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        best = max(best, weights[c] * (add + succ[c, cand] + extra - vnow[c]))
+            pick = _uniform(rbase, j, n_legal) if mode == TRIPLE_RANDOM else -1
+            n_seen = 0
+            done = False
+            for c in range(n_col):
+                if done:
+                    break
+                if not active[c]:
+                    continue
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                mask = np.int64(games[i, at])
+                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    if mode == TRIPLE_RANDOM:
+                        take = n_seen == pick
+                        n_seen += 1
+                    else:
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        take = weights[c] * (add + succ[c, cand] + extra - vnow[c]) >= best - tol
+                    if take:
+                        games[i, c * nb + b] = s
+                        games[i, at] = games[i, at] | (1 << b)
+                        if box_face[b] > 0:
+                            games[i, at + 1] += s
+                        if extra > 0:
+                            games[i, at + 2] += 1
+                        if five_kind[b] == 1 and s == 50:
+                            games[i, at + 3] = 1
+                        fresh[c] = 0
+                        done = True
+                        break
+        games[i, dice_col] = k
+
+
+@njit(cache=True, nogil=True)
+def apply_entry_outcomes(c0, c1, src_row, src_col, dst_row, gain, prob, dist, out):
+    """``out[dst_row[c], src_col[c] + gain[c]] += prob[c] * dist[src_row[c], src_col[c]]`` for
+    outcomes ``c0 .. c1`` (sorted by ``dst_row``)."""
+    for c in range(c0, c1):
+        a = src_col[c]
+        out[dst_row[c], a + gain[c]] += prob[c] * dist[src_row[c], a]
 
 
 # ============================================================================

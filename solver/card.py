@@ -57,6 +57,7 @@ class ScoreCard:
 
     def __post_init__(self) -> None:
         rules = self.rules
+        rules.require_single("a single score card")
         if len(self.scores) != rules.n_boxes:
             raise CardError(f"a {rules.id} card has {rules.n_boxes} boxes, got {len(self.scores)}")
         for name, score, allowed in zip(rules.box_names, self.scores, rules.possible_scores, strict=True):

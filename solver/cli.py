@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "review": "review",
     "rules": "rules",
     "stats": "stats",
+    "distribution": "distribution",
     "serve": "serve",
 }
 

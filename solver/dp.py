@@ -63,6 +63,7 @@ def rule_arrays(rules: RuleSet) -> _kernels_types.RuleArrays:
     """The rule set and dice layer as the kernels' one argument (:class:`solver._kernels.RuleArrays`)."""
     from ._kernels import RuleArrays
 
+    rules.require_single("the dynamic program")
     k = rules.kernel_arrays
     score = k["score"]
     n_pos = (score > 0).sum(axis=1).astype(np.int64)

@@ -27,6 +27,8 @@ class Judgement:
     decision: Decision
     chosen: Option
     best: Option
+    p_chosen: float | None = None  # P(final >= target) after the chosen option, playing for the target
+    p_best: float | None = None  # ... after the option that maximises it
 
     @property
     def loss(self) -> float:
@@ -51,7 +53,11 @@ class Judgement:
             "loss": round(self.loss, 6),
             "expected_final_choice": round(self.chosen.expected_final, 6),
             "expected_final_best": round(self.best.expected_final, 6),
-        }
+        } | (
+            {"p_target_choice": self.p_chosen, "p_target_best": self.p_best}
+            if self.p_chosen is not None
+            else {}
+        )
 
 
 def describe(option: Option) -> str:
@@ -66,14 +72,23 @@ def describe(option: Option) -> str:
     return "keep " + " ".join(map(str, option.keep))
 
 
-def judge(advisor: Advisor, decision: Decision) -> Judgement:
-    """The chosen option of ``decision`` and the best one, from the advisor."""
-    advice = advisor.advise(Position(decision.card, decision.dice, decision.rolls_left))
+def judge(advisor: Advisor, decision: Decision, target_advisor=None, target: int | None = None) -> Judgement:
+    """The chosen option of ``decision`` and the best one, from the advisor; with a
+    :class:`~solver.advisor.TargetAdvisor` and ``target``, also P(final >= target) after the
+    chosen option and after the best one for the target."""
+    position = Position(decision.card, decision.dice, decision.rolls_left)
+    advice = advisor.advise(position)
     if decision.is_keep:
         chosen = advice.option_for(keep=decision.keep)
     else:
         chosen = advice.option_for(category=decision.box)
-    return Judgement(decision, chosen, advice.best)
+    if target_advisor is None or target is None:
+        return Judgement(decision, chosen, advice.best)
+    aimed = target_advisor.advise(position, target)
+    mine = (
+        aimed.option_for(keep=decision.keep) if decision.is_keep else aimed.option_for(category=decision.box)
+    )
+    return Judgement(decision, chosen, advice.best, mine.p_target, aimed.options[0].p_target)
 
 
 def verdict_word(average: float, total: float) -> str:
@@ -140,13 +155,18 @@ class PlayerReview:
         }
 
 
-def review_game(game: Game, advisor: Advisor, players: list[int] | None = None) -> list[PlayerReview]:
-    """A :class:`PlayerReview` for each player (or those given by index), in seat order."""
+def review_game(
+    game: Game, advisor: Advisor, players: list[int] | None = None, target_advisor=None
+) -> list[PlayerReview]:
+    """A :class:`PlayerReview` for each player (or those given by index), in seat order; with a
+    target advisor, a solo game that played for a target (``game.info["target"]``) also gets
+    each decision's P(final >= target)."""
     out = []
+    target = game.info.get("target") if target_advisor is not None and len(game.players) == 1 else None
     for i, p in enumerate(game.players):
         if players is not None and i not in players:
             continue
-        judgements = tuple(judge(advisor, d) for d in game.decisions(i))
+        judgements = tuple(judge(advisor, d, target_advisor, target) for d in game.decisions(i))
         out.append(PlayerReview(p.name, game.cards[i].total, game.cards[i].is_complete, judgements))
     return out
 
@@ -165,13 +185,21 @@ def format_review(
     if info.get("dice") == "real":
         head.append("real dice")
     lines = ["Review: " + ", ".join(head)]
+    target = info.get("target")
     for r in reviews:
         lines.append("")
         lines.append(f"{printable(r.name)}: {r.score} points")
         rows = [j for j in r.judgements if j.is_mistake or not only_mistakes]
+        with_p = any(j.p_chosen is not None for j in r.judgements)
+        if with_p:
+            lines.append(
+                f"  P(>={target}): your chance of {printable(str(info.get('target_goal', 'the target')))} "
+                "after each choice (best: after the best choice for it)"
+            )
         if rows:
             lines.append(
                 f"  {'turn':>4} {'roll':>4}  {'dice':<5}  {'your choice':<22}  {'optimal':<22}  {'loss':>6}"
+                + (f"  {'P(>=' + str(target) + ')':>9}  {'best':>6}" if with_p else "")
                 + ("  P(win) before -> after" if win else "")
             )
         for j in rows:
@@ -180,14 +208,13 @@ def format_review(
             shown_best = best if j.is_mistake else "(best)"
             roll = str(d.roll) if d.is_keep else "box"
             mark = " *" if j.is_mistake else ""
-            chance = ""
+            line = f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}{mark}"
+            if j.p_chosen is not None:
+                line += f"  {100 * j.p_chosen:8.2f}%  {100 * j.p_best:5.1f}%"
             if win and not d.is_keep and d.turn in win:
                 before, after = win[d.turn]
-                chance = f"{'':2}  {100 * before:5.1f}% -> {100 * after:5.1f}%"
-            lines.append(
-                f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}"
-                f"{mark or '  '}{chance}".rstrip()
-            )
+                line += f"{'' if mark else '  '}  {100 * before:5.1f}% -> {100 * after:5.1f}%"
+            lines.append(line)
         if only_mistakes and not rows and r.judgements:
             lines.append("  no mistakes")
     lines.append("")

@@ -195,6 +195,7 @@ class RuleSet:
     joker: str = "none"
     order: str = "free"
     all_rolls: bool = False
+    triple: bool = False
     reference_value: float | None = field(default=None, compare=False)
     base: str = field(default="", compare=False)
     modifiers: tuple[str, ...] = field(default=(), compare=False)
@@ -223,7 +224,27 @@ class RuleSet:
 
     @property
     def n_turns(self) -> int:
-        return self.n_boxes
+        return self.n_boxes * (len(TRIPLE_WEIGHTS) if self.triple else 1)
+
+    @property
+    def weights(self) -> tuple[int, ...]:
+        """The columns' weights: ``(1, 2, 3)`` on the triple card, ``(1,)`` otherwise."""
+        return TRIPLE_WEIGHTS if self.triple else (1,)
+
+    @property
+    def single(self) -> RuleSet:
+        """The rule set of one column: this one without ``triple`` (itself when not triple)."""
+        if not self.triple:
+            return self
+        return get_rules("+".join(p for p in self.id.split("+") if p != "triple"))
+
+    def require_single(self, what: str) -> None:
+        """Refuse the triple card where only single cards are handled (a usage error)."""
+        if self.triple:
+            raise UsageError(
+                f"{what} does not take the triple card ({self.id}); it is played with "
+                f"simulate --bot triple|tuned|floor|heuristic|greedy|random and hint --rules {self.id}"
+            )
 
     @property
     def full_mask(self) -> int:
@@ -440,11 +461,27 @@ class RuleSet:
             "joker": self.joker,
             "order": self.order,
             "all_rolls": self.all_rolls,
-        }
+        } | ({"triple": True, "weights": list(self.weights)} if self.triple else {})
 
     def card_text(self) -> str:
         """The card in words: boxes, scoring, bonuses and order (``yahtzee rules SPEC``)."""
         lines = [f"{self.id}: {self.title}"]
+        if self.triple:
+            single = self.single
+            lines.append(
+                f"triple card: three columns of the {single.id} card below, weighted "
+                + ", ".join(f"x{w}" for w in self.weights)
+                + "; each turn fills one open box of any column; the upper bonus, the "
+                "five-of-a-kind bonus and the Joker rule are judged within the chosen column; "
+                "every score of a column, its bonuses included, is multiplied by its weight"
+            )
+            lines.append('card notation: BOX@COLUMN=SCORE, e.g. "ones@1=3,fours@3=12" (columns 1..3)')
+            if single.reference_value is not None:
+                floor = sum(self.weights) * single.reference_value
+                lines.append(
+                    f"floor (each column in turn, played optimally): {floor:.7f} = "
+                    f"{sum(self.weights)} x {single.reference_value:.7f}; exact value unknown"
+                )
         if self.reference_value is not None:
             lines.append(f"optimal expected score: {self.reference_value:.7f}")
         lines.append("")
@@ -616,8 +653,16 @@ def _without(d: dict, value: str | None) -> None:
     d["without"] = ",".join(n for n in on_card if n in names)  # card order, once each
 
 
+#: The columns of the triple card and their weights (``shared/RULES.md``, modifier ``triple``).
+TRIPLE_WEIGHTS = (1, 2, 3)
+
+
 def _triple(d: dict, value: str | None) -> None:
-    raise UsageError("triple: the triple card is not playable yet (it has its own issue)")
+    if d["order"] == "choose":
+        raise UsageError(
+            "triple conflicts with order=choose: use order=down or order=up with the triple card"
+        )
+    d["triple"] = True
 
 
 MODIFIERS: dict[str, Modifier] = {
@@ -635,7 +680,7 @@ MODIFIERS: dict[str, Modifier] = {
         Modifier("order", "order=down|up|choose", "fill the boxes in card order, in reverse, or choose", _order, True),
         Modifier("lower-only", "lower-only", "a shortened game without the upper rows", _lower_only),
         Modifier("without", "without=BOX,...", "a shortened game without the named rows", _without, True),
-        Modifier("triple", "triple", "three columns weighted x1, x2, x3 (not playable yet)", _triple),
+        Modifier("triple", "triple", "three columns of the card weighted x1, x2, x3", _triple),
     )
 }  # fmt: skip
 
@@ -727,6 +772,7 @@ def parse_rules(spec: str) -> RuleSet:
         joker=base.joker if has_rows else "none",
         order=draft["order"],
         all_rolls=draft["all_rolls"],
+        triple=draft.get("triple", False),
         reference_value=REFERENCE_VALUES.get(canonical),
         base=base.id,
         modifiers=tuple(parts[1:]),

@@ -295,6 +295,21 @@ def _store(out: dict, start: int, part: dict) -> None:
     out["box_sums"] += part["box_sums"]
 
 
+def _lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]]]:
+    """``(width, batches)``: batches ``(g0, g1, l0)`` of consecutive groups whose lanes fit in
+    ``width`` rows of decision tables (at most :data:`LANE_BUDGET`, or one group's lanes if
+    more); ``l0`` is the first lane of the batch."""
+    n_groups = len(group_lane) - 1
+    width = max(min(LANE_BUDGET, int(group_lane[-1])), int(np.diff(group_lane).max(initial=0)))
+    batches, g0 = [], 0
+    while g0 < n_groups:
+        g1 = max(g0 + 1, int(np.searchsorted(group_lane, group_lane[g0] + width, side="right")) - 1)
+        g1 = min(g1, n_groups)
+        batches.append((g0, g1, int(group_lane[g0])))
+        g0 = g1
+    return width, batches
+
+
 def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra) -> None:
     """One turn of every game of ``state`` with a table bot; the games end up, sorted by
     mask, in ``spare``/``spare_ids`` (see :func:`solver._kernels.group_games`)."""
@@ -303,16 +318,11 @@ def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, ga
         state, ids, spare, spare_ids, values.shape[0], values.shape[1] - 1, values.shape[2], nb
     )
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
-    n_groups = len(group_mask)
-    width = max(min(LANE_BUDGET, len(lane_u)), int(np.diff(group_lane).max(initial=0)))
+    width, batches = _lane_batches(group_lane)
     e0_all = np.empty((width, D.N_KEEPS))
     e1_all = np.empty((width, D.N_KEEPS))
     succ_all = np.empty((6 * nb, width))
-    g0 = 0
-    while g0 < n_groups:  # batches of groups whose lanes fit in ``width``
-        g1 = max(g0 + 1, int(np.searchsorted(group_lane, group_lane[g0] + width, side="right")) - 1)
-        g1 = min(g1, n_groups)
-        l0 = int(group_lane[g0])
+    for g0, g1, l0 in batches:
 
         def tables(a: int, b: int, l0=l0) -> None:
             K.group_tables(
@@ -327,7 +337,6 @@ def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, ga
 
         workers.run(tables, g0, g1)
         workers.run(play, int(group_start[g0]), int(group_start[g1]))
-        g0 = g1
 
 
 def _target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra):
@@ -375,33 +384,15 @@ def _target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0
         group_lane = np.concatenate(([0], starts, [len(lanes)])).astype(np.int64)
         group_mask = lane_mask[group_lane[:-1]].astype(np.int64)
         game_start = np.searchsorted(pos_lane, group_lane)  # first game of each group
-        n_groups = len(group_mask)
-        width = max(min(LANE_BUDGET, len(lanes)), int(np.diff(group_lane).max(initial=0)))
+        width, batches = _lane_batches(group_lane)
         e0_all = np.empty((width, D.N_KEEPS))
         e1_all = np.empty((width, D.N_KEEPS))
-        g0 = 0
-        while g0 < n_groups:  # batches of groups whose lanes fit in ``width``
-            g1 = max(g0 + 1, int(np.searchsorted(group_lane, group_lane[g0] + width, side="right")) - 1)
-            g1 = min(g1, n_groups)
-            l0 = int(group_lane[g0])
+        for g0, g1, l0 in batches:
 
             def tables(a: int, b: int, l0=l0) -> None:
                 K.target_group_tables(
-                    a,
-                    b,
-                    l0,
-                    group_mask,
-                    group_lane,
-                    lane_u,
-                    lane_f,
-                    lane_need,
-                    w,
-                    w_off,
-                    w_len,
-                    ra,
-                    e0_all,
-                    e1_all,
-                )
+                    a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0_all, e1_all
+                )  # fmt: skip
 
             def play(a: int, b: int, l0=l0) -> None:
                 K.play_target_games(
@@ -411,7 +402,6 @@ def _target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0
 
             workers.run(tables, g0, g1)
             workers.run(play, int(game_start[g0]), int(game_start[g1]))
-            g0 = g1
         parts_state.append(games)
         parts_ids.append(game_ids)
     return np.concatenate(parts_state), np.concatenate(parts_ids)

@@ -376,6 +376,7 @@ def reachable_states(rules: str | RuleSet):
     import numpy as np
 
     rules = get_rules(rules)
+    rules.require_single("a table")
     pattern = np.frombuffer(value_pattern(rules), dtype=np.uint8).reshape(expected_shape(rules))
     return np.nonzero(pattern != _NAN[0])
 
@@ -414,6 +415,7 @@ def load_table(
     (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card).
     """
     rules = get_rules(rules)
+    rules.require_single("a table")
     npy, manifest_path = table_paths(rules, tables_dir)
     folder = npy.parent
     rebuild = _rebuild_hint(rules, folder)
@@ -567,6 +569,7 @@ def build_table(
     from .fileio import remove_stale_temporaries
 
     rules = get_rules(rules)
+    rules.require_single("a table")
     folder = table_paths(rules, tables_dir)[0].parent
     _check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
@@ -633,6 +636,7 @@ def verify_table(
     memory and compared bit for bit.
     """
     rules = get_rules(rules)
+    rules.require_single("a table")
     try:
         table = load_table(rules, tables_dir)
     except TableError as exc:

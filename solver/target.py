@@ -68,8 +68,10 @@ def solve_target(
     progress: Callable[[int], None] | None = None,
     threads: int | None = None,
 ) -> TargetValues:
-    """``W`` of every reachable state for targets ``1 .. t_max`` (dense: every row ``t_max`` long).
+    """``W`` of every reachable state for targets ``1 .. t_max``.
 
+    A state stores the targets up to the most points it can still score (beyond, W = 0);
+    a state whose upper total is hopeless shares its mask's representative row.
     ``progress(n)`` is called after each level with the number of masks done; the result
     does not depend on ``threads``.
     """
@@ -79,50 +81,65 @@ def solve_target(
     from .threads import Workers
 
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
-    off = np.full(shape, -1, dtype=np.int64)
-    length = np.zeros(shape, dtype=np.int64)
     levels = dp.masks_by_level(rules)
     plans = [dp.level_lanes(rules, masks) for masks in levels]
-    n_rows = sum(len(lanes[0]) for lanes, _ in plans) + (1 if rules.order == "choose" else 0)
-    w = np.zeros(n_rows * t_max)
-    off[rules.full_mask] = 0  # the full card: no points to come, W = 0 for every t >= 1
-    row = 0
+    args = dp.rule_arrays(rules)
+    choose = rules.order == "choose"
+    directed = [dp.rule_arrays(rules.directed(d)) for d in ("down", "up")] if choose else []
 
-    def solve_level(lanes, args) -> None:
-        nonlocal row
-        lane_mask, lane_u, lane_f = lanes
-        n = len(lane_mask)
-        rows = row + np.arange(n, dtype=np.int64)
-        off[lane_mask, lane_u, lane_f] = rows * t_max
-        length[lane_mask, lane_u, lane_f] = t_max
-        row += n
-        t0 = np.arange(1, t_max + 1, T_CHUNK, dtype=np.int64)
-        block_state = np.repeat(np.arange(n, dtype=np.int64), len(t0))
-        block_t0 = np.tile(t0, n)
-        block_n = np.minimum(T_CHUNK, t_max + 1 - block_t0)
+    # the most points still to come: how many targets each state stores
+    most = np.zeros(shape, dtype=np.int64)
+    for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
+        if choose and masks.tolist() == [0]:
+            both = []
+            for level_args in directed:
+                _kernels.max_to_come(*lanes, most, level_args)
+                both.append(most[lanes].copy())
+            most[lanes] = np.maximum(*both)
+        else:
+            _kernels.max_to_come(*lanes, most, args)
+        most[copy_mask, copy_u] = most[copy_mask, copy_from]
+    off = np.full(shape, -1, dtype=np.int64)
+    length = np.zeros(shape, dtype=np.int64)
+    off[rules.full_mask] = 0  # the full card: no points to come, W = 0 for every t >= 1
+    used = 0
+    for lanes, (copy_mask, copy_u, copy_from) in plans:
+        lane_len = np.minimum(most[lanes], t_max)
+        starts = used + np.cumsum(lane_len) - lane_len
+        off[lanes], length[lanes] = starts, lane_len
+        used += int(lane_len.sum())
+        off[copy_mask, copy_u] = off[copy_mask, copy_from]
+        length[copy_mask, copy_u] = length[copy_mask, copy_from]
+    w = np.zeros(used)
+
+    def solve_level(lanes, level_args) -> None:
+        lane_len = length[lanes]
+        chunks = (lane_len + T_CHUNK - 1) // T_CHUNK
+        block_state = np.repeat(np.arange(len(lane_len), dtype=np.int64), chunks)
+        first_block = np.repeat(np.cumsum(chunks) - chunks, chunks)
+        block_t0 = 1 + T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
+        block_n = np.minimum(T_CHUNK, lane_len[block_state] + 1 - block_t0)
 
         def work(i0: int, i1: int) -> None:
             _kernels.solve_target_blocks(
-                block_state, block_t0, block_n, i0, i1, lane_mask, lane_u, lane_f, w, off, length, args
+                block_state, block_t0, block_n, i0, i1, *lanes, w, off, length, level_args
             )
 
         workers.run(work, 0, len(block_state), pieces=max(1, min(len(block_state), 16 * workers.threads)))
 
     with Workers(threads) as workers:
-        args = dp.rule_arrays(rules)
-        for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
-            if rules.order == "choose" and masks.tolist() == [0]:
+        for masks, (lanes, _) in zip(levels, plans, strict=True):
+            if choose and masks.tolist() == [0]:
                 # the direction is chosen before the first roll: the better of the two
-                solve_level(lanes, dp.rule_arrays(rules.directed("down")))
-                first = off[lanes[0], lanes[1], lanes[2]]
-                down = w[first[:, None] + np.arange(t_max)].copy()
-                solve_level(lanes, dp.rule_arrays(rules.directed("up")))
-                again = off[lanes[0], lanes[1], lanes[2]]
-                w[again[:, None] + np.arange(t_max)] = np.fmax(down, w[again[:, None] + np.arange(t_max)])
+                rows = np.concatenate(
+                    [np.arange(o, o + n) for o, n in zip(off[lanes], length[lanes], strict=True)]
+                )
+                solve_level(lanes, directed[0])
+                down = w[rows].copy()
+                solve_level(lanes, directed[1])
+                w[rows] = np.fmax(down, w[rows])
             else:
                 solve_level(lanes, args)
-            off[copy_mask, copy_u] = off[copy_mask, copy_from]
-            length[copy_mask, copy_u] = length[copy_mask, copy_from]
             if progress is not None:
                 progress(len(masks))
     return TargetValues(w, off, length, t_max)
@@ -299,6 +316,7 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
     from .tables import ValueFile, read_manifest, sha256_file
 
     rules = get_rules(rules)
+    rules.require_single("a target table")
     w_path, index_path, manifest_path = target_paths(rules, tables_dir)
     folder = w_path.parent
     build = f"yahtzee tables build --rules {rules.id} --target --tables {folder}"
@@ -366,6 +384,7 @@ def build_target(
     from .tables import _check_writable
 
     rules = get_rules(rules)
+    rules.require_single("a target table")
     folder = target_paths(rules, tables_dir)[0].parent
     _check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))
@@ -409,6 +428,7 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     from .tables import reachable_states
 
     rules = get_rules(rules)
+    rules.require_single("a target table")
     try:
         table = load_target(rules, tables_dir, check_hash=True)
     except TableError as exc:

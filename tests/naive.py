@@ -180,10 +180,10 @@ class NaiveTargetSolver(NaiveSolver):
             return 1.0
         if state[0] == self.full:
             return 0.0
-        if state[0] == 0 and self.rules.order == "choose":
-            return max(
-                NaiveTargetSolver(self.rules.directed(d)).probability(state, t) for d in ("down", "up")
-            )
+        if state[0] == 0 and self.rules.order == "choose":  # one solver per direction, reused for every t
+            if not hasattr(self, "_directed"):
+                self._directed = [NaiveTargetSolver(self.rules.directed(d)) for d in ("down", "up")]
+            return max(solver.probability(state, t) for solver in self._directed)
         key = (state, t)
         if key not in self._probabilities:
             worth = lambda points, nxt: self.probability(nxt, t - points)  # noqa: E731

@@ -82,12 +82,21 @@ def test_default_rules():
     assert get_rules(rules) is rules
 
 
-@pytest.mark.parametrize("spec", ["triple", "TRIPLE", "yahtzee+triple", "yatzy+triple", "triple+all-rolls"])
-def test_triple_is_a_one_line_usage_error(spec):
-    with pytest.raises(UsageError) as info:
-        get_rules(spec)
-    message = str(info.value)
-    assert "triple" in message and "\n" not in message
+@pytest.mark.parametrize(
+    "spec, canonical",
+    [
+        ("triple", "yahtzee+triple"),
+        ("TRIPLE", "yahtzee+triple"),
+        ("yahtzee+triple", "yahtzee+triple"),
+        ("yatzy+triple", "yatzy+triple"),
+        ("triple+all-rolls", "yahtzee+all-rolls+triple"),
+    ],
+)
+def test_triple_is_accepted_with_its_single_column_rules(spec, canonical):
+    rules = get_rules(spec)
+    assert rules.id == canonical and rules.triple and rules.weights == (1, 2, 3)
+    assert not rules.single.triple and rules.single.id == canonical.replace("+triple", "")
+    assert rules.n_turns == 3 * rules.single.n_turns
 
 
 _YATZY_LOWER = ",".join(n for n in get_rules("yatzy").box_names if n not in UPPER)
@@ -249,7 +258,7 @@ def test_describe_modifiers_lists_every_base_and_modifier():
         assert mod.syntax in text and mod.name in text
     # every modifier and base of RULES.md
     assert set(MODIFIERS) >= {"all-rolls", "extra-bonus", "yatzy-rows", "order", "lower-only", "without"}
-    assert "triple" in MODIFIERS  # known, if not playable yet
+    assert "triple" in MODIFIERS
     yahtzees = {"yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus"}
     assert set(BASES) == yahtzees | {"yatzy", "yacht"}
 

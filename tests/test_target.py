@@ -5,47 +5,67 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from naive import NaiveTargetSolver, outcomes
-from test_dp_naive import GAMES, _without_all_but, dp_index
+from test_dp_naive import CHANCE, ONES, SIXES, _without_all_but, dp_index
 
-from solver.rules import get_rules
+from solver.rules import RuleSet, get_rules
 from solver.target import compact, solve_target
 
 # reduced games small enough for the brute force at every target
 TARGET_GAMES = {
     "lower-only": _without_all_but("yatzy+lower-only", "small_straight,yatzy,chance"),
-    "upper-bonus": GAMES["upper-bonus"],
-    "joker-forced": _without_all_but("yahtzee", "sixes,yahtzee,chance"),
+    "upper-bonus": RuleSet(
+        "mini-upper3",
+        "ones, sixes, chance; bonus 35 at 8",
+        (ONES, SIXES, CHANCE),
+        upper_bonus=35,
+        upper_threshold=8,
+    ),
     "order=choose": _without_all_but("yacht+order=choose", "sixes,little_straight,choice"),
     "all-rolls": _without_all_but("yatzy+all-rolls", "fives,one_pair,yatzy"),
 }
+# games with a five-of-a-kind bonus (large scores): the brute force at a sample of targets
+SAMPLED_GAMES = {
+    "joker-forced": (_without_all_but("yahtzee", "sixes,yahtzee,chance"), (1, 20, 45, 50, 80, 130, 180, 230)),
+    "extra-bonus": (
+        _without_all_but("yatzy+extra-bonus=50", "two_pairs,yatzy,chance"),
+        (1, 30, 60, 100, 130),
+    ),
+}
 
 
-def _max_points(rules) -> int:
-    """More points than any game of ``rules`` can score (every box's best, bonuses)."""
-    best = sum(max(max(s) for s in [rules.scores_by_box[b]]) for b in range(rules.n_boxes))
+def _most_points(rules) -> int:
+    """More points than any game of ``rules`` can score (every box's best, every bonus)."""
+    best = sum(max(rules.scores_by_box[b]) for b in range(rules.n_boxes))
     return best + rules.upper_bonus + rules.bonus * rules.n_boxes + 60
+
+
+def _check_against_naive(rules, targets_of) -> None:
+    naive = NaiveTargetSolver(rules)
+    t_max = _most_points(rules)
+    values = solve_target(rules, t_max)
+    small = compact(values)
+    for state in sorted(naive.reachable_states(), key=lambda s: -bin(s[0]).count("1")):
+        index = dp_index(rules, state)
+        row = values.row(index)
+        assert np.array_equal(small.row(index), row)  # compaction keeps every probability
+        assert row[-1] == 0.0  # out of reach
+        for t in targets_of(t_max):
+            want = naive.probability(state, t)
+            assert row[t] == pytest.approx(want, abs=1e-12), (rules.id, state, t)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TARGET_GAMES))
 def test_target_dp_equals_naive_on_every_state_and_target(name):
     rules = TARGET_GAMES[name]
-    naive = NaiveTargetSolver(rules)
-    t_max = _max_points(rules)
-    values = solve_target(rules, t_max)
-    small = compact(values)
-    reachable = naive.reachable_states()
-    worst = 0.0
-    for state in sorted(reachable, key=lambda s: -bin(s[0]).count("1")):
-        index = dp_index(rules, state)
-        row = values.row(index)
-        assert np.array_equal(small.row(index), row)  # compaction keeps every probability
-        for t in range(0, t_max + 1):
-            want = naive.probability(state, t)
-            worst = max(worst, abs(row[t] - want))
-            assert row[t] == pytest.approx(want, abs=1e-12), (name, state, t)
-        assert row[-1] == 0.0  # t_max is out of reach
-    assert worst < 1e-12
+    _check_against_naive(rules, lambda t_max: range(0, t_max - 59))  # every target up to the most points
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SAMPLED_GAMES))
+def test_target_dp_equals_naive_with_bonuses(name):
+    rules, targets = SAMPLED_GAMES[name]
+    _check_against_naive(rules, lambda t_max: targets)
 
 
 def test_reference_value_yatzy_lower_only():
@@ -83,3 +103,165 @@ def test_last_turn_chance_box():
     assert values.probability(state, 30) == pytest.approx(dist[5], abs=1e-15)
     assert values.probability(state, 5) == pytest.approx(1.0, abs=1e-12)  # chance scores at least 5
     assert values.probability(state, 31) == 0.0
+
+
+# --- table files, commands, the target bot ------------------------------------------------
+SMALL = "yatzy+lower-only"  # its target table builds in well under a second
+
+
+@pytest.fixture(scope="module")
+def target_dir(tmp_path_factory):
+    from solver.target import build_target
+
+    folder = tmp_path_factory.mktemp("target-tables")
+    build_target(SMALL, folder, t_max=200, progress=False)
+    return folder
+
+
+def test_table_round_trip_and_verify(target_dir):
+    from solver.target import load_target, verify_target
+
+    values = solve_target(get_rules(SMALL), 200)
+    for light in (False, True):
+        table = load_target(SMALL, target_dir, light=light)
+        assert table.t_max == 200
+        for state in [(0, 0, 0), (0b101, 0, 0), (0b111111110, 0, 0)]:
+            for t in (-3, 0, 1, 50, 100, 150, 200):
+                assert table.probability(state, t) == values.probability(state, t)
+    assert verify_target(SMALL, target_dir, sample=30, seed=1) == []
+
+
+def test_damaged_tables_are_refused(target_dir, tmp_path):
+    import shutil
+
+    from solver.errors import TableError, UsageError
+    from solver.target import load_target, target_paths
+
+    rules = get_rules(SMALL)
+    for path in target_paths(rules, target_dir):
+        shutil.copy(path, tmp_path / path.name)
+    w_path, index_path, _ = target_paths(rules, tmp_path)
+    data = bytearray(index_path.read_bytes())
+    data[-8] ^= 0xFF
+    index_path.write_bytes(bytes(data))
+    with pytest.raises(TableError, match="sha256"):
+        load_target(SMALL, tmp_path)
+    with open(w_path, "ab") as fh:  # the values: caught by the checksum of tables verify
+        fh.write(b"\0" * 8)
+    with pytest.raises(TableError):
+        load_target(SMALL, tmp_path, check_hash=True)
+    with pytest.raises(UsageError, match="up to 200"):
+        load_target(SMALL, target_dir).probability((0, 0, 0), 201)
+
+
+def test_hint_and_value_target_cli(target_dir, capsys):
+    import json
+
+    from solver.cli import main
+
+    args = ["--rules", SMALL, "--tables", str(target_dir)]
+    assert main(["value", *args, "--target", "100", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["p_target"] == pytest.approx(0.9034747, abs=5e-8)
+    assert out["p_target"] > out["p_target_ev_play"] > 0.8  # expected-score play reaches 100 less often
+    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "1", "--card", "chance=20,yatzy=0",
+                 "--target", "100", "--json"]) == 0  # fmt: skip
+    advice = json.loads(capsys.readouterr().out)
+    assert advice["target"] == 100
+    p = [o["p_target"] for o in advice["options"]]
+    assert p == sorted(p, reverse=True) and 0 < p[-1] <= p[0] < 1
+    assert advice["options"][0]["best"]
+    # the ranking differs from expected-score play here: the EV-best keep is not the target's best
+    ev_best = max(advice["options"], key=lambda o: o["ev"])
+    assert ev_best["p_target"] < p[0]
+    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "0", "--card", "chance=20,yatzy=0",
+                 "--target", "100"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "target 100" in text and "P(>=100)" in text
+    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "0", "--target", "0"]) == 2
+    assert "--target" in capsys.readouterr().err
+    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "0", "--target", "400"]) == 2
+    assert "up to 200" in capsys.readouterr().err
+
+
+def test_target_bot_matches_the_exact_probability_and_beats_optimal(target_dir):
+    from solver.simulate import simulate
+
+    games, target = 20_000, 100
+    exact = solve_target(get_rules(SMALL), 120).probability((0, 0, 0), target)
+    aimed = simulate(SMALL, "target:100", games, seed=11, tables_dir=target_dir)
+    plain = simulate(SMALL, "optimal", games, seed=11, tables_dir=target_dir)
+    hits, base = aimed.scores >= target, plain.scores >= target
+    share = hits.mean()
+    assert abs(share - exact) < 4 * np.sqrt(exact * (1 - exact) / games)
+    diff = hits.astype(float) - base.astype(float)
+    assert diff.mean() > 4 * diff.std() / np.sqrt(games)  # paired: on the same dice
+
+
+def test_target_bot_python_and_numba_play_the_same_games(target_dir):
+    from solver.simulate import simulate
+
+    a = simulate(SMALL, "target:100", 300, seed=5, tables_dir=target_dir, engine="numba")
+    b = simulate(SMALL, "target:100", 300, seed=5, tables_dir=target_dir, engine="python")
+    assert (a.scores == b.scores).all()
+
+
+def test_simulate_target_share_cli(target_dir, capsys):
+    import json
+
+    from solver.cli import main
+
+    code = main(["simulate", "--rules", SMALL, "--tables", str(target_dir), "--bot", "target:100", "--vs",
+                 "optimal", "--games", "3000", "--seed", "2", "--json", "--quiet"])  # fmt: skip
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["target"] == 100
+    assert out["stats"]["share_at_least_target"] > out["vs_stats"]["share_at_least_target"]
+    assert out["paired"]["share_difference"] > 0
+    assert main(["simulate", "--rules", SMALL, "--bot", "target:x", "--games", "10"]) == 2
+    assert "target" in capsys.readouterr().err
+
+
+def test_review_of_a_game_played_for_a_target(target_dir, tmp_path, capsys):
+    """A solo game that played for a target: review shows each decision's P(reach it); the
+    target bot's own choices are the best for it."""
+    import json
+    import random
+
+    from solver.bots import get_bot
+    from solver.cli import main
+    from solver.game import Game, play_bot_turn
+    from solver.records import save_game
+
+    bot = get_bot("target:100", SMALL, target_dir)
+    game = Game.new(
+        SMALL, ["Pat"], seed=4, info={"mode": "solo", "target": 100, "target_goal": "beat your record"}
+    )
+    while not game.is_over:
+        play_bot_turn(game, bot, random.Random(0))
+    path = save_game(game, tmp_path / "g.json")
+    assert main(["review", str(path), "--json", "--tables", str(target_dir)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["target"] == 100
+    decisions = out["players"][0]["decisions"]
+    assert decisions and all("p_target_choice" in d for d in decisions)
+    for d in decisions:  # the target bot plays for the target: its choice is (one of) the best for it
+        assert d["p_target_choice"] == pytest.approx(d["p_target_best"], abs=1e-9)
+    assert main(["review", str(path), "--tables", str(target_dir)]) == 0
+    assert "P(>=100)" in capsys.readouterr().out
+
+
+def test_play_solo_with_a_target_shows_the_chance(target_dir, tmp_path, monkeypatch, capsys):
+    import io
+
+    from solver.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("r\nhint\nq\n"))
+    code = main(["play", "--rules", SMALL, "--seed", "5", "--target", "100", "--tables", str(target_dir),
+                 "--data", str(tmp_path)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    p = solve_target(get_rules(SMALL), 120).probability((0, 0, 0), 100)
+    assert f"chance to reach the target (100): {100 * p:.1f}%" in out
+    assert "to reach the target" in out.split("hint (2 rolls left)")[1]
+    assert main(["play", "--rules", SMALL, "--target", "100", "--vs-computer"]) == 2

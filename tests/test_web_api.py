@@ -131,6 +131,26 @@ BAD = [
     ("daily date", "/api/games", b'{"mode": "daily", "date": "yesterday"}', 400, "ISO date"),
     ("game rules", "/api/games", b'{"rules": "yatzy+nonsense"}', 400, "nonsense"),
     ("no such game", "/api/games/nope/roll", b"{}", 404, "no game"),
+    (
+        "target not a number",
+        "/api/hint",
+        b'{"dice": "33456", "rolls_left": 2, "target": "high"}',
+        400,
+        "target",
+    ),
+    ("target zero", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "target": 0}', 400, "target must be"),
+    ("target true", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "target": true}', 400, "target"),
+    ("distribution dice alone", "/api/distribution", b'{"dice": "33456"}', 400, "go together"),
+    ("distribution rolls alone", "/api/distribution", b'{"rolls_left": 1}', 400, "go together"),
+    ("distribution die of 7", "/api/distribution", b'{"dice": "33457", "rolls_left": 1}', 400, "'7'"),
+    ("distribution card", "/api/distribution", b'{"card": "ones=7"}', 400, "ones=7"),
+    ("distribution rules", "/api/distribution", b'{"rules": "poker"}', 400, "poker"),
+    ("distribution at_least", "/api/distribution", b'{"at_least": ["x"]}', 400, "at_least"),
+    ("distribution at_least 0", "/api/distribution", b'{"at_least": [0]}', 400, "--at-least"),
+    ("distribution at_least {}", "/api/distribution", b'{"at_least": {}}', 400, "at_least"),
+    ("distribution policy", "/api/distribution", b'{"policy": "greedy"}', 400, "unknown policy"),
+    ("distribution field", "/api/distribution", b'{"target": 300}', 400, "unknown field"),
+    ("distribution triple", "/api/distribution", b'{"rules": "yahtzee+triple"}', 400, "triple"),
 ]
 
 
@@ -336,6 +356,7 @@ FIELD_VALUES = {
     "rolls_left": st.sampled_from([0, 1, 2, "2"]) | JSON_VALUES,
     "card": st.sampled_from(["", "ones=3", "yahtzee=50,yahtzee_bonus=100,ones=1"]) | JSON_VALUES,
     "rules": st.sampled_from(["yahtzee", "nope", None]) | JSON_VALUES,
+    "target": st.sampled_from([None, 150, "150", 0, 10**9]) | JSON_VALUES,
 }
 
 
@@ -409,3 +430,77 @@ def test_yahtzee_serve_end_to_end(tables, tmp_path):
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "Traceback" not in err and "yahtzee web app stopped" in err
+
+
+SMALL = "yatzy+lower-only"
+
+
+def test_distribution_is_the_cli_json(client, tables, capsys):
+    cases = [
+        ({"rules": SMALL, "card": "chance=20"}, ["--card", "chance=20"]),
+        (
+            {
+                "rules": SMALL,
+                "card": "chance=20",
+                "dice": [6, 6, 6, 5, 5],
+                "rolls_left": 1,
+                "at_least": [100, 150],
+            },
+            ["--card", "chance=20", "--dice", "66655", "--rolls-left", "1", "--at-least", "100", "150"],
+        ),
+    ]
+    for body, argv in cases:
+        want = cli_json(capsys, "distribution", "--rules", SMALL, *argv, "--json", "--tables", tables)
+        got = client.post("/api/distribution", json=body)
+        assert got.status_code == 200, got.text
+        assert got.json() == want
+    query = {"rules": SMALL, "card": "chance=20", "dice": "66655", "rolls_left": "1", "at_least": "100,150"}
+    assert client.get("/api/distribution", params=query).json() == want
+    assert list(want["p_at_least"]) == ["100", "150"] and want["policy"] == "ev"
+    assert abs(sum(want["pmf"].values()) - 1) < 1e-12
+
+
+def test_distribution_target_policy_is_refused_until_available(client):
+    import solver.distribution
+
+    if hasattr(solver.distribution, "target_distribution"):
+        pytest.skip("the target policy's distribution exists")
+    r = client.post("/api/distribution", json={"rules": SMALL, "policy": "target:100"})
+    assert r.status_code == 400 and "not available" in r.json()["error"]
+
+
+@pytest.fixture(scope="module")
+def target_site(tmp_path_factory):
+    """A server on a tables folder of its own, where the target table is built during the test."""
+    folder = tmp_path_factory.mktemp("target-tables")
+    service = Service(str(folder), tmp_path_factory.mktemp("target-data"), progress=False)
+    with serve(create_app(service=service)) as base:
+        yield base, folder
+
+
+def test_hint_with_a_target(target_site, capsys):
+    from solver.target import build_target
+
+    base, folder = target_site
+    client = Client(base)
+    body = {"rules": SMALL, "card": "chance=20", "dice": "66655", "rolls_left": 1, "target": 150}
+    # no target table: a 409 saying how to build it, and nothing built inside the request
+    r = client.post("/api/hint", json=body)
+    assert r.status_code == 409, r.text
+    assert list(r.json()) == ["error"] and "\n" not in r.text.strip()
+    assert f"yahtzee tables build --rules {SMALL} --target" in r.json()["error"]
+    assert not list(folder.glob("*target*"))
+    assert client.post("/api/hint", json={k: v for k, v in body.items() if k != "target"}).status_code == 200
+
+    build_target(SMALL, folder, t_max=200, progress=False)
+    argv = ["hint", "--rules", SMALL, "--card", "chance=20", "--dice", "66655", "--rolls-left", "1"]
+    want = cli_json(capsys, *argv, "--target", "150", "--json", "--tables", str(folder))
+    assert want["target"] == 150 and all(0 <= o["p_target"] <= 1 for o in want["options"])
+    got = client.post("/api/hint", json=body)
+    assert got.status_code == 200, got.text
+    assert got.json() == want
+    query = {"rules": SMALL, "card": "chance=20", "dice": "66655", "rolls_left": "1", "target": "150"}
+    assert client.get("/api/hint", params=query).json() == want
+    # beyond the table's targets: a usage error
+    r = client.post("/api/hint", json=body | {"target": 400})
+    assert r.status_code == 400 and "holds up to 200" in r.json()["error"]

@@ -347,3 +347,54 @@ def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, si
             shot(d, "advisor-phone.png", width=390)
     finally:
         d.set_window_size(size["width"], size["height"])
+
+
+def test_advisor_target(browser, site, tmp_path_factory):
+    """With a target, each option shows P(reach target) as the target advisor gives it; without
+    the rule set's target table, the page says how to build it and keeps the expected-score advice."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+
+    from solver.advisor import Position
+    from solver.commands.hint import target_advisor
+    from solver.target import build_target
+
+    d = browser
+    small = "yatzy+lower-only"
+    folder = tmp_path_factory.mktemp("target-tables")
+    build_target(small, folder, t_max=200, progress=False)
+    service = Service(str(folder), tmp_path_factory.mktemp("target-data"), progress=False)
+    position = Position.parse("chance=20", "66655", 1, small)
+    advice = target_advisor(position.rules, str(folder)).advise(position, 150)
+    p_of = {(o.keep, o.category): o.p_target for o in advice.options}
+    ev_advice = target_advisor(position.rules, str(folder)).advisor.advise(position)
+    chances = {o.describe(): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
+    with serve(create_app(service=service)) as base:
+        open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&card=chance%3D20&target=150")
+        assert d.find_element(By.ID, "target").get_attribute("value") == "150"
+        wait(lambda: d.find_element(By.ID, "target-col").is_displayed(), "the target column")
+        assert d.find_element(By.ID, "target-col").text == "P(reach 150)"
+        result = d.find_element(By.ID, "target-result").text
+        assert result.startswith(f"To reach 150: {advice.options[0].describe()}, P(reach 150) = ")
+        assert f"{100 * advice.options[0].p_target:.3f}%" in result
+        rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
+        assert len(rows) == len(advice.options)
+        for row in rows:
+            cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+            assert cells[4] == f"{100 * chances[cells[1]]:.3f}%"
+        assert "target=150" in d.find_element(By.ID, "share-link").get_attribute("href")
+        shot(d, "advisor-target.png")
+
+    base, _ = site  # yahtzee: no target table on this server
+    open_page(d, base + "/?dice=33456&rolls=2&target=300")
+    message = wait(lambda: d.find_element(By.ID, "target-result").text, "the missing table's message")
+    assert "P(reach 300) is not available" in message
+    assert "yahtzee tables build --rules yahtzee --target" in message
+    assert d.find_element(By.ID, "best").text.startswith("Best: ")
+    assert not d.find_element(By.ID, "target-col").is_displayed()
+    from selenium.webdriver.common.keys import Keys
+
+    d.find_element(By.ID, "target").send_keys(Keys.BACKSPACE * 3)
+    wait(lambda: not d.find_element(By.ID, "target-result").is_displayed(), "the message gone")
+    assert "target=" not in d.current_url

@@ -78,7 +78,9 @@ def run_hint(args) -> int:
             raise UsageError(
                 f"--batch reads positions (as JSON lines) from the file; do not give {', '.join(given)}"
             )
-        get_rules(args.rules)  # an unknown default rule set is a usage error, not one error per line
+        # an unknown default rule set is a usage error, not one error per line
+        if get_rules(args.rules).triple:
+            raise UsageError("--batch does not take the triple card; ask one position at a time")
         return run_batch(args)
     if not args.dice or args.rolls_left is None:
         raise UsageError("hint needs --dice and --rolls-left (or --batch FILE)")
@@ -86,6 +88,8 @@ def run_hint(args) -> int:
         args.top = 5
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
+    if get_rules(args.rules).triple:
+        return run_triple_hint(args)
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
     if args.opponent_card is not None and args.target is not None:
         raise UsageError("give --target or --opponent-card, not both")
@@ -261,8 +265,72 @@ def _is_binary(stream) -> bool:
     return isinstance(stream, (io.RawIOBase, io.BufferedIOBase))
 
 
+def _no_target(args) -> None:
+    if getattr(args, "target", None) is not None:
+        from ..errors import UsageError
+
+        raise UsageError("--target does not take the triple card (no target tables for it)")
+
+
+def run_triple_hint(args) -> int:
+    """``hint --rules ...+triple``: the triple player's options (plain Python, no numba)."""
+    from ..dice import Dice
+    from ..triple import NOTE, TripleAdvisor, TripleCard, format_triple_advice
+
+    _no_target(args)
+
+    card = TripleCard.parse(args.card, args.rules)
+    dice = Dice.parse(args.dice)
+    if card.is_complete:
+        from ..errors import UsageError
+
+        raise UsageError(f"the card is full, there is no move to make: {card}")
+    advisor = TripleAdvisor.load(card.rules, args.tables)
+    options = advisor.advise(card, dice, args.rolls_left)
+    _check_finite(card.rules.single, [o.ev for o in options], str(card) or "the empty card")
+    if args.json:
+        out = {
+            "rules": card.rules.id,
+            "card": str(card),
+            "dice": str(dice),
+            "rolls_left": args.rolls_left,
+            "decision": "score" if args.rolls_left == 0 else "keep",
+            "floor_expected_final": round(advisor.floor_value(card), 9),
+            "options": [o.to_json() for o in options],
+            "note": NOTE,
+        }
+        print(json.dumps(out, allow_nan=False))
+    else:
+        print(format_triple_advice(card, dice, args.rolls_left, options, args.top))
+    return 0
+
+
+def run_triple_value(args) -> int:
+    """``value --rules ...+triple``: the floor policy's expected final score (a lower bound)."""
+    from ..triple import TripleAdvisor, TripleCard
+
+    _no_target(args)
+    card = TripleCard.parse(args.card, args.rules)
+    floor = TripleAdvisor.load(card.rules, args.tables).floor_value(card)
+    _check_finite(card.rules.single, [floor], str(card) or "the empty card")
+    if args.json:
+        print(json.dumps({"rules": card.rules.id, "card": str(card), "total": card.total,
+                          "floor_expected_final": round(floor, 9)}, allow_nan=False))  # fmt: skip
+    else:
+        print(
+            f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, expected final "
+            f"{floor:.4f} under the floor policy (each column in turn, played optimally; a lower bound: "
+            "the exact value of the triple card is unknown)"
+        )
+    return 0
+
+
 def run_value(args) -> int:
     from ..card import ScoreCard
+    from ..rules import get_rules
+
+    if get_rules(args.rules).triple:
+        return run_triple_value(args)
 
     card = ScoreCard.parse(args.card, args.rules)
     if args.target is not None:

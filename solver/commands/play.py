@@ -89,6 +89,13 @@ def register(sub) -> None:
         "--seed", type=int, metavar="S", help=f"dice seed (0 to {MAX_SEED}), for a reproducible game"
     )
     p.add_argument(
+        "--target",
+        type=int,
+        metavar="T",
+        help="solo: show your chance of reaching T as you go, and the move that maximises it "
+        "(default: your record + 1, when the target table is built: yahtzee tables build --target)",
+    )
+    p.add_argument(
         "--resume",
         nargs="?",
         const="last",
@@ -116,6 +123,10 @@ def run_play(args) -> int:
     rules = get_rules(args.rules)
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed must be a whole number from 0 to {MAX_SEED} (2^64-1), got {args.seed}")
+    if rules.triple:  # the triple card has its own small game (solver.triple_game)
+        from ..triple_game import run_triple_play
+
+        return run_triple_play(args, rules)
     if args.players is not None:
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         if not names:
@@ -131,6 +142,10 @@ def run_play(args) -> int:
         args.vs_computer = True  # --level hard means a game against the hard computer
     if args.solo and (args.vs_computer or len(names) > 1):
         raise UsageError("--solo is one player alone; drop --vs-computer / extra --players")
+    if args.target is not None and (args.vs_computer or len(names) > 1 or args.daily is not None):
+        raise UsageError("--target goes with a solo game")
+    if args.target is not None and args.target < 1:
+        raise UsageError(f"--target must be a score of 1 or more, got {args.target}")
     if args.real_dice and (args.daily is not None or args.seed is not None):
         raise UsageError("--real-dice takes the dice from your table; it cannot go with --daily or --seed")
     if args.real_dice and args.vs_computer:
@@ -181,6 +196,7 @@ def run_play(args) -> int:
     game = Game.new(rules, players, seed=args.seed, date=date, real_dice=args.real_dice, info=info)
     session = PlaySession(game, coach=args.coach, tables_dir=args.tables, data=args.data)
     session.earlier = earlier
+    session.asked_target = args.target
     return session.run()
 
 
@@ -289,6 +305,9 @@ class PlaySession:
         self._store_failed = False
         self._daily_optimal = None
         self.stored = None  # what the database kept when the game finished (records.Stored)
+        self.asked_target = None  # --target
+        self.target = None  # solo: the score to reach (the record + 1 by default)
+        self._target_advisor = None
         info = game.info
         seed = info.get("seed")
         seed_text = info.get("date") or ("real" if seed is None else seed)
@@ -461,9 +480,53 @@ class PlaySession:
                 self.say(f"your record for {g.rules.id}: {best['score']} ({best.get('date', '?')}); beat it!")
             else:
                 self.say(f"no record yet for {g.rules.id}: set one!")
+            if best and self.asked_target is None:
+                self.set_target(best["score"] + 1, "beat your record", explicit=False)
+        if self.is_solo() and self.asked_target is not None:
+            self.set_target(self.asked_target, "reach the target", explicit=True)
+        elif self.is_solo() and self.target is None and type(g.info.get("target")) is int:  # a resumed game
+            goal = g.info.get("target_goal")
+            self.set_target(g.info["target"], goal if isinstance(goal, str) else "reach it", explicit=False)
         self.say("type help for the commands" + (", r to roll" if not g.needs_values else ""))
         if g.needs_values:
             self.say(HELP_REAL)
+
+    def set_target(self, target: int, goal: str, *, explicit: bool) -> None:
+        """Play with a target: P(reach it) on screen and its move in hints.  The target table is
+        built now when asked for (``--target``); for the record it is used only when built."""
+        from ..errors import MissingTableError
+        from ..target import load_target
+
+        g = self.game
+        try:
+            table = load_target(g.rules, self.tables_dir, light=True)
+        except MissingTableError:
+            if not explicit:
+                self.say(
+                    f"(build the target table to see your chances of doing it as you go: "
+                    f"yahtzee tables build --rules {g.rules.id} --target)"
+                )
+                return
+            from ..target import build_target
+
+            self.say(f"building the {g.rules.id} target table (once; a few minutes) ...")
+            build_target(g.rules, self.tables_dir)
+            table = load_target(g.rules, self.tables_dir, light=True)
+        if target - g.card.total > table.t_max:
+            self.say(f"(the target table holds targets up to {table.t_max}: no chances shown for {target})")
+            return
+        from ..advisor import TargetAdvisor
+
+        self._target_advisor = TargetAdvisor(self.advisor, table)
+        self.target, self.target_goal = target, goal
+        g.info["target"], g.info["target_goal"] = target, goal
+
+    def target_line(self) -> str | None:
+        """``chance to beat your record (255): 23.4%`` at the start of a turn (solo with a target)."""
+        if self._target_advisor is None or self.game.is_over:
+            return None
+        p = self._target_advisor.probability(self.game.card, self.target)
+        return f"  chance to {self.target_goal} ({self.target}): {100 * p:.1f}%"
 
     def is_solo(self) -> bool:
         """One person alone (solo mode, seeded or real dice; not a daily)."""
@@ -540,6 +603,9 @@ class PlaySession:
         g = self.game
         self.say("")
         self.say(f"--- {g.player.name}: turn {g.round} of {g.n_rounds} (total {g.card.total}) ---")
+        line = self.target_line()
+        if line is not None:
+            self.say(line)
 
     def show_dice(self) -> None:
         g = self.game
@@ -763,6 +829,21 @@ class PlaySession:
         for i, (text, o) in enumerate(rows, start=1):
             loss = "best" if o.best else f"-{o.regret:.2f}"
             self.say(f"  {i}. {text:<{width}}  {o.expected_final:7.2f}  {loss}")
+        if self._target_advisor is not None:
+            position = Position(g.card, g.sorted_dice, g.rolls_left)
+            aimed = self._target_advisor.advise(position, self.target)
+            top, ev_move = aimed.options[0], advice.options[0]
+            same = (top.keep, top.category) == (ev_move.keep, ev_move.category)
+            ev_p = next(
+                o.p_target for o in aimed.options if (o.keep, o.category) == (ev_move.keep, ev_move.category)
+            )
+            if same:
+                self.say(f"  to {self.target_goal}: the same move ({100 * top.p_target:.1f}%)")
+            else:
+                self.say(
+                    f"  to {self.target_goal} ({self.target}): {hint_text(top, g.rules)}  "
+                    f"{100 * top.p_target:.1f}% (the move above: {100 * ev_p:.1f}%)"
+                )
         self.win_hint(advice)
 
     def win_hint(self, advice) -> None:

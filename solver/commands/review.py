@@ -36,6 +36,7 @@ def run_review(args) -> int:
     from ..game import printable
     from ..records import load_game
     from ..review import format_review, review_game
+    from ..triple_game import is_triple_game_file, run_triple_review
 
     if args.last == (args.game is not None):
         raise UsageError("review needs GAME.json or --last (not both)")
@@ -45,6 +46,8 @@ def run_review(args) -> int:
         args.game = last_finished_path(args.data)
         if args.game is None:
             raise UsageError(f"no finished game in {data_dir(args.data)} to review")
+    if is_triple_game_file(args.game):  # the triple card's own games (solver.triple_game)
+        return run_triple_review(args)
     game = load_game(args.game)
     chosen = None
     if args.player is not None:
@@ -54,10 +57,12 @@ def run_review(args) -> int:
             raise UsageError(f"no player {args.player!r} in {printable(args.game)} (players: {shown})")
         chosen = [names.index(args.player)]
     advisor = Advisor.load(game.rules, args.tables, build_if_missing=True, progress=True)
-    reviews = review_game(game, advisor, chosen)
+    reviews = review_game(game, advisor, chosen, _target_advisor(game, advisor, args.tables))
     win = _win_effects(game, advisor, args.tables)
     if args.json:
-        info = {k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level")}
+        info = {
+            k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level", "target")
+        }
         print(
             json.dumps(
                 {
@@ -94,3 +99,19 @@ def _win_effects(game, advisor, tables_dir):
     except MissingTableError:
         return None
     return win_effects(game, WinBot(advisor, table))
+
+
+def _target_advisor(game, advisor, tables_dir):
+    """For a solo game played for a target (``play --solo`` with a record or ``--target``): the
+    target advisor, when its table is built (else None: the review is by expected score only)."""
+    target = game.info.get("target")
+    if len(game.players) != 1 or type(target) is not int or not 1 <= target <= 5000:
+        return None  # none, or not a target the game could have had (a hand-edited file)
+    from ..advisor import TargetAdvisor
+    from ..errors import MissingTableError
+    from ..target import load_target
+
+    try:
+        return TargetAdvisor(advisor, load_target(game.rules, tables_dir, light=True))
+    except MissingTableError:
+        return None

@@ -22,7 +22,8 @@ def register(sub) -> None:
         description=(
             "Play many seeded games and report the score distribution. Game g of seed S always gets "
             "the same dice (each roll takes the next five dice of its stream, also for kept dice), so "
-            "--vs compares two bots on identical luck. Bots: " + bots + "; or module:attr for your own."
+            "--vs compares two bots on identical luck. Bots: " + bots + "; or module:attr for your own. "
+            "On the triple card (--rules triple): triple, tuned, floor, heuristic, greedy, random."
         ),
     )
     add_rules(p)
@@ -127,6 +128,8 @@ def run_simulate(args) -> int:
         )
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be 1 or more, got {args.threads}")
+    if rules.triple:
+        return run_triple_simulate(args, rules)
     _check_bot_name(args.bot)
     if args.vs is not None:
         _check_bot_name(args.vs)
@@ -335,3 +338,99 @@ def write_histogram(path: str, results) -> None:
         raise SolverError(f"cannot write --hist {path!r}: {exc.strerror or exc}") from None
     finally:
         plt.close(fig)
+
+
+def run_triple_simulate(args, rules) -> int:
+    """``simulate --rules ...+triple``: the triple card's players (:mod:`solver.triple`)."""
+    import time
+
+    from ..simulate import paired
+    from ..triple import check_bot, simulate_triple
+
+    if getattr(args, "target", None) is not None:
+        from ..errors import UsageError
+
+        raise UsageError("--target does not take the triple card")
+    names = [check_bot(args.bot)] + ([check_bot(args.vs)] if args.vs is not None else [])
+    if args.hist:
+        _check_hist(args.hist)
+    start = time.perf_counter()
+    results = [
+        simulate_triple(
+            rules,
+            name,
+            args.games,
+            args.seed,
+            threads=args.threads,
+            tables_dir=args.tables,
+            progress=not args.quiet,
+        )
+        for name in names
+    ]
+    seconds = time.perf_counter() - start
+    pair = paired(results[0], results[1]) if len(results) == 2 else None
+    single = rules.single
+    floor = None if single.reference_value is None else sum(rules.weights) * single.reference_value
+    if args.json:
+        out = {
+            "rules": rules.id,
+            "bot": results[0].bot,
+            "vs": results[1].bot if pair else None,
+            "games": results[0].games,
+            "seed": args.seed,
+            "threads": results[0].threads,
+            "seconds": round(seconds, 3),
+            "floor": floor,
+            "stats": _triple_stats_json(results[0]),
+        }
+        if pair:
+            out["vs_stats"] = _triple_stats_json(results[1])
+            out["paired"] = pair
+        print(json.dumps(out, allow_nan=False))
+    else:
+        lines = []
+        for r in results:
+            s = r.summary()
+            rate = r.games / r.seconds if r.seconds > 0 else float("inf")
+            lines.append(
+                f"{rules.id}: {r.bot}, {r.games:,} games (seed {r.seed}, {r.threads} "
+                f"thread{'s' if r.threads != 1 else ''}) in {r.seconds:.2f} s ({rate:,.0f} games/s)"
+            )
+            lines.append(
+                f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}; "
+                f"min {s['min']}, median {s['median']:g}, max {s['max']}"
+            )
+            cols = ", ".join(f"x{w} {m:.2f}" for w, m in zip(rules.weights, s["column_means"], strict=True))
+            lines.append(f"  column means (weighted): {cols}")
+        if floor is not None:
+            lines.append(
+                f"floor (each column in turn, played optimally): {floor:.4f} = 6 x {single.reference_value}"
+            )
+        if pair is not None:
+            a, b, n = pair["bot"], pair["vs"], results[0].games
+            lines.append(f"{a} vs {b} on the same dice ({n:,} games):")
+            lines.append(
+                f"  difference    {pair['mean_difference']:+8.2f} points per game   se {pair['standard_error']:.3f}, "
+                f"95% CI {pair['ci95'][0]:+.2f} .. {pair['ci95'][1]:+.2f}"
+            )
+            lines.append(
+                f"  {a} wins {pair['wins']:,} ({100 * pair['wins'] / n:.1f}%), ties {pair['ties']:,}, "
+                f"{b} wins {pair['losses']:,} ({100 * pair['losses'] / n:.1f}%)"
+            )
+        lines.append(f"total {seconds:.2f} s")
+        print("\n".join(lines))
+    if args.hist:
+        sys.stdout.flush()
+        write_histogram(args.hist, results)
+        if not args.json:
+            print(f"histogram written to {args.hist}")
+    return 0
+
+
+def _triple_stats_json(result) -> dict:
+    return {
+        "bot": result.bot,
+        "seconds": round(result.seconds, 3),
+        "games_per_second": round(result.games / result.seconds, 1) if result.seconds > 0 else None,
+        **result.summary(),
+    }

@@ -178,4 +178,25 @@ def run_list(args) -> int:
             continue
         size = npy.stat().st_size / 2**20
         print(f"  {rules.id:<{width}} built   {size:7.1f} MiB  value {table.empty_card_value:.7f}")
+        _list_target(rules, args.tables, width)
     return 0
+
+
+def _list_target(rules, tables_dir, width: int) -> None:
+    """The line of a rule set's target table, when one is there."""
+    from ..errors import TableError
+    from ..target import load_target, target_paths
+
+    paths = target_paths(rules, tables_dir)
+    if not paths[0].exists():
+        return
+    name = f"{rules.id} --target"
+    try:
+        table = load_target(rules, tables_dir, light=True)
+    except TableError:
+        print(f"  {name:<{width}} broken  (yahtzee tables verify --rules {rules.id} says why)")
+        return
+    size = sum(p.stat().st_size for p in paths[:2]) / 2**20
+    p300 = table.manifest.get("empty_card", {}).get("300")
+    extra = f"  P(>=300) {p300:.7f}" if p300 is not None else ""
+    print(f"  {name:<{width}} built   {size:7.1f} MiB  targets up to {table.t_max}{extra}")

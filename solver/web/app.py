@@ -121,8 +121,9 @@ def create_app(
         Route("/play", page("play.html")),
         Route("/api/hint", api(lambda p, r: service.hint(p)), methods=["GET", "POST"]),
         Route("/api/value", api(lambda p, r: service.value(p)), methods=["GET", "POST"]),
-        # Where /api/distribution, /api/target and /api/win go once the CLI has them (mirroring
-        # their --json output through the same functions): not served yet.
+        Route("/api/distribution", api(lambda p, r: service.distribution(p)), methods=["GET", "POST"]),
+        # Where /api/win goes once the CLI has it (mirroring its --json output through the same
+        # function): not served yet.
         Route("/api/rules", api(lambda p, r: service.rules_info(p) if p else service.rules_list())),
         Route("/api/games", api(lambda p, r: service.new_game(p)), methods=["POST"]),
         Route(

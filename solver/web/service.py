@@ -5,9 +5,11 @@ first when missing, as the CLI does) and keeps the games being played in the bro
 method takes plain JSON-like values (a request's JSON body or its query string) and returns
 JSON-ready dicts, or raises :class:`ApiError` (status and one-line message) for bad input.
 
-* ``/api/hint`` answers exactly what ``yahtzee hint --json`` prints and ``/api/value`` what
-  ``yahtzee value --json`` prints (the same functions build them,
-  :func:`solver.commands.hint.checked_advice` and :func:`solver.commands.hint.value_json`).
+* ``/api/hint`` answers exactly what ``yahtzee hint --json`` prints (``hint --target T --json``
+  with a ``target``), ``/api/value`` what ``yahtzee value --json`` prints and
+  ``/api/distribution`` what ``yahtzee distribution --json`` prints (the same functions build
+  them: :func:`solver.commands.hint.checked_advice`, :func:`solver.commands.hint.value_json`,
+  :func:`solver.commands.distribution.distribution_answer`).
 * Games are :class:`solver.game.Game` objects, saved with :mod:`solver.records` in the same
   files and database as ``yahtzee play`` (so ``yahtzee review FILE`` reads them), autosaved
   after each turn; records (solo best, daily results) are kept as the CLI keeps them.
@@ -104,6 +106,40 @@ def _rolls_left(value):
     return value
 
 
+def _int_field(key: str, value) -> int:
+    """A whole number given as a number or as decimal text (a query string's)."""
+    if isinstance(value, str) and value.strip().isdecimal():
+        return int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(400, f"{key} must be a whole number, got {value!r}")
+    return value
+
+
+def _target(value) -> int | None:
+    """The optional ``target`` of a hint: a score of 1 or more."""
+    if value is None:
+        return None
+    target = _int_field("target", value)
+    if not 1 <= target <= 100_000:
+        raise ApiError(400, f"target must be a score from 1 to 100000, got {value!r}")
+    return target
+
+
+def _scores(value) -> list[int] | None:
+    """``at_least``: a list of scores, one score, or text like ``"250,300"`` (a query string)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        items = [v for v in value.replace(",", " ").split() if v]
+    elif isinstance(value, list):
+        items = value
+    else:
+        items = [value]
+    if not items or len(items) > 50:
+        raise ApiError(400, f"at_least must be 1 to 50 scores, got {value!r}")
+    return [_int_field("at_least", v) for v in items]
+
+
 @dataclass
 class WebGame:
     """A game in play in the browser, with what the page shows besides the game itself."""
@@ -142,6 +178,7 @@ class Service:
         self.progress = progress
         self._advisors: OrderedDict[str, object] = OrderedDict()
         self._advisor_lock = threading.Lock()
+        self._target_advisors: OrderedDict[str, object] = OrderedDict()
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._games_lock = threading.Lock()
 
@@ -185,12 +222,15 @@ class Service:
 
     # --- the advisor's answers -----------------------------------------------------------------
     def hint(self, params: dict) -> dict:
-        """``yahtzee hint --json``: fields ``dice``, ``rolls_left``, ``card`` (default empty), ``rules``."""
+        """``yahtzee hint --json``: fields ``dice``, ``rolls_left``, ``card`` (default empty), ``rules``;
+        with ``target`` (a score), ``yahtzee hint --target T --json`` (options ranked by P(final >=
+        T)), which needs the rule set's target table: missing, it is a 409 saying how to build it."""
         from ..advisor import Position
-        from ..commands.hint import checked_advice
+        from ..commands.hint import _check_finite, checked_advice
 
-        _fields(params, ("dice", "rolls_left", "card", "rules"), ("dice", "rolls_left"))
+        _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
         rules = self.rules(params.get("rules"))
+        target = _target(params.get("target"))
         try:
             position = Position.parse(
                 _text(params, "card", ""),
@@ -198,7 +238,67 @@ class Service:
                 _rolls_left(params["rolls_left"]),
                 rules,
             )
-            return checked_advice(self.advisor(rules), position).to_json()
+            if target is None:
+                return checked_advice(self.advisor(rules), position).to_json()
+            advice = self.target_advisor(rules).advise(position, target)
+            _check_finite(rules, [o.p_target for o in advice.options], position)
+            return advice.to_json()
+        except SolverError as exc:
+            raise api_error(exc) from None
+
+    def target_advisor(self, rules):
+        """The target advisor of a rule set: its target table read once it exists (never built
+        here: a build takes minutes, too long for a request)."""
+        from ..advisor import TargetAdvisor
+        from ..errors import MissingTableError
+        from ..target import load_target
+
+        rules = self.rules(rules)
+        advisor = self.advisor(rules)
+        with self._advisor_lock:
+            found = self._target_advisors.get(rules.id)
+            if found is not None and found.advisor is advisor:
+                return found
+        try:
+            table = load_target(rules, self.tables_dir, light=True)
+        except MissingTableError:
+            raise ApiError(
+                409,
+                f"no target table for {rules.id} on this server; build it (a few minutes for yahtzee) "
+                f"with: yahtzee tables build --rules {rules.id} --target"
+                + (f" --tables {self.tables_dir}" if self.tables_dir else ""),
+            ) from None
+        except SolverError as exc:
+            raise api_error(exc) from None
+        found = TargetAdvisor(advisor, table)
+        with self._advisor_lock:
+            self._target_advisors[rules.id] = found
+            while len(self._target_advisors) > MAX_ADVISORS:
+                self._target_advisors.popitem(last=False)
+        return found
+
+    def distribution(self, params: dict) -> dict:
+        """``yahtzee distribution --json``: fields ``rules``, ``card`` (default empty), ``dice`` with
+        ``rolls_left`` (a turn under way), ``at_least`` (scores: a list, or text like "250,300"),
+        ``policy`` (default ev); the same function builds both answers."""
+        from ..commands.distribution import distribution_answer
+
+        _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
+        rules = self.rules(params.get("rules"))
+        dice = params.get("dice")
+        rolls = params.get("rolls_left")
+        try:
+            _, answer = distribution_answer(
+                rules,
+                _text(params, "card", ""),
+                None if dice is None else _dice_text(dice),
+                None if rolls is None else _rolls_left(rolls),
+                _text(params, "policy", "ev"),
+                _scores(params.get("at_least")),
+                lambda r: self.advisor(r).table.values,
+                self.tables_dir,
+            )
+            return answer
         except SolverError as exc:
             raise api_error(exc) from None
 
@@ -215,8 +315,8 @@ class Service:
         except SolverError as exc:
             raise api_error(exc) from None
 
-    # The probability features ("target", "win", "distribution") are being built in the CLI;
-    # their endpoints belong here, calling the same functions as the CLI's JSON output.
+    # "win" is being built in the CLI; its endpoint belongs here, calling the same function as
+    # the CLI's JSON output.
 
     def rules_info(self, params: dict) -> dict:
         """A rule set's card for the pages: ``yahtzee rules SPEC --json`` plus each box's details."""

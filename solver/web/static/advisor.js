@@ -1,4 +1,5 @@
-/* The advisor page: dice, rolls left and card in, /api/hint and /api/value out; the position in the URL. */
+/* The advisor page: dice, rolls left, card and an optional target in, /api/hint and /api/value out
+   (with a target, /api/hint's P(reach target) per option); the position in the URL. */
 "use strict";
 
 (function () {
@@ -119,13 +120,30 @@
     $("error").hidden = false;
     $("best").textContent = "";
     $("card-value").textContent = "";
+    $("target-result").hidden = true;
     $("options").hidden = true;
+  }
+
+  /** The target typed in (a whole number of 1 or more), or null. */
+  function target() {
+    const text = $("target").value.trim();
+    return /^[0-9]+$/.test(text) && Number(text) >= 1 ? Number(text) : null;
+  }
+
+  function percent(p) {
+    return typeof p === "number" ? `${(100 * p).toFixed(3)}%` : "\u2013";
+  }
+
+  /** An option's identity in both rankings: the dice kept, or the box scored. */
+  function optionKey(o) {
+    return o.keep !== undefined ? `keep ${o.keep.join("")}` : `box ${o.category}`;
   }
 
   function updateUrl() {
     const params = new URLSearchParams({rules: state.rules.id, dice: diceText(), rolls: rollsLeft()});
     const card = cardText();
     if (card) params.set("card", card);
+    if (target() !== null) params.set("target", String(target()));
     const url = `/?${params}`;
     history.replaceState(null, "", url);
     $("share-link").href = url;
@@ -136,17 +154,40 @@
     if (!state.rules) return;
     const query = {rules: state.rules.id, dice: diceText(), rolls_left: Number(rollsLeft()), card: cardText()};
     updateUrl();
-    let hint, value;
+    const goal = target();
+    // the target's answer on its own: a missing target table leaves the expected-score advice shown
+    const aimed = goal === null ? Promise.resolve(null) :
+      YZ.api("/api/hint", {...query, target: goal}).catch((e) => ({error: e.message}));
+    let hint, value, targeted;
     try {
-      [hint, value] = await Promise.all([
+      [hint, value, targeted] = await Promise.all([
         YZ.api("/api/hint", query),
         YZ.api("/api/value", {rules: query.rules, card: query.card}),
+        aimed,
       ]);
     } catch (e) {
       if (mine === sequence) showError(e.message);
       return;
     }
     if (mine !== sequence) return;  // a newer question is on its way
+    const chances = new Map();
+    const shown = $("target-result");
+    if (targeted === null) {
+      shown.hidden = true;
+    } else if (targeted.error) {
+      shown.textContent = `P(reach ${goal}) is not available: ${targeted.error}`;
+      shown.className = "error";
+      shown.hidden = false;
+    } else {
+      for (const o of targeted.options) chances.set(optionKey(o), o.p_target);
+      const top = targeted.options[0];
+      shown.textContent = `To reach ${goal}: ${YZ.describe(top)}, P(reach ${goal}) = ` +
+        `${(100 * top.p_target).toFixed(3)}% (playing for the target from here on).`;
+      shown.className = "best-target";
+      shown.hidden = false;
+    }
+    $("target-col").hidden = chances.size === 0;
+    $("target-col").textContent = goal === null ? "P(reach target)" : `P(reach ${goal})`;
     $("error").hidden = true;
     const best = hint.options.filter((o) => o.best);
     $("best").textContent = `Best: ${YZ.describe(best[0])}` +
@@ -160,7 +201,8 @@
         YZ.el("td", {text: String(i + 1)}),
         YZ.el("td", {text: YZ.describe(o)}),
         YZ.el("td", {class: "num", text: o.expected_final.toFixed(2)}),
-        YZ.el("td", {class: "num", text: o.best ? "best" : `\u2212${o.regret.toFixed(3)}`})));
+        YZ.el("td", {class: "num", text: o.best ? "best" : `\u2212${o.regret.toFixed(3)}`}),
+        chances.size ? YZ.el("td", {class: "num", text: percent(chances.get(optionKey(o)))}) : null));
     });
     $("options").hidden = false;
   }
@@ -176,6 +218,8 @@
     if (dice.length === 5) state.dice = dice.split("").map(Number);
     const rolls = params.get("rolls");
     if (["0", "1", "2"].includes(rolls)) document.querySelector(`input[name="rolls"][value="${rolls}"]`).checked = true;
+    const goal = (params.get("target") || "").trim();
+    if (/^[0-9]+$/.test(goal)) $("target").value = goal;
     return {rules: params.get("rules") || "yahtzee", card: params.get("card") || ""};
   }
 
@@ -204,6 +248,8 @@
       }
     });
     for (const radio of document.querySelectorAll('input[name="rolls"]')) radio.addEventListener("change", changed);
+    $("target").addEventListener("input", changed);
+    $("target").addEventListener("change", changed);
     $("rules").addEventListener("change", async () => {
       try {
         await loadRules($("rules").value.trim() || "yahtzee");

@@ -31,7 +31,10 @@ const YZ = {
       return `score ${o.score} in ${o.category}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
     }
     const n = 5 - o.keep.length;
-    if (n === 0) return `keep ${o.keep.join(" ")} \u2014 stop and score`;
+    if (n === 0) {
+      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${o.stop_and_score.category}` : "";
+      return `keep ${o.keep.join(" ")} \u2014 stop and score${where}`;
+    }
     if (o.keep.length === 0) return "reroll all five dice";
     const words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"};
     return `keep ${o.keep.join(" ")}, reroll ${words[n]}`;

@@ -1,0 +1,114 @@
+"""Distributions and target play: the figures of the README's "Beyond the average".
+
+Usage: python benchmarks/bench_target.py [RULES ...] [--games N] [--tables DIR]
+
+For each rule set (default: yahtzee yatzy):
+
+* the target table: build wall and CPU seconds, peak memory (the build's maximum resident
+  set), size on disk (values + index), targets up to 500;
+* the exact distribution of the final score under expected-score play from the empty card:
+  its time (median of 3 runs, wall and CPU), mean (against the table), standard deviation,
+  percentiles, P(upper bonus), P(>= 300) and P(>= 400);
+* target play: P(>= 300) and P(>= 400) exactly (the target table), and what it costs in
+  expected score -- measured by simulation of ``target:T`` against ``optimal`` on the same
+  dice (``--games``, default 200,000), with the shares reaching T;
+* a mid-game distribution (a card with six boxes filled): its median time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from solver.card import ScoreCard  # noqa: E402
+from solver.distribution import PERCENTILES, score_distribution  # noqa: E402
+from solver.rules import get_rules  # noqa: E402
+from solver.simulate import simulate  # noqa: E402
+from solver.tables import get_table  # noqa: E402
+from solver.target import build_target, load_target, target_paths  # noqa: E402
+
+MID_GAME = {
+    "yahtzee": "ones=3,threes=9,fives=15,three_of_a_kind=24,full_house=25,chance=22",
+    "yatzy": "ones=3,threes=9,fives=15,one_pair=10,two_pairs=18,chance=22",
+}
+
+
+def timed(fn, repeat: int = 3):
+    walls, cpus, result = [], [], None
+    for _ in range(repeat):
+        w, c = time.perf_counter(), time.process_time()
+        result = fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return result, statistics.median(walls), statistics.median(cpus)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rules", nargs="*", default=["yahtzee", "yatzy"])
+    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--tables", default=None, help="tables folder (default: a fresh temporary one)")
+    args = parser.parse_args()
+    folder = args.tables or tempfile.mkdtemp(prefix="bench-target-")
+    print(f"tables in {folder}; {os.cpu_count()} cores")
+    for spec in args.rules:
+        rules = get_rules(spec)
+        table = get_table(rules, folder, build_if_missing=True, progress=False)
+        print(f"\n== {rules.id} (expected-score value {table.empty_card_value:.7f}) ==")
+        try:
+            target = load_target(rules, folder)
+        except Exception:  # noqa: BLE001 - not built yet: build it now, timed by the build itself
+            target = build_target(rules, folder, progress=False)
+        m = target.manifest
+        size = sum(p.stat().st_size for p in target_paths(rules, folder)[:2])
+        print(
+            f"target table (t <= {target.t_max}): built in {m['build_seconds']:.1f} s wall, "
+            f"{m['build_cpu_seconds']:.1f} CPU s, peak memory {m['build_peak_bytes'] / 2**30:.2f} GiB, "
+            f"{size / 2**30:.3f} GiB on disk"
+        )
+        empty = ScoreCard.empty(rules)
+        score_distribution(ScoreCard.parse(MID_GAME.get(rules.id, ""), rules), table.values)  # compile/warm
+        dist, wall, cpu = timed(lambda e=empty, v=table.values: score_distribution(e, v))
+        print(f"distribution from the empty card: {wall:.2f} s wall, {cpu:.2f} CPU s (median of 3)")
+        print(
+            f"  mean {dist.mean:.9f} (table {table.empty_card_value:.9f}), sd {dist.sd:.4f}, "
+            f"total probability 1 - {1 - dist.total_probability:.2e}"
+        )
+        print("  percentiles " + ", ".join(f"{q}: {dist.percentile(q)}" for q in PERCENTILES))
+        if dist.upper_bonus is not None:
+            print(f"  P(upper bonus) {dist.upper_bonus:.6f}")
+        if dist.rows_at_50:
+            print(f"  P(five-of-a-kind row at 50) {1 - dist.rows_at_50[0]:.6f}")
+        if MID_GAME.get(rules.id):
+            card = ScoreCard.parse(MID_GAME[rules.id], rules)
+            _, wall, cpu = timed(lambda c=card, v=table.values: score_distribution(c, v), repeat=5)
+            print(
+                f"distribution from a mid-game card ({card.n_filled} boxes filled): {wall:.3f} s wall (median of 5)"
+            )
+        for t in (300, 400):
+            p_ev = dist.p_at_least(t)
+            p_target = target.probability((0, 0, 0), t)
+            aimed = simulate(rules, f"target:{t}", args.games, seed=1, tables_dir=folder)
+            plain = simulate(rules, "optimal", args.games, seed=1, tables_dir=folder)
+            diff = aimed.scores.astype(float) - plain.scores
+            se = diff.std() / len(diff) ** 0.5
+            share = (aimed.scores >= t).mean()
+            print(
+                f"  P(>= {t}): expected-score play {p_ev:.6f}, target play {p_target:.6f} "
+                f"({'x%.2f' % (p_target / p_ev) if p_ev > 0 else 'out of reach'}); simulated share of target:{t} {share:.5f} "
+                f"({args.games:,} games); its mean score {aimed.scores.mean():.2f} vs optimal "
+                f"{plain.scores.mean():.2f}: costs {-diff.mean():.2f} +- {se:.2f} points "
+                f"({aimed.games / aimed.seconds:,.0f} games/s)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,358 @@
+"""The exact final-score distribution (:mod:`solver.distribution`) and ``yahtzee distribution``:
+its mean is the table's expected score, it sums to 1, a small game's distribution is the one
+a plain enumeration of every roll gives, the optimal bot's simulated games agree with it, and
+the command's text, JSON, plot and usage errors."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections import Counter, defaultdict
+from functools import cache
+
+import pytest
+
+from solver.advisor import Position
+from solver.card import ScoreCard
+from solver.cli import main
+from solver.dice import Dice
+from solver.distribution import score_distribution
+from solver.rules import get_rules
+from solver.tables import get_table
+
+LOWER = "yatzy+lower-only"
+CHOOSE = "yatzy+lower-only+order=choose"
+ALL_ROLLS = "yahtzee+all-rolls+without=ones,twos,threes,fours,fives,sixes"
+UPPER = "yahtzee+without=three_of_a_kind,four_of_a_kind,full_house,small_straight,large_straight"
+#: two boxes: small enough to enumerate every roll (the Joker rule and the Yahtzee bonus included)
+TINY = (
+    "yahtzee+without=ones,twos,threes,fives,sixes,three_of_a_kind,four_of_a_kind,full_house,"
+    "small_straight,large_straight,chance"
+)
+
+
+def distribution(tables_dir, spec, card="", dice=None, rolls_left=2):
+    rules = get_rules(spec)
+    card = ScoreCard.parse(card, rules)
+    roll = None if dice is None else Dice.parse(dice).index
+    return score_distribution(card, tables_dir.table(rules).values, roll=roll, rolls_left=rolls_left)
+
+
+@pytest.mark.parametrize(
+    "spec, card",
+    [
+        (LOWER, ""),
+        (LOWER, "chance=20,yatzy=50"),
+        (CHOOSE, ""),
+        (CHOOSE, "one_pair=12,two_pairs=14"),
+        (ALL_ROLLS, ""),
+        (ALL_ROLLS, "yahtzee=50,chance=17"),
+        (UPPER, "ones=3,fours=12,yahtzee=50"),
+        (UPPER, "sixes=24,fives=20,fours=16,threes=9,yahtzee=50,yahtzee_bonus=100"),
+        (TINY, ""),
+    ],
+)
+def test_mean_is_the_tables_expected_score_and_the_total_is_one(tables_dir, spec, card):
+    dist = distribution(tables_dir, spec, card)
+    advisor = tables_dir.advisor(spec)
+    parsed = ScoreCard.parse(card, spec)
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    assert abs(dist.mean - (parsed.total + advisor.card_value(parsed))) <= 1e-9
+    assert (dist.pmf >= 0).all() and dist.pmf[: parsed.total].sum() == 0
+    assert dist.percentile(0) <= dist.percentile(50) <= dist.percentile(100)
+    assert dist.p_at_least(0) == 1.0 and abs(dist.p_at_least(1) - (1 - dist.pmf[0])) < 1e-12
+
+
+@pytest.mark.parametrize(
+    "spec, card, dice, rolls",
+    [
+        (LOWER, "chance=20", "66655", 1),
+        (LOWER, "", "12345", 2),
+        (CHOOSE, "", "66666", 0),  # scoring the first box chooses the direction
+        (CHOOSE, "", "12346", 2),
+        (CHOOSE, "yatzy=50", "11236", 2),
+        (ALL_ROLLS, "yahtzee=50", "44444", 1),
+        (UPPER, "fours=12,yahtzee=50", "44444", 0),
+        (UPPER, "ones=3", "33456", 2),
+    ],
+)
+def test_mean_with_dice_is_the_best_options_expected_final(tables_dir, spec, card, dice, rolls):
+    dist = distribution(tables_dir, spec, card, dice, rolls)
+    best = tables_dir.advisor(spec).advise(Position.parse(card, dice, rolls, spec)).options[0]
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    assert abs(dist.mean - best.expected_final) <= 1e-9
+
+
+# --- an independent enumeration ---------------------------------------------------------------
+
+
+@cache
+def rolls_of(n: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every sorted outcome of rolling ``n`` dice with its probability."""
+    counts = Counter(tuple(sorted(faces)) for faces in itertools.product(range(1, 7), repeat=n))
+    return tuple((faces, c / 6**n) for faces, c in sorted(counts.items()))
+
+
+def enumerate_finals(rules, bot, card, dice=None, rolls_left=2) -> dict[tuple, float]:
+    """P(final score, five-of-a-kind rows at 50, bonuses) by walking every roll of the rest of
+    the game, the bot deciding."""
+    turns: dict = {}
+    positions: dict = {}
+
+    def turn(card) -> dict[int, float]:
+        key = str(card)
+        if key not in turns:
+            if card.is_complete:
+                rows = sum(card.scores[b] == 50 for b in rules.five_kind_rows)
+                turns[key] = {(card.total, rows, card.yahtzee_bonus_count): 1.0}
+            else:
+                out: dict[int, float] = defaultdict(float)
+                for faces, p in rolls_of(5):
+                    for s, q in position(card, faces, 2).items():
+                        out[s] += p * q
+                turns[key] = dict(out)
+        return turns[key]
+
+    def position(card, faces, left) -> dict[int, float]:
+        key = (str(card), faces, left)
+        if key not in positions:
+            dice = Dice(faces)
+            out: dict[int, float] = defaultdict(float)
+            if left == 0:
+                box = bot.choose_box(card, dice, None)
+                out.update(turn(card.score(box, dice)))
+            else:
+                keep = tuple(bot.choose_keep(card, dice, left, None))
+                for extra, p in rolls_of(5 - len(keep)):
+                    for s, q in position(card, tuple(sorted(keep + extra)), left - 1).items():
+                        out[s] += p * q
+            positions[key] = dict(out)
+        return positions[key]
+
+    if dice is None:
+        return turn(card)
+    return position(card, tuple(Dice.parse(dice).values), rolls_left)
+
+
+@pytest.mark.parametrize(
+    "card, dice, rolls",
+    [
+        ("", None, 2),
+        ("yahtzee=50", None, 2),
+        ("fours=8", "44444", 1),
+        ("", "44446", 2),
+        ("yahtzee=50", "44444", 0),
+    ],
+)
+def test_a_small_game_is_its_enumeration(tables_dir, card, dice, rolls):
+    from solver.bots import TableBot
+
+    rules = get_rules(TINY)
+    assert rules.n_boxes == 2
+    bot = TableBot(tables_dir.advisor(rules), "optimal")
+    parsed = ScoreCard.parse(card, rules)
+    finals = enumerate_finals(rules, bot, parsed, dice, rolls)
+    dist = distribution(tables_dir, TINY, card, dice, rolls)
+
+    def marginal(i):
+        out: dict[int, float] = defaultdict(float)
+        for key, p in finals.items():
+            out[key[i]] += p
+        return out
+
+    want = marginal(0)
+    got = {int(s): float(dist.pmf[s]) for s in dist.pmf.nonzero()[0]}
+    assert set(got) == {s for s, p in want.items() if p > 0}
+    for s, p in want.items():
+        assert abs(got.get(s, 0.0) - p) <= 1e-13, s
+    # the outcomes: the Yahtzee row at 50 and the bonuses
+    for k, p in marginal(1).items():
+        assert abs(dist.rows_at_50[k] - p) <= 1e-13
+    for k, p in marginal(2).items():
+        assert abs(dist.bonuses[k] - p) <= 1e-13
+
+
+def test_simulation_of_the_optimal_bot_agrees(tables_dir):
+    """The optimal bot's mean and P(>= T) over seeded games are within 4 standard errors."""
+    import numpy as np
+
+    from solver.simulate import simulate
+
+    rules = get_rules(LOWER)
+    dist = distribution(tables_dir, LOWER)
+    games = 20_000
+    result = simulate(rules, "optimal", games, 7, tables_dir=tables_dir, threads=1)
+    scores = np.asarray(result.scores, dtype=np.float64)
+    assert abs(scores.mean() - dist.mean) <= 4 * dist.sd / math.sqrt(games)
+    for t in (100, 130, 160):
+        p = dist.p_at_least(t)
+        assert abs((scores >= t).mean() - p) <= 4 * math.sqrt(p * (1 - p) / games) + 1e-12, t
+
+
+@pytest.mark.slow
+def test_the_full_yahtzee_game(tables_dir):
+    dist = distribution(tables_dir, "yahtzee")
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    assert abs(dist.mean - tables_dir.advisor("yahtzee").card_value(ScoreCard.empty("yahtzee"))) <= 1e-9
+    assert 0.6 < dist.upper_bonus < 0.75 and 55 < dist.sd < 65
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_text(tables_dir, capsys):
+    code, out, err = run(
+        capsys, "distribution", "--rules", LOWER, "--card", "chance=20", "--tables", str(tables_dir)
+    )
+    assert code == 0, err
+    dist = distribution(tables_dir, LOWER, "chance=20")
+    lines = out.splitlines()
+    assert lines[0] == f"{LOWER} | chance=20 | policy ev (expected-score play)"
+    assert f"mean {dist.mean:.4f}, standard deviation {dist.sd:.4f}" in out
+    assert f"p50 {dist.percentile(50)}," in out and "p99" in out
+    assert f"P(k five-of-a-kind rows at 50) [yatzy]: k=0 {dist.rows_at_50[0]:.6g}, k=1" in out
+    assert "Yahtzee bonuses" not in out
+    for t in (200, 250, 300, 350, 400):
+        assert f"P(final >= {t})  {dist.p_at_least(t):.6f}" in out
+    assert "<- mean" in out and "distribution of the final score" in out
+    assert "P(upper bonus)" not in out  # no upper section
+
+
+def test_cli_json_and_at_least(tables_dir, capsys):
+    argv = ["distribution", "--rules", UPPER, "--card", "ones=3", "--dice", "33456", "--rolls-left", "2"]
+    code, out, err = run(
+        capsys, *argv, "--json", "--at-least", "150", "300", "150", "--tables", str(tables_dir)
+    )
+    assert code == 0, err
+    got = json.loads(out)
+    assert list(got)[:7] == ["rules", "card", "policy", "mean", "sd", "percentiles", "p_at_least"]
+    assert got["rules"] == get_rules(UPPER).id and got["card"] == "ones=3" and got["policy"] == "ev"
+    assert list(got["percentiles"]) == ["1", "5", "10", "25", "50", "75", "90", "95", "99"]
+    assert list(got["p_at_least"]) == ["150", "300"]
+    dist = distribution(tables_dir, UPPER, "ones=3", "33456", 2)
+    assert got["mean"] == dist.mean and got["sd"] == dist.sd
+    assert got["p_at_least"]["150"] == dist.p_at_least(150)
+    assert 0 < got["upper_bonus"] < 1
+    assert set(got["five_kind_rows_at_50"]) <= {"0", "1"} and "0" in got["five_kind_bonuses"]
+    pmf = {int(s): p for s, p in got["pmf"].items()}
+    assert abs(math.fsum(pmf.values()) - 1) <= 1e-12 and min(pmf) >= 3 and all(p > 0 for p in pmf.values())
+    assert "NaN" not in out
+    code, text, _ = run(capsys, *argv, "--tables", str(tables_dir))
+    assert code == 0 and "| dice 3 3 4 5 6 | 2 rolls left |" in text.splitlines()[0]
+
+
+def test_cli_plot(tables_dir, capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "dist.png"
+    code, out, err = run(
+        capsys, "distribution", "--rules", TINY, "--plot", str(png), "--tables", str(tables_dir)
+    )
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {png}" in out
+    assert [p.name for p in tmp_path.iterdir()] == ["dist.png"]  # no temporary file left
+    code, out, err = run(capsys, "distribution", "--rules", TINY, "--plot", str(tmp_path / "no" / "x.png"))
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1
+
+
+def test_cli_plot_without_matplotlib(monkeypatch, capsys, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code, out, err = run(capsys, "distribution", "--rules", TINY, "--plot", str(tmp_path / "x.png"))
+    assert code == 2 and err.count("\n") == 1
+    assert "pip install 'yahtzee-solver[plot]'" in err and out == ""
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--dice", "33456"], "--dice and --rolls-left go together"),
+        (["--rolls-left", "1"], "--dice and --rolls-left go together"),
+        (["--dice", "33457", "--rolls-left", "1"], "'7' is not a face"),
+        (["--rolls-left", "3", "--dice", "33456"], "invalid choice"),
+        (["--rules", "poker"], "poker"),
+        (["--card", "ones=7"], "ones=7"),
+        (["--policy", "nonsense"], "unknown policy 'nonsense'"),
+        (["--policy", "target:abc"], "target must be a score"),
+        (["--policy", "target:0"], "target must be a score"),
+        (["--at-least", "0"], "--at-least"),
+        (["--at-least", "x"], "invalid int value"),
+        (["--rules", "yahtzee+triple"], "triple"),
+    ],
+)
+def test_cli_usage_errors_are_one_line(capsys, argv, words):
+    code, out, err = run(capsys, "distribution", *argv)
+    assert code == 2, err
+    assert out == "" and err.count("\n") == 1 and words in err and "Traceback" not in err
+
+
+def test_target_policy_distribution(tmp_path, capsys):
+    """Under target play: P(final >= T) is the target table's (to the bots' tie tolerance), the
+    probabilities sum to 1, and the target bot's simulated games agree within 4 standard errors."""
+    import numpy as np
+
+    from solver.advisor import Advisor, TargetAdvisor
+    from solver.distribution import target_distribution
+    from solver.simulate import simulate
+    from solver.target import build_target, load_target
+
+    build_target(LOWER, tmp_path, t_max=200, progress=False)
+    table = load_target(LOWER, tmp_path)
+    values = get_table(LOWER, tmp_path, build_if_missing=True, progress=False).values
+    empty = ScoreCard.empty(LOWER)
+    dist = target_distribution(empty, values, table.arrays(), 100)
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    assert abs(dist.p_at_least(100) - table.probability((0, 0, 0), 100)) <= 1e-9
+    games = simulate(LOWER, "target:100", 20_000, seed=3, tables_dir=tmp_path).scores
+    assert abs(games.mean() - dist.mean) < 4 * games.std() / np.sqrt(len(games))
+    # a turn under way: the best option's probability
+    card = ScoreCard.parse("chance=20,yatzy=0", LOWER)
+    position = Position.parse(card, "33456", 1, LOWER)
+    best = TargetAdvisor(Advisor(get_table(LOWER, tmp_path)), table).advise(position, 100).options[0]
+    mid = target_distribution(card, values, table.arrays(), 100, roll=position.dice.index, rolls_left=1)
+    assert abs(mid.p_at_least(100) - best.p_target) <= 1e-9
+    code, out, err = run(capsys, "distribution", "--rules", LOWER, "--policy", "target:100", "--json",
+                         "--tables", str(tmp_path))  # fmt: skip
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["policy"] == "target:100" and abs(got["p_at_least"]["200"] - dist.p_at_least(200)) < 1e-12
+
+
+def test_a_damaged_table_is_one_error_line(capsys, tmp_path):
+    """A table damaged on disk: one error line saying how to rebuild it, nothing printed."""
+    from solver.tables import build_table, table_paths
+
+    rules = get_rules(TINY)
+    build_table(rules, tmp_path, progress=False)
+    npy = table_paths(rules, tmp_path)[0]
+    data = bytearray(npy.read_bytes())
+    data[-8:] = b"\xff" * 8  # a NaN where a value was
+    npy.write_bytes(bytes(data))
+    code, out, err = run(capsys, "distribution", "--rules", TINY, "--json", "--tables", str(tmp_path))
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "yahtzee tables build --rules" in err and "Traceback" not in err
+
+
+def test_a_nan_result_is_one_error_line(tables_dir, capsys, monkeypatch):
+    """Whatever gets past the table's checks, NaN is never printed: one error line."""
+    import solver.commands.distribution as command
+
+    real = command.policy_distribution
+
+    def broken(*args, **kw):
+        dist = real(*args, **kw)
+        dist.pmf[-1] = float("nan")
+        return dist
+
+    monkeypatch.setattr(command, "policy_distribution", broken)
+    code, out, err = run(capsys, "distribution", "--rules", TINY, "--json", "--tables", str(tables_dir))
+    assert code == 1 and out == "" and err.count("\n") == 1 and "damaged" in err

@@ -1,0 +1,294 @@
+"""The triple card (issue 12): rules, notation, scores, the floor and triple players."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from solver.cli import main
+from solver.errors import CardError, IllegalMoveError, UsageError
+from solver.rules import get_rules
+from solver.triple import (
+    TripleAdvisor,
+    TripleCard,
+    play_triple_game,
+    simulate_triple,
+)
+
+BASE = 254.5877287  # exact value of yahtzee (shared/RULES.md)
+
+
+@pytest.fixture(scope="module")
+def advisor(tables_dir):
+    table = tables_dir.table("yahtzee")
+    return TripleAdvisor(table, get_rules("triple"))
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- rules and notation ---------------------------------------------------------
+def test_rules_and_card_text():
+    rules = get_rules("triple")
+    assert rules.id == "yahtzee+triple" and rules.n_turns == 39 and rules.single is get_rules("yahtzee")
+    text = rules.card_text()
+    assert "x1, x2, x3" in text and "ones@1=3" in text and "1527.526" in text
+    assert rules.describe()["weights"] == [1, 2, 3]
+    assert get_rules("yatzy+triple").single.id == "yatzy"
+    with pytest.raises(UsageError, match="order=choose"):
+        get_rules("yatzy+order=choose+triple")
+
+
+def test_notation_round_trip():
+    card = TripleCard.parse("fours@3=12, ones@1=3,Full House@2=25", "triple")
+    assert str(card) == "ones@1=3,full_house@2=25,fours@3=12"
+    assert TripleCard.parse(str(card)) == card
+    assert card.column_totals == (3, 50, 36) and card.total == 89
+    assert TripleCard.parse("") == TripleCard.parse("-") == TripleCard.empty("triple")
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("ones=3", "BOX@COLUMN=SCORE"),
+        ("ones@4=3", "'4'"),
+        ("ones@x=3", "'x'"),
+        ("ones@2=7", "column 2: ones=7"),
+        ("bogus@1=3", "column 1: unknown box 'bogus'"),
+        ("ones@1=3,ones@1=2", "column 1"),
+        ("yahtzee_bonus@2=100", "column 2"),
+    ],
+)
+def test_bad_cards_are_one_line_errors(text, needle):
+    with pytest.raises(CardError) as info:
+        TripleCard.parse(text, "triple")
+    assert needle in str(info.value) and "\n" not in str(info.value)
+
+
+def test_hand_checked_game():
+    """Weights per column, the upper bonus per column, Yahtzee bonus and Joker within a column."""
+    card = TripleCard.empty("triple")
+    for box, dice in [
+        ("ones", "11123"),
+        ("twos", "22256"),
+        ("threes", "33312"),
+        ("fours", "44412"),
+        ("fives", "55512"),
+        ("sixes", "66612"),
+    ]:
+        card = card.score(3, box, dice)  # column 3: 63 in the upper boxes, bonus 35
+    card = card.score(2, "yahtzee", "44444")  # column 2 holds 50
+    # a second Yahtzee: in column 2 the forced Joker sends it to fours (+100 bonus) ...
+    assert [(c, p.box, p.score, p.bonus) for c, p in card.placements("44444") if c == 1] == [
+        (1, "fours", 20, 100)
+    ]
+    with pytest.raises(IllegalMoveError, match="column 2"):
+        card.score(2, "chance", "44444")
+    # ... while column 1 (its yahtzee box open) takes it anywhere, without a bonus
+    assert {p.bonus for c, p in card.placements("44444") if c == 0} == {0}
+    card = card.score(2, "fours", "44444")
+    card = card.score(1, "chance", "66666")
+    assert card.columns[2].upper_bonus == 35 and card.columns[0].upper_bonus == 0
+    assert card.column_totals == (1 * 30, 2 * (50 + 20 + 100), 3 * (63 + 35))
+    assert card.total == 30 + 340 + 294 == 664
+    assert str(card).count("@") == 10 and "yahtzee_bonus@2=100" in str(card)
+    assert TripleCard.parse(str(card)) == card
+    with pytest.raises(IllegalMoveError, match="column 3"):
+        card.score(3, "ones", "11111")
+    lines = card.format().splitlines()
+    assert max(map(len, lines)) <= 80 and "664" in lines[-1]
+
+
+# --- the players ----------------------------------------------------------------
+def test_floor_value_is_six_times_the_base(advisor):
+    assert advisor.floor_value(TripleCard.empty("triple")) == pytest.approx(6 * BASE, abs=1e-6)
+    card = TripleCard.parse("ones@1=3,fours@3=12")
+    single = advisor.table.values
+    expected = 3 + 36 + float(single[1, 3, 0]) + 2 * float(single[0, 0, 0]) + 3 * float(single[8, 12, 0])
+    assert advisor.floor_value(card) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("bot", ["triple", "tuned", "floor"])
+def test_kernel_plays_as_the_python_player(advisor, tables_dir, bot):
+    """The numba games and the plain-Python player (the hint's arithmetic) agree move for move:
+    the same final scores, column by column."""
+    result = simulate_triple("triple", bot, 3, seed=7, tables_dir=tables_dir, threads=1)
+    for g in range(3):
+        card = play_triple_game(advisor, 7, g, bot)
+        assert card.is_complete
+        assert tuple(result.column_scores[g]) == card.column_totals
+        assert result.scores[g] == card.total
+
+
+def test_floor_matches_six_times_the_base_value(tables_dir):
+    result = simulate_triple("triple", "floor", 2000, seed=3, tables_dir=tables_dir)
+    s = result.summary()
+    assert abs(s["mean"] - 6 * BASE) < 4 * s["standard_error"]
+
+
+def test_triple_beats_the_floor_on_the_same_dice(tables_dir):
+    from solver.simulate import paired
+
+    triple = simulate_triple("triple", "triple", 400, seed=5, tables_dir=tables_dir)
+    floor = simulate_triple("triple", "floor", 400, seed=5, tables_dir=tables_dir)
+    pair = paired(triple, floor)
+    assert pair["mean_difference"] > 4 * pair["standard_error"] > 0
+
+
+def test_same_games_for_any_thread_count(tables_dir):
+    one = simulate_triple("triple", "random", 300, seed=2, threads=1, tables_dir=tables_dir)
+    two = simulate_triple("triple", "random", 300, seed=2, threads=2, tables_dir=tables_dir)
+    part = simulate_triple("triple", "random", 100, seed=2, game0=200, threads=1, tables_dir=tables_dir)
+    assert (one.scores == two.scores).all() and (one.scores[200:] == part.scores).all()
+    greedy = simulate_triple("triple", "greedy", 50, seed=2, tables_dir=tables_dir)
+    assert greedy.scores.mean() > one.scores.mean()
+
+
+def test_hint_ranks_the_triple_players_options(advisor):
+    card = TripleCard.parse("ones@1=3,fours@3=12")
+    options = advisor.advise(card, "33456", 0)
+    assert options[0].best and all(o.regret >= 0 for o in options)
+    assert {o.column for o in options} == {0, 1, 2}
+    # placements of a roll in the three columns: weighted values relative to the floor
+    assert "of column" in options[0].describe()
+    keeps = advisor.advise(card, "33456", 2)
+    assert keeps[0].keep is not None and math.isfinite(keeps[0].expected_final)
+    assert keeps[0].expected_final >= advisor.floor_value(card) - 1e-9  # one step of policy improvement
+
+
+# --- the command line -----------------------------------------------------------
+def test_cli_hint(capsys, tables_dir):
+    code, out, _ = run(
+        capsys, "hint", "--rules", "triple", "--card", "ones@1=3,fours@3=12", "--dice", "33456",
+        "--rolls-left", "0", "--tables", str(tables_dir),
+    )  # fmt: skip
+    assert code == 0 and "of column" in out and "best-known, not proven optimal" in out
+    code, out, _ = run(
+        capsys, "hint", "--rules", "triple", "--dice", "66666", "--rolls-left", "1", "--json",
+        "--tables", str(tables_dir),
+    )  # fmt: skip
+    data = json.loads(out)
+    assert code == 0 and data["rules"] == "yahtzee+triple" and data["options"][0]["best"]
+    assert "not proven optimal" in data["note"]
+
+
+def test_cli_simulate_paired(capsys, tables_dir):
+    code, out, _ = run(
+        capsys, "simulate", "--rules", "triple", "--bot", "greedy", "--vs", "random", "--games", "200",
+        "--json", "--quiet", "--tables", str(tables_dir),
+    )  # fmt: skip
+    data = json.loads(out)
+    assert code == 0 and data["paired"]["mean_difference"] > 0 and data["floor"] == pytest.approx(6 * BASE)
+    code, out, _ = run(capsys, "simulate", "--rules", "triple", "--bot", "random", "--games", "50", "--quiet")
+    assert code == 0 and "games/s" in out and "column means" in out
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["simulate", "--rules", "triple", "--bot", "optimal", "--games", "5"], "optimal"),
+        (["hint", "--rules", "triple", "--card", "ones=3", "--dice", "12345", "--rolls-left", "0"], "ones=3"),
+        (["tables", "build", "--rules", "triple"], "triple"),
+        (["hint", "--rules", "triple", "--batch", "-"], "--batch"),
+        (
+            ["hint", "--rules", "triple", "--dice", "12345", "--rolls-left", "0", "--target", "900"],
+            "--target",
+        ),
+        (["simulate", "--rules", "triple", "--bot", "random", "--games", "5", "--target", "900"], "--target"),
+    ],
+)
+def test_cli_errors_are_one_line(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_value_and_rules(capsys, tables_dir):
+    code, out, _ = run(capsys, "value", "--rules", "triple", "--json", "--tables", str(tables_dir))
+    assert code == 0 and json.loads(out)["floor_expected_final"] == pytest.approx(6 * BASE)
+    code, out, _ = run(capsys, "rules", "triple")
+    assert code == 0 and "x1, x2, x3" in out
+
+
+# --- play and review ----------------------------------------------------------------
+def test_computer_players_finish_a_game_and_review_it(tables_dir, tmp_path, capsys):
+    import io
+    from types import SimpleNamespace
+
+    from solver.triple_game import TripleGame, TripleSession, run_triple_review
+
+    players = [{"name": "A", "bot": "triple"}, {"name": "B", "bot": "random"}]
+    game = TripleGame(get_rules("triple"), players, {"mode": "hot-seat", "dice": "seeded", "seed": 4})
+    session = TripleSession(
+        game, tables_dir=tables_dir, data=tmp_path, inp=io.StringIO(""), out=io.StringIO()
+    )
+    assert session.run() == 0 and game.is_over
+    saved = json.loads(session.path.read_text())
+    assert saved["status"] == "finished" and saved["scores"] == [c.total for c in game.cards]
+    replayed = TripleGame.from_json(saved)
+    assert [c.total for c in replayed.cards] == saved["scores"]
+    # the triple computer plays as the numba triple player on its stream (player 0 = game 0)
+    result = simulate_triple("triple", "triple", 1, seed=4, tables_dir=tables_dir)
+    assert saved["scores"][0] == result.scores[0]
+    args = SimpleNamespace(
+        game=str(session.path), player="A", tables=str(tables_dir), json=True, mistakes=False
+    )
+    assert run_triple_review(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["finished"] and all(d["loss"] <= 1e-9 for d in data["decisions"])
+    assert "not proven optimal" in data["note"]
+
+
+def test_forged_triple_game_is_refused(tables_dir, tmp_path):
+    from solver.triple_game import GameRecordError, TripleGame
+
+    players = [{"name": "A", "bot": "greedy"}]
+    game = TripleGame(get_rules("triple"), players, {"mode": "solo", "dice": "seeded", "seed": 1})
+    game.score(1, "chance")
+    saved = game.to_json("abandoned")
+    saved["turns"][0]["rolls"][0] = [6, 6, 6, 6, 6]
+    with pytest.raises(GameRecordError, match="first roll"):
+        TripleGame.from_json(saved)
+
+
+def test_cli_play_and_review(capsys, tables_dir, tmp_path, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("k 9\ns chance@3\nhint\ns bogus@1\ns chance@3\nq\n"))
+    code, out, _ = run(
+        capsys, "play", "--rules", "triple", "--seed", "2", "--coach", "--data", str(tmp_path),
+        "--tables", str(tables_dir),
+    )  # fmt: skip
+    assert code == 0 and "chance in column 3" in out and "not proven optimal" in out
+    assert "! unknown box 'bogus'" in out and "! column 3: chance is already filled" in out
+    lines = out.splitlines()
+    assert max(map(len, [x for x in lines if not x.startswith(("!", "game abandoned"))])) <= 80
+    path = next((tmp_path / "games").glob("*.json"))
+    code, out, _ = run(capsys, "review", str(path), "--tables", str(tables_dir))
+    assert code == 0 and "You:" in out and "chance of column 3" in out
+    code, out, err = run(capsys, "play", "--rules", "triple", "--real-dice")
+    assert code == 2 and "real-dice" in err
+
+
+@pytest.mark.slow
+def test_tuned_beats_triple_on_the_same_dice(tables_dir):
+    from solver.simulate import paired
+
+    tuned = simulate_triple("triple", "tuned", 6000, seed=11, tables_dir=tables_dir)
+    triple = simulate_triple("triple", "triple", 6000, seed=11, tables_dir=tables_dir)
+    pair = paired(tuned, triple)
+    assert pair["mean_difference"] > 3 * pair["standard_error"] > 0
+
+
+@pytest.mark.slow
+def test_yatzy_triple_floor_is_six_times_yatzy(tables_dir):
+    tables_dir.table("yatzy")
+    result = simulate_triple("yatzy+triple", "floor", 2000, seed=3, tables_dir=tables_dir)
+    s = result.summary()
+    assert abs(s["mean"] - 6 * 248.4399894) < 4 * s["standard_error"]
+    triple = simulate_triple("yatzy+triple", "triple", 2000, seed=3, tables_dir=tables_dir)
+    assert triple.scores.mean() > s["mean"] + 4 * s["standard_error"]
