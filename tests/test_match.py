@@ -303,3 +303,10 @@ def test_play_level_win_and_bad_computer_levels(small, monkeypatch, capsys, tmp_
     assert rc == 2 and "computer's level" in err
     rc, out, err = _play(monkeypatch, capsys, tmp_path, folder, ["--players", "computer:win"], [])
     assert rc == 2 and "at least one person" in err
+
+
+def test_triple_card_has_no_win_level(capsys):
+    from solver.cli import main
+
+    assert main(["play", "--rules", "triple", "--level", "win"]) == 2
+    assert "triple card has no win level" in capsys.readouterr().err

@@ -123,6 +123,8 @@ def run_play(args) -> int:
     rules = get_rules(args.rules)
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed must be a whole number from 0 to {MAX_SEED} (2^64-1), got {args.seed}")
+    if rules.triple and (args.level == "win" or "computer:" in (args.players or "").replace(" ", "").lower()):
+        raise UsageError("the triple card has no win level nor computer:LEVEL players; use --level")
     if rules.triple:  # the triple card has its own small game (solver.triple_game)
         from ..triple_game import run_triple_play
 
