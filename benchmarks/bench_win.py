@@ -2,7 +2,7 @@
 
 Prints the share of games the win bot wins (ties half) with its standard error, the tie rate,
 and each bot's mean score and spread, for the README.  Needs the yahtzee table and target
-table (``yahtzee tables build --rules yahtzee --target``: about 16 minutes on 2 cores).
+table (``yahtzee tables build --rules yahtzee --target``: about 5 minutes on 2 cores).
 
     python benchmarks/bench_win.py --games 200000 [--seed 1] [--rules yahtzee] [--tables DIR]
 """
