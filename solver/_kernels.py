@@ -1627,3 +1627,173 @@ def apply_entry_outcomes(c0, c1, src_row, src_col, dst_row, gain, prob, dist, ou
     for c in range(c0, c1):
         a = src_col[c]
         out[dst_row[c], a + gain[c]] += prob[c] * dist[src_row[c], a]
+
+
+# ============================================================================
+# Playing to win (solver.match): target play whose objective counts a tie as ``tie``
+# (a half): P(final >= need + 1) + tie x P(final = need), written
+# (1 - tie) W(need) + tie W(need + 1) with W the target table's probabilities.
+# ============================================================================
+
+
+@njit(cache=True, inline="always")
+def win_objective(w, off, length, need, tie):
+    """``(1 - tie) P(at least need more) + tie P(at least need + 1 more)``: with the best
+    opponent final ``B`` and ``need = B - total``, P(win) + tie x P(tie)."""
+    return (1.0 - tie) * target_objective(w, off, length, need) + tie * target_objective(
+        w, off, length, need + 1
+    )
+
+
+@njit(cache=True, inline="always")
+def mixed_win_value(w, off, length, need0, nmin, q, qn, tie):
+    """``sum_j q[j] win_objective(max(need0 + j, nmin))`` for ``j < qn``: the win objective
+    against a best opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 -
+    total``), never below the opponents' best total so far (``nmin``)."""
+    acc = 0.0
+    for j in range(qn):
+        acc += q[j] * win_objective(w, off, length, max(need0 + j, nmin), tie)
+    return acc
+
+
+@njit(cache=True)
+def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, ra, x, memo, have):
+    """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
+    ``memo``/``have`` (n_boxes, max score + 1, 2): each (box, score, bonus) valued once."""
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    roll_offset = x.shape[0] - score.shape[0]
+    have[:] = False
+    for r in range(score.shape[0]):
+        best = NEG_INF
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        e = 1 if extra > 0 else 0
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            if not have[b, s, e]:
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                memo[b, s, e] = mixed_win_value(
+                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                    q, qn, tie,
+                )  # fmt: skip
+                have[b, s, e] = True
+            v = memo[b, s, e]
+            if v > best:
+                best = v
+        x[roll_offset + r, col] = best
+
+
+@njit(cache=True, nogil=True)
+def mixed_win_group_tables(
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_min, lane_k, qs, qlen, tie, w, w_off,
+    w_len, ra, e0_all, e1_all,
+):  # fmt: skip
+    """Win-play tables of groups ``g0 .. g1`` against spread opponent finals: lane ``(u, f,
+    need0, k)`` reads the spread ``qs[k, :qlen[k]]`` (see :func:`mixed_win_value`)."""
+    n_keeps = ra.add_die.shape[0]
+    nb = ra.box_face.shape[0]
+    smax = 0
+    for r in range(ra.score.shape[0]):
+        for b in range(nb):
+            smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
+    memo = np.empty((nb, smax + 1, 2))
+    have = np.zeros((nb, smax + 1, 2), dtype=np.bool_)
+    for grp in range(g0, g1):
+        a = group_lane[grp]
+        nl = group_lane[grp + 1] - a
+        e0 = np.empty((n_keeps, nl))
+        e1 = np.empty((n_keeps, nl))
+        for j in range(nl):
+            k = lane_k[a + j]
+            _mixed_win_rolls(
+                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], lane_min[a + j], qs[k], qlen[k], j, tie,
+                w, w_off, w_len, ra, e0, memo, have,
+            )  # fmt: skip
+        _turn_from_final(e0, e1, ra)
+        for lane in range(nl):
+            for kk in range(n_keeps):
+                e0_all[a - l0 + lane, kk] = e0[kk, lane]
+                e1_all[a - l0 + lane, kk] = e1[kk, lane]
+
+
+@njit(cache=True, nogil=True)
+def play_mixed_win_games(
+    j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
+    w, w_off, w_len, tie, tol, ra,
+):  # fmt: skip
+    """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
+    (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
+    legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    roll_offset = add_die.shape[0] - score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        k = np.int64(games[i, nb + 3])
+        held = _roll(base, k, 0, add_die, keep_size)
+        k += 5
+        for rolls_left in range(2, 0, -1):
+            if rolls_left == 2:
+                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            else:
+                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
+            if keep == held:
+                break
+            held = _roll(base, k, keep, add_die, keep_size)
+            k += 5
+        games[i, nb + 3] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb])
+        u = min(np.int64(games[i, nb + 1]), cap)
+        f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
+        q = qs[game_k[i]]
+        qn = qlen[game_k[i]]
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        best = NEG_INF
+        chosen = -1
+        for sweep in range(2):
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                v = mixed_win_value(
+                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0[i] - points - extra,
+                    nmin[i] - points - extra, q, qn, tie,
+                )  # fmt: skip
+                if sweep == 0:
+                    best = max(best, v)
+                elif v >= best - tol:
+                    chosen = b
+                    break
+        s = placement_score(r, chosen, use_joker, score, joker_score)
+        _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
+@njit(cache=True, nogil=True)
+def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_len, out):
+    """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
+    a turn (``need0[i]``, spread ``game_k[i]``)."""
+    for i in range(masks.shape[0]):
+        m, u, f = masks[i], us[i], fs[i]
+        k = game_k[i]
+        out[i] = mixed_win_value(w, w_off[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie)

@@ -93,6 +93,7 @@ class Option:
     stop_category: str | None = None
     stop_score: int | None = None
     p_target: float | None = None  # P(final >= target) under target play (target advice only)
+    p_win: float | None = None  # P(win) + P(tie) / 2 against the opponents (win advice only)
 
     @classmethod
     def _ranked(
@@ -165,6 +166,8 @@ class Option:
         }
         if self.p_target is not None:
             out["p_target"] = self.p_target
+        if self.p_win is not None:
+            out["p_win"] = self.p_win
         return out
 
     def __str__(self) -> str:
@@ -356,6 +359,70 @@ class TargetTurnValues(TurnValues):
 
     def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
         return self.table.probability(nxt, self.need - points - bonus)
+
+
+def mixed_win_value(table, state, need0: int, q, tie: float = 0.5, nmin: int | None = None) -> float:
+    """``sum_j q[j] [(1 - tie) W(state, need0 + j) + tie W(state, need0 + j + 1)]`` from a
+    target table (``W(t)`` = 1 for ``t <= 0``, 0 beyond the stored targets): P(win) + ``tie``
+    P(tie) against a best opponent final ``B = b0 + j`` (probability ``q[j]``), ``need0 = b0 -
+    total``, never below ``nmin`` (the opponents' best total so far - this total) (the twin of
+    :func:`solver._kernels.mixed_win_value`, term by term)."""
+    if nmin is None:
+        nmin = need0
+    mask, u, f = state
+    index, w = table.index, table.w
+    off, length = int(index[mask, u, f, 0]), int(index[mask, u, f, 1])
+
+    def objective(need: int) -> float:
+        if need <= 0:
+            return 1.0
+        if need > length:
+            return 0.0
+        return float(w[off + need - 1])
+
+    acc = 0.0
+    for j, qj in enumerate(q):
+        n = max(need0 + j, nmin)
+        acc += float(qj) * ((1.0 - tie) * objective(n) + tie * objective(n + 1))
+    return acc
+
+
+class WinTurnValues(TurnValues):
+    """The within-turn values of one card state for playing to win: P(win) + ``tie`` x P(tie)
+    against a best opponent final ``B`` of ``b0 + j`` with probability ``q[j]``, this card's
+    total ``total``, each ``B`` valued by target play and mixed (``B`` at least ``floor``, the best
+    opponent total so far): ``sum_j q[j] [(1 - tie) W(B - total - x) + tie W(B - total - x + 1)]`` for a placement
+    earning ``x`` points and leading to state ``nxt``, ``W`` the target table's probabilities.
+
+    Exact when ``B`` is certain (``q = [1]``: the opponents have finished); otherwise an
+    approximation (the strategy after this turn is the one for each ``B``, so the value is
+    an upper bound of what one strategy achieves).  The twin of
+    :func:`solver._kernels.mixed_win_group_tables`, term by term.
+    """
+
+    def __init__(self, rules: RuleSet, state, table, total: int, b0: int, q, tie: float = 0.5, floor=None):
+        self.table, self.total, self.b0, self.tie = table, int(total), int(b0), float(tie)
+        self.floor = int(b0 if floor is None else floor)  # the best opponent total so far
+        self.q = [float(v) for v in q]
+        self._memo: dict = {}
+        super().__init__(rules, state, None)
+
+    def mixed(self, state, need0: int, nmin: int) -> float:
+        """``sum_j q[j] win_objective(state, max(need0 + j, nmin))`` (the kernel's loop)."""
+        return mixed_win_value(self.table, state, need0, self.q, self.tie, nmin)
+
+    @property
+    def start_value(self) -> float:
+        """The value at the start of the turn (from the table: exact for target play)."""
+        return self.mixed(self.state, self.b0 - self.total, self.floor - self.total)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        key = (points + bonus, nxt)
+        v = self._memo.get(key)
+        if v is None:
+            x = self.total + points + bonus
+            v = self._memo[key] = self.mixed(nxt, self.b0 - x, self.floor - x)
+        return v
 
 
 def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, values) -> tuple[str, int] | None:

@@ -7,13 +7,19 @@ A bot answers two questions, given the position and a random generator::
     choose_box(card, dice, rng)              -> name of a legal box (see ``card.placements``)
 
 Write your own by subclassing :class:`Bot` (or any object with ``name`` and these two
-methods) and rank it with :func:`solver.simulate.simulate`.  ``rng`` is a
+methods) and rank it with :func:`solver.simulate.simulate`.  In multi-player games
+(:mod:`solver.match`, ``yahtzee play``) a bot may also define ``see_opponents(cards)``:
+it is called before each of its turns with the other players' cards (:class:`ScoreCard`,
+in seat order from the next player); bots without it ignore the opponents, so existing
+bots, and ``module:attr`` user bots, play matches unchanged.  ``rng`` is a
 :class:`random.Random` seeded per game, so a bot that uses only it is reproducible.
 
 Builtin bots (:data:`BOTS`, :func:`get_bot`), strongest first, with their mean (median)
 over 100,000 seeded games (seed 1, as ``benchmarks/bench_simulate.py``) under ``yahtzee``
 and under ``yatzy``:
 
+* ``win`` -- plays to win against the other players (:class:`WinBot`); alone, it plays
+  like ``optimal``.
 * ``optimal``   (254.6 (248); yatzy 248.3 (248)) -- the table's advice: expected-score optimal.
 * ``heuristic`` (251.4 (245); yatzy 243.6 (244)) -- no table: an evaluation of the card
   derived from the rule set alone (:func:`heuristic_params`: each open box is worth its
@@ -236,6 +242,162 @@ class TargetBot(Bot):
         from .advisor import TIE_TOLERANCE
 
         tv = self.target_advisor.turn(card, need)
+        mask, _, flag = card.state
+        placements = self.rules.placements(mask, dice.counts, bool(flag))
+        values = [(tv.placement_value(b, s, bonus), b) for b, s, bonus in placements]
+        top = max(v for v, _ in values)
+        return self.rules.box_names[min(b for v, b in values if v >= top - TIE_TOLERANCE)]
+
+
+def estimated_final(card, values) -> int:
+    """A player's final score as the win bot estimates it: the card's total plus the expected
+    points still to come under optimal play (``values``, the expected-score table), rounded
+    (half up); the total itself once the card is full.  The twin of the numba engine's
+    estimate in :mod:`solver.match`."""
+    import math
+
+    mask, u, f = card.state
+    return int(math.floor(card.total + float(values[mask, u, f]) + 0.5))
+
+
+#: The spread of an opponent's remaining score assumed by the win bot: a normal of standard
+#: deviation ``sd(full game) x sqrt(open boxes / boxes)``, cut at SPREAD_CUT deviations.
+SPREAD_CUT = 3.0
+SPREAD_GAMES = 20_000  # optimal games (seed 0) that measure sd(full game) per rule set
+SPREAD_SCALE = 1.0  # a factor on that standard deviation
+
+
+_SPREADS: dict = {}
+
+
+def spread_table(rules: RuleSet, optimal=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(qs, qlen, half)``: per number ``k`` of open boxes (0 .. n_boxes), the assumed
+    distribution of an opponent's final score around its estimate (:func:`estimated_final`):
+    P(final = estimate - half[k] + j) = ``qs[k, j]`` for ``j < qlen[k]`` -- a discretised normal
+    (see :data:`SPREAD_CUT`); ``k = 0`` (a finished card) is certain: ``qs[0] = [1]``."""
+    import math
+
+    from .simulate import simulate
+
+    if rules in _SPREADS:
+        return _SPREADS[rules]
+    sd_full = SPREAD_SCALE * float(simulate(rules, optimal or "optimal", SPREAD_GAMES, 0).scores.std())
+    n = rules.n_boxes
+    halves = [0] + [int(math.ceil(SPREAD_CUT * sd_full * math.sqrt(k / n))) for k in range(1, n + 1)]
+    qs = np.zeros((n + 1, 2 * max(halves) + 1))
+    qlen = np.array([2 * h + 1 for h in halves], dtype=np.int64)
+    qs[0, 0] = 1.0
+    for k in range(1, n + 1):
+        sd, h = sd_full * math.sqrt(k / n), halves[k]
+
+        def cdf(x: float, sd=sd) -> float:
+            return 0.5 * (1.0 + math.erf(x / (sd * math.sqrt(2.0))))
+
+        row = [cdf(d + 0.5) - cdf(d - 0.5) for d in range(-h, h + 1)]
+        total = math.fsum(row)
+        qs[k, : 2 * h + 1] = [v / total for v in row]
+    qs.setflags(write=False)
+    out = _SPREADS[rules] = (qs, qlen, np.array(halves, dtype=np.int64))
+    return out
+
+
+def best_opponent_spread(rules: RuleSet, cards, values, optimal=None) -> tuple[int, list[float], int]:
+    """``(b0, q, floor)``: P(best opponent final = max(b0 + j, floor)) = ``q[j]``, the opponents
+    independent, each as :func:`spread_table` says (one opponent: its row of the table,
+    unchanged), ``floor`` the best opponent total so far (no final is below it)."""
+    floor = max(card.total for card in cards)
+    qs, qlen, half = spread_table(rules, optimal)
+    rows = []
+    for card in cards:
+        k = rules.n_boxes - card.n_filled
+        rows.append((estimated_final(card, values) - int(half[k]), qs[k, : qlen[k]]))
+    if len(rows) == 1:
+        return rows[0][0], rows[0][1].tolist(), floor
+    lo = max(b for b, _ in rows)  # the best is at least every opponent's lowest
+    hi = max(b + len(q) - 1 for b, q in rows)
+    grid = np.arange(lo, hi + 1)
+    cdf = np.ones(len(grid))
+    for b, q in rows:
+        c = np.concatenate(([0.0], np.cumsum(q)))
+        cdf *= c[np.clip(grid - b + 1, 0, len(q))]
+    pmf = np.diff(np.concatenate(([0.0], cdf)))
+    return lo, pmf.tolist(), floor
+
+
+class WinBot(Bot):
+    """Plays to win a multi-player game (``win``): it sees the other players' cards through
+    :meth:`see_opponents` and maximises P(win) + P(tie) / 2.
+
+    * Exact when every opponent has finished (the win bot is last to play its last turn):
+      with ``B`` the best final score, target play for ``(W(B - total) + W(B - total + 1)) /
+      2``, ``W(t)`` the target table's largest probability of scoring at least ``t`` more
+      points -- the probability of winning, a tie counted half.
+    * Before that, an approximation: each opponent's final score is its estimate
+      (:func:`estimated_final`: total + expected points to come under optimal play) with a
+      normal spread that narrows with its open boxes (:func:`spread_table`); the bot mixes
+      the exact values over the best opponent's final (:class:`~solver.advisor.WinTurnValues`).
+    * When it cannot lose (every opponent's possible final below its total) or cannot win
+      any more (value 0), it plays for expected score like ``optimal``; likewise with no
+      opponents and on the first turn under ``order=choose``.
+    """
+
+    fast_kind = "win"
+    name = "win"
+    TIE = 0.5
+    #: plays to win when at most this many boxes are open (before: for expected score)
+    HORIZON = 99
+
+    def __init__(self, advisor, table):
+        self.rules, self.advisor, self.table = advisor.rules, advisor, table
+        self.optimal = TableBot(advisor, "optimal")
+        self.opponents: tuple = ()
+        self._turn_cache: dict = {}
+
+    def see_opponents(self, cards) -> None:
+        """The other players' cards (in seat order after this player), before each turn."""
+        self.opponents = tuple(cards)
+
+    def turn_values(self, card):
+        """The win values of this turn (:class:`~solver.advisor.WinTurnValues`), or None when
+        playing for expected score."""
+        from .advisor import WinTurnValues
+
+        if not self.opponents or (self.rules.order == "choose" and card.filled_mask == 0):
+            return None
+        if self.rules.n_boxes - card.n_filled > self.HORIZON:
+            return None
+        b0, q, floor = best_opponent_spread(
+            self.rules, self.opponents, self.advisor.table.values, self.optimal
+        )
+        if max(b0 + len(q) - 1, floor) < card.total:  # no opponent can reach this total
+            return None
+        key = (card.state, card.total, b0, tuple(q), floor)
+        tv = self._turn_cache.get(key)
+        if tv is None:
+            if len(self._turn_cache) > 16:
+                self._turn_cache.clear()
+            tv = WinTurnValues(self.rules, card.state, self.table, card.total, b0, q, self.TIE, floor)
+            self._turn_cache[key] = tv
+        return tv if tv.start_value > 0.0 else None
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        tv = self.turn_values(card)
+        if tv is None:
+            return self.optimal.choose_keep(card, dice, rolls_left, rng)
+        from .advisor import TIE_TOLERANCE
+
+        values = tv.e0 if rolls_left == 1 else tv.e1
+        subkeeps = D.ROLL_SUBKEEPS[dice.index]
+        candidates = [k for k in subkeeps if not (self.rules.all_rolls and k == D.ROLL_OFFSET + dice.index)]
+        top = max(values[k] for k in candidates)
+        return D.KEEPS[max(k for k in candidates if values[k] >= top - TIE_TOLERANCE)]
+
+    def choose_box(self, card, dice, rng):
+        tv = self.turn_values(card)
+        if tv is None:
+            return self.optimal.choose_box(card, dice, rng)
+        from .advisor import TIE_TOLERANCE
+
         mask, _, flag = card.state
         placements = self.rules.placements(mask, dice.counts, bool(flag))
         values = [(tv.placement_value(b, s, bonus), b) for b, s, bonus in placements]
@@ -476,6 +638,23 @@ def _target(
     return TargetBot(advisor, table, int(text))
 
 
+def _win(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
+    """``win``: plays to win a multi-player game (the target table and the optimal table)."""
+    from .advisor import Advisor
+    from .errors import MissingTableError
+    from .target import build_target, load_target
+
+    try:
+        table = load_target(rules, tables_dir)
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+        build_target(rules, tables_dir, progress=progress)
+        table = load_target(rules, tables_dir)
+    advisor = Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+    return WinBot(advisor, table)
+
+
 BOTS: dict[str, Callable[..., Bot]] = {
     "optimal": _optimal,
     "heuristic": _heuristic,
@@ -483,8 +662,12 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "frequent": lambda rules, tables_dir=None, **_: FrequentBot(rules),
     "random": lambda rules, tables_dir=None, **_: RandomBot(rules),
 }
+#: bots for games against others (not in :data:`BOTS`, the single-player bots that
+#: ``simulate`` and its tests run on the numba engine): ``win`` plays like ``optimal`` alone
+MATCH_BOTS: dict[str, Callable[..., Bot]] = {"win": _win}
 BOT_DESCRIPTIONS = {
     "optimal": "the table's advice (expected-score optimal)",
+    "win": "plays to win against the other players (yahtzee match, play): P(win), a tie counted half",
     "heuristic": "a card evaluation derived from the rules, with a one-turn lookahead (no table)",
     "greedy": "the most points this turn: best keeps for this turn's score, the box that pays most now",
     "frequent": "keeps the most frequent face, scores the box that pays most now",
@@ -512,12 +695,13 @@ def get_bot(
     key = str(name).strip()
     if key.lower().startswith("target:"):
         return _target(rules, key, tables_dir, build_if_missing=build_if_missing, progress=progress)
-    factory = BOTS.get(key.lower())
+    factory = BOTS.get(key.lower()) or MATCH_BOTS.get(key.lower())
     if factory is not None:
         return factory(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     if ":" in key:
         return _import_bot(key, rules)
-    raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
+    known = ", ".join([*BOTS, *MATCH_BOTS])
+    raise UsageError(f"unknown bot {name!r} (known: {known}, or module:attr for your own)")
 
 
 def _import_bot(spec: str, rules: RuleSet) -> Bot:

@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "value": "hint",
     "tables": "tables",
     "simulate": "simulate",
+    "match": "match",
     "play": "play",
     "review": "review",
     "rules": "rules",

@@ -714,7 +714,12 @@ def _replay_roll(game: Game, r, where: str, streams) -> None:
 
 
 def play_bot_turn(game: Game, bot, rng) -> Turn:
-    """Play the current player's whole turn with ``bot`` (``choose_keep`` / ``choose_box``)."""
+    """Play the current player's whole turn with ``bot`` (``choose_keep`` / ``choose_box``); a bot
+    with ``see_opponents`` is first given the other players' cards (seat order from the next)."""
+    hook = getattr(bot, "see_opponents", None)
+    if callable(hook):
+        n, me = len(game.cards), game.current
+        hook([game.cards[(me + k) % n] for k in range(1, n)])
     game.roll()
     while game.rolls_left > 0:
         keep = tuple(bot.choose_keep(game.card, game.sorted_dice, game.rolls_left, rng))

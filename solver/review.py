@@ -171,7 +171,9 @@ def review_game(
     return out
 
 
-def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False) -> str:
+def format_review(
+    game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False, win: dict | None = None
+) -> str:
     """A table of every decision (or only the mistakes) per player, then one verdict line each."""
     info = game.info
     head = [game.rules.id, printable(str(info.get("mode", "game")))]
@@ -198,6 +200,7 @@ def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: boo
             lines.append(
                 f"  {'turn':>4} {'roll':>4}  {'dice':<5}  {'your choice':<22}  {'optimal':<22}  {'loss':>6}"
                 + (f"  {'P(>=' + str(target) + ')':>9}  {'best':>6}" if with_p else "")
+                + ("  P(win) before -> after" if win else "")
             )
         for j in rows:
             d = j.decision
@@ -208,9 +211,34 @@ def format_review(game: Game, reviews: list[PlayerReview], *, only_mistakes: boo
             line = f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}{mark}"
             if j.p_chosen is not None:
                 line += f"  {100 * j.p_chosen:8.2f}%  {100 * j.p_best:5.1f}%"
+            if win and not d.is_keep and d.turn in win:
+                before, after = win[d.turn]
+                line += f"{'' if mark else '  '}  {100 * before:5.1f}% -> {100 * after:5.1f}%"
             lines.append(line)
         if only_mistakes and not rows and r.judgements:
             lines.append("  no mistakes")
     lines.append("")
     lines.extend(r.verdict() for r in reviews)
     return "\n".join(lines)
+
+
+def win_effects(game: Game, bot) -> dict[int, tuple[float, float]]:
+    """Multi-player games: for each scored turn (1-based index in ``game.turns``), the player's
+    chance to win (P(win) + P(tie)/2, :func:`solver.match.win_chances`) before the turn and
+    after it, against the other cards as they stood then."""
+    from .card import ScoreCard
+    from .match import win_chances
+
+    n = len(game.players)
+    cards = [ScoreCard.empty(game.rules) for _ in range(n)]
+    out = {}
+    for t, turn in enumerate(game.turns, start=1):
+        if not turn.is_complete:
+            break
+        p = turn.player
+        cards[p] = turn.card_before
+        before = win_chances(bot, cards)[p]
+        cards[p] = turn.card_before.score(turn.box, turn.dice)
+        after = win_chances(bot, cards)[p]
+        out[t] = (before, after)
+    return out

@@ -119,6 +119,13 @@ BAD = [
     ("game mode", "/api/games", b'{"mode": "tournament"}', 400, "mode"),
     ("game level", "/api/games", b'{"mode": "vs-computer", "level": "godlike"}', 400, "level"),
     ("level for solo", "/api/games", b'{"mode": "solo", "level": "easy"}', 400, "vs-computer only"),
+    (
+        "level win, no target table",
+        "/api/games",
+        b'{"mode": "vs-computer", "level": "win"}',
+        400,
+        "target table",
+    ),
     ("negative seed", "/api/games", b'{"seed": -1}', 400, "seed"),
     ("seed as text", "/api/games", b'{"seed": "12"}', 400, "seed"),
     ("daily date", "/api/games", b'{"mode": "daily", "date": "yesterday"}', 400, "ISO date"),

@@ -26,6 +26,14 @@ def register(sub) -> None:
         metavar="T",
         help="rank by the probability of a final score of at least T (target table; built if missing)",
     )
+    h.add_argument(
+        "--opponent-card",
+        action="append",
+        default=None,
+        metavar="CARD",
+        help="an opponent's card (repeat for several): rank by P(win), a tie counted half (the win "
+        "bot's values: exact once the opponents have finished)",
+    )
     add_tables(h)
     h.set_defaults(func=run_hint)
 
@@ -63,6 +71,7 @@ def run_hint(args) -> int:
             "--card": args.card,
             "--top": args.top,
             "--target": args.target,
+            "--opponent-card": args.opponent_card,
         }
         given = [name for name, value in options.items() if value is not None]
         if given:
@@ -82,7 +91,11 @@ def run_hint(args) -> int:
     if get_rules(args.rules).triple:
         return run_triple_hint(args)
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
-    if args.target is not None:
+    if args.opponent_card is not None and args.target is not None:
+        raise UsageError("give --target or --opponent-card, not both")
+    if args.opponent_card is not None:
+        advice = win_advice(position, args.opponent_card, args.tables)
+    elif args.target is not None:
         check_target(args.target)
         advisor = target_advisor(position.rules, args.tables)
         advice = advisor.advise(position, args.target)
@@ -94,6 +107,27 @@ def run_hint(args) -> int:
     else:
         print(format_advice(advice, args.top))
     return 0
+
+
+def win_advice(position, opponent_cards: list[str], tables_dir):
+    """The options of ``position`` ranked by P(win) against the opponents' cards."""
+    from ..bots import get_bot
+    from ..card import ScoreCard
+    from ..errors import CardError, UsageError
+    from ..match import MAX_PLAYERS, WinAdvisor
+
+    if len(opponent_cards) > MAX_PLAYERS - 1:
+        raise UsageError(f"at most {MAX_PLAYERS - 1} --opponent-card, got {len(opponent_cards)}")
+    cards = []
+    for text in opponent_cards:
+        try:
+            cards.append(ScoreCard.parse(text, position.rules))
+        except CardError as exc:
+            raise UsageError(f"--opponent-card {text!r}: {exc}") from None
+    bot = get_bot("win", position.rules, tables_dir, progress=True)
+    advice = WinAdvisor(bot).advise(position, cards)
+    _check_finite(position.rules, [o.p_win for o in advice.options], position)
+    return advice
 
 
 def check_target(target: int) -> None:
@@ -171,7 +205,12 @@ def format_advice(advice, top: int = 5) -> str:
         lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
     shown = advice.options if top == 0 else advice.options[: max(top, 1)]
     width = max(len(o.describe()) for o in shown)
-    if advice.target is not None:
+    if advice.options[0].p_win is not None:
+        lines[0] += " | vs opponents"
+        lines.append(f"  {'option':<{width}}  {'P(win)':>9}  {'exp. final':>10}")
+        for o in shown:
+            lines.append(f"  {o.describe():<{width}}  {o.p_win:9.5f}  {o.expected_final:10.2f}")
+    elif advice.target is not None:
         # exp. final: taking the option, then playing for expected score
         lines.append(f"  {'option':<{width}}  {'P(>=' + str(advice.target) + ')':>9}  {'exp. final':>10}")
         for o in shown:

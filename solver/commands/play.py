@@ -21,7 +21,10 @@ from pathlib import Path
 from ..errors import IllegalMoveError, SolverError, UsageError
 from . import add_rules, add_tables
 
-LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal"}
+LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
+#: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
+#: against the perfect player, measured by ``python benchmarks/bench_win.py``
+WIN_LEVEL_RATE = 0.5113  # 200,000 games of yahtzee match --bots win,optimal, seed 1
 #: each level's mean score, measured by ``python benchmarks/bench_levels.py`` (yahtzee
 #: simulate --bot BOT --games 100000 --seed 1); shown in --help and the README
 LEVEL_MEANS = {"easy": 162.4, "medium": 217.3, "hard": 251.4, "perfect": 254.6}
@@ -64,9 +67,15 @@ def register(sub) -> None:
         default=None,
         help="computer strength (implies --vs-computer), its mean yahtzee score measured by simulate: "
         + ", ".join(f"{k} ~{v:.0f}" for k, v in LEVEL_MEANS.items())
+        + f"; win: the hardest, plays to beat you (wins {100 * WIN_LEVEL_RATE:.1f}% against perfect)"
         + "; default medium",
     )
-    p.add_argument("--players", metavar="NAMES", help='hot-seat: comma-separated names, e.g. "Ann,Ben"')
+    p.add_argument(
+        "--players",
+        metavar="NAMES",
+        help='hot-seat: comma-separated names, e.g. "Ann,Ben"; computer:LEVEL adds a computer '
+        '(e.g. "Ann,Ben,computer:win")',
+    )
     p.add_argument(
         "--daily",
         nargs="?",
@@ -114,6 +123,8 @@ def run_play(args) -> int:
     rules = get_rules(args.rules)
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed must be a whole number from 0 to {MAX_SEED} (2^64-1), got {args.seed}")
+    if rules.triple and (args.level == "win" or "computer:" in (args.players or "").replace(" ", "").lower()):
+        raise UsageError("the triple card has no win level nor computer:LEVEL players; use --level")
     if rules.triple:  # the triple card has its own small game (solver.triple_game)
         from ..triple_game import run_triple_play
 
@@ -150,7 +161,18 @@ def run_play(args) -> int:
         today = _dt.date.today().isoformat()
         if date > today:
             raise UsageError(f"the daily challenge of {date} is not out yet (today is {today})")
-    players = [Player(n) for n in names]
+    players = []
+    for n in names:
+        head, sep, rest = n.partition(":")
+        if sep and head.strip().lower() == "computer":
+            lvl = rest.strip().lower()
+            if lvl not in LEVELS:
+                raise UsageError(f"--players {n!r}: the computer's level is one of {', '.join(LEVELS)}")
+            players.append(Player(f"Computer ({lvl})", "bot", LEVELS[lvl]))
+        else:
+            players.append(Player(n))
+    if all(p.is_bot for p in players):
+        raise UsageError("--players needs at least one person besides the computers")
     level = None
     if args.vs_computer:
         level = args.level or "medium"
@@ -159,7 +181,7 @@ def run_play(args) -> int:
         mode = "daily"
     elif args.vs_computer:
         mode = "vs-computer"
-    elif len(names) > 1:
+    elif len(players) > 1:
         mode = "hot-seat"
     else:
         mode = "solo"
@@ -276,6 +298,7 @@ class PlaySession:
             color = _color_wanted(self.out)
         self.style = Style(color)
         self._advisor = None
+        self._win = None  # the win bot for P(win) on screen (False: no target table)
         self._bots: dict[int, object] = {}
         self.resumed = path is not None
         self.path = path
@@ -334,6 +357,38 @@ class PlaySession:
             self._bots[index] = get_bot(self.game.players[index].bot, self.game.rules, self.tables_dir)
         return self._bots[index]
 
+    def win_bot(self):
+        """The win bot's tables for P(win) on screen, or None when its target table is not built
+        (it is never built for this: a few minutes for yahtzee; ``yahtzee tables build --target``)."""
+        if self._win is None:
+            from ..bots import WinBot
+            from ..errors import MissingTableError
+            from ..target import load_target
+
+            try:
+                table = load_target(self.game.rules, self.tables_dir)
+            except MissingTableError:
+                self._win = False
+            else:
+                self._win = WinBot(self.advisor, table)
+        return self._win or None
+
+    def show_chances(self) -> None:
+        """Each player's chance to win from here (multi-player games, target table present)."""
+        g = self.game
+        if len(g.players) < 2 or g.is_over or g.rules.order == "choose":
+            return
+        bot = self.win_bot()
+        if bot is None:
+            return
+        from ..match import win_chances
+
+        chances = win_chances(bot, g.cards)
+        self.say(
+            "  chances to win: "
+            + ", ".join(f"{p.name} {100 * c:.1f}%" for p, c in zip(g.players, chances, strict=True))
+        )
+
     # --- the game loop -----------------------------------------------------------------
     def run(self) -> int:
         from ..records import new_game_path
@@ -355,6 +410,7 @@ class PlaySession:
                 else:
                     self.human_turn()
                 self.autosave()
+                self.show_chances()
                 if len(self.game.players) > 1 and self.game.round > round_ and not self.game.is_over:
                     self.say("")
                     self.say(format_sheet(self.game, self.style))
@@ -790,6 +846,29 @@ class PlaySession:
                     f"  to {self.target_goal} ({self.target}): {hint_text(top, g.rules)}  "
                     f"{100 * top.p_target:.1f}% (the move above: {100 * ev_p:.1f}%)"
                 )
+        self.win_hint(advice)
+
+    def win_hint(self, advice) -> None:
+        """In a multi-player game: the move that maximises P(win), when it is not the expected-score move."""
+        from ..match import WinAdvisor
+
+        g = self.game
+        if len(g.players) < 2 or g.rules.order == "choose":
+            return
+        bot = self.win_bot()
+        if bot is None:
+            return
+        others = [g.cards[(g.current + k) % len(g.cards)] for k in range(1, len(g.cards))]
+        win = WinAdvisor(bot).advise(advice.position, others)
+        ev_best = advice.options[0]
+        top = win.options[0]
+        if top.best and any(o.best and _same_option(o, ev_best) for o in win.options):
+            return  # the expected-score move is also a best move to win
+        p_ev = next(o.p_win for o in win.options if _same_option(o, ev_best))
+        self.say(
+            f"  to win: {hint_text(top, g.rules)} -- P(win) {100 * top.p_win:.1f}% "
+            f"(the expected-score move: {100 * p_ev:.1f}%)"
+        )
 
     # --- the computer's turn ----------------------------------------------------------------------
     def bot_turn(self) -> None:
@@ -886,6 +965,10 @@ class PlaySession:
         from ..daily import optimal_bot
 
         return optimal_bot(self.game.rules, self.tables_dir)
+
+
+def _same_option(a, b) -> bool:
+    return (a.keep, a.category) == (b.keep, b.category)
 
 
 def describe_bot_turn(turn) -> str:

@@ -58,6 +58,7 @@ def run_review(args) -> int:
         chosen = [names.index(args.player)]
     advisor = Advisor.load(game.rules, args.tables, build_if_missing=True, progress=True)
     reviews = review_game(game, advisor, chosen, _target_advisor(game, advisor, args.tables))
+    win = _win_effects(game, advisor, args.tables)
     if args.json:
         info = {
             k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level", "target")
@@ -70,12 +71,34 @@ def run_review(args) -> int:
                     "finished": game.is_over,
                     **info,
                     "players": [r.to_json() for r in reviews],
+                    **(
+                        {"p_win_by_turn": [{"turn": t, "before": b, "after": a} for t, (b, a) in win.items()]}
+                        if win
+                        else {}
+                    ),
                 }
             )
         )
     else:
-        print(format_review(game, reviews, only_mistakes=args.mistakes))
+        print(format_review(game, reviews, only_mistakes=args.mistakes, win=win))
     return 0
+
+
+def _win_effects(game, advisor, tables_dir):
+    """Each scored turn's effect on the player's chance to win (multi-player games whose rule
+    set has a target table; None otherwise: the table is not built for a review)."""
+    if len(game.players) < 2 or game.rules.order == "choose":
+        return None
+    from ..bots import WinBot
+    from ..errors import MissingTableError
+    from ..review import win_effects
+    from ..target import load_target
+
+    try:
+        table = load_target(game.rules, tables_dir)
+    except MissingTableError:
+        return None
+    return win_effects(game, WinBot(advisor, table))
 
 
 def _target_advisor(game, advisor, tables_dir):

@@ -89,10 +89,10 @@ def target_shares(results, target: int) -> dict:
 
 
 def _check_bot_name(name: str) -> None:
-    from ..bots import BOTS
+    from ..bots import BOTS, MATCH_BOTS
     from ..errors import UsageError
 
-    if name.strip().lower() not in BOTS and ":" not in name:
+    if name.strip().lower() not in BOTS and name.strip().lower() not in MATCH_BOTS and ":" not in name:
         raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
 
 

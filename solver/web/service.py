@@ -369,6 +369,14 @@ class Service:
             level = "medium" if level is None else level
             if level not in LEVELS:
                 raise ApiError(400, f"level {level!r} is not one of {', '.join(LEVELS)}")
+            if LEVELS[level] == "win":  # its target table takes minutes: never built in a request
+                from ..target import target_paths
+
+                if not all(p.is_file() for p in target_paths(rules, self.tables_dir)):
+                    raise ApiError(
+                        400,
+                        f"level win needs the target table: yahtzee tables build --rules {rules.id} --target",
+                    )
         elif level is not None:
             raise ApiError(400, "level is for mode vs-computer only")
         seed = params.get("seed")
