@@ -773,6 +773,16 @@ def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
     return group_mask, group_start, group_lane, lane_u[:n_lanes], lane_f[:n_lanes], pos_lane
 
 
+@njit(cache=True, inline="always")
+def _store_lane_tables(e0, e1, e0_all, e1_all, row0):
+    """Lane ``j``'s keep tables (columns of ``e0``/``e1``, (462, nl)) into rows ``row0 + j`` of
+    ``e0_all``/``e1_all`` (width, 462), where a game reads its lane's row."""
+    for lane in range(e0.shape[1]):
+        for kk in range(e0.shape[0]):
+            e0_all[row0 + lane, kk] = e0[kk, lane]
+            e1_all[row0 + lane, kk] = e1[kk, lane]
+
+
 @njit(cache=True, nogil=True)
 def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all):
     """Within-turn tables of groups ``g0 .. g1`` (lanes from ``l0`` on are rows ``lane - l0``):
@@ -788,10 +798,7 @@ def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra,
         u = lane_u[a : a + nl].copy()
         f = lane_f[a : a + nl].copy()
         turn_tables(group_mask[grp], u, f, values, ra, e0, e1, succ_all, a - l0, no_tracking)
-        for lane in range(nl):
-            for kk in range(n_keeps):
-                e0_all[a - l0 + lane, kk] = e0[kk, lane]
-                e1_all[a - l0 + lane, kk] = e1[kk, lane]
+        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
 
 
 @njit(cache=True, nogil=True)
@@ -1296,10 +1303,7 @@ def target_group_tables(
         f = lane_f[a : a + nl].copy()
         t = lane_t[a : a + nl].copy()
         target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_len, ra, e0, e1, no_tracking)
-        for lane in range(nl):
-            for kk in range(n_keeps):
-                e0_all[a - l0 + lane, kk] = e0[kk, lane]
-                e1_all[a - l0 + lane, kk] = e1[kk, lane]
+        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
 
 
 @njit(cache=True, nogil=True)
@@ -1310,12 +1314,9 @@ def play_target_games(
     target: keeps from the tables of :func:`target_group_tables`, then the legal box with the
     largest probability (ties within ``tol``: the first in card order)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
-    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
-    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    nb = box_face.shape[0]
-    roll_offset = add_die.shape[0] - score.shape[0]
+    nb = ra.box_face.shape[0]
+    roll_offset = add_die.shape[0] - ra.score.shape[0]
+    one = np.ones(1)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -1324,29 +1325,11 @@ def play_target_games(
             add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
         )  # fmt: skip
         games[i, nb + 3] = k
-        r, mask = held - roll_offset, np.int64(games[i, nb])
-        u = min(np.int64(games[i, nb + 1]), cap)
-        f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
-        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
-        best = NEG_INF
-        chosen = -1
-        for sweep in range(2):
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                nxt = mask | (1 << b)
-                v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need[i] - points - extra)
-                if sweep == 0:
-                    best = max(best, v)
-                elif v >= best - tol:
-                    chosen = b
-                    break
-        s = placement_score(r, chosen, use_joker, score, joker_score)
-        _apply(games, i, chosen, s, extra, box_face, five_kind)
+        # target play is win play against one known final, ties worth nothing: the value of
+        # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
+        _score_best_win_box(
+            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_len, tol, ra
+        )
 
 
 @njit(cache=True, nogil=True)
@@ -1656,6 +1639,43 @@ def mixed_win_value(w, off, length, need0, nmin, q, qn, tie):
     return acc
 
 
+@njit(cache=True, inline="always")
+def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_len, tol, ra):
+    """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
+    (ties within ``tol``: the first in card order)."""
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    mask = np.int64(games[i, nb])
+    u = min(np.int64(games[i, nb + 1]), cap)
+    f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
+    bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+    extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+    best = NEG_INF
+    chosen = -1
+    for sweep in range(2):
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            v = mixed_win_value(
+                w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                q, qn, tie,
+            )  # fmt: skip
+            if sweep == 0:
+                best = max(best, v)
+            elif v >= best - tol:
+                chosen = b
+                break
+    s = placement_score(r, chosen, use_joker, score, joker_score)
+    _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
 @njit(cache=True)
 def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, ra, x, memo, have):
     """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
@@ -1722,10 +1742,7 @@ def mixed_win_group_tables(
                 w, w_off, w_len, ra, e0, memo, have,
             )  # fmt: skip
         _turn_from_final(e0, e1, ra)
-        for lane in range(nl):
-            for kk in range(n_keeps):
-                e0_all[a - l0 + lane, kk] = e0[kk, lane]
-                e1_all[a - l0 + lane, kk] = e1[kk, lane]
+        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
 
 
 @njit(cache=True, nogil=True)
@@ -1737,56 +1754,20 @@ def play_mixed_win_games(
     (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
     legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
-    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
-    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    nb = box_face.shape[0]
-    roll_offset = add_die.shape[0] - score.shape[0]
+    nb = ra.box_face.shape[0]
+    roll_offset = add_die.shape[0] - ra.score.shape[0]
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
-        k = np.int64(games[i, nb + 3])
-        held = _roll(base, k, 0, add_die, keep_size)
-        k += 5
-        for rolls_left in range(2, 0, -1):
-            if rolls_left == 2:
-                keep = _best_keep(e1_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            else:
-                keep = _best_keep(e0_all[lane], held - roll_offset, tol, subkeeps, n_subkeeps)
-            if keep == held:
-                break
-            held = _roll(base, k, keep, add_die, keep_size)
-            k += 5
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
         games[i, nb + 3] = k
-        r, mask = held - roll_offset, np.int64(games[i, nb])
-        u = min(np.int64(games[i, nb + 1]), cap)
-        f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
-        q = qs[game_k[i]]
-        qn = qlen[game_k[i]]
-        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
-        best = NEG_INF
-        chosen = -1
-        for sweep in range(2):
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                nxt = mask | (1 << b)
-                v = mixed_win_value(
-                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0[i] - points - extra,
-                    nmin[i] - points - extra, q, qn, tie,
-                )  # fmt: skip
-                if sweep == 0:
-                    best = max(best, v)
-                elif v >= best - tol:
-                    chosen = b
-                    break
-        s = placement_score(r, chosen, use_joker, score, joker_score)
-        _apply(games, i, chosen, s, extra, box_face, five_kind)
+        _score_best_win_box(
+            games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
+            w, w_off, w_len, tol, ra,
+        )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
