@@ -635,25 +635,12 @@ class TargetAdvisor:
         for option in base.options:
             if need <= 0:
                 p = 1.0
-            elif option.keep is None:
-                box = self.rules.box_index[option.category]
-                p = tv.placement_value(box, option.score, option.bonus)
             else:
-                k = D.keep_index(option.keep)
-                p = (tv.e0 if position.rolls_left == 1 else tv.e1)[k]
-                if len(option.keep) == D.N_DICE:
+                p = probability_of(tv, option, position.rolls_left, self.rules)
+                if option.keep is not None and len(option.keep) == D.N_DICE:
                     stop = self._stop_placement(tv, card, dice)
             scored.append((p, option))
-        scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
-        best_p = scored[0][0]
-        options = []
-        for p, option in scored:
-            fields = dict(option.__dict__)
-            fields.update(p_target=p, best=best_p - p <= TARGET_TIE)
-            if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
-                fields["stop_category"], fields["stop_score"] = stop
-            options.append(Option(**fields))
-        return Advice(position, tuple(options), target=target)
+        return ranked_by_probability(position, scored, "p_target", stop, target=target)
 
     def _stop_placement(self, tv: TargetTurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
         """The box that stopping implies under target play (ties: the expected-score ranking)."""
@@ -672,3 +659,28 @@ class TargetAdvisor:
 
 
 TARGET_TIE = 1e-12  # probabilities this close rank by expected score
+
+
+def probability_of(tv: TurnValues, option: Option, rolls_left: int, rules: RuleSet) -> float:
+    """An option's value in the units of ``tv`` (a probability for target or win play)."""
+    if option.keep is None:
+        return tv.placement_value(rules.box_index[option.category], option.score, option.bonus)
+    return (tv.e0 if rolls_left == 1 else tv.e1)[D.keep_index(option.keep)]
+
+
+def ranked_by_probability(
+    position: Position, scored: list[tuple[float, Option]], field: str, stop, target: int | None = None
+) -> Advice:
+    """The options of ``scored`` (``(probability, expected-score option)``) ranked by probability,
+    options within :data:`TARGET_TIE` by expected score; each gets the probability as ``field``
+    (``p_target``, ``p_win``), ``best``, and the keep-all option the box ``stop`` implies."""
+    scored = sorted(scored, key=lambda item: (-round(item[0], 12), -item[1].ev))
+    best_p = scored[0][0]
+    options = []
+    for p, option in scored:
+        fields = dict(option.__dict__)
+        fields.update({field: p, "best": best_p - p <= TARGET_TIE})
+        if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
+            fields["stop_category"], fields["stop_score"] = stop
+        options.append(Option(**fields))
+    return Advice(position, tuple(options), target=target)

@@ -194,7 +194,43 @@ class TableBot(Bot):
         return min((o.category for o in best), key=index.__getitem__)
 
 
-class TargetBot(Bot):
+class _TurnValuesBot(Bot):
+    """A bot that plays from within-turn values (``turn_values(card)``, a
+    :class:`~solver.advisor.TurnValues` in its own units) and, where they are None, like its
+    ``optimal`` bot.  Ties within :data:`solver.advisor.TIE_TOLERANCE`: the keep with the most
+    dice, the box first in card order -- as the numba engine."""
+
+    optimal: TableBot
+
+    def turn_values(self, card):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        tv = self.turn_values(card)
+        if tv is None:
+            return self.optimal.choose_keep(card, dice, rolls_left, rng)
+        from .advisor import TIE_TOLERANCE
+
+        values = tv.e0 if rolls_left == 1 else tv.e1
+        subkeeps = D.ROLL_SUBKEEPS[dice.index]
+        candidates = [k for k in subkeeps if not (self.rules.all_rolls and k == D.ROLL_OFFSET + dice.index)]
+        top = max(values[k] for k in candidates)
+        return D.KEEPS[max(k for k in candidates if values[k] >= top - TIE_TOLERANCE)]
+
+    def choose_box(self, card, dice, rng):
+        tv = self.turn_values(card)
+        if tv is None:
+            return self.optimal.choose_box(card, dice, rng)
+        from .advisor import TIE_TOLERANCE
+
+        mask, _, flag = card.state
+        placements = self.rules.placements(mask, dice.counts, bool(flag))
+        values = [(tv.placement_value(b, s, bonus), b) for b, s, bonus in placements]
+        top = max(v for v, _ in values)
+        return self.rules.box_names[min(b for v, b in values if v >= top - TIE_TOLERANCE)]
+
+
+class TargetBot(_TurnValuesBot):
     """Plays for a final score of at least ``target``: the option with the largest probability
     of reaching it (a :class:`~solver.advisor.TargetAdvisor`); once the target is reached or
     out of reach (probability 0 at the start of a turn), for expected score like ``optimal``.
@@ -222,31 +258,10 @@ class TargetBot(Bot):
         turn_start = card.state  # the state is that of the start of this turn
         return need if self.table.probability(turn_start, need) > 0.0 else None
 
-    def choose_keep(self, card, dice, rolls_left, rng):
+    def turn_values(self, card):
+        """The target-play values of this turn, or None when playing for expected score."""
         need = self._need(card)
-        if need is None:
-            return self.optimal.choose_keep(card, dice, rolls_left, rng)
-        from .advisor import TIE_TOLERANCE
-
-        tv = self.target_advisor.turn(card, need)
-        values = tv.e0 if rolls_left == 1 else tv.e1
-        subkeeps = D.ROLL_SUBKEEPS[dice.index]
-        candidates = [k for k in subkeeps if not (self.rules.all_rolls and k == D.ROLL_OFFSET + dice.index)]
-        top = max(values[k] for k in candidates)
-        return D.KEEPS[max(k for k in candidates if values[k] >= top - TIE_TOLERANCE)]
-
-    def choose_box(self, card, dice, rng):
-        need = self._need(card)
-        if need is None:
-            return self.optimal.choose_box(card, dice, rng)
-        from .advisor import TIE_TOLERANCE
-
-        tv = self.target_advisor.turn(card, need)
-        mask, _, flag = card.state
-        placements = self.rules.placements(mask, dice.counts, bool(flag))
-        values = [(tv.placement_value(b, s, bonus), b) for b, s, bonus in placements]
-        top = max(v for v, _ in values)
-        return self.rules.box_names[min(b for v, b in values if v >= top - TIE_TOLERANCE)]
+        return None if need is None else self.target_advisor.turn(card, need)
 
 
 def estimated_final(card, values) -> int:
@@ -324,7 +339,7 @@ def best_opponent_spread(rules: RuleSet, cards, values, optimal=None) -> tuple[i
     return lo, pmf.tolist(), floor
 
 
-class WinBot(Bot):
+class WinBot(_TurnValuesBot):
     """Plays to win a multi-player game (``win``): it sees the other players' cards through
     :meth:`see_opponents` and maximises P(win) + P(tie) / 2.
 
@@ -379,30 +394,6 @@ class WinBot(Bot):
             tv = WinTurnValues(self.rules, card.state, self.table, card.total, b0, q, self.TIE, floor)
             self._turn_cache[key] = tv
         return tv if tv.start_value > 0.0 else None
-
-    def choose_keep(self, card, dice, rolls_left, rng):
-        tv = self.turn_values(card)
-        if tv is None:
-            return self.optimal.choose_keep(card, dice, rolls_left, rng)
-        from .advisor import TIE_TOLERANCE
-
-        values = tv.e0 if rolls_left == 1 else tv.e1
-        subkeeps = D.ROLL_SUBKEEPS[dice.index]
-        candidates = [k for k in subkeeps if not (self.rules.all_rolls and k == D.ROLL_OFFSET + dice.index)]
-        top = max(values[k] for k in candidates)
-        return D.KEEPS[max(k for k in candidates if values[k] >= top - TIE_TOLERANCE)]
-
-    def choose_box(self, card, dice, rng):
-        tv = self.turn_values(card)
-        if tv is None:
-            return self.optimal.choose_box(card, dice, rng)
-        from .advisor import TIE_TOLERANCE
-
-        mask, _, flag = card.state
-        placements = self.rules.placements(mask, dice.counts, bool(flag))
-        values = [(tv.placement_value(b, s, bonus), b) for b, s, bonus in placements]
-        top = max(v for v, _ in values)
-        return self.rules.box_names[min(b for v, b in values if v >= top - TIE_TOLERANCE)]
 
 
 # --- the heuristic evaluation --------------------------------------------------

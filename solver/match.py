@@ -35,11 +35,10 @@ from . import dice as D
 from .advisor import TIE_TOLERANCE
 from .bots import WinBot, bot_name, get_bot, spread_table
 from .card import ScoreCard
-from .dice import Dice, is_sub_multiset
-from .errors import IllegalMoveError, UsageError
+from .errors import UsageError
 from .rules import RuleSet, get_rules
-from .simulate import STATE_WIDTH, _table_turn, _target_turn, fast_kind, game_rng, game_totals_of
-from .streams import MASK64, SeededStream, mix64, reroll_keep
+from .simulate import STATE_WIDTH, _table_turn, _target_turn, fast_kind, game_rng, game_totals_of, play_turn
+from .streams import MASK64, SeededStream, mix64
 from .threads import Workers, resolve_threads
 
 MAX_PLAYERS = 8
@@ -144,24 +143,6 @@ def summarize(result: MatchResult) -> dict:
 
 
 # --- the Python engine ------------------------------------------------------------
-def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng) -> ScoreCard:
-    """One turn of ``bot`` on ``card`` with dice from ``stream`` (checked as in simulate)."""
-    name = bot_name(bot)
-    dice = Dice(stream.next_five())
-    for rolls_left in (2, 1):
-        keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
-        if not is_sub_multiset(keep, dice.values):
-            raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
-        if len(keep) == D.N_DICE:
-            if rules.all_rolls:
-                raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
-            break
-        dice = Dice(reroll_keep(keep, stream.next_five()))
-    box = bot.choose_box(card, dice, rng)
-    try:
-        return card.score(box, dice)
-    except IllegalMoveError as exc:
-        raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
 
 
 def show_opponents(bot, cards: list[ScoreCard], seat: int) -> None:
@@ -527,7 +508,7 @@ class WinAdvisor:
         return _chance(self.bot, card, list(opponents))
 
     def advise(self, position, opponents: list[ScoreCard]):
-        from .advisor import TARGET_TIE, Advice, Option
+        from .advisor import probability_of, ranked_by_probability
 
         opponents = list(opponents)
         for opp in opponents:
@@ -546,23 +527,11 @@ class WinAdvisor:
             for option in base.options:
                 if tv is None:
                     p = constant
-                elif option.keep is None:
-                    box = self.rules.box_index[option.category]
-                    p = tv.placement_value(box, option.score, option.bonus)
                 else:
-                    p = (tv.e0 if position.rolls_left == 1 else tv.e1)[D.keep_index(option.keep)]
-                    if len(option.keep) == D.N_DICE:
+                    p = probability_of(tv, option, position.rolls_left, self.rules)
+                    if option.keep is not None and len(option.keep) == D.N_DICE:
                         stop = self.target_advisor._stop_placement(tv, card, dice)
                 scored.append((p, option))
         finally:
             bot.opponents = saved
-        scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
-        best_p = scored[0][0]
-        options = []
-        for p, option in scored:
-            fields = dict(option.__dict__)
-            fields.update(p_win=p, best=best_p - p <= TARGET_TIE)
-            if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
-                fields["stop_category"], fields["stop_score"] = stop
-            options.append(Option(**fields))
-        return Advice(position, tuple(options))
+        return ranked_by_probability(position, scored, "p_win", stop)

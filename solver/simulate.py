@@ -475,28 +475,34 @@ def game_rng(seed: int, game: int) -> random.Random:
     return random.Random(mix64(mix64(mix64(seed & MASK64) ^ (game & MASK64)) ^ 0x424F54))
 
 
+def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng) -> ScoreCard:
+    """One turn of ``bot`` on ``card`` with dice from ``stream``; a keep that is not a sub-multiset
+    of the dice or an illegal box raises :class:`IllegalMoveError` naming the bot."""
+    name = bot_name(bot)
+    dice = Dice(stream.next_five())
+    for rolls_left in (2, 1):
+        keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
+        if not is_sub_multiset(keep, dice.values):
+            raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
+        if len(keep) == D.N_DICE:
+            if rules.all_rolls:
+                raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
+            break
+        dice = Dice(reroll_keep(keep, stream.next_five()))
+    box = bot.choose_box(card, dice, rng)
+    try:
+        return card.score(box, dice)
+    except IllegalMoveError as exc:
+        raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
+
+
 def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
     """One game of ``bot`` on the seeded stream (Python engine); returns the final card."""
     stream = SeededStream(seed, game)
     rng = game_rng(seed, game)
     card = ScoreCard.empty(rules)
-    name = bot_name(bot)
     for _ in range(rules.n_turns):
-        dice = Dice(stream.next_five())
-        for rolls_left in (2, 1):
-            keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
-            if not is_sub_multiset(keep, dice.values):
-                raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
-            if len(keep) == D.N_DICE:
-                if rules.all_rolls:
-                    raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
-                break
-            dice = Dice(reroll_keep(keep, stream.next_five()))
-        box = bot.choose_box(card, dice, rng)
-        try:
-            card = card.score(box, dice)
-        except IllegalMoveError as exc:
-            raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
+        card = play_turn(rules, bot, card, stream, rng)
     return card
 
 
