@@ -28,6 +28,15 @@ def parse_date(text: str | None) -> str:
         raise UsageError(f"daily date {text!r} is not an ISO date like 2026-10-17") from None
 
 
+def released_date(date: str) -> str:
+    """``date`` (ISO) when its daily challenge is out: today or earlier (local date); a usage
+    error for a day still to come (everyone gets the day's dice on the day)."""
+    today = _dt.date.today().isoformat()
+    if date > today:
+        raise UsageError(f"the daily challenge of {date} is not out yet (today is {today})")
+    return date
+
+
 def optimal_bot(rules: RuleSet, tables_dir=None):
     """The optimal bot of :mod:`solver.bots` (its table is built when missing, progress on stderr)."""
     from .bots import get_bot

@@ -24,6 +24,8 @@ every (mask, roll) of every rule set.  Adding a modifier touches this module onl
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -779,20 +781,39 @@ def parse_rules(spec: str) -> RuleSet:
     )
 
 
-_CACHE: dict[str, RuleSet] = {}
+#: rule sets kept parsed (the most recently used; a server asked for many specs stays bounded)
+MAX_CACHED_RULES = 64
+#: spellings remembered per rule set cache (each a short string naming a canonical id)
+MAX_CACHED_SPELLINGS = 1024
+_BY_ID: OrderedDict[str, RuleSet] = OrderedDict()
+_BY_SPELLING: OrderedDict[str, str] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
 DEFAULT_RULES = "yahtzee"
 
 
 def get_rules(rules: str | RuleSet | None = None) -> RuleSet:
-    """The rule set of a spec (``None`` gives the default, ``yahtzee``); one object per spelling."""
+    """The rule set of a spec (``None`` gives the default, ``yahtzee``): one object per canonical
+    spec while it is among the :data:`MAX_CACHED_RULES` used last (the cache is bounded: every
+    spelling a server is sent would otherwise be kept for good)."""
     if isinstance(rules, RuleSet):
         return rules
     key = DEFAULT_RULES if rules is None else str(rules)
-    found = _CACHE.get(key)
-    if found is None:
-        found = parse_rules(key)
-        found = _CACHE.setdefault(found.id, found)  # one object per canonical spec
-        _CACHE[key] = found
+    with _CACHE_LOCK:
+        found = _BY_ID.get(_BY_SPELLING.get(key, key))
+        if found is not None:
+            _BY_ID.move_to_end(found.id)
+            return found
+    parsed = parse_rules(key)
+    with _CACHE_LOCK:
+        found = _BY_ID.setdefault(parsed.id, parsed)  # one object per canonical spec
+        _BY_ID.move_to_end(found.id)
+        while len(_BY_ID) > MAX_CACHED_RULES:
+            _BY_ID.popitem(last=False)
+        if key != found.id and len(key) <= 200:
+            _BY_SPELLING[key] = found.id
+            _BY_SPELLING.move_to_end(key)
+            while len(_BY_SPELLING) > MAX_CACHED_SPELLINGS:
+                _BY_SPELLING.popitem(last=False)
     return found
 
 

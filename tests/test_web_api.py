@@ -105,7 +105,7 @@ BAD = [
     ("impossible card", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "card": "ones=7"}', 400, "ones=7"),
     ("unknown rules", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "rules": "poker"}', 400, "poker"),
     ("rules not text", "/api/value", b'{"rules": 3}', 400, "rules must be text"),
-    ("rolls left 3", "/api/hint", b'{"dice": "33456", "rolls_left": 3}', 400, "rolls left"),
+    ("rolls left 3", "/api/hint", b'{"dice": "33456", "rolls_left": 3}', 400, "rolls_left"),
     ("rolls left true", "/api/hint", b'{"dice": "33456", "rolls_left": true}', 400, "rolls_left"),
     ("missing dice", "/api/hint", b'{"rolls_left": 2}', 400, "missing field 'dice'"),
     ("unknown field", "/api/hint", b'{"dice": "33456", "rolls_left": 2, "cards": ""}', 400, "unknown field"),
@@ -146,11 +146,42 @@ BAD = [
     ("distribution card", "/api/distribution", b'{"card": "ones=7"}', 400, "ones=7"),
     ("distribution rules", "/api/distribution", b'{"rules": "poker"}', 400, "poker"),
     ("distribution at_least", "/api/distribution", b'{"at_least": ["x"]}', 400, "at_least"),
-    ("distribution at_least 0", "/api/distribution", b'{"at_least": [0]}', 400, "--at-least"),
+    ("distribution at_least 0", "/api/distribution", b'{"at_least": [0]}', 400, "at_least"),
     ("distribution at_least {}", "/api/distribution", b'{"at_least": {}}', 400, "at_least"),
     ("distribution policy", "/api/distribution", b'{"policy": "greedy"}', 400, "unknown policy"),
     ("distribution field", "/api/distribution", b'{"target": 300}', 400, "unknown field"),
     ("distribution triple", "/api/distribution", b'{"rules": "yahtzee+triple"}', 400, "triple"),
+    # numbers are bounded before they are converted: a 5,000-digit JSON integer is a 400 naming it
+    ("huge rolls_left", "/api/hint", b'{"dice": "33456", "rolls_left": ' + b"9" * 5000 + b"}", 400, "digits"),
+    (
+        "huge target",
+        "/api/hint",
+        b'{"dice": "33456", "rolls_left": 2, "target": 1' + b"0" * 4400 + b"}",
+        400,
+        "digits",
+    ),
+    ("huge seed", "/api/games", b'{"seed": ' + b"7" * 4301 + b"}", 400, "digits"),
+    ("big seed", "/api/games", b'{"seed": 18446744073709551617}', 400, "seed"),
+    ("seed 2.0", "/api/games", b'{"seed": 2.0}', 400, "seed"),
+    ("huge at_least", "/api/distribution", b'{"at_least": [' + b"1" * 5000 + b"]}", 400, "digits"),
+    (
+        "rolls_left text",
+        "/api/hint",
+        b'{"dice": "33456", "rolls_left": "' + b"1" * 5000 + b'"}',
+        400,
+        "rolls_left",
+    ),
+    ("NaN", "/api/hint", b'{"dice": "33456", "rolls_left": NaN}', 400, "NaN"),
+    ("level a list", "/api/games", b'{"mode": "vs-computer", "level": ["hard"]}', 400, "level must be text"),
+    ("mode a list", "/api/games", b'{"mode": ["solo"]}', 400, "mode must be text"),
+    ("future daily", "/api/games", b'{"mode": "daily", "date": "2999-01-01"}', 400, "not out yet"),
+    (
+        "distribution huge target",
+        "/api/distribution",
+        b'{"policy": "target:' + b"9" * 5000 + b'"}',
+        400,
+        "target",
+    ),
 ]
 
 
@@ -173,7 +204,7 @@ def test_bad_input_is_a_one_line_4xx(client, data, what, path, body, status, wor
 
 def test_bad_query_string(client):
     r = client.get("/api/hint", params={"dice": "33456", "rolls_left": "two"})
-    assert r.status_code == 400 and "rolls left" in r.json()["error"]
+    assert r.status_code == 400 and "rolls_left" in r.json()["error"]
     r = client.get("/api/hint", params={"dice": "3345x", "rolls_left": "2"})
     assert r.status_code == 400 and "3345x" in r.json()["error"]
 
@@ -194,11 +225,11 @@ def play_solo(client, game_id, hold_first=True) -> dict:
     """Roll, hold die 1 and roll again on even turns, score the first allowed box: 13 turns."""
     state = None
     for turn in range(13):
-        state = client.post(f"/api/games/{game_id}/roll").json()
+        state = client.post(f"/api/games/{game_id}/roll", json={}).json()
         if turn % 2 == 0 and hold_first:
             state = client.post(f"/api/games/{game_id}/hold", json={"held": [1]}).json()
             assert state["held"] == [True, False, False, False, False]
-            state = client.post(f"/api/games/{game_id}/roll").json()
+            state = client.post(f"/api/games/{game_id}/roll", json={}).json()
             assert state["rolls_left"] == 1
         box = next(b["name"] for b in state["boxes"] if b["allowed"])
         response = client.post(f"/api/games/{game_id}/score", json={"box": box})
@@ -223,7 +254,7 @@ def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys
         r = client.post(f"/api/games/{game_id}/{action}", json=body)
         assert r.status_code == 400 and words in r.json()["error"]
     assert client.get(f"/api/games/{game_id}/hint").status_code == 400
-    state = client.post(f"/api/games/{game_id}/roll").json()
+    state = client.post(f"/api/games/{game_id}/roll", json={}).json()
     hint = client.get(f"/api/games/{game_id}/hint").json()
     dice = "".join(map(str, sorted(state["dice"])))
     assert hint == cli_json(capsys, "hint", "--dice", dice, "--rolls-left", "2", "--json", "--tables", tables)
@@ -238,8 +269,8 @@ def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys
     assert r.status_code == 400 and "unknown box" in r.json()["error"]
     assert client.get(f"/api/games/{game_id}").json()["rolls_left"] == 2
     assert saved_files(data) == []  # nothing saved before the first box is filled
-    client.post(f"/api/games/{game_id}/quit")  # this one is abandoned ...
-    assert client.post(f"/api/games/{game_id}/roll").status_code == 409
+    client.post(f"/api/games/{game_id}/quit", json={})  # this one is abandoned ...
+    assert client.post(f"/api/games/{game_id}/roll", json={}).status_code == 409
 
     state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()  # ... and played here
     final = play_solo(client, state["id"])
@@ -261,7 +292,7 @@ def test_vs_computer_and_coach(client, data):
     state = client.post("/api/games", json={"mode": "vs-computer", "level": "hard", "seed": 5}).json()
     assert [p["name"] for p in state["players"]] == ["You", "Computer (hard)"]
     game_id = state["id"]
-    state = client.post(f"/api/games/{game_id}/roll").json()
+    state = client.post(f"/api/games/{game_id}/roll", json={}).json()
     best = client.get(f"/api/games/{game_id}/hint").json()["options"][0]
     box = next(b["name"] for b in state["boxes"] if b["allowed"])
     state = client.post(f"/api/games/{game_id}/score", json={"box": box}).json()
@@ -475,13 +506,25 @@ def test_hint_with_a_target(target_site, capsys):
     base, folder = target_site
     client = Client(base)
     body = {"rules": SMALL, "card": "chance=20", "dice": "66655", "rolls_left": 1, "target": 150}
+    plain = {k: v for k, v in body.items() if k != "target"}
+    # no table at all: a GET (or any request) never builds one; a 409 names the build
+    for r in (client.get("/api/hint", params=plain), client.post("/api/hint", json=body)):
+        assert r.status_code == 409, r.text
+        assert r.json()["build"] == SMALL and "POST /api/tables" in r.json()["error"]
+    assert not list(folder.iterdir())
+    # the explicit build: a same-origin POST, run as a bounded job; a second is a no-op
+    r = client.post("/api/tables", json={"rules": SMALL})
+    assert r.status_code == 200 and r.json() == {"rules": SMALL, "built": True, "ready": True}, r.text
+    assert client.post("/api/tables", json={"rules": SMALL}).json()["built"] is False
+    r = client.post("/api/tables", json={"rules": SMALL}, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
     # no target table: a 409 saying how to build it, and nothing built inside the request
     r = client.post("/api/hint", json=body)
     assert r.status_code == 409, r.text
     assert list(r.json()) == ["error"] and "\n" not in r.text.strip()
     assert f"yahtzee tables build --rules {SMALL} --target" in r.json()["error"]
     assert not list(folder.glob("*target*"))
-    assert client.post("/api/hint", json={k: v for k, v in body.items() if k != "target"}).status_code == 200
+    assert client.post("/api/hint", json=plain).status_code == 200
 
     build_target(SMALL, folder, t_max=200, progress=False)
     argv = ["hint", "--rules", SMALL, "--card", "chance=20", "--dice", "66655", "--rolls-left", "1"]

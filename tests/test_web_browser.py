@@ -261,7 +261,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     answer = api.get(f"/api/games/{game_id}").json()
     while not answer["over"]:
         if answer["dice"] is None:
-            answer = api.post(f"/api/games/{game_id}/roll").json()
+            answer = api.post(f"/api/games/{game_id}/roll", json={}).json()
         box = next(b["name"] for b in answer["boxes"] if b["allowed"])
         answer = api.post(f"/api/games/{game_id}/score", json={"box": box}).json()
     open_page(d, f"{base}/play?game={game_id}")

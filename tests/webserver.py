@@ -26,11 +26,13 @@ def serve(app) -> Iterator[str]:
     """Serve ``app`` with uvicorn on 127.0.0.1 and a free port; yields the base URL (no trailing /)."""
     import uvicorn
 
+    from solver.web.server import uvicorn_config
+
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY per connection
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn_config(app))  # as yahtzee serve runs it
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -58,19 +58,24 @@ def register(sub) -> None:
 
 def parse_policy(text) -> tuple[str, int | None]:
     """``("ev", None)`` or ``("target", T)`` from ``ev`` / ``target:T``; a usage error otherwise."""
+    from ..bounded import shown
     from ..errors import UsageError
 
     if not isinstance(text, str):
-        raise UsageError(f"policy must be {POLICIES}, got {text!r}")
+        raise UsageError(f"policy must be {POLICIES}, got {shown(text)}")
     word = text.strip().lower()
     if word == "ev":
         return "ev", None
     if word.startswith("target:"):
-        number = word.split(":", 1)[1].strip()
-        if number.isdecimal() and int(number) >= 1:
-            return "target", int(number)
-        raise UsageError(f"policy {text!r}: the target must be a score of 1 or more, e.g. target:300")
-    raise UsageError(f"unknown policy {text!r}: use {POLICIES}")
+        from ..bounded import parse_whole
+
+        try:
+            return "target", parse_whole(word.split(":", 1)[1], "the target", 1, 100_000)
+        except UsageError:
+            raise UsageError(
+                f"policy {shown(text)}: the target must be a score from 1 to 100000, e.g. target:300"
+            ) from None
+    raise UsageError(f"unknown policy {shown(text)}: use {POLICIES}")
 
 
 def check_targets(targets) -> tuple[int, ...]:

@@ -114,7 +114,7 @@ def register(sub) -> None:
 
 
 def run_play(args) -> int:
-    from ..daily import parse_date
+    from ..daily import parse_date, released_date
     from ..game import Game, Player
     from ..rules import get_rules
 
@@ -154,13 +154,7 @@ def run_play(args) -> int:
         raise UsageError("--real-dice cannot go with --vs-computer (the computer needs dice of its own)")
     if args.daily is not None and args.seed is not None:
         raise UsageError("--daily has its own dice; it cannot go with --seed")
-    date = parse_date(args.daily) if args.daily is not None else None
-    if date is not None:
-        import datetime as _dt
-
-        today = _dt.date.today().isoformat()
-        if date > today:
-            raise UsageError(f"the daily challenge of {date} is not out yet (today is {today})")
+    date = released_date(parse_date(args.daily)) if args.daily is not None else None
     players = []
     for n in names:
         head, sep, rest = n.partition(":")

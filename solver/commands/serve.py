@@ -17,7 +17,10 @@ def register(sub) -> None:
         "JSON API (/api/hint, /api/value, /api/games, ...). Needs the web extra.",
     )
     p.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; beyond loopback, e.g. 0.0.0.0 "
+        "for a phone at the table, every request needs the token printed in the address)",
     )
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--open", action="store_true", help="open the advisor page in the web browser")
@@ -34,6 +37,20 @@ def register(sub) -> None:
         default=None,
         help="folder for saved games and records (default $YAHTZEE_DATA, else $XDG_DATA_HOME/yahtzee-solver)",
     )
+    p.add_argument(
+        "--job-memory",
+        type=float,
+        default=None,
+        metavar="GIB",
+        help="memory ceiling of one long computation (a distribution, a table build), in GiB (default 3)",
+    )
+    p.add_argument(
+        "--job-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="time limit of one long computation, in seconds (default 120)",
+    )
     p.set_defaults(func=run)
 
 
@@ -47,7 +64,13 @@ def _check_extra() -> None:
         raise SolverError(WEB_HINT) from None
 
 
+#: a fixed token for serving beyond loopback (default: a new random one at every start)
+TOKEN_VAR = "YAHTZEE_SERVE_TOKEN"
+
+
 def run(args) -> int:
+    import os
+    import secrets
     import socket
 
     from ..errors import SolverError, UsageError
@@ -55,12 +78,20 @@ def run(args) -> int:
     _check_extra()
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0 to 65535, got {args.port}")
-    from ..web.app import LOCAL_HOSTS, create_app
+    from ..web import heavy
+    from ..web.app import create_app
+    from ..web.guard import LOCAL_NAMES, is_loopback
     from ..web.service import ApiError, Service
 
-    service = Service(args.tables, args.data)
+    memory = heavy.MEMORY_BYTES if args.job_memory is None else args.job_memory * 1024**3
+    seconds = heavy.SECONDS if args.job_seconds is None else args.job_seconds
+    if not 0.25 <= memory / 1024**3 <= 1024:
+        raise UsageError(f"--job-memory must be 0.25 to 1024 GiB, got {args.job_memory}")
+    if not 1 <= seconds <= 86400:
+        raise UsageError(f"--job-seconds must be 1 to 86400, got {args.job_seconds}")
+    service = Service(args.tables, args.data, heavy=heavy.HeavyWork(memory, seconds))
     try:
-        service.advisor(args.rules)  # loaded (or built) once, before the first request
+        service.prepare(args.rules)  # loaded (built when missing) once, before the first request
     except ApiError as exc:
         raise (UsageError if exc.status == 400 else SolverError)(exc.message) from None
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
@@ -75,16 +106,28 @@ def run(args) -> int:
         raise SolverError(
             f"cannot listen on {args.host} port {args.port}: {getattr(exc, 'strerror', None) or exc}"
         ) from None
-    port = sock.getsockname()[1]
-    local = args.host in LOCAL_HOSTS
-    hosts = list(LOCAL_HOSTS) if local else ["*"]
-    app = create_app(service=service, allowed_hosts=hosts)
-    shown = f"[{args.host.strip('[]')}]" if family == socket.AF_INET6 else args.host
-    url = f"http://{shown}:{port}/"
-    print(f"yahtzee web app: {url}  (advisor {url}, game {url}play; Ctrl-C stops)", flush=True)
-    if not local:
+    address, port = sock.getsockname()[:2]
+    # decided by the address actually bound: 127.1, LOCALHOST and 0x7f000001 are loopback too
+    local = is_loopback(address)
+    if local:
+        token = None
+        app = create_app(service=service, local_names=(*LOCAL_NAMES, address.lower()))
+        shown = f"[{address}]" if family == socket.AF_INET6 else address
+        url = f"http://{shown}:{port}/"
+        print(f"yahtzee web app: {url}  (advisor {url}, game {url}play; Ctrl-C stops)", flush=True)
+    else:
+        token = os.environ.get(TOKEN_VAR) or secrets.token_urlsafe(24)
+        if len(token) < 16 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum():
+            sock.close()
+            raise UsageError(f"${TOKEN_VAR} must be at least 16 letters, digits, - or _")
+        app = create_app(service=service, local_names=None, token=token)
+        name = socket.gethostname() if address in ("0.0.0.0", "::") else address
+        shown = f"[{name}]" if ":" in name else name
+        url = f"http://{shown}:{port}/?token={token}"
+        print(f"yahtzee web app: {url}  (open this address, token included; Ctrl-C stops)", flush=True)
         print(
-            f"yahtzee: warning: listening on {args.host}: other machines can reach this server",
+            f"yahtzee: warning: listening on {address} port {port}: other machines can reach this "
+            "server; it answers only requests that carry its token",
             file=sys.stderr,
         )
     if args.open:
@@ -99,8 +142,9 @@ def serve_socket(app, sock) -> int:
     """Run uvicorn on a bound, listening socket until Ctrl-C (or SIGTERM): exit code 0."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
+    from ..web.server import uvicorn_config
+
+    server = uvicorn.Server(uvicorn_config(app))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn shuts down gracefully, then passes Ctrl-C on: the normal stop

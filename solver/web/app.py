@@ -3,11 +3,14 @@
 Pages: ``/`` (the advisor) and ``/play`` (a game), plain HTML, CSS and JavaScript from
 ``static/`` (nothing from elsewhere: it works offline).  The JSON API is under ``/api/``;
 see the README's "Web app" section.  Every error is a 4xx (or a 503 for a damaged table)
-with one JSON line ``{"error": "..."}``, never a traceback.
+with one JSON line ``{"error": "..."}``, never a traceback.  :class:`solver.web.guard.Guard`
+decides first who may ask at all (host, token, same origin); long work goes through the
+bounded queue of :mod:`solver.web.heavy`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 
@@ -15,7 +18,6 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Match, Mount, Route
@@ -23,13 +25,30 @@ from starlette.staticfiles import StaticFiles
 
 from ..fileio import json_depth_ok
 from . import STATIC_DIR
+from .guard import LOCAL_NAMES, Guard
+from .heavy import ClientGone, JobRefused
 from .service import MAX_BODY, MAX_DEPTH, ApiError, Service, one_line
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+#: seconds a client has to send a request's whole body (the head has its own deadline:
+#: :data:`solver.web.server.HEAD_TIMEOUT_S`)
+BODY_TIMEOUT_S = 10.0
+#: the most digits of a number in a request body (a seed has 19)
+MAX_DIGITS = 30
 
 
-def error_response(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": one_line(message)}, status_code=status)
+def error_response(status: int, message: str, extra: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)} | dict(extra or {}), status_code=status)
+
+
+def _bounded_int(text: str) -> int:
+    """A JSON integer, refused (before ``int()`` sees it) when longer than :data:`MAX_DIGITS`."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ApiError(400, f"the request body holds a number of {len(text)} digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name: str):
+    raise ApiError(400, f"the request body holds {name}, which is not a JSON number")
 
 
 async def read_json(request: Request) -> dict:
@@ -38,10 +57,14 @@ async def read_json(request: Request) -> dict:
     if length is not None and (not length.isdecimal() or int(length) > MAX_BODY):
         raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):  # a client trickling its body is cut off
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
+    except TimeoutError:
+        raise ApiError(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
     if not body.strip():
         return {}
     try:
@@ -51,7 +74,7 @@ async def read_json(request: Request) -> dict:
     if not json_depth_ok(text, MAX_DEPTH):
         raise ApiError(400, f"the request body is nested more than {MAX_DEPTH} deep")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
     except (json.JSONDecodeError, RecursionError) as exc:
         where = (
             f" (line {exc.lineno} column {exc.colno}: {exc.msg})"
@@ -76,10 +99,12 @@ def create_app(
     data: str | os.PathLike | None = None,
     *,
     service: Service | None = None,
-    allowed_hosts: list[str] | None = None,
+    local_names: tuple[str, ...] | None = LOCAL_NAMES,
+    token: str | None = None,
 ) -> Starlette:
-    """The web app; ``allowed_hosts`` (default: localhost names only, against DNS rebinding)
-    are the ``Host`` headers answered (``["*"]`` for any, when serving beyond localhost)."""
+    """The web app.  ``local_names``: the ``Host`` names answered (default: this machine's, against
+    DNS rebinding; ``None``: any, when serving beyond loopback, where ``token`` -- the secret
+    every request must carry -- protects it); see :class:`solver.web.guard.Guard`."""
     service = service or Service(tables_dir, data)
 
     def api(method):
@@ -90,12 +115,45 @@ def create_app(
                 params = await params_of(request)
                 result = await run_in_threadpool(method, params, request)
             except ApiError as exc:
-                return error_response(exc.status, exc.message)
-            return Response(
-                json.dumps(result, allow_nan=False), media_type="application/json", headers=NO_STORE
-            )
+                return error_response(exc.status, exc.message, exc.extra)
+            return json_answer(result)
 
         return endpoint
+
+    def job(prepare, finish):
+        """An endpoint for long work: ``prepare(params)`` (in a worker thread) checks the request
+        and gives the CLI argv to run as a bounded job (or None: nothing to run), ``finish(params,
+        stdout)`` the answer.  The job stops when the client goes."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                params = await params_of(request)
+                argv = await run_in_threadpool(prepare, params)
+                stdout = None
+                if argv is not None:
+                    result = await service.heavy.run(argv, request.is_disconnected)
+                    if result.returncode != 0:
+                        raise ApiError(
+                            400 if result.returncode == 2 else 503, _cli_message(result.error_line)
+                        )
+                    stdout = result.stdout
+                return json_answer(await run_in_threadpool(finish, params, stdout))
+            except ApiError as exc:
+                return error_response(exc.status, exc.message, exc.extra)
+            except JobRefused as exc:
+                return error_response(exc.status, exc.message)
+            except ClientGone:
+                return Response(status_code=499)  # nobody reads it: the client has gone
+
+        return endpoint
+
+    def distribution_answer(params, stdout: bytes) -> dict:
+        return json.loads(stdout)
+
+    def build_answer(params, stdout: bytes | None) -> dict:
+        rules_id, _ = service.build_job(params)
+        service.advisor(rules_id)  # read now: the next hint is answered at once
+        return {"rules": rules_id, "built": stdout is not None, "ready": True}
 
     def page(name: str):
         async def endpoint(request: Request) -> Response:
@@ -121,7 +179,10 @@ def create_app(
         Route("/play", page("play.html")),
         Route("/api/hint", api(lambda p, r: service.hint(p)), methods=["GET", "POST"]),
         Route("/api/value", api(lambda p, r: service.value(p)), methods=["GET", "POST"]),
-        Route("/api/distribution", api(lambda p, r: service.distribution(p)), methods=["GET", "POST"]),
+        Route(
+            "/api/distribution", job(service.distribution_job, distribution_answer), methods=["GET", "POST"]
+        ),
+        Route("/api/tables", job(lambda p: service.build_job(p)[1], build_answer), methods=["POST"]),
         # Where /api/win goes once the CLI has it (mirroring its --json output through the same
         # function): not served yet.
         Route("/api/rules", api(lambda p, r: service.rules_info(p) if p else service.rules_list())),
@@ -149,7 +210,7 @@ def create_app(
     async def server_error(request: Request, exc: Exception) -> Response:
         return error_response(500, f"internal error ({type(exc).__name__}); the server's log has the details")
 
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or list(LOCAL_HOSTS))]
+    middleware = [Middleware(Guard, local_names=local_names, token=token)]
     app = Starlette(
         routes=routes,
         middleware=middleware,
@@ -160,6 +221,15 @@ def create_app(
 
 
 NO_STORE = {"Cache-Control": "no-store"}
+
+
+def json_answer(result: dict) -> Response:
+    return Response(json.dumps(result, allow_nan=False), media_type="application/json", headers=NO_STORE)
+
+
+def _cli_message(line: str) -> str:
+    """A CLI job's error line without the ``yahtzee: error:`` it starts with."""
+    return line.removeprefix("yahtzee: ").removeprefix("error: ") or "the computation failed"
 
 
 def _no_params(params: dict) -> None:

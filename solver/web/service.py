@@ -5,6 +5,10 @@ first when missing, as the CLI does) and keeps the games being played in the bro
 method takes plain JSON-like values (a request's JSON body or its query string) and returns
 JSON-ready dicts, or raises :class:`ApiError` (status and one-line message) for bad input.
 
+Nothing here builds a table in a request: a rule set without its table is a 409 naming the
+build (``POST /api/tables``, or ``yahtzee tables build``), and long work -- a distribution, a
+build -- runs as the CLI in a bounded child process (:mod:`solver.web.heavy`).
+
 * ``/api/hint`` answers exactly what ``yahtzee hint --json`` prints (``hint --target T --json``
   with a ``target``), ``/api/value`` what ``yahtzee value --json`` prints and
   ``/api/distribution`` what ``yahtzee distribution --json`` prints (the same functions build
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from ..advisor import Advisor
     from ..game import Game
     from ..rules import RuleSet
+    from .heavy import HeavyWork
 
 #: largest request body read (bytes); a position or a move is well under 1 KiB
 MAX_BODY = 64 * 1024
@@ -46,12 +51,14 @@ MODES = ("solo", "vs-computer", "daily")
 
 
 class ApiError(Exception):
-    """A request the API refuses: HTTP ``status`` and a one-line ``message``."""
+    """A request the API refuses: HTTP ``status``, a one-line ``message`` and ``extra`` fields of
+    the JSON answer (``{"build": RULES}`` where building a table would help)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, extra: dict | None = None):
         super().__init__(message)
         self.status = status
         self.message = one_line(message)
+        self.extra = dict(extra or {})
 
 
 def one_line(text: str) -> str:
@@ -100,29 +107,26 @@ def _dice_text(value) -> str:
     return value
 
 
-def _rolls_left(value):
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ApiError(400, f"rolls_left must be 0, 1 or 2, got {value!r}")
-    return value
+def _whole(value, key: str, low: int, high: int, *, text: bool = True) -> int:
+    """A whole number within ``[low, high]``, given as a number or (``text``) as decimal text (a
+    query string's), bounded before it is converted (:func:`solver.bounded.whole_value`)."""
+    from ..bounded import shown, whole_value
+
+    if not text and isinstance(value, str):
+        raise ApiError(400, f"{key} must be a whole number from {low} to {high}, got {shown(value)}")
+    try:
+        return whole_value(value, key, low, high)
+    except UsageError as exc:
+        raise ApiError(400, str(exc)) from None
 
 
-def _int_field(key: str, value) -> int:
-    """A whole number given as a number or as decimal text (a query string's)."""
-    if isinstance(value, str) and value.strip().isdecimal():
-        return int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f"{key} must be a whole number, got {value!r}")
-    return value
+def _rolls_left(value) -> int:
+    return _whole(value, "rolls_left", 0, 2)
 
 
 def _target(value) -> int | None:
     """The optional ``target`` of a hint: a score of 1 or more."""
-    if value is None:
-        return None
-    target = _int_field("target", value)
-    if not 1 <= target <= 100_000:
-        raise ApiError(400, f"target must be a score from 1 to 100000, got {value!r}")
-    return target
+    return None if value is None else _whole(value, "target", 1, 100_000)
 
 
 def _scores(value) -> list[int] | None:
@@ -137,7 +141,7 @@ def _scores(value) -> list[int] | None:
         items = [value]
     if not items or len(items) > 50:
         raise ApiError(400, f"at_least must be 1 to 50 scores, got {value!r}")
-    return [_int_field("at_least", v) for v in items]
+    return [_whole(v, "at_least", 1, 100_000) for v in items]
 
 
 @dataclass
@@ -169,15 +173,19 @@ class Service:
         tables_dir: str | os.PathLike | None = None,
         data: str | os.PathLike | None = None,
         *,
-        build_if_missing: bool = True,
         progress: bool = True,
+        heavy: HeavyWork | None = None,
     ):
+        from .heavy import HeavyWork
+
         self.tables_dir = tables_dir
         self.data = data
-        self.build_if_missing = build_if_missing
         self.progress = progress
+        #: the queue of long jobs (distributions, builds): one at a time, bounded
+        self.heavy = heavy or HeavyWork()
         self._advisors: OrderedDict[str, object] = OrderedDict()
-        self._advisor_lock = threading.Lock()
+        self._advisor_lock = threading.Lock()  # guards the dicts only, never held while a file is read
+        self._loading: dict[str, threading.Lock] = {}  # one per rule set being read
         self._target_advisors: OrderedDict[str, object] = OrderedDict()
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._games_lock = threading.Lock()
@@ -196,29 +204,77 @@ class Service:
             raise api_error(exc) from None
 
     def advisor(self, rules) -> Advisor:
-        """The advisor of a rule set, loaded (built first when missing) once per process."""
+        """The advisor of a rule set, its table read once per process.  Never built here (no
+        request has that side effect, a GET least of all): a missing table is a 409 that names
+        the build (``POST /api/tables``).  Reading one rule set's table never makes another
+        rule set's requests wait."""
         from ..advisor import Advisor
+        from ..errors import MissingTableError
 
         rules = self.rules(rules)
         with self._advisor_lock:
-            found = self._advisors.get(rules.id)
+            found = self._cached_advisor(rules.id)
             if found is not None:
-                self._advisors.move_to_end(rules.id)
+                return found
+            loading = self._loading.setdefault(rules.id, threading.Lock())
+        with loading:
+            with self._advisor_lock:
+                found = self._cached_advisor(rules.id)
+            if found is not None:
                 return found
             try:
-                advisor = Advisor.load(
-                    rules,
-                    self.tables_dir,
-                    build_if_missing=self.build_if_missing,
-                    progress=self.progress,
-                    light=True,
-                )
+                advisor = Advisor.load(rules, self.tables_dir, build_if_missing=False, light=True)
+            except MissingTableError:
+                raise ApiError(
+                    409,
+                    f"no table for {rules.id} on this server yet: build it (POST /api/tables with "
+                    f'{{"rules": "{rules.id}"}}, the page\'s Build button, or yahtzee tables build '
+                    f"--rules {rules.id})",
+                    {"build": rules.id},
+                ) from None
             except SolverError as exc:
                 raise api_error(exc) from None
-            self._advisors[rules.id] = advisor
-            while len(self._advisors) > MAX_ADVISORS:
-                self._advisors.popitem(last=False)
+            with self._advisor_lock:
+                self._advisors[rules.id] = advisor
+                while len(self._advisors) > MAX_ADVISORS:
+                    self._advisors.popitem(last=False)
+                self._loading.pop(rules.id, None)
             return advisor
+
+    def _cached_advisor(self, rules_id: str):
+        found = self._advisors.get(rules_id)
+        if found is not None:
+            self._advisors.move_to_end(rules_id)
+        return found
+
+    def prepare(self, rules=None) -> Advisor:
+        """Before serving (``yahtzee serve`` at start, not a request): the table of ``rules``
+        (default ``yahtzee``) built when missing, with progress on stderr, then loaded."""
+        from ..tables import get_table
+
+        rules = self.rules(rules)
+        try:
+            get_table(rules, self.tables_dir, build_if_missing=True, progress=self.progress, light=True)
+        except SolverError as exc:
+            raise api_error(exc) from None
+        return self.advisor(rules)
+
+    def tables_folder(self) -> str:
+        """The tables folder, resolved (what a child job is told with ``--tables``)."""
+        from ..tables import resolve_dir
+
+        return str(resolve_dir(self.tables_dir))
+
+    def build_job(self, params: dict) -> tuple[str, list[str] | None]:
+        """``POST /api/tables`` (``rules``): ``(rules id, argv)`` of the CLI build to run as a
+        bounded job, or argv ``None`` when the table is there already."""
+        from ..tables import table_paths
+
+        _fields(params, ("rules",), ("rules",))
+        rules = self.rules(params["rules"])
+        if all(p.is_file() for p in table_paths(rules, self.tables_dir)):
+            return rules.id, None
+        return rules.id, ["tables", "build", f"--rules={rules.id}", f"--tables={self.tables_folder()}"]
 
     # --- the advisor's answers -----------------------------------------------------------------
     def hint(self, params: dict) -> dict:
@@ -277,30 +333,41 @@ class Service:
                 self._target_advisors.popitem(last=False)
         return found
 
-    def distribution(self, params: dict) -> dict:
-        """``yahtzee distribution --json``: fields ``rules``, ``card`` (default empty), ``dice`` with
-        ``rolls_left`` (a turn under way), ``at_least`` (scores: a list, or text like "250,300"),
-        ``policy`` (default ev); the same function builds both answers."""
-        from ..commands.distribution import distribution_answer
+    def distribution_job(self, params: dict) -> list[str]:
+        """``/api/distribution`` (``yahtzee distribution --json``): fields ``rules``, ``card``
+        (default empty), ``dice`` with ``rolls_left`` (a turn under way), ``at_least`` (scores: a
+        list, or text like "250,300"), ``policy`` (default ev).  The request is checked here (a
+        bad one is a 400 at once, a missing table a 409); the answer is the CLI's own, run as a
+        bounded job: this returns its argv."""
+        from ..commands.distribution import check_targets, parse_policy, read_position
 
         _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
         rules = self.rules(params.get("rules"))
         dice = params.get("dice")
         rolls = params.get("rolls_left")
+        dice = None if dice is None else _dice_text(dice)
+        rolls = None if rolls is None else _rolls_left(rolls)
+        card_text = _text(params, "card", "")
+        policy = _text(params, "policy", "ev")
         try:
-            _, answer = distribution_answer(
-                rules,
-                _text(params, "card", ""),
-                None if dice is None else _dice_text(dice),
-                None if rolls is None else _rolls_left(rolls),
-                _text(params, "policy", "ev"),
-                _scores(params.get("at_least")),
-                lambda r: self.advisor(r).table.values,
-                self.tables_dir,
-            )
-            return answer
+            targets = check_targets(_scores(params.get("at_least")))
+            kind, target = parse_policy(policy)
+            card, _, _ = read_position(rules, card_text, dice, rolls)
         except SolverError as exc:
             raise api_error(exc) from None
+        self.advisor(rules)  # the table is there (a 409 naming the build when it is not)
+        if kind == "target":
+            table = self.target_advisor(rules).table
+            if target - card.total > table.t_max:
+                raise ApiError(
+                    400,
+                    f"target {target} needs {target - card.total} more points; the {rules.id} target "
+                    f"table holds up to {table.t_max}",
+                )
+        argv = ["distribution", "--json", f"--rules={rules.id}", f"--card={card_text}", f"--policy={policy}"]
+        if dice is not None:
+            argv += [f"--dice={dice}", f"--rolls-left={rolls}"]
+        return argv + ["--at-least", *map(str, targets), f"--tables={self.tables_folder()}"]
 
     def value(self, params: dict) -> dict:
         """``yahtzee value --json``: fields ``card`` (default empty) and ``rules``."""
@@ -355,16 +422,16 @@ class Service:
         """Start a game: ``mode`` (solo, vs-computer, daily), ``rules``, ``level`` (vs-computer:
         easy, medium, hard, perfect), ``date`` (daily; default today), ``seed`` (solo, vs-computer)."""
         from ..commands.play import HUMAN, LEVELS
-        from ..daily import parse_date
+        from ..daily import parse_date, released_date
         from ..game import Game, Player
         from ..records import new_game_path
 
         _fields(params, ("mode", "rules", "level", "date", "seed"))
-        mode = params.get("mode", "solo")
+        mode = _text(params, "mode", "solo")
         if mode not in MODES:
             raise ApiError(400, f"mode {mode!r} is not one of {', '.join(MODES)}")
         rules = self.rules(params.get("rules"))
-        level = params.get("level")
+        level = _text(params, "level")
         if mode == "vs-computer":
             level = "medium" if level is None else level
             if level not in LEVELS:
@@ -381,14 +448,13 @@ class Service:
             raise ApiError(400, "level is for mode vs-computer only")
         seed = params.get("seed")
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-                raise ApiError(400, f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+            seed = _whole(seed, "seed", 0, 2**63 - 1, text=False)
             if mode == "daily":
                 raise ApiError(400, "a daily game has its own dice; it takes no seed")
         date = None
         if mode == "daily":
             try:
-                date = parse_date(_text(params, "date"))
+                date = released_date(parse_date(_text(params, "date")))
             except SolverError as exc:
                 raise api_error(exc) from None
         elif params.get("date") is not None:
@@ -491,9 +557,9 @@ class Service:
         web = self.game(game_id)
         with web.lock:
             g = web.game
+            if g.is_over or web.status != "in_progress":
+                raise ApiError(409, f"the game is {'finished' if g.is_over else web.status}: no move to hint")
             try:
-                if g.is_over:
-                    raise IllegalMoveError("the game is over")
                 if not g.has_rolled:
                     raise IllegalMoveError("roll first: nothing to decide before the first roll")
                 position = Position(g.card, g.sorted_dice, g.rolls_left)
@@ -536,11 +602,16 @@ class Service:
             self._judge(web, [keep])
 
     def _hold(self, web: WebGame, params: dict) -> None:
+        from ..bounded import shown
+
         held = params["held"]
         if not isinstance(held, list) or len(held) > 5:
-            raise ApiError(400, f"held must be a list of die positions 1 to 5, got {held!r}")
-        if len(set(map(repr, held))) != len(held):
-            raise ApiError(400, f"held {held!r} names a die twice")
+            raise ApiError(400, f"held must be a list of die positions 1 to 5, got {shown(held)}")
+        # JSON numbers only ([1, "1"] is not two dice); their range is the game's to judge
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in held):
+            raise ApiError(400, f"held must list die positions as numbers 1 to 5, got {shown(held)}")
+        if len(set(held)) != len(held):
+            raise ApiError(400, f"held {shown(held)} names a die twice")
         web.game.set_held(held)
 
     def _score(self, web: WebGame, params: dict) -> None:
@@ -548,8 +619,12 @@ class Service:
 
         g = web.game
         box = params["box"]
-        if not isinstance(box, (str, int)) or isinstance(box, bool):
-            raise ApiError(400, f"box must be a box name or number, got {box!r}")
+        if not isinstance(box, str):
+            box = _whole(box, "box number", 1, len(g.rules.box_names))
+        elif len(box) > 100:
+            from ..bounded import shown
+
+            raise ApiError(400, f"box must be a box name or number, got {shown(box)}")
         name = g.box_name(box)
         if not g.has_rolled:
             raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
