@@ -398,3 +398,30 @@ def test_advisor_target(browser, site, tmp_path_factory):
     d.find_element(By.ID, "target").send_keys(Keys.BACKSPACE * 3)
     wait(lambda: not d.find_element(By.ID, "target-result").is_displayed(), "the message gone")
     assert "target=" not in d.current_url
+
+
+def test_missing_table_offers_a_build_button(browser, tmp_path_factory):
+    """A rule set without its table: the advisor says so and offers the build (one explicit POST);
+    once built, the advice is shown.  Opening the page built nothing."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+
+    d = browser
+    small = "yatzy+lower-only"
+    folder = tmp_path_factory.mktemp("build-tables")
+    service = Service(str(folder), tmp_path_factory.mktemp("build-data"), progress=False)
+    with serve(create_app(service=service)) as base:
+        open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1")
+        error = wait(lambda: d.find_element(By.ID, "error").is_displayed() and d.find_element(By.ID, "error"),
+                     "the missing-table message")  # fmt: skip
+        assert f"no table for {small}" in error.text
+        assert not list(folder.iterdir())
+        button = error.find_element(By.CSS_SELECTOR, "button.build")
+        assert button.text == f"Build the table of {small}"
+        button.click()
+        wait(
+            lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice after the build", 60
+        )
+        assert not d.find_element(By.ID, "error").is_displayed()
+        assert any(p.name.startswith(small) for p in folder.iterdir())

@@ -91,6 +91,7 @@ class Guard:
                 ).encode("latin-1")
                 if scope["method"] == "GET" and not scope["path"].startswith("/api/"):
                     return await _redirect_without_token(scope, send, set_cookie)
+                scope = dict(scope, query_string=_without_token(scope).encode("latin-1"))  # not a field
         if scope["method"] not in SAFE_METHODS:
             problem = cross_site(headers, scope.get("scheme", "http"))
             if problem is not None:
@@ -169,11 +170,17 @@ async def refuse(send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _without_token(scope) -> str:
+    """The request's query string less its ``token`` parameter."""
+    query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    return urlencode([(k, v) for k, v in query if k != "token"])
+
+
 async def _redirect_without_token(scope, send, set_cookie: bytes) -> None:
-    query = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1")) if k != "token"]
+    query = _without_token(scope)
     raw = (scope.get("raw_path") or scope["path"].encode("utf-8")).decode("latin-1")
     # one leading slash: "//evil.example/" (or "/\\evil.example/") would be another site
-    location = "/" + raw.lstrip("/\\") + (f"?{urlencode(query)}" if query else "")
+    location = "/" + raw.lstrip("/\\") + (f"?{query}" if query else "")
     await send(
         {
             "type": "http.response.start",

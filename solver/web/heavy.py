@@ -139,7 +139,7 @@ class HeavyWork:
             self.running_pid = None
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         last = next((line for line in reversed(lines) if line.strip()), "")
-        if proc.returncode != 0 and "out of memory" in last:
+        if proc.returncode != 0 and ("out of memory" in last or "memory limited" in last):
             raise JobRefused(
                 422,
                 f"this needs more memory than the server allows one request ({self.memory_bytes / 1024**3:.3g} GiB); "

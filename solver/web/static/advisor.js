@@ -115,8 +115,9 @@
     else buildCard();
   }
 
-  function showError(message) {
+  function showError(message, build) {
     $("error").textContent = message;
+    if (build) $("error").append(" ", YZ.buildButton(build, () => advise()));
     $("error").hidden = false;
     $("best").textContent = "";
     $("card-value").textContent = "";
@@ -166,7 +167,7 @@
         aimed,
       ]);
     } catch (e) {
-      if (mine === sequence) showError(e.message);
+      if (mine === sequence) showError(e.message, e.build);
       return;
     }
     if (mine !== sequence) return;  // a newer question is on its way

@@ -21,8 +21,29 @@ const YZ = {
     } catch (e) {
       data = {error: `the server answered ${response.status} without JSON`};
     }
-    if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+    if (!response.ok) {
+      const error = new Error(data.error || `the server answered ${response.status}`);
+      error.build = data.build;  // a rule set whose table is missing: it can be built (POST /api/tables)
+      throw error;
+    }
     return data;
+  },
+
+  /** A button that builds the table of `rules` on the server (one explicit POST), then calls `done`. */
+  buildButton(rules, done) {
+    const button = YZ.el("button", {type: "button", class: "build", text: `Build the table of ${rules}`});
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      button.textContent = `Building the table of ${rules}\u2026`;
+      try {
+        await YZ.api("/api/tables", {rules});
+        done();
+      } catch (e) {
+        button.disabled = false;
+        button.textContent = `Build the table of ${rules} (failed: ${e.message}; try again)`;
+      }
+    });
+    return button;
   },
 
   /** An option in words, as the CLI's describe() writes it. */

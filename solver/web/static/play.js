@@ -5,6 +5,7 @@
   const $ = (id) => document.getElementById(id);
   let game = null;
   let busy = false;
+  let missingTable = null;  // the rule set whose table the last refused call needed
 
   function showError(message) {
     $("error").textContent = message;
@@ -20,6 +21,7 @@
       return result;
     } catch (e) {
       showError(e.message);
+      missingTable = e.build || null;
       return null;
     } finally {
       busy = false;
@@ -231,6 +233,7 @@
       $("new-game").append(p);
     }
     p.textContent = message;
+    if (missingTable) p.append(" ", YZ.buildButton(missingTable, () => $("new-game").requestSubmit()));
   }
 
   async function copyShare() {
