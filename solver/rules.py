@@ -788,7 +788,18 @@ MAX_CACHED_SPELLINGS = 1024
 _BY_ID: OrderedDict[str, RuleSet] = OrderedDict()
 _BY_SPELLING: OrderedDict[str, str] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
+#: ids and spellings never dropped: the named rule sets of 1.0 (:data:`RULE_SETS`), one object each
+_PINNED: set[str] = set()
 DEFAULT_RULES = "yahtzee"
+
+
+def _drop_oldest(cache: OrderedDict, limit: int) -> None:
+    """Drop the least recently used entries of ``cache`` beyond ``limit``, never a pinned one."""
+    while len(cache) > limit:
+        oldest = next((key for key in cache if key not in _PINNED), None)
+        if oldest is None:
+            return
+        del cache[oldest]
 
 
 def get_rules(rules: str | RuleSet | None = None) -> RuleSet:
@@ -807,13 +818,11 @@ def get_rules(rules: str | RuleSet | None = None) -> RuleSet:
     with _CACHE_LOCK:
         found = _BY_ID.setdefault(parsed.id, parsed)  # one object per canonical spec
         _BY_ID.move_to_end(found.id)
-        while len(_BY_ID) > MAX_CACHED_RULES:
-            _BY_ID.popitem(last=False)
+        _drop_oldest(_BY_ID, MAX_CACHED_RULES)
         if key != found.id and len(key) <= 200:
             _BY_SPELLING[key] = found.id
             _BY_SPELLING.move_to_end(key)
-            while len(_BY_SPELLING) > MAX_CACHED_SPELLINGS:
-                _BY_SPELLING.popitem(last=False)
+            _drop_oldest(_BY_SPELLING, MAX_CACHED_SPELLINGS)
     return found
 
 
@@ -835,6 +844,8 @@ RULE_SETS: dict[str, RuleSet] = {
         "yatzy-forced",
     )
 }
+_PINNED.update(RULE_SETS)
+_PINNED.update(r.id for r in RULE_SETS.values())
 
 
 def describe_modifiers() -> list[str]:

@@ -419,6 +419,7 @@ def test_missing_table_offers_a_build_button(browser, tmp_path_factory):
         assert not list(folder.iterdir())
         button = error.find_element(By.CSS_SELECTOR, "button.build")
         assert button.text == f"Build the table of {small}"
+        shot(d, "missing-table")
         button.click()
         wait(
             lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice after the build", 60

@@ -97,7 +97,7 @@
     try {
       value = await YZ.api("/api/value", {rules: state.rules.id, card: text});
     } catch (e) {
-      showError(e.message);
+      showError(e.message, e.build);
       return false;
     }
     applyCardText(value.card);
@@ -117,7 +117,7 @@
 
   function showError(message, build) {
     $("error").textContent = message;
-    if (build) $("error").append(" ", YZ.buildButton(build, () => advise()));
+    if (build) $("error").append(" ", YZ.buildButton(build, () => location.reload()));
     $("error").hidden = false;
     $("best").textContent = "";
     $("card-value").textContent = "";
@@ -256,7 +256,7 @@
         await loadRules($("rules").value.trim() || "yahtzee");
         changed();
       } catch (e) {
-        showError(e.message);
+        showError(e.message, e.build);
       }
     });
     $("apply-card").addEventListener("click", () => useCardText($("card-text").value));
@@ -275,7 +275,7 @@
         await advise();
       }
     } catch (e) {
-      showError(e.message);
+      showError(e.message, e.build);
     }
     document.body.dataset.ready = "1";
   }
