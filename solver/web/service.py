@@ -1,7 +1,7 @@
 """What the web app does, without the web framework: advice, card values, rule sets and games.
 
-One :class:`Service` per server process loads each rule set's advisor once (its table built
-first when missing, as the CLI does) and keeps the games being played in the browser.  Every
+One :class:`Service` per server process loads each rule set's advisor once (its table read,
+never built by a request) and keeps the games being played in the browser.  Every
 method takes plain JSON-like values (a request's JSON body or its query string) and returns
 JSON-ready dicts, or raises :class:`ApiError` (status and one-line message) for bad input.
 
@@ -225,6 +225,7 @@ class Service:
             try:
                 advisor = Advisor.load(rules, self.tables_dir, build_if_missing=False, light=True)
             except MissingTableError:
+                self._forget_loading(rules.id)
                 raise ApiError(
                     409,
                     f"no table for {rules.id} on this server yet: build it (POST /api/tables with "
@@ -233,13 +234,18 @@ class Service:
                     {"build": rules.id},
                 ) from None
             except SolverError as exc:
+                self._forget_loading(rules.id)
                 raise api_error(exc) from None
             with self._advisor_lock:
                 self._advisors[rules.id] = advisor
                 while len(self._advisors) > MAX_ADVISORS:
                     self._advisors.popitem(last=False)
-                self._loading.pop(rules.id, None)
+            self._forget_loading(rules.id)
             return advisor
+
+    def _forget_loading(self, rules_id: str) -> None:
+        with self._advisor_lock:  # one lock per rule set being read, not per rule set ever asked for
+            self._loading.pop(rules_id, None)
 
     def _cached_advisor(self, rules_id: str):
         found = self._advisors.get(rules_id)
