@@ -69,6 +69,7 @@ from pathlib import Path
 import numpy as np
 
 from . import dice as D
+from .bounded import parse_whole, shown
 from .card import ScoreCard
 from .dice import Dice
 from .errors import UsageError
@@ -667,6 +668,33 @@ BOT_DESCRIPTIONS = {
 }
 
 
+#: the largest T of a builtin ``target:T`` a saved game may name (a target table holds far less)
+MAX_TARGET = 100_000
+
+
+def is_builtin_bot(name) -> bool:
+    """Whether ``name`` is a builtin bot (:data:`BOTS`, :data:`MATCH_BOTS` or ``target:T``), which
+    :func:`get_bot` makes without importing anything: the only bots a saved game may name."""
+    if not isinstance(name, str):
+        return False
+    key = name.strip().lower()
+    if key in BOTS or key in MATCH_BOTS:
+        return True
+    head, sep, target = key.partition(":")
+    if head != "target" or not sep:
+        return False
+    try:
+        parse_whole(target, "the target", 1, MAX_TARGET)
+    except UsageError:
+        return False
+    return True
+
+
+def builtin_bot_names() -> str:
+    """The builtin bots, for messages: ``optimal, heuristic, ..., win, target:T``."""
+    return ", ".join([*BOTS, *MATCH_BOTS, "target:T"])
+
+
 def get_bot(
     name: str,
     rules: RuleSet | str | None = None,
@@ -674,16 +702,21 @@ def get_bot(
     *,
     build_if_missing: bool = True,
     progress: bool = True,
+    user_bots: bool = True,
 ) -> Bot:
     """A bot by name (:data:`BOTS`: ``optimal``, ``heuristic``, ``greedy``, ``frequent``,
     ``random``) or ``module:attr``.
 
     ``module:attr`` imports a user's bot: ``attr`` is a :class:`Bot` instance, or a
     class/factory called with ``rules`` (when it takes an argument) or with nothing.
+    Only a name the user gave on the command line may do that: with ``user_bots=False``
+    (a bot named by a saved game) anything but a builtin bot is refused, and nothing imported.
     The optimal bot loads its table (built first when missing and ``build_if_missing``).
     """
     rules = get_rules(rules)
     key = str(name).strip()
+    if not user_bots and not is_builtin_bot(key):
+        raise UsageError(f"bot {shown(name)} is not a builtin bot ({builtin_bot_names()})")
     if key.lower().startswith("target:"):
         return _target(rules, key, tables_dir, build_if_missing=build_if_missing, progress=progress)
     factory = BOTS.get(key.lower()) or MATCH_BOTS.get(key.lower())

@@ -20,25 +20,34 @@ game can be saved (:meth:`Game.to_dict`), loaded and checked again
 (:meth:`Game.from_dict`, which names the first bad entry of a bad file) and
 reviewed decision by decision (:meth:`Game.decisions`).
 
-This module only uses the rule set, card, dice and stream layers; the advisor
-and bots are never imported here.
+This module only uses the rule set, card, dice and stream layers; the advisor is
+never imported here, the bots only for the names of the builtin bots (the only ones a
+saved game may name: a file is data, never code to import).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from .bounded import shown, whole_value
 from .card import ScoreCard, box_key
 from .dice import N_DICE, N_FACES, Dice
 from .errors import IllegalMoveError, SolverError, UsageError, printable
 from .rules import RuleSet, get_rules
-from .streams import STREAM_VERSION, DailyStream, SeededStream
+from .streams import MASK64, STREAM_VERSION, DailyStream, SeededStream
 
 MAX_ROLLS = 3
 FORMAT = "yahtzee-solver game"
 FORMAT_VERSION = 1
 STATUSES = ("in_progress", "finished", "abandoned")
+#: a seed of the seeded dice: 0 to 2**64 - 1 (the stream reads it as 64 bits)
+MAX_SEED = MASK64
+#: a game mode or computer level as saved (``solo``, ``vs-computer``, ``hard``, ...): a plain word,
+#: since the mode is part of the game's file name
+_WORD = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 #: what players type for a box -> the boxes it may mean, the first on the card wins
@@ -146,7 +155,7 @@ def _faces(values, what: str = "die") -> tuple[int, ...]:
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= N_FACES:
-            raise IllegalMoveError(f"{what} {v!r} is not a face from 1 to {N_FACES}")
+            raise IllegalMoveError(f"{what} {shown(v)} is not a face from 1 to {N_FACES}")
         out.append(v)
     return tuple(out)
 
@@ -156,17 +165,22 @@ def _positions(positions) -> tuple[int, ...]:
     for p in positions:
         if isinstance(p, str):
             p = p.strip()
-            if not p.isdecimal():
-                raise IllegalMoveError(f"die number {p!r} is not a number from 1 to {N_DICE}")
+            if not p.isdecimal() or len(p) > 20:  # the length before int()
+                raise IllegalMoveError(f"die number {shown(p)} is not a number from 1 to {N_DICE}")
             p = int(p)
         if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= N_DICE:
-            raise IllegalMoveError(f"die number {p!r} is out of range (the dice are numbered 1 to {N_DICE})")
+            raise IllegalMoveError(
+                f"die number {shown(p)} is out of range (the dice are numbered 1 to {N_DICE})"
+            )
         out.append(p)
     return tuple(out)
 
 
 def _show(values) -> str:
-    return "".join(map(str, values)) or "(none)"
+    """Dice as ``33456``; anything else (read from a file) as its shortened ``repr``."""
+    if all(type(v) is int and 0 <= v <= 9 for v in values):
+        return "".join(map(str, values)) or "(none)"
+    return shown(list(values))
 
 
 class Game:
@@ -543,14 +557,16 @@ _RESERVED = {"format", "format_version", "rules", "status", "players", "turns", 
 
 
 def _load(cls, data) -> Game:
+    from .bots import builtin_bot_names, is_builtin_bot
+
     err = GameRecordError
     if not isinstance(data, dict):
         raise err("a saved game must be a JSON object")
     version = data.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) or version != FORMAT_VERSION:
-        raise err(
-            f"format_version: {data.get('format_version')!r} is not supported (expected {FORMAT_VERSION})"
-        )
+        raise err(f"format_version: {shown(version)} is not supported (expected {FORMAT_VERSION})")
+    if data.get("rules") is not None and not isinstance(data["rules"], str):
+        raise err(f"rules: {shown(data['rules'])} is not a rule set")
     try:
         rules = get_rules(data.get("rules"))
     except SolverError as exc:
@@ -566,19 +582,25 @@ def _load(cls, data) -> Game:
             raise err(f"player {i}: need an object with a non-empty name")
         kind = p.get("kind", "human")
         if kind not in ("human", "bot"):
-            raise err(f"player {i}: kind {kind!r} is not human or bot")
+            raise err(f"player {i}: kind {shown(kind)} is not human or bot")
         bot = p.get("bot")
         if bot is not None and not isinstance(bot, str):
-            raise err(f"player {i}: bot {bot!r} is not a bot name")
+            raise err(f"player {i}: bot {shown(bot)} is not a bot name")
+        if bot is not None and not is_builtin_bot(bot):  # never a module to import: files are data
+            raise err(
+                f"player {i}: bot {shown(bot)} is not a builtin bot ({builtin_bot_names()}); a saved game "
+                "names only those: give a bot of your own on the command line (--bot module:attr)"
+            )
         players.append(Player(p["name"], kind, bot))
     info = {k: v for k, v in data.items() if k not in _RESERVED}
+    _check_info(info)
     try:
         game = cls(rules, players, None, info)
     except SolverError as exc:
         raise err(f"players: {exc}") from None
     status = data.get("status", "finished")
     if status not in STATUSES:
-        raise err(f"status: {status!r} is not one of {', '.join(STATUSES)}")
+        raise err(f"status: {shown(status)} is not one of {', '.join(STATUSES)}")
     turns = data.get("turns")
     if not isinstance(turns, list):
         raise err("turns: need a list of turns")
@@ -593,7 +615,7 @@ def _load(cls, data) -> Game:
             raise err(f"{where}: need an object with rolls and box")
         name = entry.get("player", game.player.name)
         if name != game.player.name:
-            raise err(f"{where}: it is {printable(game.player.name)}'s turn, the file says {name!r}")
+            raise err(f"{where}: it is {printable(game.player.name)}'s turn, the file says {shown(name)}")
         rolls = entry.get("rolls")
         if not isinstance(rolls, list) or not rolls:
             raise err(f"{where}: no rolls (the first roll of a turn is mandatory)")
@@ -607,7 +629,7 @@ def _load(cls, data) -> Game:
                 raise err(f"{where}: no box chosen (only the last turn of an unfinished game may stop early)")
             continue
         if not isinstance(box, str):
-            raise err(f"{where}: box {box!r} is not a box name")
+            raise err(f"{where}: box {shown(box)} is not a box name")
         dice = game.sorted_dice
         try:
             if box not in rules.box_names:
@@ -616,8 +638,12 @@ def _load(cls, data) -> Game:
         except SolverError as exc:
             raise err(f"{where}: {exc}") from None
         for key, got in (("score", done.score), ("bonus", done.bonus)):
-            if key in entry and entry[key] != got:
-                raise err(f"{where}: {dice} in {box} gives {key} {got}, the file says {entry[key]!r}")
+            if key not in entry:
+                continue
+            if not _is_whole(entry[key]):
+                raise err(f"{where}: {key} {shown(entry[key])} is not a whole number")
+            if entry[key] != got:
+                raise err(f"{where}: {dice} in {box} gives {key} {got}, the file says {shown(entry[key])}")
     if status == "finished" and not game.is_over:
         raise err(f"status: the file says finished, but the game stops after {len(turns)} turns")
     final = data.get("final")
@@ -625,45 +651,73 @@ def _load(cls, data) -> Game:
         for k, entry in enumerate(final, start=1):
             if isinstance(entry, dict) and "name" in entry and "score" in entry:
                 if not isinstance(entry["name"], str):
-                    raise err(f"final entry {k}: name {entry['name']!r} is not a player name")
+                    raise err(f"final entry {k}: name {shown(entry['name'])} is not a player name")
                 got = dict(game.totals()).get(entry["name"])
-                if got is not None and got != entry["score"]:
-                    raise err(f"final: {entry['name']} scored {got}, the file says {entry['score']!r}")
+                if got is not None and (not _is_whole(entry["score"]) or got != entry["score"]):
+                    raise err(
+                        f"final: {printable(entry['name'])} scored {got}, the file says {shown(entry['score'])}"
+                    )
     if streams is not None:
         game.streams = streams  # where the replay left them: the game goes on with the next dice
     return game
 
 
+def _check_info(info: dict) -> None:
+    """The metadata of a saved game that the program reads, checked before it is used: the mode
+    and level are plain words, the date is ``YYYY-MM-DD``, the seed and the target are whole
+    numbers in range (never a bool or a float; a seed of 2**64 + 1 is not seed 1)."""
+    err = GameRecordError
+    for key, what in (("mode", "a game mode"), ("level", "a computer level")):
+        if key in info and not (isinstance(info[key], str) and _WORD.fullmatch(info[key])):
+            raise err(f"{key}: {shown(info[key])} is not {what}")
+    if "date" in info and not (isinstance(info["date"], str) and _DATE.fullmatch(info["date"])):
+        raise err(f"date: {shown(info['date'])} is not a date")
+    if "seed" in info:
+        if not _is_whole(info["seed"]):
+            raise err(f"seed: {shown(info['seed'])} is not a whole number")
+        whole_value(info["seed"], "seed", 0, MAX_SEED, error=err)
+    if "target" in info:
+        from .bots import MAX_TARGET
+
+        whole_value(info["target"], "target", 1, MAX_TARGET, error=err)
+    assisted = info.get("assisted")
+    if assisted is not None and not (
+        isinstance(assisted, list) and all(isinstance(a, str) and _WORD.fullmatch(a) for a in assisted)
+    ):
+        raise err(f"assisted: {shown(assisted)} is not a list of the help used (hint, coach, undo)")
+
+
 def _check_streams(game: Game) -> list | None:
     """Fresh streams to check the recorded values against: every seeded or daily game is checked.
 
-    A game that says its dice are ``seeded`` or ``daily`` gets the dice of that
-    stream, whatever its ``stream_version`` says (missing, a string, a bool): only
-    version 1 exists, so a file naming another whole number is refused, and a
-    forged file fails at the first roll that the stream did not give.  Real dice
-    (``"dice": "real"``) and files without a ``dice`` entry are not checked.
+    A game that says its dice are ``seeded`` or ``daily`` gets the dice of that stream; its
+    ``stream_version``, when there, must be the whole number 1 (the only version): another
+    number, a float such as ``2.0``, a string or a bool is refused, and a forged file fails at
+    the first roll that the stream did not give.  Real dice (``"dice": "real"``) and files
+    without a ``dice`` entry are not checked.
     """
     info = game.info
     dice = info.get("dice")
     if dice is None or dice == "real":
         return None
     if dice not in ("seeded", "daily"):
-        raise GameRecordError(f"dice: {dice!r} is not seeded, daily or real")
+        raise GameRecordError(f"dice: {shown(dice)} is not seeded, daily or real")
     version = info.get("stream_version", STREAM_VERSION)
-    if _is_whole(version) and version != STREAM_VERSION:
+    if not _is_whole(version) or version != STREAM_VERSION:
         raise GameRecordError(
-            f"stream_version: {version!r} is not a dice stream this version can replay (it knows {STREAM_VERSION})"
+            f"stream_version: {shown(version)} is not a dice stream this version can replay"
+            f" (it knows {STREAM_VERSION})"
         )
     n = len(game.players)
     if info.get("dice") == "daily":
         date = info.get("date")
         if not isinstance(date, str):
-            raise GameRecordError(f"date: {date!r} is not a date")
+            raise GameRecordError(f"date: {shown(date)} is not a date")
         return [DailyStream(date) for _ in range(n)]
     if info.get("dice") == "seeded":
         seed = info.get("seed")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise GameRecordError(f"seed: {seed!r} is not a whole number")
+        if not _is_whole(seed):
+            raise GameRecordError(f"seed: {shown(seed)} is not a whole number")
         return [SeededStream(seed, game=i) for i in range(n)]
     return None
 
@@ -684,10 +738,10 @@ def _replay_roll(game: Game, r, where: str, streams) -> None:
     try:
         if game.dice is None:
             if held:
-                raise IllegalMoveError(f"the first roll of a turn cannot hold dice (held {held})")
+                raise IllegalMoveError(f"the first roll of a turn cannot hold dice (held {shown(held)})")
         else:
-            if len(set(map(str, held))) != len(held):
-                raise IllegalMoveError(f"held {held} names a die twice")
+            if len(set(_positions(held))) != len(held):
+                raise IllegalMoveError(f"held {shown(held)} names a die twice")
             game.set_held(held)
         values = _faces(values)
         if streams is not None:
@@ -706,9 +760,9 @@ def _replay_roll(game: Game, r, where: str, streams) -> None:
         raise err(f"{where}: {exc}") from None
     dice = r.get("dice")
     if dice is not None and (not isinstance(dice, list) or tuple(dice) != roll.dice):
-        shown = _show(dice) if isinstance(dice, list) else repr(dice)
+        text = _show(dice) if isinstance(dice, list) else shown(dice)
         raise err(
-            f"{where}: dice {shown} do not follow from holding {_show(roll.held)} and rolling {_show(roll.values)}"
+            f"{where}: dice {text} do not follow from holding {_show(roll.held)} and rolling {_show(roll.values)}"
             f" (that gives {_show(roll.dice)})"
         )
 

@@ -16,7 +16,7 @@ Inside it:
   same moment in several processes never lose a record: the store of a finished
   game, its solo record and its daily result are one transaction.
 
-Schema (version 1)::
+Schema (version 2)::
 
     meta(key TEXT PRIMARY KEY, value TEXT)           -- schema_version, records_json_migrated
     games(id INTEGER PRIMARY KEY, path TEXT UNIQUE, rules TEXT, mode TEXT, status TEXT,
@@ -26,28 +26,49 @@ Schema (version 1)::
     daily(date TEXT, rules TEXT, name TEXT, score INTEGER, optimal REAL,
           PRIMARY KEY (date, rules))                   -- the first finished game of a day counts
 
+The ``path`` of a game (and the ``game`` of a solo best) in this data folder's games
+folder is kept relative to the data folder (``games/NAME.json``), so that a copy of the whole
+folder, used with ``--data COPY``, names and writes its own files; a file elsewhere (an
+imported game) keeps its absolute path.  A path read back is used (resumed, reviewed) only if
+it lies, symlinks resolved, inside this data folder's games folder (:func:`game_path`); an
+absolute path into another data folder's games folder (version 1 kept absolute paths) stands
+for this folder's file of that name when there is one.  A version-1 database is migrated to
+that form once.
+
 A ``records.json`` of an earlier version is migrated once, in the transaction that
 creates the database (its best scores and daily results), then renamed
-``records.json.migrated``.  An unreadable ``records.json`` is left as it is and no
-records are kept until it is fixed or removed.
+``records.json.migrated``.  An unreadable ``records.json`` (not a regular file, more than
+:data:`MAX_RECORDS_BYTES`, not JSON) is left as it is and no records are kept until it is
+fixed or removed; an entry in it that is not a record (a score that is not a whole number
+from 0 to :data:`MAX_SCORE`) is skipped with a warning.
+
+The database is read defensively too: a row that is not what this program writes (a game
+column that is not JSON, a score that is text, NULLs) is skipped with a one-line warning on
+stderr, and the rest of the store keeps working.
 
 Game files are read defensively (:func:`read_game_file`): only regular files, at
-most :data:`MAX_GAME_BYTES`, JSON nested at most :data:`MAX_GAME_DEPTH` deep.
+most :data:`MAX_GAME_BYTES`, JSON nested at most :data:`MAX_GAME_DEPTH` deep, numbers of at
+most :data:`MAX_DIGITS` digits.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
+import math
 import os
+import re
 import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SolverError
+from .bounded import shown
+from .errors import SolverError, printable
 from .fileio import NotRegularFileError, atomic_write_text, file_kind, json_depth_ok, open_regular
 from .game import Game, GameRecordError
 
@@ -57,12 +78,21 @@ DB_FILE = "yahtzee.db"
 RECORDS_FILE = "records.json"  # the 1.x records file, migrated into the database once
 MIGRATED_SUFFIX = ".migrated"
 RECORDS_VERSION = 1
-SCHEMA_VERSION = 1
+#: 2: game paths relative to the data folder (1: as given, absolute)
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 60.0
 #: a saved game is a few kilobytes (a 13-turn solo game about 4 KB); anything bigger is not one
 MAX_GAME_BYTES = 1 << 20
 #: a saved game is nested 4 deep (game, turns, turn, rolls, roll, dice); allow some slack
 MAX_GAME_DEPTH = 32
+#: the 1.x records.json holds a few entries per rule set and day
+MAX_RECORDS_BYTES = 1 << 24
+#: the longest whole number a saved game or a record holds (a seed has at most 20 digits)
+MAX_DIGITS = 40
+#: a score or an optimal score kept as a record: no rule set comes near
+MAX_SCORE = 1_000_000
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_MODE = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -127,8 +157,100 @@ def legacy_records_path(data: str | os.PathLike | None = None) -> Path:
 def new_game_path(game: Game, data: str | os.PathLike | None = None) -> Path:
     """A fresh file name for ``game`` under ``games/`` (time, mode, rule set, random id)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    mode = str(game.info.get("mode", "game"))
+    mode = game.info.get("mode", "game")
+    mode = mode if isinstance(mode, str) and _MODE.fullmatch(mode) else "game"  # a word, never a path
     return games_dir(data) / f"{stamp}-{mode}-{game.rules.id}-{secrets.token_hex(3)}.json"
+
+
+def _inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
+    """Whether ``path``, symlinks resolved, lies inside ``folder`` (resolved too)."""
+    try:
+        real, base = os.path.realpath(path), os.path.realpath(folder)
+        return real != base and os.path.commonpath([real, base]) == base
+    except (OSError, ValueError):  # a NUL in the path, a loop of symlinks
+        return False
+
+
+def stored_path(path: str | os.PathLike | None, data: str | os.PathLike | None = None) -> str | None:
+    """How the database names the game file ``path``: ``games/NAME.json`` (relative to the data
+    folder) for a file in this data folder's games folder, else its absolute path."""
+    if not path:
+        return None
+    games = games_dir(data)
+    lexical, base = os.path.abspath(path), os.path.abspath(games)
+    if lexical != base and os.path.commonpath([lexical, base]) == base:
+        return Path("games", os.path.relpath(lexical, base)).as_posix()
+    if _inside(lexical, games):
+        return Path("games", os.path.relpath(os.path.realpath(lexical), os.path.realpath(games))).as_posix()
+    return lexical
+
+
+def game_path(stored, data: str | os.PathLike | None = None) -> Path | None:
+    """The game file a database row names, only if it lies (symlinks resolved) inside this data
+    folder's games folder; ``None`` for anything else (the file is then never read or written).
+
+    A relative path is relative to the data folder.  An absolute path into another data folder's
+    games folder (a copied data folder of version 1, which kept absolute paths) stands for the file
+    of that name in this folder's, when there is one.
+    """
+    if not isinstance(stored, str) or not stored:
+        return None
+    path = Path(stored)
+    games = games_dir(data)
+    candidate = path if path.is_absolute() else data_dir(data) / path
+    if _inside(candidate, games):
+        return candidate
+    if path.is_absolute() and path.parent.name == games.name:
+        rebased = games / path.name
+        if rebased.is_file() and _inside(rebased, games):
+            return rebased
+    return None
+
+
+def _shown_path(stored, data) -> str | None:
+    """A stored path as the user sees it: ``DATA/games/NAME.json`` for a relative one."""
+    if not isinstance(stored, str) or not stored:
+        return None
+    return stored if Path(stored).is_absolute() else str(data_dir(data) / stored)
+
+
+def _path_text(text) -> str:
+    """A path read from the database, for a message (a very long one shortened)."""
+    return text if isinstance(text, str) and len(text) <= 256 else shown(text)
+
+
+def _warn(message: str) -> None:
+    """A bad row or record skipped: one line on stderr (the rest of the store keeps working)."""
+    sys.stderr.write(f"yahtzee: warning: {printable(message)}\n")
+
+
+def _bounded_int(text: str) -> int:
+    """``parse_int`` of :func:`json.loads`: no number longer than :data:`MAX_DIGITS` digits
+    (``int()`` of 5,000 digits is refused by Python, and nothing here is that long)."""
+    if len(text) > MAX_DIGITS + 1:
+        raise ValueError(f"a number of {len(text.lstrip('-'))} digits")
+    return int(text)
+
+
+def _loads(text: str):
+    """JSON read from a file or the database (numbers bounded: :func:`_bounded_int`)."""
+    return json.loads(text, parse_int=_bounded_int)
+
+
+def _is_date(text) -> bool:
+    """Whether ``text`` is a day as kept in the records (``YYYY-MM-DD``, a real date)."""
+    if not (isinstance(text, str) and _DATE.fullmatch(text)):
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _score(value) -> int | None:
+    """A score as kept in the records: a whole number from 0 to :data:`MAX_SCORE`, else None."""
+    return value if _is_int(value) and 0 <= value <= MAX_SCORE else None
 
 
 def _today() -> str:
@@ -222,7 +344,7 @@ def _reading(data: str | os.PathLike | None = None) -> Iterator[sqlite3.Connecti
 
 
 def _is_ready(path: Path) -> bool:
-    """Whether the database exists with its tables and the one-time migration done."""
+    """Whether the database exists with its tables, this schema version and the one-time migration done."""
     if not path.exists():
         return False
     try:
@@ -230,7 +352,12 @@ def _is_ready(path: Path) -> bool:
     except sqlite3.Error:
         return False
     try:
-        return con.execute("SELECT 1 FROM meta WHERE key = 'records_json_migrated'").fetchone() is not None
+        row = con.execute(
+            "SELECT COUNT(*) FROM meta WHERE key = 'records_json_migrated'"
+            " OR (key = 'schema_version' AND value = ?)",
+            (str(SCHEMA_VERSION),),
+        ).fetchone()
+        return row[0] == 2
     except sqlite3.Error:
         return False
     finally:
@@ -244,6 +371,9 @@ def _ensure_schema(con: sqlite3.Connection, data) -> Path | None:
     row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    elif row[0] == "1":
+        _relative_paths(con, data)
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
     elif row[0] != str(SCHEMA_VERSION):
         raise RecordsError(
             f"the records database {db_path(data)} has schema version {row[0]}; "
@@ -255,41 +385,95 @@ def _ensure_schema(con: sqlite3.Connection, data) -> Path | None:
     old = _read_legacy(legacy)
     if old is not None:
         for rules_id, entry in old["solo_best"].items():
-            if isinstance(entry, dict) and _is_int(entry.get("score")):
-                _offer_solo(con, rules_id, entry["score"], entry.get("date"), entry.get("game"))
+            score = _score(entry.get("score")) if isinstance(entry, dict) else None
+            if score is None:
+                _warn(
+                    f"{legacy}: the record of {shown(rules_id)} is not a score from 0 to {MAX_SCORE}: skipped"
+                )
+                continue
+            _offer_solo(con, rules_id, score, _text(entry.get("date")), _text(entry.get("game")))
         for key, entry in old["daily"].items():
             date, _, rules_id = str(key).partition(" ")
-            if isinstance(entry, dict) and _is_int(entry.get("score")) and rules_id:
-                con.execute(
-                    "INSERT OR IGNORE INTO daily VALUES (?, ?, ?, ?, ?)",
-                    (date, rules_id, str(entry.get("name")), entry["score"], _num(entry.get("optimal"))),
-                )
+            score = _score(entry.get("score")) if isinstance(entry, dict) else None
+            if score is None or not rules_id or not _is_date(date):
+                _warn(f"{legacy}: the daily result {shown(key)} is not a score of a day: skipped")
+                continue
+            con.execute(
+                "INSERT OR IGNORE INTO daily VALUES (?, ?, ?, ?, ?)",
+                (date, rules_id, str(entry.get("name")), score, _optimal(entry.get("optimal"), key, legacy)),
+            )
     con.execute(
         "INSERT INTO meta VALUES ('records_json_migrated', ?)", (time.strftime("%Y-%m-%dT%H:%M:%S%z"),)
     )
     return legacy if old is not None else None
 
 
+def _relative_paths(con: sqlite3.Connection, data) -> None:
+    """Version 1 to 2: the paths of game files in this data folder's games folder (or, in a copied
+    folder, in the original's, where the copy has the file) become relative to the data folder."""
+    for row_id, text in con.execute(
+        "SELECT id, path FROM games WHERE path IS NOT NULL ORDER BY id"
+    ).fetchall():
+        found = game_path(os.path.abspath(text), data) if isinstance(text, str) and text else None
+        if found is not None:  # a later row of the same file replaces an earlier one
+            con.execute(
+                "UPDATE OR REPLACE games SET path = ? WHERE id = ?", (stored_path(found, data), row_id)
+            )
+    for rules_id, text in con.execute("SELECT rules, game FROM solo_best WHERE game IS NOT NULL").fetchall():
+        found = game_path(os.path.abspath(text), data) if isinstance(text, str) and text else None
+        if found is not None:
+            con.execute("UPDATE solo_best SET game = ? WHERE rules = ?", (stored_path(found, data), rules_id))
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _num(value) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """An optimal score: a finite number from 0 to :data:`MAX_SCORE`, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and 0 <= value <= MAX_SCORE else None
+
+
+def _optimal(value, key, where) -> float | None:
+    """:func:`_num`, with a warning when ``value`` is there but not an optimal score."""
+    number = _num(value)
+    if number is None and value is not None:
+        _warn(f"{where}: the optimal score {shown(value)} of {shown(key)} is not a score: left out")
+    return number
+
+
+def _legacy_int(text: str) -> int | None:
+    """``parse_int`` for records.json: a number too long for a score reads as None (skipped)."""
+    return int(text) if len(text) <= MAX_DIGITS + 1 else None
 
 
 def _read_legacy(path: Path) -> dict | None:
     """The 1.x records.json (``None`` when absent); an unreadable one stops the migration."""
+    keep = "it was left as it is: fix or remove it to keep records again"
     try:
-        text = path.read_text(encoding="utf-8")
+        with open_regular(path, MAX_RECORDS_BYTES) as fh:
+            raw = fh.read(MAX_RECORDS_BYTES + 1)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordsError(
-            f"cannot read {path} to migrate it: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
+    except NotRegularFileError as exc:
+        raise RecordsError(f"records file {exc}; {keep}") from None
+    except UnicodeDecodeError:
+        raise RecordsError(f"records file {path} is not UTF-8 text; {keep}") from None
+    except ValueError as exc:  # too big
+        raise RecordsError(f"records file {exc}; {keep}") from None
+    except OSError as exc:
+        raise RecordsError(f"cannot read {path} to migrate it: {exc.strerror or exc}") from None
     try:
-        records = json.loads(text)
+        if len(raw) > MAX_RECORDS_BYTES:
+            raise ValueError(f"more than {MAX_RECORDS_BYTES} bytes")
+        records = json.loads(text, parse_int=_legacy_int)
         if not isinstance(records, dict):
             raise ValueError("not a JSON object")
     except (ValueError, RecursionError) as exc:
@@ -318,9 +502,24 @@ def _rename_aliases(records: dict) -> None:
             daily.setdefault(key[: -len(alias)] + spec, daily.pop(key))
 
 
-def _offer_solo(con, rules_id: str, score: int, date, game) -> tuple[dict | None, bool]:
+def _solo_row(row, rules_id, data, warn: bool = True) -> dict | None:
+    """A ``solo_best`` row (score, date, game) as a record, or None (a warning) when it is not one."""
+    if row is None:
+        return None
+    score = _score(row[0])
+    if score is None:
+        if warn:
+            _warn(
+                f"the record of {shown(rules_id)} in {db_path(data)} has score {shown(row[0])}, "
+                f"not a whole number from 0 to {MAX_SCORE}: skipped"
+            )
+        return None
+    return {"score": score, "date": _text(row[1]), "game": _shown_path(row[2], data)}
+
+
+def _offer_solo(con, rules_id: str, score: int, date, game, data=None) -> tuple[dict | None, bool]:
     row = con.execute("SELECT score, date, game FROM solo_best WHERE rules = ?", (rules_id,)).fetchone()
-    previous = None if row is None else {"score": row[0], "date": row[1], "game": row[2]}
+    previous = _solo_row(row, rules_id, data, warn=False)  # a record that is not one is replaced
     is_new = previous is None or score > previous["score"]
     if is_new:
         con.execute(
@@ -330,13 +529,37 @@ def _offer_solo(con, rules_id: str, score: int, date, game) -> tuple[dict | None
     return previous, is_new
 
 
-def _offer_daily(con, date: str, rules_id: str, name: str, score: int, optimal) -> dict | None:
+def _daily_row(row, data, warn: bool = True) -> dict | None:
+    """A ``daily`` row (date, rules, name, score, optimal) as a result, or None (a warning) when
+    it is not one; an optimal score that is not one is left out."""
+    date, rules_id, name, score, optimal = row
+    if not _is_date(date) or not isinstance(rules_id, str) or _score(score) is None:
+        if warn:
+            _warn(
+                f"the daily result ({shown(date)}, {shown(rules_id)}, score {shown(score)}) in {db_path(data)}"
+                f" is not a day's result (YYYY-MM-DD, a rule set, a score from 0 to {MAX_SCORE}): skipped"
+            )
+        return None
+    number = _num(optimal)
+    if number is None and optimal is not None and warn:
+        _warn(
+            f"the daily result {date} {shown(rules_id)} in {db_path(data)}: optimal {shown(optimal)} left out"
+        )
+    return {"date": date, "rules": rules_id, "name": _text(name), "score": score, "optimal": number}
+
+
+def _offer_daily(con, date: str, rules_id: str, name: str, score: int, optimal, data=None) -> dict | None:
     row = con.execute(
-        "SELECT name, score, optimal FROM daily WHERE date = ? AND rules = ?", (date, rules_id)
+        "SELECT date, rules, name, score, optimal FROM daily WHERE date = ? AND rules = ?", (date, rules_id)
     ).fetchone()
     if row is not None:
-        return {"name": row[0], "score": row[1], "optimal": row[2]}
-    con.execute("INSERT INTO daily VALUES (?, ?, ?, ?, ?)", (date, rules_id, name, int(score), _num(optimal)))
+        earlier = _daily_row(row, data, warn=False)
+        if earlier is not None:
+            return {k: earlier[k] for k in ("name", "score", "optimal")}
+    con.execute(  # a row that is not a result is replaced
+        "INSERT OR REPLACE INTO daily VALUES (?, ?, ?, ?, ?)",
+        (date, rules_id, name, int(score), _num(optimal)),
+    )
     return None
 
 
@@ -410,8 +633,9 @@ def store_game(
     names = [p.name for p in game.players]
     scores = [c.total for c in game.cards]
     seed = info.get("seed") if _is_int(info.get("seed")) and info.get("dice") == "seeded" else None
+    where = stored_path(path, data)
     row = (
-        str(path) if path else None,
+        where,
         game.rules.id,
         str(info.get("mode", "game")),
         status,
@@ -424,8 +648,8 @@ def store_game(
         dumps_game(record),
     )
     with _transaction(data) as con:
-        if path:
-            con.execute("DELETE FROM games WHERE path = ?", (str(path),))
+        if path:  # the row of this file, under the name it has now or had (version 1: as given)
+            con.execute("DELETE FROM games WHERE path IN (?, ?)", (where, str(path)))
         con.execute(
             "INSERT INTO games (path, rules, mode, status, dice, seed, date, players, scores, saved_at, json)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -435,20 +659,23 @@ def store_game(
             return Stored()
         previous, is_new = None, False
         if solo_record:
-            previous, is_new = _offer_solo(con, game.rules.id, scores[0], _today(), path)
+            previous, is_new = _offer_solo(con, game.rules.id, scores[0], _today(), where, data)
         else:
             row = con.execute("SELECT score, date, game FROM solo_best WHERE rules = ?", (game.rules.id,))
-            row = row.fetchone()
-            previous = None if row is None else {"score": row[0], "date": row[1], "game": row[2]}
+            previous = _solo_row(row.fetchone(), game.rules.id, data, warn=False)
         earlier = None
         if daily_result and info.get("mode") == "daily" and info.get("date"):
-            earlier = _offer_daily(con, str(info["date"]), game.rules.id, names[0], scores[0], daily_optimal)
+            earlier = _offer_daily(
+                con, str(info["date"]), game.rules.id, names[0], scores[0], daily_optimal, data
+            )
         return Stored(previous, is_new, earlier)
 
 
 def stored_games(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
     """The games in the database, oldest first: ``{"id", "path", "rules", "mode", "status", "players",
-    "scores", "saved_at"}`` (see :func:`export_game` for the game itself)."""
+    "scores", "saved_at"}`` (see :func:`export_game` for the game itself).  ``path`` is where the
+    row says the file is (``DATA/games/NAME.json``); :func:`game_path` says whether it may be used.
+    A row whose players or scores are not JSON lists is skipped with a warning."""
     with _reading(data) as con:
         if con is None:
             return []
@@ -457,10 +684,52 @@ def stored_games(data: str | os.PathLike | None = None, rules_id: str | None = N
             sql + (" WHERE rules = ?" if rules_id else "") + " ORDER BY id", (rules_id,) if rules_id else ()
         ).fetchall()
     keys = ("id", "path", "rules", "mode", "status", "players", "scores", "saved_at")
-    out = [dict(zip(keys, r, strict=True)) for r in rows]
-    for g in out:
-        g["players"], g["scores"] = json.loads(g["players"]), json.loads(g["scores"])
+    out = []
+    for r in rows:
+        g = dict(zip(keys, r, strict=True))
+        g["players"], g["scores"] = (
+            _row_json(g["id"], "players", g["players"]),
+            _row_json(g["id"], "scores", g["scores"]),
+        )
+        if isinstance(g["players"], list) and isinstance(g["scores"], list):
+            g["path"] = _shown_path(g["path"], data)
+            out.append(g)
     return out
+
+
+def _row_json(row_id, column: str, text):
+    """The JSON of a column of games row ``row_id``, or None with a warning when it is not JSON."""
+    where = f"game {row_id} of the records database: the {column} column"
+    if not isinstance(text, str) or len(text) > MAX_GAME_BYTES:
+        what = "NULL" if text is None else "not text" if not isinstance(text, str) else "too long"
+        _warn(f"{where} is {what}: skipped")
+        return None
+    try:
+        return _loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = str(exc) if len(str(exc)) <= 100 else str(exc)[:97] + "..."
+        _warn(f"{where} is not JSON ({why}): skipped")
+        return None
+
+
+def _row_game(row_id, text) -> dict | None:
+    """The saved game of games row ``row_id``, or None with a warning when it is not one."""
+    game = _row_json(row_id, "json", text)
+    if game is not None and not isinstance(game, dict):
+        _warn(f"game {row_id} of the records database is not a saved game (a JSON object): skipped")
+        return None
+    return game
+
+
+def _row_path(row_id, text, data) -> Path | None:
+    """The game file of games row ``row_id`` (:func:`game_path`), or None with a warning."""
+    path = game_path(text, data)
+    if path is None:
+        _warn(
+            f"game {row_id} of the records database names the file {_path_text(text)}, outside "
+            f"{games_dir(data)}: skipped (game files are read and written there only)"
+        )
+    return path
 
 
 def export_game(game_id: int, dest: str | os.PathLike, data: str | os.PathLike | None = None) -> Path:
@@ -495,7 +764,8 @@ def read_game_file(path: str | os.PathLike) -> dict:
 
     Only a regular file of at most :data:`MAX_GAME_BYTES` is opened (a FIFO, a
     device such as ``/dev/zero`` or a folder is refused before reading, so
-    nothing blocks); JSON nested deeper than :data:`MAX_GAME_DEPTH` is refused.
+    nothing blocks); JSON nested deeper than :data:`MAX_GAME_DEPTH` is refused, and
+    so is a number of more than :data:`MAX_DIGITS` digits.
     Bad files raise :class:`GameRecordError` (exit 2); an operating-system
     failure (permissions, I/O) raises :class:`GameFileError` (exit 1).
     """
@@ -524,9 +794,11 @@ def read_game_file(path: str | os.PathLike) -> dict:
     if not json_depth_ok(text, MAX_GAME_DEPTH):
         raise GameRecordError(f"game file {path} is nested more than {MAX_GAME_DEPTH} deep: not a saved game")
     try:
-        return json.loads(text)
+        return _loads(text)
     except json.JSONDecodeError as exc:
         raise GameRecordError(f"game file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:  # a number too long
+        raise GameRecordError(f"game file {path} holds {exc}: not a saved game") from None
 
 
 def load_game(path: str | os.PathLike) -> Game:
@@ -546,10 +818,18 @@ def load_records(data: str | os.PathLike | None = None) -> dict:
     with _reading(data) as con:
         if con is None:
             return out
-        for rules_id, score, date, game in con.execute("SELECT rules, score, date, game FROM solo_best"):
-            out["solo_best"][rules_id] = {"score": score, "date": date, "game": game}
-        for date, rules_id, name, score, optimal in con.execute("SELECT * FROM daily"):
-            out["daily"][f"{date} {rules_id}"] = {"name": name, "score": score, "optimal": optimal}
+        solo = con.execute("SELECT rules, score, date, game FROM solo_best").fetchall()
+        daily = con.execute("SELECT date, rules, name, score, optimal FROM daily").fetchall()
+    for rules_id, *row in solo:  # a row that is not a record is skipped with a warning
+        entry = _solo_row(row, rules_id, data)
+        if entry is not None and isinstance(rules_id, str):
+            out["solo_best"][rules_id] = entry
+    for row in daily:
+        entry = _daily_row(row, data)
+        if entry is not None:
+            out["daily"][f"{entry['date']} {entry['rules']}"] = {
+                k: entry[k] for k in ("name", "score", "optimal")
+            }
     return out
 
 
@@ -559,10 +839,11 @@ def save_records(records: dict, data: str | os.PathLike | None = None) -> Path:
         con.execute("DELETE FROM solo_best")
         con.execute("DELETE FROM daily")
         for rules_id, entry in records.get("solo_best", {}).items():
-            _offer_solo(con, rules_id, entry["score"], entry.get("date"), entry.get("game"))
+            game = stored_path(entry.get("game"), data)
+            _offer_solo(con, rules_id, entry["score"], entry.get("date"), game, data)
         for key, entry in records.get("daily", {}).items():
             date, _, rules_id = key.partition(" ")
-            _offer_daily(con, date, rules_id, entry.get("name"), entry["score"], entry.get("optimal"))
+            _offer_daily(con, date, rules_id, entry.get("name"), entry["score"], entry.get("optimal"), data)
     return db_path(data)
 
 
@@ -572,7 +853,7 @@ def solo_best(rules_id: str, data: str | os.PathLike | None = None) -> dict | No
         if con is None:
             return None
         row = con.execute("SELECT score, date, game FROM solo_best WHERE rules = ?", (rules_id,)).fetchone()
-    return None if row is None else {"score": row[0], "date": row[1], "game": row[2]}
+    return _solo_row(row, rules_id, data)
 
 
 def record_solo(
@@ -580,7 +861,7 @@ def record_solo(
 ) -> tuple[dict | None, bool]:
     """Offer a finished solo score; returns (the previous best or ``None``, whether this is a new record)."""
     with _transaction(data) as con:
-        return _offer_solo(con, rules_id, int(score), _today(), game_path)
+        return _offer_solo(con, rules_id, int(score), _today(), stored_path(game_path, data), data)
 
 
 def record_daily(
@@ -593,7 +874,7 @@ def record_daily(
 ) -> dict | None:
     """Keep a daily result (the first finished game of the day counts); returns the earlier one, if any."""
     with _transaction(data) as con:
-        return _offer_daily(con, date, rules_id, name, score, optimal)
+        return _offer_daily(con, date, rules_id, name, score, optimal, data)
 
 
 def statistics(rules_id: str, data: str | os.PathLike | None = None) -> dict:
@@ -604,7 +885,7 @@ def statistics(rules_id: str, data: str | os.PathLike | None = None) -> dict:
             if con is None
             else con.execute(
                 "SELECT COUNT(*), MAX(json_extract(scores, '$[0]')), AVG(json_extract(scores, '$[0]'))"
-                " FROM games WHERE rules = ? AND mode = 'solo' AND status = 'finished'",
+                " FROM games WHERE rules = ? AND mode = 'solo' AND status = 'finished' AND json_valid(scores)",
                 (rules_id,),
             ).fetchone()
         )
@@ -620,10 +901,12 @@ def daily_played(date: str, rules_id: str, data: str | os.PathLike | None = None
             None
             if con is None
             else con.execute(
-                "SELECT name, score, optimal FROM daily WHERE date = ? AND rules = ?", (date, rules_id)
+                "SELECT date, rules, name, score, optimal FROM daily WHERE date = ? AND rules = ?",
+                (date, rules_id),
             ).fetchone()
         )
-    return None if row is None else {"name": row[0], "score": row[1], "optimal": row[2]}
+    entry = None if row is None else _daily_row(row, data)
+    return None if entry is None else {k: entry[k] for k in ("name", "score", "optimal")}
 
 
 def seed_played(rules_id: str, seed: int, data: str | os.PathLike | None = None) -> bool:
@@ -640,47 +923,63 @@ def seed_played(rules_id: str, seed: int, data: str | os.PathLike | None = None)
 
 
 def unfinished_game(data: str | os.PathLike | None = None) -> tuple[str, dict] | None:
-    """The game saved last that is not finished (in progress or abandoned): ``(path, game JSON)``."""
+    """The game saved last that is not finished (in progress or abandoned): ``(path, game JSON)``.
+
+    Rows whose file is not in this data folder's games folder (:func:`game_path`), or whose game
+    is not JSON, are skipped with a warning: resuming never writes anywhere else."""
     with _reading(data) as con:
-        row = (
-            None
+        rows = (
+            []
             if con is None
             else con.execute(
-                "SELECT path, json FROM games WHERE status != 'finished' AND path IS NOT NULL"
-                " ORDER BY id DESC LIMIT 1"
-            ).fetchone()
+                "SELECT id, path, json FROM games WHERE status != 'finished' AND path IS NOT NULL"
+                " ORDER BY id DESC"
+            ).fetchall()
         )
-    return None if row is None else (row[0], json.loads(row[1]))
+    for row_id, text, game_json in rows:
+        path = _row_path(row_id, text, data)
+        game = None if path is None else _row_game(row_id, game_json)
+        if game is not None:
+            return str(path), game
+    return None
 
 
 def last_finished_path(data: str | os.PathLike | None = None) -> str | None:
-    """The file of the game finished last (``yahtzee review --last``), or ``None``."""
+    """The file of the game finished last (``yahtzee review --last``), or ``None``; rows whose file
+    is not in this data folder's games folder are skipped with a warning."""
     with _reading(data) as con:
-        row = (
-            None
+        rows = (
+            []
             if con is None
             else con.execute(
-                "SELECT path FROM games WHERE status = 'finished' AND path IS NOT NULL ORDER BY id DESC LIMIT 1"
-            ).fetchone()
+                "SELECT id, path FROM games WHERE status = 'finished' AND path IS NOT NULL ORDER BY id DESC"
+            ).fetchall()
         )
-    return None if row is None else row[0]
+    for row_id, text in rows:
+        path = _row_path(row_id, text, data)
+        if path is not None:
+            return str(path)
+    return None
 
 
 def finished_games(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
-    """Every finished game (of one rule set), oldest first, as its saved JSON."""
+    """Every finished game (of one rule set), oldest first, as its saved JSON (rows that are not
+    saved games skipped with a warning)."""
     with _reading(data) as con:
         if con is None:
             return []
-        sql = "SELECT json FROM games WHERE status = 'finished'"
+        sql = "SELECT id, json FROM games WHERE status = 'finished'"
         args: tuple = ()
         if rules_id:
             sql, args = sql + " AND rules = ?", (rules_id,)
         rows = con.execute(sql + " ORDER BY id", args).fetchall()
-    return [json.loads(r[0]) for r in rows]
+    games = [_row_game(row_id, text) for row_id, text in rows]
+    return [g for g in games if g is not None]
 
 
 def daily_results(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
-    """The kept daily results, oldest date first: ``{"date", "rules", "name", "score", "optimal"}``."""
+    """The kept daily results, oldest date first: ``{"date", "rules", "name", "score", "optimal"}``
+    (rows that are not results skipped with a warning)."""
     with _reading(data) as con:
         if con is None:
             return []
@@ -689,5 +988,5 @@ def daily_results(data: str | os.PathLike | None = None, rules_id: str | None = 
         if rules_id:
             sql, args = sql + " WHERE rules = ?", (rules_id,)
         rows = con.execute(sql + " ORDER BY date", args).fetchall()
-    keys = ("date", "rules", "name", "score", "optimal")
-    return [dict(zip(keys, r, strict=True)) for r in rows]
+    results = [_daily_row(r, data) for r in rows]
+    return [r for r in results if r is not None]

@@ -279,12 +279,16 @@ def _forge_first_roll(data: dict) -> dict:
 
 @pytest.mark.parametrize("version", ["missing", None, "1", True, 1.0, [1]])
 def test_forged_seeded_dice_are_refused_whatever_the_stream_version(version):
+    """Without a stream version the dice are checked against the stream; any version but the
+    whole number 1 (a string, a bool, a float, null) is refused as such (issue 19)."""
     data = _forge_first_roll(_seeded_record(7))
     if version == "missing":
         del data["stream_version"]
+        message = r"turn 1 roll 1: values 66666 are not the dice of seed 7"
     else:
         data["stream_version"] = version
-    with pytest.raises(GameRecordError, match=r"turn 1 roll 1: values 66666 are not the dice of seed 7"):
+        message = r"stream_version: .* is not a dice stream this version can replay"
+    with pytest.raises(GameRecordError, match=message):
         Game.from_dict(data)
 
 

@@ -227,6 +227,8 @@ def format_advice(advice, top: int = 5) -> str:
 #: Reading stdin, answer what has come after this many seconds without a new line, so
 #: that a program can write a position and wait for its answer through a pipe.
 STDIN_IDLE_SECONDS = 0.05
+#: the largest ``--batch`` file: a position is about 50 bytes, so twenty million of them
+MAX_BATCH_BYTES = 1 << 30
 
 
 def run_batch(args) -> int:
@@ -238,15 +240,14 @@ def run_batch(args) -> int:
     from ..batch import advise_json_batches, read_lines
 
     if args.batch == "-":
+        if sys.stdin is None:  # started with stdin closed (0<&-)
+            from ..errors import SolverError
+
+            raise SolverError("stdin is closed: there are no positions to read (--batch -)")
         binary = getattr(sys.stdin, "buffer", None)
         stream = binary if binary is not None else sys.stdin  # a text stream (tests) gives str lines
     else:
-        try:
-            stream = open(args.batch, "rb")
-        except OSError as exc:
-            from ..errors import UsageError
-
-            raise UsageError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
+        stream = _open_batch(args.batch)
     idle = STDIN_IDLE_SECONDS if args.batch == "-" else None
     lines = read_lines(stream) if _is_binary(stream) else stream
     with stream:
@@ -257,6 +258,22 @@ def run_batch(args) -> int:
                 sys.stdout.write("\n".join(answers) + "\n")
                 sys.stdout.flush()
     return 0
+
+
+def _open_batch(path: str):
+    """The ``--batch`` file, only a regular file of at most :data:`MAX_BATCH_BYTES` (a FIFO or a
+    device such as ``/dev/zero`` is refused before reading: it could block or never end)."""
+    from ..errors import UsageError
+    from ..fileio import NotRegularFileError, open_regular
+
+    try:
+        return open_regular(path, MAX_BATCH_BYTES)
+    except NotRegularFileError as exc:
+        raise UsageError(f"batch file {exc}; read a pipe as stdin: --batch -") from None
+    except ValueError as exc:  # too big
+        raise UsageError(f"batch file {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read batch file {path!r}: {exc.strerror}") from None
 
 
 def _is_binary(stream) -> bool:

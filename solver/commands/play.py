@@ -348,7 +348,10 @@ class PlaySession:
         if index not in self._bots:
             from ..bots import get_bot
 
-            self._bots[index] = get_bot(self.game.players[index].bot, self.game.rules, self.tables_dir)
+            # the computer players of play are builtin bots: a saved game names no module to import
+            self._bots[index] = get_bot(
+                self.game.players[index].bot, self.game.rules, self.tables_dir, user_bots=False
+            )
         return self._bots[index]
 
     def win_bot(self):

@@ -4,6 +4,7 @@ bonus and Yahtzee rates, the daily history and streak, a histogram of the scores
 from __future__ import annotations
 
 import json
+import sys
 
 #: width of a histogram bin, in points
 BIN = 25
@@ -29,18 +30,18 @@ def register(sub) -> None:
 
 
 def run_stats(args) -> int:
-    from ..records import daily_results, finished_games, load_records
+    from ..records import daily_results, finished_games, solo_best
     from ..rules import get_rules
 
     rules_id = get_rules(args.rules).id if args.rules is not None else None
     games = finished_games(args.data, rules_id)
-    records = load_records(args.data)["solo_best"]
     dailies = daily_results(args.data, rules_id)
     by_rules: dict[str, list[dict]] = {}
     for g in games:
-        if _my_score(g) is not None:
+        if _my_score(g) is not None and _readable(g):
             by_rules.setdefault(g["rules"], []).append(g)
     ids = sorted(set(by_rules) | ({rules_id} if rules_id else set()))
+    records = {rid: solo_best(rid, args.data) for rid in ids}
     result = {
         "rules": {rid: summarise(rid, by_rules.get(rid, []), records.get(rid)) for rid in ids},
         "daily": daily_summary(dailies),
@@ -55,6 +56,8 @@ def run_stats(args) -> int:
 def _my_score(game: dict) -> int | None:
     """The score of the person in a finished game (the first player, when a person)."""
     players, final = game.get("players") or [], game.get("final") or []
+    if not isinstance(players, list) or not isinstance(final, list):
+        return None
     if game.get("mode") not in ("solo", "daily", "vs-computer") or not players or not final:
         return None
     first = players[0]
@@ -62,6 +65,31 @@ def _my_score(game: dict) -> int | None:
         return None
     score = final[0].get("score") if isinstance(final[0], dict) else None
     return score if isinstance(score, int) and not isinstance(score, bool) else None
+
+
+def _readable(game: dict) -> bool:
+    """Whether a stored game's rule set and the person's final card can be read (a row of the
+    database that is not one this program wrote is skipped with a warning)."""
+    from ..bounded import shown
+    from ..card import ScoreCard
+    from ..errors import SolverError
+    from ..rules import get_rules
+
+    try:
+        if not isinstance(game.get("rules"), str):
+            raise SolverError(f"rules {shown(game.get('rules'))} is not a rule set")
+        card_text = game["final"][0].get("card")
+        if not isinstance(card_text, str):
+            raise SolverError(f"the final card {shown(card_text)} is not a card")
+        card = ScoreCard.parse(card_text, get_rules(game["rules"]))
+        if card.total != _my_score(game):
+            raise SolverError(f"the final card makes {card.total}, the score says {_my_score(game)}")
+    except SolverError as exc:
+        why = str(exc) if len(str(exc)) <= 200 else str(exc)[:197] + "..."
+        when = shown(game.get("saved_at"))
+        sys.stderr.write(f"yahtzee: warning: a stored game (saved_at {when}) is skipped: {why}\n")
+        return False
+    return True
 
 
 def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
