@@ -69,6 +69,7 @@ from pathlib import Path
 import numpy as np
 
 from . import dice as D
+from .bounded import shown
 from .card import ScoreCard
 from .dice import Dice
 from .errors import UsageError
@@ -611,11 +612,9 @@ def _target(
     """``target:T``: plays for a final score of at least T (the target table; built if missing)."""
     from .advisor import Advisor
     from .errors import MissingTableError
-    from .target import build_target, load_target
+    from .target import build_target, load_target, parse_target
 
-    text = key.split(":", 1)[1].strip()
-    if not text.isdecimal() or int(text) < 1:
-        raise UsageError(f"bot {key!r}: the target must be a score of 1 or more, as in target:300")
+    target = parse_target(key.split(":", 1)[1], f"bot {shown(key)}")
     try:
         table = load_target(rules, tables_dir)
     except MissingTableError:
@@ -623,10 +622,10 @@ def _target(
             raise
         build_target(rules, tables_dir, progress=progress)
         table = load_target(rules, tables_dir)
-    if int(text) > table.t_max:
-        raise UsageError(f"bot {key!r}: the {rules.id} target table holds targets up to {table.t_max}")
+    if target > table.t_max:
+        raise UsageError(f"bot {shown(key)}: the {rules.id} target table holds targets up to {table.t_max}")
     advisor = Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
-    return TargetBot(advisor, table, int(text))
+    return TargetBot(advisor, table, target)
 
 
 def _win(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:

@@ -19,13 +19,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .bounded import parse_whole
+from .errors import UsageError
 from .rules import RuleSet
 
 if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the table without it
     import numpy as np
 
 DEFAULT_T_MAX = 500  # every target up to 500 points from the empty card
+MAX_T_MAX = 5000  # the largest ``--t-max`` a target table is built for
+MAX_TARGET = 100_000  # the largest target score read from a user (more than any rule set scores)
 T_CHUNK = 128  # targets per block of the DP (one state, consecutive targets)
+
+
+def parse_target(text: str, what: str) -> int:
+    """``T`` of ``target:T`` (a bot, a policy): a score from 1 to :data:`MAX_TARGET`, read by
+    :func:`~solver.bounded.parse_whole`; else a :class:`UsageError` that starts with ``what``."""
+    try:
+        return parse_whole(text, "the target", 1, MAX_TARGET)
+    except UsageError:
+        raise UsageError(
+            f"{what}: the target must be a score from 1 to {MAX_TARGET}, as in target:300"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -216,8 +231,6 @@ class TargetTable:
         if t <= 0:
             return 1.0
         if t > self.t_max:
-            from .errors import UsageError
-
             raise UsageError(
                 f"the {self.rules.id} target table holds targets up to {self.t_max} points, not {t}"
             )
