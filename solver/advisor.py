@@ -367,16 +367,14 @@ def mixed_win_value(table, state, need0: int, q, tie: float = 0.5, nmin: int | N
     :func:`solver._kernels.mixed_win_value`, term by term)."""
     if nmin is None:
         nmin = need0
-    mask, u, f = state
-    index, w = table.index, table.w
-    off, length = int(index[mask, u, f, 0]), int(index[mask, u, f, 1])
+    off, length = table.span(state)  # both checked: a damaged table is a TableError
 
     def objective(need: int) -> float:
         if need <= 0:
             return 1.0
         if need > length:
             return 0.0
-        return float(w[off + need - 1])
+        return table.stored(off, need)
 
     acc = 0.0
     for j, qj in enumerate(q):

@@ -531,3 +531,91 @@ def test_numbers_typed_in_a_game_are_bounded(tdir, tmp_path):
     assert all(len(line) < 200 for line in refusals), refusals
     assert "box number" in refusals[0] and "die value" in refusals[1]
     assert "'-3'" in refusals[2] and "'3-'" in refusals[3]
+
+
+# --------------------------------------------------------------------------- out of memory is not a damaged table
+
+
+@pytest.fixture(scope="module")
+def target_tables(tdir, tmp_path_factory) -> Path:
+    """The tables of ``tdir`` and the target table of ``SMALL`` (targets up to 100)."""
+    from solver.target import build_target
+
+    folder = tmp_path_factory.mktemp("target-tables")
+    for path in tdir.iterdir():
+        shutil.copy(path, folder / path.name)
+    build_target(SMALL, folder, t_max=100, progress=False)
+    return folder
+
+
+HINT = ["hint", "--rules", SMALL, "--dice", "33456", "--rolls-left", "1"]
+
+
+@pytest.mark.parametrize("target", [True, False])
+def test_out_of_memory_mapping_a_table_is_not_a_damaged_table(target_tables, capsys, monkeypatch, target):
+    """``mmap`` refused for want of memory (``ENOMEM``, what a small ``ulimit -v`` gives) says
+    "out of memory", exit 1: never that a good table is unreadable nor to rebuild it."""
+    import errno
+
+    from solver import tables
+
+    opened = tables.ValueFile.open
+
+    def refuse(cls, path):
+        if (".target" in str(path)) == target:
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        return opened(path)
+
+    monkeypatch.setattr(tables.ValueFile, "open", classmethod(refuse))
+    code, out, err = run(
+        capsys, *HINT, *(["--target", "80"] if target else []), "--tables", str(target_tables)
+    )
+    assert code == 1 and out == "" and one_line_error(err), err
+    assert "out of memory" in err and "rebuild" not in err and "--force" not in err, err
+
+
+def test_out_of_memory_under_ulimit_for_a_large_target_table(target_tables, tmp_path):
+    """The same for real: a target table larger than the address space (sparse: its values file
+    takes no room on disk), ``hint --target`` under ``RLIMIT_AS``."""
+    import json
+
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    for path in target_tables.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    w_path = tmp_path / f"{SMALL}.target.npy"
+    values = np.load(w_path)
+    n = 3 << 28  # 6 GiB of float64
+    big = np.lib.format.open_memmap(w_path, mode="w+", dtype="<f8", shape=(n,))
+    big[: len(values)] = values
+    big.flush()
+    del big
+    manifest_path = tmp_path / f"{SMALL}.target.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["values_shape"] = [n]  # the values' checksum is checked by tables verify, not by a hint
+    manifest_path.write_text(json.dumps(manifest))
+    proc = process(*HINT, "--target", "80", "--tables", str(tmp_path), preexec_fn=_limit_memory(2000))
+    assert proc.returncode == 1, proc.stderr
+    assert short_one_line(proc.stderr) and b"out of memory" in proc.stderr, proc.stderr
+    assert b"--force" not in proc.stderr
+
+
+def test_blas_that_cannot_start_is_out_of_memory_not_an_interrupt(tdir, tmp_path):
+    """Under a small ``ulimit -v`` OpenBLAS, loaded by ``import numpy``, cannot create its threads
+    and raises SIGINT itself: ``play --coach`` said "interrupted" (exit 130). Here a stand-in
+    numpy does what OpenBLAS does, in a process whose address space is limited."""
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    fake = tmp_path / "fake"
+    (fake / "numpy" / "_core").mkdir(parents=True)
+    (fake / "numpy" / "__init__.py").write_text("from ._core import multiarray  # noqa: F401\n")
+    (fake / "numpy" / "_core" / "__init__.py").write_text("")
+    (fake / "numpy" / "_core" / "multiarray.py").write_text(
+        "import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGINT)\n"
+    )
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH")) if p)}
+    proc = process("play", "--coach", "--seed", "1", "--rules", SMALL, "--tables", str(tdir), "--data",
+                   str(tmp_path / "data"), stdin=b"r\nq\n", env=env, preexec_fn=_limit_memory(8000))  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.decode().strip().splitlines()[-1]
+    assert b"Traceback" not in proc.stderr and "out of memory" in last and "ulimit -v" in last, proc.stderr
