@@ -99,7 +99,7 @@ class TripleCard:
             name, at, column = key.partition(COLUMN_SEP)
             if not sep or not at:
                 raise CardError(
-                    f"card entry {entry!r} is not of the form BOX{COLUMN_SEP}COLUMN=SCORE "
+                    f"card entry {shown(entry)} is not of the form BOX{COLUMN_SEP}COLUMN=SCORE "
                     f"(e.g. ones{COLUMN_SEP}1=3; columns 1..{n_col})"
                 )
             try:
