@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from . import dice as D
+from .bounded import shown, whole_value
 from .card import ScoreCard
 from .dice import Dice
 from .errors import IllegalMoveError, UsageError
@@ -50,7 +51,7 @@ class Position:
 
     def __post_init__(self) -> None:
         if self.rolls_left not in (0, 1, 2):
-            raise UsageError(f"rolls left must be 0, 1 or 2, got {self.rolls_left!r}")
+            raise UsageError(f"rolls left must be 0, 1 or 2, got {shown(self.rolls_left)}")
         if self.card.is_complete:
             raise UsageError(f"the card is full, there is no move to make: {self.card}")
 
@@ -64,10 +65,7 @@ class Position:
         if rules is None and isinstance(card, ScoreCard):
             rules = card.rules
         rules = get_rules(rules)
-        if isinstance(rolls_left, str) and rolls_left.strip().isdecimal():
-            rolls_left = int(rolls_left)
-        if not isinstance(rolls_left, int) or isinstance(rolls_left, bool):
-            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}")
+        rolls_left = whole_value(rolls_left, "rolls left", 0, 2)
         card = ScoreCard.parse(card, rules)
         if card.rules != rules:
             raise UsageError(f"the card is a {card.rules.id} card, the position is {rules.id}")
@@ -369,16 +367,14 @@ def mixed_win_value(table, state, need0: int, q, tie: float = 0.5, nmin: int | N
     :func:`solver._kernels.mixed_win_value`, term by term)."""
     if nmin is None:
         nmin = need0
-    mask, u, f = state
-    index, w = table.index, table.w
-    off, length = int(index[mask, u, f, 0]), int(index[mask, u, f, 1])
+    off, length = table.span(state)  # both checked: a damaged table is a TableError
 
     def objective(need: int) -> float:
         if need <= 0:
             return 1.0
         if need > length:
             return 0.0
-        return float(w[off + need - 1])
+        return table.stored(off, need)
 
     acc = 0.0
     for j, qj in enumerate(q):

@@ -69,7 +69,7 @@ from pathlib import Path
 import numpy as np
 
 from . import dice as D
-from .bounded import parse_whole, shown
+from .bounded import shown
 from .card import ScoreCard
 from .dice import Dice
 from .errors import UsageError
@@ -612,11 +612,9 @@ def _target(
     """``target:T``: plays for a final score of at least T (the target table; built if missing)."""
     from .advisor import Advisor
     from .errors import MissingTableError
-    from .target import build_target, load_target
+    from .target import build_target, load_target, parse_target
 
-    text = key.split(":", 1)[1].strip()
-    if not text.isdecimal() or int(text) < 1:
-        raise UsageError(f"bot {key!r}: the target must be a score of 1 or more, as in target:300")
+    target = parse_target(key.split(":", 1)[1], f"bot {shown(key)}")
     try:
         table = load_target(rules, tables_dir)
     except MissingTableError:
@@ -624,10 +622,10 @@ def _target(
             raise
         build_target(rules, tables_dir, progress=progress)
         table = load_target(rules, tables_dir)
-    if int(text) > table.t_max:
-        raise UsageError(f"bot {key!r}: the {rules.id} target table holds targets up to {table.t_max}")
+    if target > table.t_max:
+        raise UsageError(f"bot {shown(key)}: the {rules.id} target table holds targets up to {table.t_max}")
     advisor = Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
-    return TargetBot(advisor, table, int(text))
+    return TargetBot(advisor, table, target)
 
 
 def _win(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
@@ -668,10 +666,6 @@ BOT_DESCRIPTIONS = {
 }
 
 
-#: the largest T of a builtin ``target:T`` a saved game may name (a target table holds far less)
-MAX_TARGET = 100_000
-
-
 def is_builtin_bot(name) -> bool:
     """Whether ``name`` is a builtin bot (:data:`BOTS`, :data:`MATCH_BOTS` or ``target:T``), which
     :func:`get_bot` makes without importing anything: the only bots a saved game may name."""
@@ -683,8 +677,10 @@ def is_builtin_bot(name) -> bool:
     head, sep, target = key.partition(":")
     if head != "target" or not sep:
         return False
+    from .target import parse_target
+
     try:
-        parse_whole(target, "the target", 1, MAX_TARGET)
+        parse_target(target, "bot")
     except UsageError:
         return False
     return True

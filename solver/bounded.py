@@ -21,7 +21,13 @@ def shown(value) -> str:
     integer too long to write, which ``repr`` itself refuses, by its size)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
         return f"a number of about {int(value.bit_length() * 0.30103)} digits"
-    text = printable(repr(value))
+    return clipped(repr(value))
+
+
+def clipped(text: str) -> str:
+    """``text`` as it is (no quotes) for an error message such as ``extra-bonus=...: needs ...``:
+    one line, at most :data:`SHOWN` characters."""
+    text = printable(text)
     return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 

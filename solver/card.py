@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .bounded import clipped, parse_whole, shown
 from .dice import Dice
 from .errors import CardError, IllegalMoveError
 from .rules import RuleSet, get_rules
@@ -18,6 +19,8 @@ from .rules import RuleSet, get_rules
 BONUS_KEY = "yahtzee_bonus"
 UPPER_BONUS_KEY = "upper_bonus"
 _EMPTY_WORDS = {"", "-", "empty", "none"}
+#: more than any box or bonus can hold under any rule set: a card entry's number is read up to it
+MAX_ENTRY = 1_000_000
 
 
 def box_key(name) -> str:
@@ -105,7 +108,7 @@ class ScoreCard:
         if isinstance(text, ScoreCard):
             return text
         if text is not None and not isinstance(text, str):
-            raise CardError(f"a card is text like 'ones=3,fours=12', got {text!r}")
+            raise CardError(f"a card is text like 'ones=3,fours=12', got {shown(text)}")
         text = (text or "").strip()
         if text.lower() in _EMPTY_WORDS:
             return cls.empty(rules)
@@ -123,18 +126,17 @@ class ScoreCard:
             key = box_key(key)
             value = value.strip()
             if not sep or not key or not value:
-                raise CardError(f"card entry {entry!r} is not of the form box=score")
-            try:
-                number = int(value)
-            except ValueError:
-                raise CardError(f"card entry {entry!r}: {value!r} is not a whole number") from None
+                raise CardError(f"card entry {shown(entry)} is not of the form box=score")
+            number = parse_whole(
+                value, f"card entry {shown(entry)}: the score", 0, MAX_ENTRY, error=CardError
+            )
             if key in seen:
-                raise CardError(f"card entry {entry!r}: {key} is given twice")
+                raise CardError(f"card entry {shown(entry)}: {clipped(key)} is given twice")
             seen.add(key)
             if key == BONUS_KEY:
                 step = rules.bonus
                 if step == 0:
-                    raise CardError(f"{rules.id} has no Yahtzee bonus, but the card has {entry!r}")
+                    raise CardError(f"{rules.id} has no Yahtzee bonus, but the card has {shown(entry)}")
                 if number % step:
                     raise CardError(f"{BONUS_KEY}={number} is not a multiple of {step}")
                 bonus_count = number // step
@@ -144,7 +146,7 @@ class ScoreCard:
                 scores[rules.box_index[key]] = number
             else:
                 raise CardError(
-                    f"unknown box {key!r} in card entry {entry!r} (boxes: {', '.join(rules.box_names)})"
+                    f"unknown box {shown(key)} in card entry {shown(entry)} (boxes: {', '.join(rules.box_names)})"
                 )
         card = cls(rules, tuple(scores), bonus_count)
         if upper_bonus is not None and upper_bonus != card.upper_bonus:

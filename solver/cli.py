@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from .errors import SolverError, printable
+from .errors import SolverError, out_of_memory, printable
 
 # command word -> module of solver.commands that registers it
 COMMAND_MODULES = {
@@ -104,7 +104,15 @@ def _run(argv: list[str]) -> int:
     except SolverError as exc:  # a message may quote a path or name the user gave: escape it
         _say(f"yahtzee: error: {printable(exc)}")
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if _blas_could_not_start(exc):
+            _flush_or_drop()
+            _say(
+                "yahtzee: error: out of memory: numpy's BLAS library could not start its threads (it "
+                "stops the process with an interrupt then); is memory limited (ulimit -v)? "
+                "OPENBLAS_NUM_THREADS=1 may help"
+            )
+            return 1
         _say("yahtzee: interrupted")
         return 130
     except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
@@ -122,8 +130,12 @@ def _run(argv: list[str]) -> int:
 def _failure(exc: BaseException) -> str | None:
     """One line for an exception that is the machine's, not a bug: None for a bug (traceback)."""
     limit = "is memory limited (ulimit -v)?"
-    if isinstance(exc, MemoryError):
-        return f"out of memory{f' ({exc})' if str(exc) else ''}; {limit}"
+    if out_of_memory(exc):  # before OSError: ENOMEM is not a file that cannot be read
+        if isinstance(exc, ImportError):
+            detail = "a compiled library could not be loaded"
+        else:
+            detail = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        return f"out of memory{f' ({detail})' if detail else ''}; {limit}"
     if _raised_in(exc, ("numba", "llvmlite")):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return f"the numba compiler failed ({type(exc).__name__}: {first}); {limit}"
@@ -133,6 +145,27 @@ def _failure(exc: BaseException) -> str | None:
         where = f" {exc.filename!r}" if exc.filename else (" the output" if _stdout_failed(exc) else "")
         return f"cannot read or write{where}: {exc.strerror or exc}"
     return None
+
+
+def _blas_could_not_start(exc: KeyboardInterrupt) -> bool:
+    """Whether an interrupt is OpenBLAS's, not Ctrl-C: loaded by ``import numpy``, it raises
+    SIGINT itself when it cannot create its threads (a small ``ulimit -v``), so the interrupt
+    arrives in numpy's module code while the address space is limited."""
+    import os
+
+    try:
+        import resource
+
+        limited = resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    except (ImportError, OSError, ValueError):  # not on Unix
+        return False
+    tb = exc.__traceback__
+    if tb is None or not limited:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return code.co_name == "<module>" and "numpy" in os.path.normpath(code.co_filename).split(os.sep)
 
 
 def _raised_in(exc: BaseException, packages: tuple[str, ...]) -> bool:

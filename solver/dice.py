@@ -38,6 +38,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from .bounded import clipped, parse_whole, shown
 from .errors import DiceError
 
 N_DICE = 5
@@ -128,7 +129,9 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_ARRAY_NAMES))
 
 
-_SEPARATORS = re.compile(r"[\s,\-]+")
+# between dice: spaces and commas; a "-" only between two faces ("3-3-4-5-6"), never before
+# one ("-1" is no face) nor after
+_SEPARATORS = re.compile(r"[\s,]+")
 
 
 @dataclass(frozen=True, order=True)
@@ -147,7 +150,7 @@ class Dice:
             raise DiceError(f"need exactly {N_DICE} dice, got {len(values)}: {_show(values)}")
         for v in values:
             if not _is_integer(v) or not 1 <= v <= N_FACES:
-                raise DiceError(f"die value {v!r} is not a face from 1 to {N_FACES}")
+                raise DiceError(f"die value {shown(v)} is not a face from 1 to {N_FACES}")
         object.__setattr__(self, "values", tuple(sorted(int(v) for v in values)))
 
     @classmethod
@@ -199,7 +202,9 @@ def _is_integer(v) -> bool:
 
 
 def _show(values) -> str:
-    return "".join(str(v) for v in values) or "(none)"
+    """The faces for a message, one line (an integer too long to write by its size)."""
+    text = "".join(shown(v) if isinstance(v, int) and v.bit_length() > 128 else str(v) for v in values)
+    return clipped(text) or "(none)"
 
 
 def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
@@ -208,17 +213,24 @@ def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
     Raises :class:`DiceError` naming the first value that is not a face 1..6,
     and (unless ``allow_any_count``) when there are not exactly five.
     """
-    stripped = text.strip()
-    tokens = [t for t in _SEPARATORS.split(stripped) if t]
+    tokens = []
+    for chunk in _SEPARATORS.split(text.strip()):
+        parts = chunk.split("-")
+        if len(parts) > 1 and not all(parts):  # "-1", "3-", "3--4": a minus sign, not a separator
+            raise DiceError(f"die value {shown(chunk)} is not a face from 1 to {N_FACES} (in {shown(text)})")
+        tokens.extend(p for p in parts if p)
     if len(tokens) == 1 and tokens[0].isdecimal():
         tokens = list(tokens[0])
     faces = []
     for token in tokens:
-        if not token.isdecimal() or not 1 <= int(token) <= N_FACES:
-            raise DiceError(f"die value {token!r} is not a face from 1 to {N_FACES} (in {text!r})")
-        faces.append(int(token))
+        try:
+            faces.append(parse_whole(token, "die value", 1, N_FACES, error=DiceError))
+        except DiceError:
+            raise DiceError(
+                f"die value {shown(token)} is not a face from 1 to {N_FACES} (in {shown(text)})"
+            ) from None
     if not allow_any_count and len(faces) != N_DICE:
-        raise DiceError(f"need exactly {N_DICE} dice, got {len(faces)}: {text!r}")
+        raise DiceError(f"need exactly {N_DICE} dice, got {len(faces)}: {shown(text)}")
     return tuple(faces)
 
 

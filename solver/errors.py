@@ -17,6 +17,25 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is the machine out of memory (often a small ``ulimit -v``), never a damaged
+    file: a :class:`MemoryError`, an :class:`OSError` ``ENOMEM`` (``mmap`` of a table) or a
+    compiled library that could not be mapped (numpy's ``ImportError``: "failed to map segment").
+
+    Table loaders let such errors through instead of calling the table unreadable, and the CLI
+    says "out of memory" (exit 1) for them: one place decides what is out of memory."""
+    import errno
+
+    if isinstance(exc, MemoryError):
+        return True
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOMEM
+    if isinstance(exc, ImportError):
+        text = str(exc)
+        return "failed to map segment" in text or "cannot allocate memory" in text.lower()
+    return False
+
+
 class SolverError(Exception):
     """Base class of every error the package raises on purpose."""
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .bounded import shown, whole_value
+from .bounded import clipped, parse_whole, shown, whole_value
 from .card import ScoreCard, box_key
 from .dice import N_DICE, N_FACES, Dice
 from .errors import IllegalMoveError, SolverError, UsageError, printable
@@ -164,10 +164,17 @@ def _positions(positions) -> tuple[int, ...]:
     out = []
     for p in positions:
         if isinstance(p, str):
-            p = p.strip()
-            if not p.isdecimal() or len(p) > 20:  # the length before int()
-                raise IllegalMoveError(f"die number {shown(p)} is not a number from 1 to {N_DICE}")
-            p = int(p)
+            text = p.strip()
+            try:
+                p = parse_whole(text, "die number", 1, N_DICE, error=IllegalMoveError)
+            except IllegalMoveError:
+                if text.isascii() and text.isdigit():
+                    raise IllegalMoveError(
+                        f"die number {clipped(text)} is out of range (the dice are numbered 1 to {N_DICE})"
+                    ) from None
+                raise IllegalMoveError(
+                    f"die number {shown(text)} is not a number from 1 to {N_DICE}"
+                ) from None
         if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= N_DICE:
             raise IllegalMoveError(
                 f"die number {shown(p)} is out of range (the dice are numbered 1 to {N_DICE})"
@@ -424,13 +431,18 @@ class Game:
         names = self.rules.box_names
         if isinstance(token, int) and not isinstance(token, bool):
             if not 1 <= token <= len(names):
-                raise IllegalMoveError(f"box number {token} is not on the card (1 to {len(names)})")
+                raise IllegalMoveError(f"box number {shown(token)} is not on the card (1 to {len(names)})")
             return names[token - 1]
         text = box_key(token)
         if not text:
             raise IllegalMoveError("say which box, by name or number")
         if text.isdecimal():
-            return self.box_name(int(text))
+            try:
+                return names[parse_whole(text, "box number", 1, len(names), error=IllegalMoveError) - 1]
+            except IllegalMoveError:
+                raise IllegalMoveError(
+                    f"box number {clipped(text)} is not on the card (1 to {len(names)})"
+                ) from None
         if text in names:
             return text
         targets = BOX_ALIASES.get(text, ())
@@ -677,7 +689,7 @@ def _check_info(info: dict) -> None:
             raise err(f"seed: {shown(info['seed'])} is not a whole number")
         whole_value(info["seed"], "seed", 0, MAX_SEED, error=err)
     if "target" in info:
-        from .bots import MAX_TARGET
+        from .target import MAX_TARGET
 
         whole_value(info["target"], "target", 1, MAX_TARGET, error=err)
     assisted = info.get("assisted")

@@ -38,7 +38,7 @@ from .card import ScoreCard
 from .errors import UsageError
 from .rules import RuleSet, get_rules
 from .simulate import STATE_WIDTH, _table_turn, _target_turn, fast_kind, game_rng, game_totals_of, play_turn
-from .streams import MASK64, SeededStream, mix64
+from .streams import MASK64, SeededStream, check_seed, mix64
 from .threads import Workers, resolve_threads
 
 MAX_PLAYERS = 8
@@ -404,6 +404,7 @@ def play_match(
     """Play ``games`` games between ``bots`` (names or :class:`Bot` objects, 2 to 8)."""
     rules = get_rules(rules)
     games = int(games)
+    seed = check_seed(seed)
     if not 2 <= len(bots) <= MAX_PLAYERS:
         raise UsageError(f"a match needs 2 to {MAX_PLAYERS} bots, got {len(bots)}")
     if games < 1:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .bounded import clipped, parse_whole
 from .dice import KEEP_FACE_COUNTS, N_DICE, N_FACES, N_ROLLS, ROLL_OFFSET, ROLLS
 from .errors import UnknownRulesError, UsageError
 
@@ -600,10 +601,14 @@ class Modifier:
     takes_value: bool = False
 
 
-def _positive_int(mod: str, value: str | None, low: int = 1, high: int = 1000) -> int:
-    if value is None or not value.isdecimal() or not low <= int(value) <= high:
-        raise UsageError(f"{mod}={value}: needs a whole number from {low} to {high}")
-    return int(value)
+def _positive_int(d: dict, mod: str, value: str | None, low: int = 1, high: int = 1000) -> int:
+    """The number of ``mod=value``, also kept in ``d["numbers"]`` for the canonical spec."""
+    try:
+        n = parse_whole(value or "", mod, low, high)
+    except UsageError:
+        raise UsageError(f"{mod}={clipped(value or '')}: needs a whole number from {low} to {high}") from None
+    d.setdefault("numbers", {})[mod] = n
+    return n
 
 
 def _all_rolls(d: dict, value: str | None) -> None:
@@ -611,7 +616,7 @@ def _all_rolls(d: dict, value: str | None) -> None:
 
 
 def _extra_bonus(d: dict, value: str | None) -> None:
-    n = _positive_int("extra-bonus", value)
+    n = _positive_int(d, "extra-bonus", value)
     if d["base"].family == "yahtzee":
         raise UsageError(
             f"extra-bonus conflicts with {d['base'].id}: it is for bases without a bonus of their own "
@@ -622,7 +627,7 @@ def _extra_bonus(d: dict, value: str | None) -> None:
 
 
 def _yatzy_rows(d: dict, value: str | None) -> None:
-    k = _positive_int("yatzy-rows", value, 2, MAX_BOXES)
+    k = _positive_int(d, "yatzy-rows", value, 2, MAX_BOXES)
     if d["base"].family != "yatzy":
         raise UsageError(
             f"yatzy-rows conflicts with {d['base'].id}: it needs a base with a yatzy row (yatzy)"
@@ -759,8 +764,8 @@ def parse_rules(spec: str) -> RuleSet:
     for name in MODIFIERS:
         if name in given:
             value = draft["without"] if name == "without" else given[name]
-            if name in ("extra-bonus", "yatzy-rows"):
-                value = str(int(value))
+            if name in draft.get("numbers", {}):  # extra-bonus=050 is extra-bonus=50
+                value = str(draft["numbers"][name])
             parts.append(name if value is None else f"{name}={value}")
     canonical = "+".join(parts)
     has_rows = any(b.is_five_kind for b in boxes)

@@ -35,7 +35,7 @@ from .card import ScoreCard
 from .dice import Dice, is_sub_multiset
 from .errors import IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
-from .streams import MASK64, SeededStream, mix64, reroll_keep
+from .streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from .threads import Workers, resolve_threads
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
@@ -191,6 +191,7 @@ def simulate(
     """
     rules = get_rules(rules)
     games = int(games)
+    seed = check_seed(seed)
     if games < 1:
         raise UsageError(f"games must be 1 or more, got {games}")
     if games > MAX_GAMES:

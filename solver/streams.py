@@ -29,6 +29,16 @@ from collections.abc import Sequence
 
 MASK64 = (1 << 64) - 1
 STREAM_VERSION = 1
+#: the largest dice seed (a seed is a 64-bit unsigned number: 0 to 2^64 - 1)
+MAX_SEED = MASK64
+
+
+def check_seed(seed) -> int:
+    """``seed`` if it is a whole number from 0 to :data:`MAX_SEED`; else a usage error (never
+    reduced modulo 2^64: two seeds must not give the same dice)."""
+    from .bounded import whole_value
+
+    return whole_value(seed, "seed", 0, MAX_SEED)
 
 
 def mix64(x: int) -> int:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import MissingTableError, TableError
+from .errors import MissingTableError, TableError, out_of_memory
 from .fileio import NotRegularFileError, file_kind, json_depth_ok, open_regular
 from .rules import RuleSet, get_rules
 
@@ -390,6 +390,8 @@ def _reading(what: str, path: Path, build: str):
     except NotRegularFileError as exc:
         raise TableError(f"{exc}; remove it, then build the table: {build}") from None
     except OSError as exc:
+        if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
+            raise
         raise TableError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
 
 
@@ -483,6 +485,8 @@ def load_table(
                     fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
                 )
         except (OSError, ValueError) as exc:
+            if out_of_memory(exc):
+                raise
             raise TableError(f"cannot read the table {npy}: {_one_line(exc)}") from None
         finally:
             values.close()

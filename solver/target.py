@@ -19,13 +19,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .bounded import parse_whole, shown
+from .errors import TableError, UsageError
 from .rules import RuleSet
 
 if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the table without it
     import numpy as np
 
 DEFAULT_T_MAX = 500  # every target up to 500 points from the empty card
+MAX_T_MAX = 5000  # the largest ``--t-max`` a target table is built for
+MAX_TARGET = 100_000  # the largest target score read from a user (more than any rule set scores)
 T_CHUNK = 128  # targets per block of the DP (one state, consecutive targets)
+
+
+def parse_target(text: str, what: str) -> int:
+    """``T`` of ``target:T`` (a bot, a policy): a score from 1 to :data:`MAX_TARGET`, read by
+    :func:`~solver.bounded.parse_whole`; else a :class:`UsageError` that starts with ``what``."""
+    try:
+        return parse_whole(text, "the target", 1, MAX_TARGET)
+    except UsageError:
+        raise UsageError(
+            f"{what}: the target must be a score from 1 to {MAX_TARGET}, as in target:300"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -216,14 +231,38 @@ class TargetTable:
         if t <= 0:
             return 1.0
         if t > self.t_max:
-            from .errors import UsageError
-
             raise UsageError(
                 f"the {self.rules.id} target table holds targets up to {self.t_max} points, not {t}"
             )
+        off, length = self.span(state)
+        return self.stored(off, t) if t <= length else 0.0
+
+    def span(self, state: tuple[int, int, int]) -> tuple[int, int]:
+        """``(offset, length)`` of ``state``'s row of targets, checked against the values and
+        ``t_max``: a damaged index is a :class:`TableError`, never an IndexError or a wrong 0
+        (a table read without numpy, for one hint, is checked this way, entry by entry)."""
         mask, u, f = state
-        length = int(self.index[mask, u, f, 1])
-        return float(self.w[int(self.index[mask, u, f, 0]) + t - 1]) if t <= length else 0.0
+        off, length = int(self.index[mask, u, f, 0]), int(self.index[mask, u, f, 1])
+        if not (0 <= length <= self.t_max and 0 <= off and off + length <= self.w.shape[0]):
+            raise self.damaged(
+                f"state {state} has the row (offset {off}, length {length}), outside the "
+                f"{self.w.shape[0]} values or longer than t_max {self.t_max}"
+            )
+        return off, length
+
+    def stored(self, off: int, t: int) -> float:
+        """The probability of target ``t`` in the row at ``off`` (``1 <= t <=`` its length, see
+        :meth:`span`), checked to be one: a :class:`TableError` otherwise."""
+        p = float(self.w[off + t - 1])
+        if not 0.0 <= p <= 1.0:
+            raise self.damaged(f"it holds {p!r} as a probability")
+        return p
+
+    def damaged(self, problem: str) -> TableError:
+        """The :class:`TableError` of this table damaged by ``problem``, with the rebuild command."""
+        return TableError(
+            f"target table {self.path} is damaged: {problem}; {rebuild_hint(self.rules, self.path)}"
+        )
 
     def arrays(self) -> TargetValues:
         """The table as numpy arrays for the kernels (no copy)."""
@@ -238,6 +277,13 @@ class TargetTable:
             np.ascontiguousarray(index[..., 1]),
             self.t_max,
         )
+
+
+def rebuild_hint(rules: RuleSet, w_path) -> str:
+    """How to rebuild the target table of ``rules`` whose values are at ``w_path``."""
+    return (
+        f"rebuild it with: yahtzee tables build --rules {rules.id} --target --tables {w_path.parent} --force"
+    )
 
 
 def _index_array(values: TargetValues) -> np.ndarray:
@@ -262,7 +308,6 @@ def save_target(
 
     import numpy as np
 
-    from .errors import TableError
     from .fileio import atomic_write, atomic_write_text
     from .tables import package_version, sha256_file
 
@@ -306,12 +351,17 @@ def save_target(
 def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool = False) -> TargetTable:
     """Open the target table of ``rules`` after checking it against its manifest.
 
-    Always: both files are regular ``.npy`` files of the manifest's shapes (exact sizes),
-    the index's checksum and its entries (every offset and length inside the values).
+    Always: both files are regular ``.npy`` files of the manifest's shapes (exact sizes), the
+    index's checksum, and ``t_max`` against the empty card (see :func:`_check_empty_card`).
+    With numpy (not ``light``): every index entry (offset and length inside the values, length
+    at most ``t_max``) and every probability (in [0, 1]), once; ``light`` (a single hint, no
+    numpy): each entry and probability as a lookup reads it (:meth:`TargetTable.span`,
+    :meth:`TargetTable.stored`) -- a scan of the whole index would double a hint's time.
     ``check_hash``: also the checksum of the values (a second or more for ``yahtzee``; done
-    by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`.
+    by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`; out of
+    memory (``mmap`` under a small ``ulimit -v``) goes through as it is (not a damaged table).
     """
-    from .errors import MissingTableError, TableError
+    from .errors import MissingTableError, out_of_memory
     from .rules import get_rules
     from .tables import ValueFile, read_manifest, sha256_file
 
@@ -322,7 +372,7 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
     build = f"yahtzee tables build --rules {rules.id} --target --tables {folder}"
     if not all(p.exists() for p in (w_path, index_path, manifest_path)):
         raise MissingTableError(f"no target table for {rules.id} in {folder}; build it with: {build}")
-    rebuild = f"rebuild it with: {build} --force"
+    rebuild = rebuild_hint(rules, w_path)
     try:
         manifest = read_manifest(manifest_path)
         problems = []
@@ -331,8 +381,8 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
         if manifest.get("rules") != rules.describe():
             problems.append("built for different rules")
         t_max = manifest.get("t_max")
-        if type(t_max) is not int or t_max < 1:
-            problems.append(f"t_max {t_max!r}")
+        if type(t_max) is not int or not 1 <= t_max <= MAX_T_MAX:
+            problems.append(f"t_max {shown(t_max)}")
         if sha256_file(index_path) != manifest.get("index_sha256"):
             problems.append("the index's sha256 does not match (corrupt or modified file)")
         if check_hash and sha256_file(w_path) != manifest.get("values_sha256"):
@@ -344,6 +394,8 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
         w = ValueFile.open(w_path)
         index = ValueFile.open(index_path)
     except (OSError, ValueError, RecursionError) as exc:
+        if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
+            raise
         raise TableError(f"target table {w_path} is unreadable ({exc}); {rebuild}") from None
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 2)
     if (w.descr, w.fortran_order, list(w.shape)) != ("<f8", False, manifest.get("values_shape")) or (
@@ -365,8 +417,33 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
             or (off + length > len(w_array)).any()
         ):
             raise TableError(f"target table {w_path} has an index out of range; {rebuild}")
+        # every probability, once (the kernels read them unchecked); NaN fails both comparisons
+        if len(w_array) and not (w_array.min() >= 0.0 and w_array.max() <= 1.0):
+            raise TableError(f"target table {w_path} is damaged: values outside [0, 1]; {rebuild}")
         w, index = w_array, index_array
-    return TargetTable(rules, w, index, manifest, w_path)
+    table = TargetTable(rules, w, index, manifest, w_path)
+    _check_empty_card(table)
+    return table
+
+
+def _check_empty_card(table: TargetTable) -> None:
+    """The manifest's ``t_max`` against what the build stored with it: the probabilities of
+    expected-score play from the empty card, one per target ``1 .. t_max`` (a manifest that
+    claims more targets than the table holds would answer 0 for every option), none above
+    the table's own (the best probability of each target; 0 beyond the empty card's row)."""
+    t_max = table.t_max
+    ev_play = table.manifest.get("ev_play_empty_card")
+    if not isinstance(ev_play, dict) or len(ev_play) != t_max:
+        held = len(ev_play) if isinstance(ev_play, dict) else 0
+        raise table.damaged(f"the manifest's t_max {t_max} does not match its {held} check values")
+    off, length = table.span((0, 0, 0))
+    for t in range(1, t_max + 1):
+        p_ev = ev_play.get(str(t))
+        best = table.stored(off, t) if t <= length else 0.0
+        if type(p_ev) not in (int, float) or not 0.0 <= p_ev <= best + 1e-9:
+            raise table.damaged(
+                f"P(>= {t}) from the empty card is {best!r}, expected-score play gets {shown(p_ev)}"
+            )
 
 
 def build_target(
@@ -423,7 +500,6 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     import random
 
     from .advisor import TargetTurnValues
-    from .errors import TableError
     from .rules import get_rules
     from .tables import reachable_states
 
@@ -440,7 +516,9 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     m, u, f = reachable_states(rules)
     states = [(int(a), int(b), int(c)) for a, b, c in zip(m, u, f, strict=True) if a != rules.full_mask]
     rng = random.Random(seed)
-    picks = [(rng.choice(states), rng.randint(1, table.t_max)) for _ in range(sample)] + [((0, 0, 0), 200)]
+    picks = [(rng.choice(states), rng.randint(1, table.t_max)) for _ in range(sample)] + [
+        ((0, 0, 0), min(200, table.t_max))
+    ]
     bad = []
     for state, t in picks:
         stored = table.probability(state, t)

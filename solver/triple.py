@@ -34,6 +34,7 @@ from functools import cached_property
 
 from . import dice as D
 from .advisor import TIE_TOLERANCE, TurnValues, _average, _best_subkeep
+from .bounded import parse_whole, shown, whole_value
 from .card import ScoreCard
 from .dice import Dice
 from .errors import CardError, IllegalMoveError, UsageError
@@ -98,13 +99,16 @@ class TripleCard:
             name, at, column = key.partition(COLUMN_SEP)
             if not sep or not at:
                 raise CardError(
-                    f"card entry {entry!r} is not of the form BOX{COLUMN_SEP}COLUMN=SCORE "
+                    f"card entry {shown(entry)} is not of the form BOX{COLUMN_SEP}COLUMN=SCORE "
                     f"(e.g. ones{COLUMN_SEP}1=3; columns 1..{n_col})"
                 )
-            column = column.strip()
-            if not column.isdecimal() or not 1 <= int(column) <= n_col:
-                raise CardError(f"card entry {entry!r}: column {column!r} is not one of 1..{n_col}")
-            parts[int(column) - 1].append(f"{name.strip()}={value.strip()}")
+            try:
+                number = parse_whole(column, "column", 1, n_col, error=CardError)
+            except CardError:
+                raise CardError(
+                    f"card entry {shown(entry)}: column {shown(column.strip())} is not one of 1..{n_col}"
+                ) from None
+            parts[number - 1].append(f"{name.strip()}={value.strip()}")
         columns = []
         for c, entries in enumerate(parts):
             try:
@@ -151,11 +155,11 @@ class TripleCard:
 
     def column_index(self, column) -> int:
         """A 1-based column number (int or text) as a 0-based index; raises IllegalMoveError."""
-        text = str(column).strip()
         n_col = len(self.weights)
-        if not text.isdecimal() or not 1 <= int(text) <= n_col:
-            raise IllegalMoveError(f"column {column!r} is not one of 1..{n_col}")
-        return int(text) - 1
+        try:
+            return whole_value(column, "column", 1, n_col, error=IllegalMoveError) - 1
+        except IllegalMoveError:
+            raise IllegalMoveError(f"column {shown(column)} is not one of 1..{n_col}") from None
 
     def placements(self, dice: Dice | str) -> list[tuple[int, object]]:
         """Every legal ``(column, Placement)`` (0-based column) for a roll."""
@@ -556,12 +560,13 @@ def simulate_triple(
     from . import _kernels as K
     from .dp import rule_arrays
     from .simulate import MAX_GAMES
-    from .streams import MASK64, mix64
+    from .streams import MASK64, check_seed, mix64
     from .threads import Workers, resolve_threads
 
     rules = triple_rules(rules)
     name = check_bot(bot)
     games = int(games)
+    seed = check_seed(seed)
     if not 1 <= games <= MAX_GAMES:
         raise UsageError(f"games must be from 1 to {MAX_GAMES:,}, got {games:,}")
     if int(game0) < 0:

@@ -437,3 +437,185 @@ def test_error_lines_escape_control_characters_of_what_the_user_gave(capsys, tmp
     assert main(["review", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "\x1b" not in err and "\\x1b" in err and "\\n" in err
+
+
+# --------------------------------------------------------------------------- numbers are bounded (issue 19)
+
+BIG = "9" * 5000  # past Python's 4,300-digit limit of int()
+UINT64 = str(2**64)
+
+
+def short_one_line(err: bytes) -> bool:
+    """One line on stderr, no traceback, the refused value shortened (not 5,000 digits)."""
+    lines = err.decode("utf-8", "replace").strip().splitlines()
+    return len(lines) == 1 and "Traceback" not in lines[0] and len(lines[0]) < 400
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        # dice, card text, rule-spec modifiers, target:T bots and policies, the triple card's columns
+        (["hint", "--dice", f"1,2,3,4,{BIG}", "--rolls-left", "2"], "die value"),
+        (["hint", "--dice", "3 3 4 5 -1", "--rolls-left", "2"], "-1"),
+        (["hint", "--dice", "-3 3 4 5 1", "--rolls-left", "2"], "-3"),
+        (["hint", "--dice", "33456", "--rolls-left", "2", "--card", f"full_house={BIG}"], "full_house"),
+        (["value", "--card", f"choice=2{BIG}"], "choice"),
+        (["rules", f"yatzy+extra-bonus={BIG}"], "extra-bonus"),
+        (["rules", f"yatzy+yatzy-rows={BIG}"], "yatzy-rows"),
+        (["simulate", "--bot", f"target:{BIG}", "--games", "1", "--quiet"], "target"),
+        (["simulate", "--bot", "random", "--vs", f"target:{BIG}", "--games", "1", "--quiet"], "target"),
+        (["match", "--bots", f"target:{BIG},random", "--games", "1", "--quiet"], "target"),
+        (["distribution", "--policy", f"target:{BIG}"], "target"),
+        (
+            [
+                "hint",
+                "--rules",
+                "yacht+lower-only+triple",
+                "--card",
+                f"choice@{BIG}=3",
+                "--dice",
+                "33456",
+                "--rolls-left",
+                "1",
+            ],
+            "column",
+        ),  # fmt: skip
+        # seeds: simulate and match take play's range, 0 to 2^64 - 1
+        (["simulate", "--bot", "random", "--games", "1", "--quiet", "--seed", "-1"], "--seed"),
+        (["simulate", "--bot", "random", "--games", "1", "--quiet", "--seed", UINT64], UINT64),
+        (["match", "--bots", "random,frequent", "--games", "1", "--quiet", "--seed", "-1"], "--seed"),
+        (["match", "--bots", "random,frequent", "--games", "1", "--quiet", "--seed", UINT64], UINT64),
+        # argparse's whole-number options
+        (["simulate", "--games", BIG], "--games"),
+        (["simulate", "--seed", BIG], "--seed"),
+        (["simulate", "--threads", BIG], "--threads"),
+        (["simulate", "--target", BIG], "--target"),
+        (["match", "--bots", "random,frequent", "--games", BIG], "--games"),
+        (["match", "--bots", "random,frequent", "--threads", BIG], "--threads"),
+        (["hint", "--dice", "33456", "--rolls-left", BIG], "--rolls-left"),
+        (["hint", "--dice", "33456", "--rolls-left", "2", "--top", BIG], "--top"),
+        (["hint", "--dice", "33456", "--rolls-left", "2", "--target", BIG], "--target"),
+        (["value", "--target", BIG], "--target"),
+        (["distribution", "--at-least", "100", BIG], "--at-least"),
+        (["distribution", "--dice", "33456", "--rolls-left", BIG], "--rolls-left"),
+        (["play", "--seed", BIG], "--seed"),
+        (["play", "--target", BIG], "--target"),
+        (["tables", "build", "--target", "--t-max", BIG], "--t-max"),
+        (["tables", "build", "--threads", BIG], "--threads"),
+        (["tables", "verify", "--sample", BIG], "--sample"),
+        (["tables", "verify", "--seed", BIG], "--seed"),
+    ],
+)
+def test_numbers_from_the_command_line_are_bounded(tmp_path, args, needle):
+    """A number of 5,000 digits (or out of range: a negative die, a seed outside 0..2^64-1) is
+    one short line naming it and exit 2, never a traceback from ``int()``."""
+    if args[0] != "rules":
+        args = [*args, "--tables", str(tmp_path / "tables")]
+        args += [] if "--rules" in args else ["--rules", SMALL]
+        args += ["--data", str(tmp_path / "data")] if args[0] == "play" else []
+    proc = process(*args, stdin=b"q\n")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert short_one_line(proc.stderr), proc.stderr[-2000:]
+    assert needle in proc.stderr.decode() and proc.stdout == b""
+
+
+def test_numbers_typed_in_a_game_are_bounded(tdir, tmp_path):
+    """``s BOX`` with a 5,000-digit number and ``k`` with one, or with a negative face: a refusal
+    line each (the game goes on), never a traceback nor a die held for "-3"."""
+    lines = ["r", f"s {BIG}", f"k 1 {BIG}", "k -3", "k 3-", "q"]
+    proc = process("play", "--seed", "1", "--rules", SMALL, "--tables", str(tdir), "--data", str(tmp_path),
+                   stdin="".join(line + "\n" for line in lines).encode())  # fmt: skip
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr[-2000:]
+    refusals = [line for line in proc.stdout.decode().splitlines() if line.startswith("! ")]
+    assert len(refusals) == 4, proc.stdout.decode()[-3000:]
+    assert all(len(line) < 200 for line in refusals), refusals
+    assert "box number" in refusals[0] and "die value" in refusals[1]
+    assert "'-3'" in refusals[2] and "'3-'" in refusals[3]
+
+
+# --------------------------------------------------------------------------- out of memory is not a damaged table
+
+
+@pytest.fixture(scope="module")
+def target_tables(tdir, tmp_path_factory) -> Path:
+    """The tables of ``tdir`` and the target table of ``SMALL`` (targets up to 100)."""
+    from solver.target import build_target
+
+    folder = tmp_path_factory.mktemp("target-tables")
+    for path in tdir.iterdir():
+        shutil.copy(path, folder / path.name)
+    build_target(SMALL, folder, t_max=100, progress=False)
+    return folder
+
+
+HINT = ["hint", "--rules", SMALL, "--dice", "33456", "--rolls-left", "1"]
+
+
+@pytest.mark.parametrize("target", [True, False])
+def test_out_of_memory_mapping_a_table_is_not_a_damaged_table(target_tables, capsys, monkeypatch, target):
+    """``mmap`` refused for want of memory (``ENOMEM``, what a small ``ulimit -v`` gives) says
+    "out of memory", exit 1: never that a good table is unreadable nor to rebuild it."""
+    import errno
+
+    from solver import tables
+
+    opened = tables.ValueFile.open
+
+    def refuse(cls, path):
+        if (".target" in str(path)) == target:
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        return opened(path)
+
+    monkeypatch.setattr(tables.ValueFile, "open", classmethod(refuse))
+    code, out, err = run(
+        capsys, *HINT, *(["--target", "80"] if target else []), "--tables", str(target_tables)
+    )
+    assert code == 1 and out == "" and one_line_error(err), err
+    assert "out of memory" in err and "rebuild" not in err and "--force" not in err, err
+
+
+def test_out_of_memory_under_ulimit_for_a_large_target_table(target_tables, tmp_path):
+    """The same for real: a target table larger than the address space (sparse: its values file
+    takes no room on disk), ``hint --target`` under ``RLIMIT_AS``."""
+    import json
+
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    for path in target_tables.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    w_path = tmp_path / f"{SMALL}.target.npy"
+    values = np.load(w_path)
+    n = 3 << 28  # 6 GiB of float64
+    big = np.lib.format.open_memmap(w_path, mode="w+", dtype="<f8", shape=(n,))
+    big[: len(values)] = values
+    big.flush()
+    del big
+    manifest_path = tmp_path / f"{SMALL}.target.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["values_shape"] = [n]  # the values' checksum is checked by tables verify, not by a hint
+    manifest_path.write_text(json.dumps(manifest))
+    proc = process(*HINT, "--target", "80", "--tables", str(tmp_path), preexec_fn=_limit_memory(2000))
+    assert proc.returncode == 1, proc.stderr
+    assert short_one_line(proc.stderr) and b"out of memory" in proc.stderr, proc.stderr
+    assert b"--force" not in proc.stderr
+
+
+def test_blas_that_cannot_start_is_out_of_memory_not_an_interrupt(tdir, tmp_path):
+    """Under a small ``ulimit -v`` OpenBLAS, loaded by ``import numpy``, cannot create its threads
+    and raises SIGINT itself: ``play --coach`` said "interrupted" (exit 130). Here a stand-in
+    numpy does what OpenBLAS does, in a process whose address space is limited."""
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    fake = tmp_path / "fake"
+    (fake / "numpy" / "_core").mkdir(parents=True)
+    (fake / "numpy" / "__init__.py").write_text("from ._core import multiarray  # noqa: F401\n")
+    (fake / "numpy" / "_core" / "__init__.py").write_text("")
+    (fake / "numpy" / "_core" / "multiarray.py").write_text(
+        "import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGINT)\n"
+    )
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH")) if p)}
+    proc = process("play", "--coach", "--seed", "1", "--rules", SMALL, "--tables", str(tdir), "--data",
+                   str(tmp_path / "data"), stdin=b"r\nq\n", env=env, preexec_fn=_limit_memory(8000))  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.decode().strip().splitlines()[-1]
+    assert b"Traceback" not in proc.stderr and "out of memory" in last and "ulimit -v" in last, proc.stderr

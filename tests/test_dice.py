@@ -111,6 +111,23 @@ def test_parse_forms(text):
     assert not d.is_yahtzee
 
 
+@pytest.mark.parametrize(
+    "text, bad",
+    [
+        ("3 3 4 5 -1", "'-1'"),  # a minus sign, not a separator: no die of 1
+        ("-3,3,4,5,1", "'-3'"),
+        ("3-3-4-5-6-", "'3-3-4-5-6-'"),
+        ("3--3-4-5-6", "'3--3-4-5-6'"),
+        ("1 2 3 4 " + "9" * 5000, "'999"),  # past int()'s digit limit: refused, not a ValueError of its own
+        ("3 3 4 5 \u0665", "'\u0665'"),  # an Arabic-Indic five: ASCII digits only
+    ],
+)
+def test_parse_refuses_what_is_no_face(text, bad):
+    with pytest.raises(DiceError) as info:
+        Dice.parse(text)
+    assert bad in str(info.value) and len(str(info.value)) < 200
+
+
 def test_parse_sequences_and_dice():
     d = Dice.parse([6, 3, 5, 3, 4])
     assert d == Dice.parse((3, 3, 4, 5, 6)) == Dice.parse(d) == Dice((4, 5, 6, 3, 3))

@@ -245,8 +245,9 @@ def test_an_alias_takes_the_open_row_of_several():
     assert game.box_name("y") == "yatzy_2" and game.box_name("yatzy") == "yatzy"
 
 
-def test_ctrl_d_at_a_terminal_is_quit_on_a_new_line(monkeypatch, capsys, data):
-    rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=FakeTty("r\n"))
+def test_ctrl_d_at_a_terminal_is_quit_on_a_new_line(monkeypatch, capsys, data, tables_dir):
+    argv = ["--seed", "1", "--tables", str(tables_dir)]  # at a terminal the table is loaded first
+    rc, out, _ = play(monkeypatch, capsys, data, argv, [], stdin=FakeTty("r\n"))
     assert rc == 0
     assert "r to roll> \ngame abandoned" in out.replace("2 rolls left> \n", "r to roll> \n")
     assert saved_games(data)[0]["status"] == "abandoned"
@@ -308,11 +309,13 @@ def test_undo_is_refused_in_matches_and_before_any_box(monkeypatch, capsys, data
     assert "! undo is for solo games" in out
 
 
-def test_scoring_zero_asks_first_at_a_terminal(monkeypatch, capsys, data):
+def test_scoring_zero_asks_first_at_a_terminal(monkeypatch, capsys, data, tables_dir):
     first = SeededStream(1, game=0).next_five()
     assert sum(first) > 0 and len(set(first)) > 1  # no yahtzee: the yahtzee box scores 0, chance does not
     stdin = FakeTty("r\ns yahtzee\nn\ns yahtzee\ny\nq\n")
-    rc, out, _ = play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=stdin)
+    rc, out, _ = play(
+        monkeypatch, capsys, data, ["--seed", "1", "--tables", str(tables_dir)], [], stdin=stdin
+    )
     assert rc == 0
     assert out.count("score 0 in yahtzee? these dice score points in another box (y/n)> ") == 2
     assert "not scored: choose a box" in out
@@ -487,9 +490,10 @@ def test_every_mode_scripted_with_aliases_undo_and_resume(
         assert [line for line in out.splitlines() if line.startswith("! ")] == [
             "! undo is for solo games (not dailies or games against others)"
         ]
-    rc, out, _ = play(monkeypatch, capsys, data, ["--resume"], [x for t in turns[3:6] for x in t])
+    resume = ["--resume", "--tables", str(tables_dir)]  # never the checkout's own tables folder
+    rc, out, _ = play(monkeypatch, capsys, data, resume, [x for t in turns[3:6] for x in t])
     assert rc == 1 and "resumed from " in out and "! " not in out  # the input ends: saved again
-    rc, out, _ = play(monkeypatch, capsys, data, ["--resume"], [x for t in turns[6:] for x in t])
+    rc, out, _ = play(monkeypatch, capsys, data, resume, [x for t in turns[6:] for x in t])
     assert rc == 0 and "=== game over ===" in out and "! " not in out
     [game] = saved_games(data)
     assert game["status"] == "finished" and game["mode"] == mode.replace("real-dice", "solo")

@@ -265,3 +265,104 @@ def test_play_solo_with_a_target_shows_the_chance(target_dir, tmp_path, monkeypa
     assert f"chance to reach the target (100): {100 * p:.1f}%" in out
     assert "to reach the target" in out.split("hint (2 rolls left)")[1]
     assert main(["play", "--rules", SMALL, "--target", "100", "--vs-computer"]) == 2
+
+
+# --- damaged target tables: one error line, never a wrong answer (issue 19) -------------------
+def _forged_copy(target_dir, folder, damage):
+    """``folder`` with a copy of the tables of ``target_dir`` whose target table ``damage`` changes
+    (``damage(w, index, manifest)`` in place), the manifest's checksums recomputed to match: a
+    consistent forgery that only the values themselves give away."""
+    import hashlib
+    import json
+    import shutil
+
+    from solver.target import target_paths
+
+    folder.mkdir(exist_ok=True)
+    for path in target_dir.iterdir():
+        shutil.copy(path, folder / path.name)
+    w_path, index_path, manifest_path = target_paths(get_rules(SMALL), folder)
+    w, index = np.load(w_path), np.load(index_path)
+    manifest = json.loads(manifest_path.read_text())
+    damage(w, index, manifest)
+    np.save(w_path, w)
+    np.save(index_path, index)
+    manifest["values_sha256"] = hashlib.sha256(w_path.read_bytes()).hexdigest()
+    manifest["index_sha256"] = hashlib.sha256(index_path.read_bytes()).hexdigest()
+    manifest_path.write_text(json.dumps(manifest))
+    return folder
+
+
+def _beyond_the_empty_card(value):
+    """Every probability but those of the empty card's row (read at load) set to ``value``."""
+
+    def damage(w, index, manifest):
+        off, length = index[0, 0, 0]
+        keep = w[off : off + length].copy()
+        w[:] = value
+        w[off : off + length] = keep
+
+    return damage
+
+
+def _index(column, value):
+    """Every index entry but the empty card's (read at load): ``column`` 0 (offset) or 1 (length)."""
+
+    def damage(w, index, manifest):
+        index[1:, ..., column] = value if column else index[1:, ..., column] + value
+
+    return damage
+
+
+def _t_max(w, index, manifest):
+    manifest["t_max"] = 300  # built for 200: every option would have P = 0 at targets above 200
+
+
+DAMAGES = {
+    "offset 10^12": _index(0, 10**12),
+    "length -5": _index(1, -5),
+    "length past t_max": _index(1, 201),
+    "probability 2.5": _beyond_the_empty_card(2.5),
+    "probability -0.3": _beyond_the_empty_card(-0.3),
+    "probability nan": _beyond_the_empty_card(float("nan")),
+    "t_max overstated": _t_max,
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_hint_target_on_a_damaged_table_is_one_error(target_dir, tmp_path, capsys, damage):
+    """``hint --target`` reads the table without numpy: each damage is one line "damaged",
+    exit 1, with the rebuild command; never a traceback nor probabilities that are none."""
+    from solver.cli import main
+
+    folder = _forged_copy(target_dir, tmp_path / "tables", DAMAGES[damage])
+    target = "250" if damage == "t_max overstated" else "100"
+    code = main(["hint", "--rules", SMALL, "--tables", str(folder), "--dice", "33456", "--rolls-left", "1",
+                 "--card", "chance=20,yatzy=0", "--target", target, "--json"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "", out[:300]
+    assert len(err.splitlines()) == 1 and "damaged" in err and "--target" in err and "--force" in err, err
+
+
+@pytest.mark.parametrize(
+    "damage", ["probability 2.5", "probability -0.3", "probability nan", "t_max overstated"]
+)
+def test_loading_a_damaged_target_table_with_numpy_is_refused(target_dir, tmp_path, damage):
+    """The bots' load (numpy arrays the kernels read unchecked) checks every probability once."""
+    from solver.errors import TableError
+    from solver.target import load_target
+
+    folder = _forged_copy(target_dir, tmp_path / "tables", DAMAGES[damage])
+    with pytest.raises(TableError, match="damaged"):
+        load_target(SMALL, folder)
+
+
+def test_verify_a_table_built_for_targets_below_200(tmp_path, capsys):
+    """``tables verify`` checks a table within its own targets (it asked for t=200 of every one)."""
+    from solver.cli import main
+    from solver.target import build_target, verify_target
+
+    build_target(SMALL, tmp_path, t_max=150, progress=False)
+    assert verify_target(SMALL, tmp_path, sample=20, seed=3) == []
+    assert main(["tables", "verify", "--rules", SMALL, "--tables", str(tmp_path), "--sample", "20"]) == 0
+    assert f"{SMALL}: ok" in capsys.readouterr().out

@@ -4,6 +4,32 @@ from __future__ import annotations
 
 import argparse
 
+#: the most digits of a whole-number option with no bounds of its own (an int64 holds them)
+DIGITS = 18
+
+
+def whole(low: int | None = None, high: int | None = None):
+    """An argparse ``type``: a whole number read by :func:`solver.bounded.parse_whole` (ASCII
+    digits, the length checked before ``int()``), from ``low`` to ``high`` (default: at most
+    :data:`DIGITS` digits, either sign: the command checks the range it needs); else one short
+    line naming the value, as argparse words it (``argument --games: invalid int value: ...``)."""
+    lo = -(10**DIGITS - 1) if low is None else low
+    hi = 10**DIGITS - 1 if high is None else high
+    wanted = f"of at most {DIGITS} digits" if low is None and high is None else f"from {lo} to {hi}"
+
+    def whole_number(text: str) -> int:
+        from ..bounded import parse_whole, shown
+        from ..errors import UsageError
+
+        try:
+            return parse_whole(text, "the value", lo, hi)
+        except UsageError:
+            raise argparse.ArgumentTypeError(
+                f"invalid int value: {shown(text)} (a whole number {wanted})"
+            ) from None
+
+    return whole_number
+
 
 def add_rules(parser: argparse.ArgumentParser, many: str | None = None) -> None:
     """``--rules ID``; with ``many`` (the help text) ``--rules ID [ID ...]``."""

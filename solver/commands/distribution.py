@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import add_rules, add_tables
+from . import add_rules, add_tables, whole
 
 #: what ``--policy`` takes
 POLICIES = "ev (expected-score play) or target:T (play for a final score of at least T)"
@@ -35,11 +35,11 @@ def register(sub) -> None:
     p.add_argument(
         "--dice", default=None, help="five dice, e.g. 33456: the turn has begun (with --rolls-left)"
     )
-    p.add_argument("--rolls-left", type=int, default=None, choices=(0, 1, 2), help="rolls left this turn")
+    p.add_argument("--rolls-left", type=whole(), default=None, choices=(0, 1, 2), help="rolls left this turn")
     p.add_argument("--policy", default="ev", metavar="POLICY", help=f"how the rest is played: {POLICIES}")
     p.add_argument(
         "--at-least",
-        type=int,
+        type=whole(),
         nargs="+",
         default=None,
         metavar="T",
@@ -60,6 +60,7 @@ def parse_policy(text) -> tuple[str, int | None]:
     """``("ev", None)`` or ``("target", T)`` from ``ev`` / ``target:T``; a usage error otherwise."""
     from ..bounded import shown
     from ..errors import UsageError
+    from ..target import parse_target
 
     if not isinstance(text, str):
         raise UsageError(f"policy must be {POLICIES}, got {shown(text)}")
@@ -67,28 +68,23 @@ def parse_policy(text) -> tuple[str, int | None]:
     if word == "ev":
         return "ev", None
     if word.startswith("target:"):
-        from ..bounded import parse_whole
-
-        try:
-            return "target", parse_whole(word.split(":", 1)[1], "the target", 1, 100_000)
-        except UsageError:
-            raise UsageError(
-                f"policy {shown(text)}: the target must be a score from 1 to 100000, e.g. target:300"
-            ) from None
+        return "target", parse_target(word.split(":", 1)[1], f"policy {shown(text)}")
     raise UsageError(f"unknown policy {shown(text)}: use {POLICIES}")
 
 
 def check_targets(targets) -> tuple[int, ...]:
     """The ``--at-least`` scores (default :data:`solver.distribution.DEFAULT_TARGETS`), each once."""
+    from ..bounded import shown
     from ..distribution import DEFAULT_TARGETS
     from ..errors import UsageError
+    from ..target import MAX_TARGET
 
     if targets is None:
         return tuple(DEFAULT_TARGETS)
     out = []
     for t in targets:
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1 or t > 100_000:
-            raise UsageError(f"--at-least takes scores from 1 to 100000, got {t!r}")
+        if isinstance(t, bool) or not isinstance(t, int) or t < 1 or t > MAX_TARGET:
+            raise UsageError(f"--at-least takes scores from 1 to {MAX_TARGET}, got {shown(t)}")
         if t not in out:
             out.append(t)
     return tuple(out)

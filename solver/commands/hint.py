@@ -5,23 +5,25 @@ from __future__ import annotations
 import json
 import sys
 
-from . import add_rules, add_tables
+from . import add_rules, add_tables, whole
 
 
 def register(sub) -> None:
     h = sub.add_parser("hint", help="rank every option of a position by expected score")
     h.add_argument("--dice", help="five dice, e.g. 33456 or '3 3 4 5 6'")
-    h.add_argument("--rolls-left", type=int, choices=(0, 1, 2), help="rolls left this turn")
+    h.add_argument("--rolls-left", type=whole(), choices=(0, 1, 2), help="rolls left this turn")
     h.add_argument(
         "--card", default=None, help="filled boxes, e.g. 'ones=3,fours=12,yahtzee=50' (default: empty)"
     )
     add_rules(h)
-    h.add_argument("--top", type=int, default=None, metavar="N", help="options to show (default 5; 0 = all)")
+    h.add_argument(
+        "--top", type=whole(), default=None, metavar="N", help="options to show (default 5; 0 = all)"
+    )
     h.add_argument("--json", action="store_true", help="print one JSON object")
     h.add_argument("--batch", metavar="FILE", help="JSON lines in (- for stdin), JSON lines out")
     h.add_argument(
         "--target",
-        type=int,
+        type=whole(),
         default=None,
         metavar="T",
         help="rank by the probability of a final score of at least T (target table; built if missing)",
@@ -43,7 +45,7 @@ def register(sub) -> None:
     v.add_argument("--json", action="store_true", help="print one JSON object")
     v.add_argument(
         "--target",
-        type=int,
+        type=whole(),
         default=None,
         metavar="T",
         help="P(final >= T) under target play and under expected-score play",

@@ -19,7 +19,8 @@ from itertools import zip_longest
 from pathlib import Path
 
 from ..errors import IllegalMoveError, SolverError, UsageError
-from . import add_rules, add_tables
+from ..streams import MAX_SEED
+from . import add_rules, add_tables, whole
 
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
@@ -29,7 +30,6 @@ WIN_LEVEL_RATE = 0.5113  # 200,000 games of yahtzee match --bots win,optimal, se
 #: simulate --bot BOT --games 100000 --seed 1); shown in --help and the README
 LEVEL_MEANS = {"easy": 162.4, "medium": 217.3, "hard": 251.4, "perfect": 254.6}
 HUMAN = "You"
-MAX_SEED = 2**64 - 1
 NUMBER_WORDS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 HELP = """\
@@ -86,11 +86,14 @@ def register(sub) -> None:
     p.add_argument("--real-dice", action="store_true", help="type the dice rolled on a real table (a coach)")
     p.add_argument("--coach", action="store_true", help="after each decision, say what it cost vs the best")
     p.add_argument(
-        "--seed", type=int, metavar="S", help=f"dice seed (0 to {MAX_SEED}), for a reproducible game"
+        "--seed",
+        type=whole(0, MAX_SEED),
+        metavar="S",
+        help=f"dice seed (0 to {MAX_SEED}), for a reproducible game",
     )
     p.add_argument(
         "--target",
-        type=int,
+        type=whole(),
         metavar="T",
         help="solo: show your chance of reaching T as you go, and the move that maximises it "
         "(default: your record + 1, when the target table is built: yahtzee tables build --target)",
@@ -121,8 +124,6 @@ def run_play(args) -> int:
     if args.resume is not None:
         return resume_play(args)
     rules = get_rules(args.rules)
-    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
-        raise UsageError(f"--seed must be a whole number from 0 to {MAX_SEED} (2^64-1), got {args.seed}")
     if rules.triple and (args.level == "win" or "computer:" in (args.players or "").replace(" ", "").lower()):
         raise UsageError("the triple card has no win level nor computer:LEVEL players; use --level")
     if rules.triple:  # the triple card has its own small game (solver.triple_game)

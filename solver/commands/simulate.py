@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from . import add_rules, add_tables
+from . import add_rules, add_tables, whole
 
 HIST_BIN = 25  # points per bin of the text histogram
 
@@ -14,6 +14,7 @@ HIST_BIN = 25  # points per bin of the text histogram
 def register(sub) -> None:
     from ..bots import BOT_DESCRIPTIONS
     from ..simulate import MAX_GAMES
+    from ..streams import MAX_SEED
 
     bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
     p = sub.add_parser(
@@ -30,15 +31,21 @@ def register(sub) -> None:
     p.add_argument("--bot", default="optimal", metavar="NAME", help="bot to measure (default: optimal)")
     p.add_argument(
         "--games",
-        type=int,
+        type=whole(),
         default=100_000,
         metavar="N",
         help=f"games to play (default 100000, at most {MAX_GAMES:,}: results are kept per game)",
     )
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="dice seed (default 0)")
+    p.add_argument(
+        "--seed",
+        type=whole(0, MAX_SEED),
+        default=0,
+        metavar="S",
+        help=f"dice seed, 0 to {MAX_SEED} (default 0)",
+    )
     p.add_argument(
         "--threads",
-        type=int,
+        type=whole(),
         default=None,
         metavar="N",
         help="worker threads (default: all cores; the scores do not depend on it)",
@@ -53,7 +60,7 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--target",
-        type=int,
+        type=whole(),
         default=None,
         metavar="T",
         help="also report the share of games scoring at least T (default with --bot target:T: T)",
@@ -137,8 +144,10 @@ def run_simulate(args) -> int:
         _check_hist(args.hist)
     target = args.target
     if target is None and args.bot.strip().lower().startswith("target:"):
-        text = args.bot.split(":", 1)[1].strip()
-        target = int(text) if text.isdecimal() else None
+        from ..bounded import shown
+        from ..target import parse_target
+
+        target = parse_target(args.bot.split(":", 1)[1], f"bot {shown(args.bot)}")
     if target is not None and target < 1:
         raise UsageError(f"--target must be a score of 1 or more, got {target}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_rules, add_tables
+from . import add_rules, add_tables, whole
 
 
 def register(sub) -> None:
@@ -19,7 +19,7 @@ def register(sub) -> None:
     )
     b.add_argument("--force", action="store_true", help="rebuild tables that already exist")
     b.add_argument(
-        "--threads", type=int, default=None, help="worker threads (the result does not depend on it)"
+        "--threads", type=whole(), default=None, help="worker threads (the result does not depend on it)"
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.add_argument(
@@ -28,7 +28,7 @@ def register(sub) -> None:
         help="build the target tables (play for P(final >= T)) instead, for every T up to --t-max",
     )
     b.add_argument(
-        "--t-max", type=int, default=None, metavar="T", help="largest target of --target (default 500)"
+        "--t-max", type=whole(), default=None, metavar="T", help="largest target of --target (default 500)"
     )
     add_tables(b)
     b.set_defaults(func=run_build)
@@ -39,12 +39,12 @@ def register(sub) -> None:
     add_rules(v, many="rule sets to verify (default: every built table)")
     v.add_argument(
         "--sample",
-        type=int,
+        type=whole(),
         default=200,
         metavar="N",
         help="states checked against the Bellman equation, drawn at random (default 200)",
     )
-    v.add_argument("--seed", type=int, default=None, help="seed of the sample (default: a fresh one)")
+    v.add_argument("--seed", type=whole(), default=None, help="seed of the sample (default: a fresh one)")
     v.add_argument(
         "--full", action="store_true", help="also rebuild each table in memory and compare bit for bit"
     )
@@ -101,11 +101,11 @@ def run_build(args) -> int:
 
 def _build_targets(args) -> int:
     from ..errors import TableError, UsageError
-    from ..target import DEFAULT_T_MAX, build_target, load_target
+    from ..target import DEFAULT_T_MAX, MAX_T_MAX, build_target, load_target
 
     t_max = DEFAULT_T_MAX if args.t_max is None else args.t_max
-    if not 1 <= t_max <= 5000:
-        raise UsageError(f"--t-max must be from 1 to 5000, got {t_max}")
+    if not 1 <= t_max <= MAX_T_MAX:
+        raise UsageError(f"--t-max must be from 1 to {MAX_T_MAX}, got {t_max}")
     for rules in _selected(args):
         if not args.force:
             try:
