@@ -13,8 +13,6 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from .errors import UsageError
-
 
 def default_threads() -> int:
     """All the cores this process may use."""
@@ -24,13 +22,17 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: the most worker threads asked for (more than this many threads only costs memory: each has a stack)
+MAX_THREADS = 256
+
+
 def resolve_threads(threads: int | None) -> int:
-    """``threads`` checked (1 or more), or the default."""
+    """``threads`` checked (1 to :data:`MAX_THREADS`), or the default."""
+    from .bounded import whole_value
+
     if threads is None:
         return default_threads()
-    if int(threads) < 1:
-        raise UsageError(f"threads must be 1 or more, got {threads}")
-    return int(threads)
+    return whole_value(threads, "threads", 1, MAX_THREADS)
 
 
 class Workers:

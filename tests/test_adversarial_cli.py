@@ -489,6 +489,7 @@ def short_one_line(err: bytes) -> bool:
         (["simulate", "--games", BIG], "--games"),
         (["simulate", "--seed", BIG], "--seed"),
         (["simulate", "--threads", BIG], "--threads"),
+        (["simulate", "--bot", "random", "--games", "1", "--quiet", "--threads", "100000"], "threads"),
         (["simulate", "--target", BIG], "--target"),
         (["match", "--bots", "random,frequent", "--games", BIG], "--games"),
         (["match", "--bots", "random,frequent", "--threads", BIG], "--threads"),

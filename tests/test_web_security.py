@@ -340,3 +340,25 @@ def test_rule_set_cache_is_bounded():
     tracemalloc.stop()
     assert grown < 8 * 1024**2, f"{grown / 1024**2:.1f} MiB kept for 1,000 rule sets"
     assert get_rules("yahtzee") is get_rules("yahtzee")
+
+
+def test_out_of_memory_is_said_as_such(tables, tmp_path, monkeypatch):
+    """A request that runs the machine out of memory is a 503 saying so (never "rebuild the table")."""
+    from solver.advisor import Advisor
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(Advisor, "load", no_memory)
+    service = Service(tables, tmp_path / "data", progress=False)
+    with serve(create_app(service=service)) as base:
+        r = Client(base).get("/api/hint", params={"dice": "33456", "rolls_left": "2", "rules": "yatzy"})
+    assert r.status_code == 503 and "out of memory" in r.json()["error"]
+    assert "rebuild" not in r.json()["error"]
+
+
+def test_seeds_of_the_whole_stream_range(site):
+    base, _, _ = site
+    client = Client(base)
+    assert client.post("/api/games", json={"seed": 2**64 - 1}).status_code == 200  # as yahtzee play
+    assert client.post("/api/games", json={"seed": 2**64}).status_code == 400

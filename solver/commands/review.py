@@ -104,8 +104,10 @@ def _win_effects(game, advisor, tables_dir):
 def _target_advisor(game, advisor, tables_dir):
     """For a solo game played for a target (``play --solo`` with a record or ``--target``): the
     target advisor, when its table is built (else None: the review is by expected score only)."""
+    from ..target import MAX_TARGET
+
     target = game.info.get("target")
-    if len(game.players) != 1 or type(target) is not int or not 1 <= target <= 5000:
+    if len(game.players) != 1 or type(target) is not int or not 1 <= target <= MAX_TARGET:
         return None  # none, or not a target the game could have had (a hand-edited file)
     from ..advisor import TargetAdvisor
     from ..errors import MissingTableError

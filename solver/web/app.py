@@ -23,6 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..errors import out_of_memory
 from ..fileio import json_depth_ok
 from . import STATIC_DIR
 from .guard import LOCAL_NAMES, Guard
@@ -208,6 +209,8 @@ def create_app(
         return error_response(exc.status_code, exc.detail or "error")
 
     async def server_error(request: Request, exc: Exception) -> Response:
+        if out_of_memory(exc):  # the machine, not the request nor a table: say so, never "rebuild"
+            return error_response(503, f"the server is out of memory ({type(exc).__name__}); try again later")
         return error_response(500, f"internal error ({type(exc).__name__}); the server's log has the details")
 
     middleware = [Middleware(Guard, local_names=local_names, token=token)]

@@ -454,7 +454,9 @@ class Service:
             raise ApiError(400, "level is for mode vs-computer only")
         seed = params.get("seed")
         if seed is not None:
-            seed = _whole(seed, "seed", 0, 2**63 - 1, text=False)
+            from ..streams import MAX_SEED
+
+            seed = _whole(seed, "seed", 0, MAX_SEED, text=False)
             if mode == "daily":
                 raise ApiError(400, "a daily game has its own dice; it takes no seed")
         date = None
