@@ -44,6 +44,22 @@ def add_rules(parser: argparse.ArgumentParser, many: str | None = None) -> None:
         )
 
 
+def add_seed_and_threads(
+    parser: argparse.ArgumentParser, threads_help: str = "worker threads (default: all cores)"
+) -> None:
+    """``--seed S`` (the dice streams' whole range, default 0) and ``--threads N`` of a batch command."""
+    from ..streams import MAX_SEED
+
+    parser.add_argument(
+        "--seed",
+        type=whole(0, MAX_SEED),
+        default=0,
+        metavar="S",
+        help=f"dice seed, 0 to {MAX_SEED} (default 0)",
+    )
+    parser.add_argument("--threads", type=whole(), default=None, metavar="N", help=threads_help)
+
+
 def add_tables(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tables",

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
-from . import add_rules, add_tables, whole
+from . import add_rules, add_seed_and_threads, add_tables, whole
 
 
 def register(sub) -> None:
     from ..bots import BOT_DESCRIPTIONS
     from ..match import MAX_GAMES, MAX_PLAYERS
-    from ..streams import MAX_SEED
 
     bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
     p = sub.add_parser(
@@ -33,16 +32,7 @@ def register(sub) -> None:
         metavar="N",
         help=f"games (default 10000, at most {MAX_GAMES:,})",
     )
-    p.add_argument(
-        "--seed",
-        type=whole(0, MAX_SEED),
-        default=0,
-        metavar="S",
-        help=f"dice seed, 0 to {MAX_SEED} (default 0)",
-    )
-    p.add_argument(
-        "--threads", type=whole(), default=None, metavar="N", help="worker threads (default: all cores)"
-    )
+    add_seed_and_threads(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_tables(p)

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from . import add_rules, add_tables, whole
+from . import add_rules, add_seed_and_threads, add_tables, whole
 
 HIST_BIN = 25  # points per bin of the text histogram
 
@@ -14,7 +14,6 @@ HIST_BIN = 25  # points per bin of the text histogram
 def register(sub) -> None:
     from ..bots import BOT_DESCRIPTIONS
     from ..simulate import MAX_GAMES
-    from ..streams import MAX_SEED
 
     bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
     p = sub.add_parser(
@@ -36,20 +35,7 @@ def register(sub) -> None:
         metavar="N",
         help=f"games to play (default 100000, at most {MAX_GAMES:,}: results are kept per game)",
     )
-    p.add_argument(
-        "--seed",
-        type=whole(0, MAX_SEED),
-        default=0,
-        metavar="S",
-        help=f"dice seed, 0 to {MAX_SEED} (default 0)",
-    )
-    p.add_argument(
-        "--threads",
-        type=whole(),
-        default=None,
-        metavar="N",
-        help="worker threads (default: all cores; the scores do not depend on it)",
-    )
+    add_seed_and_threads(p, "worker threads (default: all cores; the scores do not depend on it)")
     p.add_argument("--vs", metavar="BOT", default=None, help="also play BOT on the same dice and compare")
     p.add_argument("--json", action="store_true", help="print one JSON object (report and settings)")
     p.add_argument(
