@@ -33,17 +33,21 @@ from solver.rules import get_rules  # noqa: E402
 
 
 def start_server(tables):
+    import tempfile
+
     import uvicorn
 
     from solver.web.app import create_app
+    from solver.web.server import uvicorn_config
     from solver.web.service import Service
 
-    service = Service(tables, None, progress=True)
-    service.advisor("yahtzee")  # loaded once, before serving (as ``yahtzee serve`` does)
+    # the games it plays are saved in a folder of its own, never the user's
+    service = Service(tables, tempfile.mkdtemp(prefix="bench-web-"), progress=True)
+    service.prepare("yahtzee")  # built when missing and loaded once, before serving (as yahtzee serve does)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # asyncio sets TCP_NODELAY
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(create_app(service=service), log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn_config(create_app(service=service)))  # as yahtzee serve runs it
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
     while not server.started:
         time.sleep(0.01)

@@ -192,18 +192,21 @@ def test_token_by_query_cookie_or_bearer(token_site):
 
 
 # --- no side effects on GET, no table built by a request --------------------------------------------
-def test_no_request_builds_a_table(site, tables):
-    base, _, _ = site
-    before = sorted(os.listdir(tables))
+def test_no_request_builds_a_table(tmp_path):
+    folder = tmp_path / "tables"  # no table at all: every rule set is missing
+    folder.mkdir()
+    service = Service(str(folder), tmp_path / "data", progress=False)
     started = time.monotonic()
-    r = Client(base).get("/api/hint", params={"dice": "33456", "rolls_left": "2", "rules": "yacht"})
-    assert r.status_code == 409 and r.json()["build"] == "yacht", r.text
-    r = Client(base).post("/api/value", json={"rules": "yatzy+extra-bonus=7"})
-    assert r.status_code == 409 and "POST /api/tables" in r.json()["error"]
-    r = Client(base).post("/api/games", json={"rules": "yacht"})
-    assert r.status_code == 409
-    assert time.monotonic() - started < 5 and sorted(os.listdir(tables)) == before
-    assert Client(base).get("/api/tables").status_code == 405  # building is a POST
+    with serve(create_app(service=service)) as base:
+        client = Client(base)
+        r = client.get("/api/hint", params={"dice": "33456", "rolls_left": "2", "rules": "yacht"})
+        assert r.status_code == 409 and r.json()["build"] == "yacht", r.text
+        r = client.post("/api/value", json={"rules": "yatzy+extra-bonus=7"})
+        assert r.status_code == 409 and "POST /api/tables" in r.json()["error"]
+        assert client.post("/api/games", json={"rules": "yacht"}).status_code == 409
+        assert client.get("/api/distribution").status_code == 409
+        assert client.get("/api/tables").status_code == 405  # building is a POST
+    assert time.monotonic() - started < 5 and not list(folder.iterdir())
 
 
 def test_hint_on_a_finished_game_is_409(site):
