@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from .bounded import clipped, parse_whole, shown, whole_value
 from .card import ScoreCard, box_key
 from .dice import N_DICE, N_FACES, Dice
-from .errors import IllegalMoveError, SolverError, UsageError, printable
+from .errors import IllegalMoveError, SolverError, UsageError, printable  # noqa: F401 (re-exported)
 from .rules import RuleSet, get_rules
 from .streams import MASK64, STREAM_VERSION, DailyStream, SeededStream
 
@@ -214,7 +214,7 @@ class Game:
             if not name.strip():
                 raise UsageError("a player name cannot be empty")
             if names.count(name) > 1:
-                raise UsageError(f"two players are called {name!r}; names must differ")
+                raise UsageError(f"two players are called {shown(name)}; names must differ")
         self.streams = list(streams) if streams is not None else [None] * len(self.players)
         if len(self.streams) != len(self.players):
             raise UsageError(f"{len(self.players)} players but {len(self.streams)} dice streams")
@@ -619,7 +619,7 @@ def _load(cls, data) -> Game:
     streams = _check_streams(game)
     for t, entry in enumerate(turns, start=1):
         where = f"turn {t}" + (
-            f" ({printable(game.player.name)}, round {game.round})" if len(players) > 1 else ""
+            f" ({clipped(game.player.name)}, round {game.round})" if len(players) > 1 else ""
         )
         if game.is_over:
             raise err(f"{where}: the game is already over after turn {t - 1}")
@@ -627,7 +627,7 @@ def _load(cls, data) -> Game:
             raise err(f"{where}: need an object with rolls and box")
         name = entry.get("player", game.player.name)
         if name != game.player.name:
-            raise err(f"{where}: it is {printable(game.player.name)}'s turn, the file says {shown(name)}")
+            raise err(f"{where}: it is {clipped(game.player.name)}'s turn, the file says {shown(name)}")
         rolls = entry.get("rolls")
         if not isinstance(rolls, list) or not rolls:
             raise err(f"{where}: no rolls (the first roll of a turn is mandatory)")
@@ -667,7 +667,7 @@ def _load(cls, data) -> Game:
                 got = dict(game.totals()).get(entry["name"])
                 if got is not None and (not _is_whole(entry["score"]) or got != entry["score"]):
                     raise err(
-                        f"final: {printable(entry['name'])} scored {got}, the file says {shown(entry['score'])}"
+                        f"final: {clipped(entry['name'])} scored {got}, the file says {shown(entry['score'])}"
                     )
     if streams is not None:
         game.streams = streams  # where the replay left them: the game goes on with the next dice

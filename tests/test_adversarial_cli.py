@@ -520,6 +520,38 @@ def test_numbers_from_the_command_line_are_bounded(tmp_path, args, needle):
     assert needle in proc.stderr.decode() and proc.stdout == b""
 
 
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--port", BIG),
+        ("--port", "\u0663"),  # an Arabic-Indic 3: port 3 before
+        ("--port", "1_0"),  # port 10 before
+        ("--port", "65536"),
+        ("--job-memory", "1" + "0" * 400),  # "got inf" before
+        ("--job-memory", "\u0663"),
+        ("--job-memory", "nan"),
+        ("--job-seconds", "1e400"),
+        ("--job-seconds", "0.5"),
+    ],
+)
+def test_serve_numbers_are_bounded(tmp_path, option, value):
+    """``yahtzee serve``'s numbers are read as the other commands' are: refused with one short line
+    naming the value, before any port is bound (a server listening on port 3 never ends)."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "solver", "serve", option, value, "--tables", str(tmp_path), "--port", "0"]
+            if option != "--port"
+            else [sys.executable, "-m", "solver", "serve", option, value, "--tables", str(tmp_path)],
+            capture_output=True,
+            timeout=30,
+            cwd=Path(__file__).parent.parent,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"serve {option} {value[:10]!r} started a server")
+    assert proc.returncode == 2 and short_one_line(proc.stderr), proc.stderr[-2000:]
+    assert option in proc.stderr.decode() and proc.stdout == b""
+
+
 def test_numbers_typed_in_a_game_are_bounded(tdir, tmp_path):
     """``s BOX`` with a 5,000-digit number and ``k`` with one, or with a negative face: a refusal
     line each (the game goes on), never a traceback nor a die held for "-3"."""

@@ -444,6 +444,26 @@ def test_a_huge_number_in_a_game_file_is_one_line(tmp_path, capsys, monkeypatch,
     assert rc == 2 and "holds a number of 5001 digits" in one_line(err) and len(err) < 300
 
 
+@pytest.mark.parametrize("where", ["turn", "final", "twice"])
+def test_a_long_player_name_is_shortened_in_the_refusal(where):
+    """A name of 100,000 characters in a forged file is quoted shortened, as every refused value is."""
+    data = finished_solo(SMALL, 7).to_dict()
+    long = "x" * 100_000
+    if where == "turn":  # the players' name, not the turns'
+        data["players"][0]["name"] = long
+    elif where == "final":
+        data["players"][0]["name"] = long
+        for turn in data["turns"]:
+            turn["player"] = long
+        data["final"][0] |= {"name": long, "score": data["final"][0]["score"] + 1}
+    else:
+        data["players"] = [{"name": long}, {"name": long}]
+    with pytest.raises(GameRecordError) as caught:
+        Game.from_dict(data)
+    text = str(caught.value)
+    assert len(text) < 300 and "\n" not in text, text[:400]
+
+
 def test_final_scores_must_be_whole_numbers():
     data = finished_solo(SMALL, 7).to_dict()
     data["final"][0]["score"] = float(data["final"][0]["score"])

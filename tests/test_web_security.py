@@ -88,6 +88,67 @@ def test_same_origin_posts_act(site):
         assert r.status_code == 200, r.text
 
 
+def raw_post(base: str, path: str, header_lines: list[str], body: bytes) -> tuple[int, bytes]:
+    """A POST with exactly these header lines (a header may come twice, as no library sends it)."""
+    url = urlsplit(base)
+    head = "".join(f"{line}\r\n" for line in [f"POST {path} HTTP/1.1", f"Host: {url.netloc}", *header_lines])
+    with socket.create_connection((url.hostname, url.port), timeout=10) as s:
+        s.sendall(f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), rest
+
+
+@pytest.mark.parametrize(
+    "lines, status",
+    [
+        ([f"Origin: {EVIL}", "Origin: http://127.0.0.1:{port}", "Content-Type: application/json"], 403),
+        (["Origin: http://127.0.0.1:{port}", f"Origin: {EVIL}", "Content-Type: application/json"], 403),
+        (["Content-Type: text/plain", "Content-Type: application/json"], 415),
+        (
+            ["Sec-Fetch-Site: cross-site", "Sec-Fetch-Site: same-origin", "Content-Type: application/json"],
+            403,
+        ),
+    ],
+)
+def test_a_header_sent_twice_counts_with_both_values(site, lines, status):
+    base, _, data = site
+    port = urlsplit(base).port
+    before = saved(data)
+    got, body = raw_post(base, "/api/games", [line.format(port=port) for line in lines], b'{"mode": "solo"}')
+    assert got == status and list(json.loads(body)) == ["error"], body
+    assert saved(data) == before
+
+
+@pytest.mark.parametrize("headers", [{"Sec-Fetch-Site": "cross-site"}, {"Origin": EVIL}, {"Origin": "null"}])
+def test_another_sites_get_starts_no_long_work(site, headers):
+    """An ``<img src=http://127.0.0.1:8000/api/distribution>`` on another site would hold the queue
+    of long jobs (and gigabytes) for as long as the page stays open."""
+    base, service, _ = site
+    r = Client(base).get("/api/distribution", headers=headers)
+    assert r.status_code == 403 and "cross-site" in r.json()["error"], r.text
+    assert service.heavy.running_pid is None
+    # the server's own page (or a program) still reaches it
+    r = Client(base).get(
+        "/api/distribution", params={"at_least": "0"}, headers={"Sec-Fetch-Site": "same-origin"}
+    )
+    assert r.status_code == 400 and "at_least" in r.json()["error"]
+
+
+def test_head_reads_the_query_string_as_get_does(site):
+    import http.client
+
+    url = urlsplit(site[0])
+    con = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    con.request("HEAD", "/api/hint?dice=33456&rolls_left=2")
+    r = con.getresponse()
+    r.read()
+    con.close()
+    assert r.status == 200
+
+
 def test_host_refusals_are_json(site):
     base, _, _ = site
     for host in ("evil.com", "evil.com:80", "127.0.0.1.evil.com", "localhost.evil.com"):

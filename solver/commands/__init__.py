@@ -31,6 +31,28 @@ def whole(low: int | None = None, high: int | None = None):
     return whole_number
 
 
+def decimal(low: float, high: float):
+    """An argparse ``type``: a decimal number such as ``3`` or ``0.5`` (ASCII digits and one dot,
+    at most 12 characters: no ``nan``, ``inf``, ``1e400``, ``٣`` or ``1_0``), from ``low`` to
+    ``high``; else one short line naming the value."""
+
+    def number(text: str) -> float:
+        import re
+
+        from ..bounded import shown
+
+        body = text.strip() if isinstance(text, str) else ""
+        if len(body) <= 12 and body.isascii() and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+", body):
+            value = float(body)
+            if low <= value <= high:
+                return value
+        raise argparse.ArgumentTypeError(
+            f"invalid number value: {shown(text)} (a number from {low:g} to {high:g})"
+        )
+
+    return number
+
+
 def add_rules(parser: argparse.ArgumentParser, many: str | None = None) -> None:
     """``--rules ID``; with ``many`` (the help text) ``--rules ID [ID ...]``."""
     if many:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_tables
+from . import add_tables, decimal, whole
 
 WEB_HINT = 'yahtzee serve needs the web extra: pip install -e ".[web]" (in a checkout) or pip install "yahtzee-solver[web]"'
 
@@ -22,7 +22,9 @@ def register(sub) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; beyond loopback, e.g. 0.0.0.0 "
         "for a phone at the table, every request needs the token printed in the address)",
     )
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument(
+        "--port", type=whole(0, 65535), default=8000, help="port (default 8000; 0 picks a free one)"
+    )
     p.add_argument("--open", action="store_true", help="open the advisor page in the web browser")
     p.add_argument(
         "--rules",
@@ -39,14 +41,14 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--job-memory",
-        type=float,
+        type=decimal(0.25, 1024),
         default=None,
         metavar="GIB",
         help="memory ceiling of one long computation (a distribution, a table build), in GiB (default 3)",
     )
     p.add_argument(
         "--job-seconds",
-        type=float,
+        type=decimal(1, 86400),
         default=None,
         metavar="S",
         help="time limit of one long computation, in seconds (default 120)",
@@ -76,8 +78,6 @@ def run(args) -> int:
     from ..errors import SolverError, UsageError
 
     _check_extra()
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0 to 65535, got {args.port}")
     from ..web import heavy
     from ..web.app import create_app
     from ..web.guard import LOCAL_NAMES, is_loopback
@@ -85,10 +85,6 @@ def run(args) -> int:
 
     memory = heavy.MEMORY_BYTES if args.job_memory is None else args.job_memory * 1024**3
     seconds = heavy.SECONDS if args.job_seconds is None else args.job_seconds
-    if not 0.25 <= memory / 1024**3 <= 1024:
-        raise UsageError(f"--job-memory must be 0.25 to 1024 GiB, got {args.job_memory}")
-    if not 1 <= seconds <= 86400:
-        raise UsageError(f"--job-seconds must be 1 to 86400, got {args.job_seconds}")
     service = Service(args.tables, args.data, heavy=heavy.HeavyWork(memory, seconds))
     try:
         service.prepare(args.rules)  # loaded (built when missing) once, before the first request

@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from ..errors import out_of_memory
 from ..fileio import json_depth_ok
 from . import STATIC_DIR
-from .guard import LOCAL_NAMES, Guard
+from .guard import LOCAL_NAMES, SAFE_METHODS, Guard, cross_site, request_headers
 from .heavy import ClientGone, JobRefused
 from .service import MAX_BODY, MAX_DEPTH, ApiError, Service, one_line
 
@@ -89,8 +89,8 @@ async def read_json(request: Request) -> dict:
 
 
 async def params_of(request: Request) -> dict:
-    """A GET's query string, or a POST's JSON body."""
-    if request.method == "GET":
+    """A GET's (or HEAD's) query string, or a POST's JSON body."""
+    if request.method in SAFE_METHODS:
         return dict(request.query_params)
     return await read_json(request)
 
@@ -124,9 +124,13 @@ def create_app(
     def job(prepare, finish):
         """An endpoint for long work: ``prepare(params)`` (in a worker thread) checks the request
         and gives the CLI argv to run as a bounded job (or None: nothing to run), ``finish(params,
-        stdout)`` the answer.  The job stops when the client goes."""
+        stdout)`` the answer.  The job stops when the client goes.  Another site's page may not
+        start one with a GET either (an ``<img>`` pointing here would hold the queue)."""
 
         async def endpoint(request: Request) -> Response:
+            problem = cross_site(request_headers(request.scope), request.scope.get("scheme", "http"))
+            if problem is not None:
+                return error_response(403, problem)
             try:
                 params = await params_of(request)
                 argv = await run_in_threadpool(prepare, params)

@@ -67,7 +67,7 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = request_headers(scope)
         host = headers.get("host", "")
         if self.local_names is not None and host_name(host) not in self.local_names:
             return await refuse(
@@ -130,6 +130,19 @@ class Guard:
             if name == wanted:
                 return value, False
         return None, False
+
+
+def request_headers(scope) -> dict[str, str]:
+    """A request's headers by lower-case name.  A header sent twice keeps both values, joined as
+    HTTP joins them (``, ``; ``; `` for cookies): ``Origin: evil`` then ``Origin: ours`` is no
+    origin of ours, and two ``Content-Type`` lines are no JSON."""
+    headers: dict[str, str] = {}
+    for k, v in scope["headers"]:
+        name, value = k.decode("latin-1").lower(), v.decode("latin-1")
+        if name in headers:
+            value = headers[name] + ("; " if name == "cookie" else ", ") + value
+        headers[name] = value
+    return headers
 
 
 def cross_site(headers: dict[str, str], scheme: str) -> str | None:
