@@ -189,8 +189,14 @@ def _stdout_failed(exc: OSError) -> bool:
     return exc.errno in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EPIPE, errno.EBADF)
 
 
+#: the longest error line written (a message that quotes a 5,000-character path or value is cut)
+MAX_LINE = 1000
+
+
 def _say(line: str) -> None:
-    """A line on stderr, if there is one to write to."""
+    """A line on stderr (at most :data:`MAX_LINE` characters), if there is one to write to."""
+    if len(line) > MAX_LINE:  # cut in the middle: the end often says why
+        line = line[: MAX_LINE * 2 // 3] + " ... " + line[-(MAX_LINE // 3 - 5) :]
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):

@@ -652,3 +652,12 @@ def test_blas_that_cannot_start_is_out_of_memory_not_an_interrupt(tdir, tmp_path
     assert proc.returncode == 1, proc.stderr
     last = proc.stderr.decode().strip().splitlines()[-1]
     assert b"Traceback" not in proc.stderr and "out of memory" in last and "ulimit -v" in last, proc.stderr
+
+
+def test_an_error_quoting_a_huge_value_is_one_bounded_line(tmp_path):
+    """A 5,000-character path in a message: one line of at most 1,000 characters that still ends
+    with the reason."""
+    proc = process("review", str(tmp_path / ("x" * 5000)))
+    lines = proc.stderr.decode().strip().splitlines()
+    assert proc.returncode in (1, 2) and len(lines) == 1 and len(lines[0]) <= 1000, proc.stderr[-300:]
+    assert " ... " in lines[0] and "long" in lines[0].lower()
