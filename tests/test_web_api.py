@@ -272,14 +272,21 @@ def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys
     client.post(f"/api/games/{game_id}/quit", json={})  # this one is abandoned ...
     assert client.post(f"/api/games/{game_id}/roll", json={}).status_code == 409
 
-    state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()  # ... and played here
+    # its dice were seen: seed 11 again is a replay, as in the terminal (no record from it)
+    state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()
+    assert state["events"] == ["you played seed 11 before: this replay does not count for your record"]
+    replay = play_solo(client, state["id"])
+    assert replay["over"] and replay["record"] is None and solo_best("yahtzee", data) is None
+
+    state = client.post("/api/games", json={"mode": "solo", "seed": 12}).json()  # fresh dice
+    assert state["events"] == ["no record yet for yahtzee: set one!"]
     final = play_solo(client, state["id"])
     assert final["over"] and final["status"] == "finished"
     total = final["players"][0]["total"]
     assert final["record"] == f"first record for yahtzee: {total}"
     assert final["review"][0]["n_decisions"] >= 13 and final["review"][0]["score"] == total
     game = load_game(final["path"])
-    assert game.is_over and game.cards[0].total == total and game.info["seed"] == 11
+    assert game.is_over and game.cards[0].total == total and game.info["seed"] == 12
     assert solo_best("yahtzee", data)["score"] == total
     kept = [g for g in stored_games(data) if g["path"] == final["path"]]
     assert kept and kept[0]["status"] == "finished" and kept[0]["mode"] == "solo"
@@ -316,6 +323,28 @@ def test_daily_game_share_text(client, data):
     assert f"You: {final['players'][0]['total']} points" in final["share"]
     assert final["optimal"] > 0
     assert "2026-03-01 yahtzee" in load_records(data)["daily"]
+
+
+def test_daily_never_sets_the_record_and_counts_once(client, data):
+    """The session rules of the terminal: a daily never sets the solo record, its first game of
+    the day is the day's result (stored once, with the optimum), a second is a replay."""
+    from solver.records import daily_played, solo_best, stored_games
+
+    first = play_solo(
+        client, client.post("/api/games", json={"mode": "daily", "date": "2026-03-02"}).json()["id"]
+    )
+    assert first["record"] is None and solo_best("yahtzee", data) is None
+    kept = daily_played("2026-03-02", "yahtzee", data)
+    assert kept["score"] == first["players"][0]["total"] and kept["optimal"] == first["optimal"]
+    assert len([g for g in stored_games(data) if g["path"] == first["path"]]) == 1
+    state = client.post("/api/games", json={"mode": "daily", "date": "2026-03-02"}).json()
+    assert state["events"] == [
+        f"you played the daily challenge of 2026-03-02 already ({kept['score']} points): "
+        "this replay is not kept as the day's result"
+    ]
+    again = play_solo(client, state["id"], hold_first=False)
+    assert again["record"] is None and solo_best("yahtzee", data) is None
+    assert daily_played("2026-03-02", "yahtzee", data) == kept
 
 
 def test_joker_rule_reason_shown(tables, data):

@@ -18,18 +18,18 @@ import sys
 from itertools import zip_longest
 from pathlib import Path
 
+from .. import session as session_rules
 from ..errors import IllegalMoveError, SolverError, UsageError
+from ..session import HUMAN, LEVELS, describe_bot_turn
 from ..streams import MAX_SEED
 from . import add_rules, add_tables, whole
 
-LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
 #: against the perfect player, measured by ``python benchmarks/bench_win.py``
 WIN_LEVEL_RATE = 0.5113  # 200,000 games of yahtzee match --bots win,optimal, seed 1
 #: each level's mean score, measured by ``python benchmarks/bench_levels.py`` (yahtzee
 #: simulate --bot BOT --games 100000 --seed 1); shown in --help and the README
 LEVEL_MEANS = {"easy": 162.4, "medium": 217.3, "hard": 251.4, "perfect": 254.6}
-HUMAN = "You"
 NUMBER_WORDS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 HELP = """\
@@ -198,15 +198,9 @@ def run_play(args) -> int:
 
 
 def _earlier_play(mode: str, rules_id: str, seed, date, data):
-    """What makes a new game a replay: the kept daily result of that day, or (a seed the player
-    chose) a stored game on the same dice; ``None`` for fresh dice."""
-    from ..records import daily_played, seed_played
-
+    """:func:`solver.session.earlier_play`; a store that cannot be read is a warning."""
     try:
-        if mode == "daily":
-            return daily_played(date, rules_id, data)
-        if mode == "solo" and seed is not None and seed_played(rules_id, seed, data):
-            return {"seed": seed}
+        return session_rules.earlier_play(mode, rules_id, seed, date, data)
     except SolverError as exc:
         sys.stderr.write(f"yahtzee: warning: {exc}\n")
     return None
@@ -528,43 +522,20 @@ class PlaySession:
         p = self._target_advisor.probability(self.game.card, self.target)
         return f"  chance to {self.target_goal} ({self.target}): {100 * p:.1f}%"
 
+    # what the game counts for: the rules shared with the web app (solver.session)
     def is_solo(self) -> bool:
-        """One person alone (solo mode, seeded or real dice; not a daily)."""
-        g = self.game
-        return len(g.players) == 1 and not g.players[0].is_bot and g.info.get("mode", "solo") == "solo"
+        return session_rules.is_solo(self.game)
 
     def record_eligible(self) -> bool:
-        """Whether the game may set the solo record: solo, unassisted, on fresh (not replayed, not real) dice."""
-        info = self.game.info
-        return (
-            self.is_solo()
-            and info.get("dice") == "seeded"
-            and not info.get("replay")
-            and not info.get("assisted")
-        )
+        return session_rules.record_eligible(self.game)
 
     def keeps_daily(self) -> bool:
-        """Whether the game's result is offered as the day's (one person, a daily, not a replay)."""
-        g = self.game
-        return (
-            len(g.players) == 1
-            and not g.players[0].is_bot
-            and g.info.get("mode") == "daily"
-            and not g.info.get("replay")
-        )
-
-    def counts_for_record(self) -> bool:
-        return self.record_eligible()
+        return session_rules.keeps_daily(self.game)
 
     def mark_assisted(self, how: str) -> None:
         """A hint, the coach or an undo: the game no longer counts for the record (said once)."""
-        info = self.game.info
-        used = list(info.get("assisted") or [])
-        if how in used:
-            return
-        if self.record_eligible():
+        if session_rules.mark_assisted(self.game, how):
             self.say(f"({how} used: this game is marked assisted and does not count for your record)")
-        info["assisted"] = used + [how]
 
     # --- saving ---------------------------------------------------------------------------
     def save(self, status: str, daily_optimal: float | None = None) -> None:
@@ -967,22 +938,6 @@ class PlaySession:
 
 def _same_option(a, b) -> bool:
     return (a.keep, a.category) == (b.keep, b.category)
-
-
-def describe_bot_turn(turn) -> str:
-    """The computer's rolls and keeps in words."""
-    lines = []
-    for k, roll in enumerate(turn.rolls):
-        dice = " ".join(map(str, roll.dice))
-        if k == 0:
-            lines.append(f"  rolls  {dice}")
-        else:
-            prev = turn.rolls[k - 1].dice
-            kept = " ".join(str(f) for f in sorted(prev[p - 1] for p in roll.held)) or "nothing"
-            lines.append(f"  keeps {kept}, rolls again: {dice}")
-    if len(turn.rolls) < 3:
-        lines.append("  stops")
-    return "\n".join(lines)
 
 
 def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None = None) -> str:

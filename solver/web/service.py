@@ -427,10 +427,10 @@ class Service:
     def new_game(self, params: dict) -> dict:
         """Start a game: ``mode`` (solo, vs-computer, daily), ``rules``, ``level`` (vs-computer:
         easy, medium, hard, perfect), ``date`` (daily; default today), ``seed`` (solo, vs-computer)."""
-        from ..commands.play import HUMAN, LEVELS
         from ..daily import parse_date, released_date
         from ..game import Game, Player
         from ..records import new_game_path
+        from ..session import HUMAN, LEVELS, earlier_play, record_eligible
 
         _fields(params, ("mode", "rules", "level", "date", "seed"))
         mode = _text(params, "mode", "solo")
@@ -473,6 +473,13 @@ class Service:
         if level is not None:
             players.append(Player(f"Computer ({level})", "bot", LEVELS[level]))
             info["level"] = level
+        warnings = []
+        try:  # a replay (the day's daily played already, a seed played before) is marked as such
+            earlier = earlier_play(mode, rules.id, seed, date, self.data)
+        except SolverError as exc:
+            earlier, warnings = None, [str(exc)]
+        if earlier is not None:
+            info["replay"] = True
         try:
             game = Game.new(rules, players, seed=seed, date=date, info=info)
         except SolverError as exc:
@@ -483,6 +490,7 @@ class Service:
             game=game,
             path=new_game_path(game, self.data),
             rng=random.Random(f"{game.rules.id} {seed_text}"),  # the bots' choices, as in ``yahtzee play``
+            warnings=warnings,
         )
         for i, p in enumerate(game.players):
             if p.is_bot:
@@ -491,7 +499,14 @@ class Service:
             self._games[web.id] = web
             while len(self._games) > MAX_GAMES:
                 self._games.popitem(last=False)
-        if mode == "solo" or mode == "daily":
+        if mode == "daily" and earlier is not None:
+            web.events.append(
+                f"you played the daily challenge of {date} already ({earlier['score']} points): "
+                "this replay is not kept as the day's result"
+            )
+        elif mode == "solo" and earlier is not None:
+            web.events.append(f"you played seed {seed} before: this replay does not count for your record")
+        elif record_eligible(game):
             from ..records import solo_best
 
             try:
@@ -658,8 +673,8 @@ class Service:
             self._save(web, "in_progress")
 
     def _bot_turns(self, web: WebGame) -> None:
-        from ..commands.play import describe_bot_turn
         from ..game import play_bot_turn
+        from ..session import describe_bot_turn
 
         g = web.game
         while not g.is_over and g.player.is_bot:
@@ -679,18 +694,20 @@ class Service:
             self._save(web, "abandoned")
 
     # --- saving and the end ------------------------------------------------------------------
-    def counts_for_record(self, web: WebGame) -> bool:
-        g = web.game
-        return len(g.players) == 1 and not g.players[0].is_bot and g.info.get("dice") != "real"
-
-    def _save(self, web: WebGame, status: str, daily_optimal: float | None = None) -> None:
-        """The game file, then the database (a database failure is a warning: the file is kept)."""
+    def _save(
+        self, web: WebGame, status: str, daily_optimal: float | None = None, *, store: bool = True
+    ) -> None:
+        """The game file, then (``store``) the database, which decides the records with the rules
+        the terminal uses (:mod:`solver.session`); a database failure is a warning: the file is kept."""
         from ..records import save_game, store_game
+        from ..session import keeps_daily, record_eligible
 
         try:
             save_game(web.game, web.path, status)
         except SolverError as exc:
             web.warnings.append(str(exc))
+            return
+        if not store:
             return
         try:
             web.stored = store_game(
@@ -698,8 +715,9 @@ class Service:
                 web.path,
                 status,
                 self.data,
-                solo_record=self.counts_for_record(web),
+                solo_record=record_eligible(web.game),
                 daily_optimal=daily_optimal,
+                daily_result=keeps_daily(web.game),
             )
         except SolverError as exc:
             web.warnings.append(str(exc))
@@ -713,7 +731,7 @@ class Service:
         if g.info.get("mode") == "daily":
             from ..daily import optimal_game, share_text
 
-            self._save(web, "finished")  # the file first: kept even if the optimum fails
+            self._save(web, "finished", store=False)  # the file first: kept even if the optimum fails
             bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == "optimal"), None)
             if bot is None:
                 from ..daily import optimal_bot
@@ -722,8 +740,10 @@ class Service:
             optimal = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=bot).cards[0].total
             web.optimal = optimal
             web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
-        self._save(web, "finished", optimal)
-        if self.counts_for_record(web) and web.stored is not None:
+        self._save(web, "finished", optimal)  # stored once, with the day's optimum
+        from ..session import record_eligible
+
+        if record_eligible(g) and web.stored is not None:
             score = g.cards[0].total
             previous, is_new = web.stored.previous, web.stored.is_new_record
             if is_new and previous:

@@ -1,0 +1,85 @@
+"""What a game counts for: the rules the terminal (``yahtzee play``) and the web app share.
+
+A game sets the solo record only when it is one person alone in solo mode, on fresh seeded
+dice (not a replay of a seed played before, not real dice, not a daily) and unassisted (no
+hint, coach or undo); a daily's result is kept as the day's only for the first game of that
+day.  These functions read the game's ``info`` (as saved in its file) and nothing else, so
+both surfaces decide alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+
+    from .game import Game, Turn
+
+#: the computer's levels (``play --vs-computer --level``, the web's) and the bot each one is
+LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
+#: the name of the one person of a solo game (and of "you" against the computer)
+HUMAN = "You"
+
+
+def is_solo(game: Game) -> bool:
+    """One person alone (solo mode, seeded or real dice; not a daily)."""
+    return len(game.players) == 1 and not game.players[0].is_bot and game.info.get("mode", "solo") == "solo"
+
+
+def record_eligible(game: Game) -> bool:
+    """Whether the game may set the solo record: solo, unassisted, on fresh (not replayed, not real) dice."""
+    info = game.info
+    return (
+        is_solo(game) and info.get("dice") == "seeded" and not info.get("replay") and not info.get("assisted")
+    )
+
+
+def keeps_daily(game: Game) -> bool:
+    """Whether the game's result is offered as the day's (one person, a daily, not a replay)."""
+    return (
+        len(game.players) == 1
+        and not game.players[0].is_bot
+        and game.info.get("mode") == "daily"
+        and not game.info.get("replay")
+    )
+
+
+def mark_assisted(game: Game, how: str) -> bool:
+    """Mark the game assisted by ``how`` (``hint``, ``coach``, ``undo``); True when this costs it
+    the record (it was eligible until now: the surface says so, once)."""
+    used = list(game.info.get("assisted") or [])
+    if how in used:
+        return False
+    was_eligible = record_eligible(game)
+    game.info["assisted"] = used + [how]
+    return was_eligible
+
+
+def earlier_play(mode: str, rules_id: str, seed, date, data: str | os.PathLike | None = None):
+    """What makes a new game a replay: the kept daily result of that day, or (a seed the player
+    chose) a stored game on the same dice; ``None`` for fresh dice.  A store that cannot be read
+    raises :class:`~solver.errors.SolverError` (the caller warns and plays on)."""
+    from .records import daily_played, seed_played
+
+    if mode == "daily":
+        return daily_played(date, rules_id, data)
+    if mode == "solo" and seed is not None and seed_played(rules_id, seed, data):
+        return {"seed": seed}
+    return None
+
+
+def describe_bot_turn(turn: Turn) -> str:
+    """The computer's rolls and keeps in words."""
+    lines = []
+    for k, roll in enumerate(turn.rolls):
+        dice = " ".join(map(str, roll.dice))
+        if k == 0:
+            lines.append(f"  rolls  {dice}")
+        else:
+            prev = turn.rolls[k - 1].dice
+            kept = " ".join(str(f) for f in sorted(prev[p - 1] for p in roll.held)) or "nothing"
+            lines.append(f"  keeps {kept}, rolls again: {dice}")
+    if len(turn.rolls) < 3:
+        lines.append("  stops")
+    return "\n".join(lines)
