@@ -56,6 +56,33 @@ def mark_assisted(game: Game, how: str) -> bool:
     return was_eligible
 
 
+def record_message(game: Game, stored) -> str | None:
+    """The end of a solo game in words: the record it set, or why it does not count (real dice, a
+    replay, assisted); ``stored`` is what :func:`solver.records.store_game` returned (``None``:
+    the database could not be written, nothing to say)."""
+    if not is_solo(game) or stored is None:
+        return None
+    info, score, rules_id = game.info, game.cards[0].total, game.rules.id
+    previous, is_new = stored.previous, stored.is_new_record
+    if not record_eligible(game):
+        why = (
+            "real dice"
+            if info.get("dice") == "real"
+            else "a replay"
+            if info.get("replay")
+            else f"assisted: {', '.join(info.get('assisted') or [])}"
+        )
+        return f"{score} points ({why}): not counted for your record"
+    if is_new and previous:
+        return f"new record for {rules_id}: {score} (was {previous['score']})!"
+    if is_new:
+        return f"first record for {rules_id}: {score}"
+    if previous["score"] == score:
+        return f"you tied your record for {rules_id}: {score} (one more point beats it)"
+    gap = previous["score"] - score + 1
+    return f"your record for {rules_id} stays {previous['score']} ({gap} more points beat it)"
+
+
 def earlier_play(mode: str, rules_id: str, seed, date, data: str | os.PathLike | None = None):
     """What makes a new game a replay: the kept daily result of that day, or (a seed the player
     chose) a stored game on the same dice; ``None`` for fresh dice.  A store that cannot be read

@@ -253,9 +253,10 @@ def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys
     ]:
         r = client.post(f"/api/games/{game_id}/{action}", json=body)
         assert r.status_code == 400 and words in r.json()["error"]
-    assert client.get(f"/api/games/{game_id}/hint").status_code == 400
+    assert client.post(f"/api/games/{game_id}/hint", json={}).status_code == 400
+    assert client.get(f"/api/games/{game_id}/hint").status_code == 405  # asking marks the game: a POST
     state = client.post(f"/api/games/{game_id}/roll", json={}).json()
-    hint = client.get(f"/api/games/{game_id}/hint").json()
+    hint = client.post(f"/api/games/{game_id}/hint", json={}).json()
     dice = "".join(map(str, sorted(state["dice"])))
     assert hint == cli_json(capsys, "hint", "--dice", dice, "--rolls-left", "2", "--json", "--tables", tables)
     for body, words in [
@@ -276,7 +277,10 @@ def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys
     state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()
     assert state["events"] == ["you played seed 11 before: this replay does not count for your record"]
     replay = play_solo(client, state["id"])
-    assert replay["over"] and replay["record"] is None and solo_best("yahtzee", data) is None
+    assert (
+        replay["record"] == f"{replay['players'][0]['total']} points (a replay): not counted for your record"
+    )
+    assert solo_best("yahtzee", data) is None
 
     state = client.post("/api/games", json={"mode": "solo", "seed": 12}).json()  # fresh dice
     assert state["events"] == ["no record yet for yahtzee: set one!"]
@@ -300,7 +304,9 @@ def test_vs_computer_and_coach(client, data):
     assert [p["name"] for p in state["players"]] == ["You", "Computer (hard)"]
     game_id = state["id"]
     state = client.post(f"/api/games/{game_id}/roll", json={}).json()
-    best = client.get(f"/api/games/{game_id}/hint").json()["options"][0]
+    best = client.post(f"/api/games/{game_id}/hint", json={}).json()["options"][0]
+    state = client.post(f"/api/games/{game_id}/coach", json={"on": True}).json()
+    assert state["coach"] == []
     box = next(b["name"] for b in state["boxes"] if b["allowed"])
     state = client.post(f"/api/games/{game_id}/score", json={"box": box}).json()
     assert state["round"] == 2 and state["current"] == 0  # the computer played its turn
@@ -323,6 +329,30 @@ def test_daily_game_share_text(client, data):
     assert f"You: {final['players'][0]['total']} points" in final["share"]
     assert final["optimal"] > 0
     assert "2026-03-01 yahtzee" in load_records(data)["daily"]
+
+
+def test_hint_and_coach_mark_the_game_assisted(client, data):
+    """As in the terminal: a hint or the coach costs the game the record, and the end says why;
+    with the coach off the moves are not judged."""
+    from solver.records import solo_best
+
+    for seed, action, body in ((21, "hint", {}), (22, "coach", {"on": True})):
+        game_id = client.post("/api/games", json={"seed": seed}).json()["id"]
+        state = client.post(f"/api/games/{game_id}/roll", json={}).json()
+        assert state["coach"] == []  # the coach is off: nothing judged
+        client.post(f"/api/games/{game_id}/{action}", json=body)
+        state = client.get(f"/api/games/{game_id}").json()
+        assert state["events"] == [
+            f"({action} used: this game is marked assisted and does not count for your record)"
+        ]
+        final = play_solo(client, game_id, hold_first=False)
+        assert (
+            final["record"]
+            == f"{final['players'][0]['total']} points (assisted: {action}): not counted for your record"
+        )
+        assert solo_best("yahtzee", data) is None
+    r = client.post(f"/api/games/{game_id}/coach", json={"on": "yes"})
+    assert r.status_code == 409  # over
 
 
 def test_daily_never_sets_the_record_and_counts_once(client, data):

@@ -279,7 +279,7 @@ def test_hint_on_a_finished_game_is_409(site):
         state = client.post(f"/api/games/{gid}/roll", json={}).json()
         box = next(b["name"] for b in state["boxes"] if b["allowed"])
         state = client.post(f"/api/games/{gid}/score", json={"box": box}).json()
-    r = client.get(f"/api/games/{gid}/hint")
+    r = client.post(f"/api/games/{gid}/hint", json={})
     assert r.status_code == 409 and "finished" in r.json()["error"]
 
 

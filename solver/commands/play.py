@@ -878,29 +878,9 @@ class PlaySession:
         self.say(f"review it with: yahtzee review {self.path}")
 
     def report_record(self) -> None:
-        g = self.game
-        score = g.cards[0].total
-        if self.stored is None:  # the database could not be written (warned already)
-            return
-        previous, is_new = self.stored.previous, self.stored.is_new_record
-        if not self.record_eligible():
-            why = (
-                "real dice"
-                if g.info.get("dice") == "real"
-                else "a replay"
-                if g.info.get("replay")
-                else f"assisted: {', '.join(g.info.get('assisted') or [])}"
-            )
-            self.say(f"{score} points ({why}): not counted for your record")
-        elif is_new and previous:
-            self.say(f"new record for {g.rules.id}: {score} (was {previous['score']})!")
-        elif is_new:
-            self.say(f"first record for {g.rules.id}: {score}")
-        elif previous["score"] == score:
-            self.say(f"you tied your record for {g.rules.id}: {score} (one more point beats it)")
-        else:
-            gap = previous["score"] - score + 1
-            self.say(f"your record for {g.rules.id} stays {previous['score']} ({gap} more points beat it)")
+        message = session_rules.record_message(self.game, self.stored)
+        if message is not None:
+            self.say(message)
 
     def daily_optimal(self) -> int:
         """The optimal player's score on the day's dice (computed once)."""

@@ -197,10 +197,6 @@ def create_app(
             api(lambda p, r: _no_params(p) or service.game_state(r.path_params["game_id"])),
         ),
         Route(
-            "/api/games/{game_id}/hint",
-            api(lambda p, r: _no_params(p) or service.game_hint(r.path_params["game_id"])),
-        ),
-        Route(
             "/api/games/{game_id}/{action}",
             api(lambda p, r: service.act(r.path_params["game_id"], r.path_params["action"], p)),
             methods=["POST"],

@@ -550,45 +550,30 @@ class Service:
 
     def act(self, game_id: str, action: str, params: dict) -> dict:
         """A move in a game: ``roll``, ``hold`` (``held``: die positions 1..5), ``score`` (``box``),
-        ``quit``; returns the game's state.  An illegal move is refused (400) and changes nothing."""
+        ``coach`` (``on``: true or false), ``hint`` (the answer is the hint), ``quit``; returns the
+        game's state.  An illegal move is refused (400) and changes nothing."""
         web = self.game(game_id)
         moves = {
             "roll": ((), (), self._roll),
             "hold": (("held",), ("held",), self._hold),
             "score": (("box",), ("box",), self._score),
             "quit": ((), (), self._quit),
+            "coach": (("on",), ("on",), self._coach),
+            "hint": ((), (), self._hint),
         }
         if action not in moves:
             raise ApiError(404, f"unknown move {action!r} (moves: {', '.join(moves)})")
         allowed, required, run = moves[action]
         _fields(params, allowed, required)
         with web.lock:
-            if web.status != "in_progress":
-                raise ApiError(409, f"the game is {web.status}: start a new one")
+            if web.status != "in_progress" or web.game.is_over:
+                status = "finished" if web.game.is_over else web.status
+                raise ApiError(409, f"the game is {status}: start a new one")
             try:
-                run(web, params)
+                answer = run(web, params)
             except SolverError as exc:
                 raise api_error(exc) from None
-            return self.state(web)
-
-    def game_hint(self, game_id: str) -> dict:
-        """``yahtzee hint --json`` for the position of the game's current player."""
-        from ..advisor import Position
-        from ..commands.hint import checked_advice
-        from ..errors import IllegalMoveError
-
-        web = self.game(game_id)
-        with web.lock:
-            g = web.game
-            if g.is_over or web.status != "in_progress":
-                raise ApiError(409, f"the game is {'finished' if g.is_over else web.status}: no move to hint")
-            try:
-                if not g.has_rolled:
-                    raise IllegalMoveError("roll first: nothing to decide before the first roll")
-                position = Position(g.card, g.sorted_dice, g.rolls_left)
-                return checked_advice(self.advisor(g.rules), position).to_json()
-            except SolverError as exc:
-                raise api_error(exc) from None
+            return answer if action == "hint" else self.state(web)
 
     # --- moves -----------------------------------------------------------------------------
     def _decision(self, g, **kw):
@@ -597,9 +582,12 @@ class Service:
         return Decision(turn=len(g.turns), player=g.current, round=g.round, card=g.card, **kw)
 
     def _judge(self, web: WebGame, decisions) -> None:
-        """The coach: each decision beside the best (``yahtzee play --coach``'s judgement)."""
+        """The coach, once switched on (``POST .../coach``): each decision beside the best
+        (``yahtzee play --coach``'s judgement)."""
         from ..review import describe, judge
 
+        if not web.game.info.get("coach"):
+            return
         advisor = self.advisor(web.game.rules)
         for d in decisions:
             j = judge(advisor, d)
@@ -687,6 +675,37 @@ class Service:
                 f"{name} scores {turn.score} in {turn.box}{bonus}: total {g.cards[index].total}"
             )
 
+    def _coach(self, web: WebGame, params: dict) -> None:
+        """The coach on or off.  On, the game is marked assisted (as ``yahtzee play --coach``)."""
+        from ..bounded import shown
+        from ..session import mark_assisted
+
+        on = params["on"]
+        if not isinstance(on, bool):
+            raise ApiError(400, f"on must be true or false, got {shown(on)}")
+        web.game.info["coach"] = on
+        web.events, web.coach = [], []
+        if on and mark_assisted(web.game, "coach"):
+            web.events.append("(coach used: this game is marked assisted and does not count for your record)")
+
+    def _hint(self, web: WebGame, params: dict) -> dict:
+        """The hint of the position to move (``yahtzee hint --json``); the game is marked assisted
+        (as ``hint`` in ``yahtzee play``): a POST, since asking changes what the game counts for."""
+        from ..advisor import Position
+        from ..commands.hint import checked_advice
+        from ..errors import IllegalMoveError
+        from ..session import mark_assisted
+
+        g = web.game
+        if not g.has_rolled:
+            raise IllegalMoveError("roll first: nothing to decide before the first roll")
+        advice = checked_advice(
+            self.advisor(g.rules), Position(g.card, g.sorted_dice, g.rolls_left)
+        ).to_json()
+        if mark_assisted(g, "hint"):
+            web.events.append("(hint used: this game is marked assisted and does not count for your record)")
+        return advice
+
     def _quit(self, web: WebGame, params: dict) -> None:
         web.events, web.coach = ["game abandoned"], []
         web.status = "abandoned"
@@ -741,20 +760,9 @@ class Service:
             web.optimal = optimal
             web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
         self._save(web, "finished", optimal)  # stored once, with the day's optimum
-        from ..session import record_eligible
+        from ..session import record_message
 
-        if record_eligible(g) and web.stored is not None:
-            score = g.cards[0].total
-            previous, is_new = web.stored.previous, web.stored.is_new_record
-            if is_new and previous:
-                web.record = f"new record for {g.rules.id}: {score} (was {previous['score']})!"
-            elif is_new:
-                web.record = f"first record for {g.rules.id}: {score}"
-            elif previous:
-                web.record = (
-                    f"your record for {g.rules.id} stays {previous['score']} "
-                    f"({previous['score'] - score} more next time)"
-                )
+        web.record = record_message(g, web.stored)
         humans = [i for i, p in enumerate(g.players) if not p.is_bot]
         web.review = [r.to_json() for r in review_game(g, self.advisor(g.rules), humans)]
 

@@ -187,7 +187,7 @@
 
   async function hint() {
     if (!game || game.dice === null || game.over) return;
-    const advice = await call(`/api/games/${game.id}/hint`);
+    const advice = await call(`/api/games/${game.id}/hint`, {});  // a POST: a hint marks the game assisted
     if (!advice) return;
     const box = $("hint-box");
     box.replaceChildren(YZ.el("h3", {text: "Hint"}));
@@ -223,6 +223,7 @@
     url.searchParams.set("game", state.id);
     history.replaceState(null, "", url);
     render(state);
+    if ($("coach").checked) await move("coach", {on: true});  // the coach stays on for the new game
     $("roll").focus();
   }
 
@@ -257,7 +258,12 @@
     for (let i = 0; i < 5; i++) $(`pdie-${i + 1}`).addEventListener("click", () => toggle(i));
     $("roll").addEventListener("click", () => move("roll"));
     $("hint").addEventListener("click", hint);
-    $("coach").addEventListener("change", () => game && renderMessages(game));
+    $("coach").addEventListener("change", async () => {
+      if (!game || game.over) return;
+      // on, the coach marks the game assisted (as yahtzee play --coach): the server is told
+      const s = await move("coach", {on: $("coach").checked});
+      if (!s) $("coach").checked = !$("coach").checked;
+    });
     $("quit").addEventListener("click", async () => {
       if (!game || game.over) return;
       const s = await move("quit");
