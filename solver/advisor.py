@@ -281,10 +281,10 @@ class TurnValues:
         stop = not rules.all_rolls
         self.r0 = self._final_roll_values()
         x = [0.0] * D.ROLL_OFFSET + self.r0
-        _average(x)
+        average_keeps(x)
         self.e0 = x.copy()
-        _best_subkeep(x, stop)
-        _average(x)
+        best_subkeep(x, stop)
+        average_keeps(x)
         # keeping all five means stopping now, whatever the rolls left
         self.e1 = x[: D.ROLL_OFFSET] + self.r0
         if not stop:
@@ -299,7 +299,7 @@ class TurnValues:
     def value(self) -> float:
         """``sum_r P(r) R2(r)``: the table's value of this state (up to rounding in the last bits)."""
         x = self._x
-        _best_subkeep(x, self._stop)
+        best_subkeep(x, self._stop)
         total = 0.0
         for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True):
             total += p * v
@@ -443,7 +443,7 @@ def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
     return "up" if up > down + TIE_TOLERANCE else "down"
 
 
-def _average(x: list[float]) -> None:
+def average_keeps(x: list[float]) -> None:
     """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than 5 dice.
 
     The kernel's arithmetic, term by term (faces in order, then times 1/6), so that
@@ -455,7 +455,7 @@ def _average(x: list[float]) -> None:
         x[k] = (x[a] + x[b] + x[c] + x[d] + x[e] + x[f]) * ONE_SIXTH
 
 
-def _best_subkeep(x: list[float], stop: bool = True) -> None:
+def best_subkeep(x: list[float], stop: bool = True) -> None:
     """In place: B(K) = max(x(K), max over faces of K of B(K - face)), keeps in index order.
 
     ``stop=False`` (``all-rolls``): a roll may not be kept whole, its row is the best of
@@ -680,3 +680,38 @@ def ranked_by_probability(
             fields["stop_category"], fields["stop_score"] = stop
         options.append(Option(**fields))
     return Advice(position, tuple(options), target=target)
+
+
+def checked_advice(advisor, position):
+    """The advice of ``position`` (its JSON is ``advice.to_json()``, what ``hint --json`` prints and
+    the web API's ``/api/hint`` answers); a damaged table raises :class:`TableError`, never NaN."""
+    advice = advisor.advise(position)
+    check_finite(position.rules, [o.ev for o in advice.options], position)
+    return advice
+
+
+def value_json(advisor, card) -> dict:
+    """What ``value --json`` prints (and ``/api/value`` answers) for a card."""
+    ev = advisor.card_value(card)
+    check_finite(card.rules, [ev], str(card) or "the empty card")
+    return {
+        "rules": card.rules.id,
+        "card": str(card),
+        "ev": round(ev, 9),
+        "expected_final": round(card.total + ev, 9),
+    }
+
+
+def check_finite(rules, values, what) -> None:
+    """A value that is not finite (NaN, an infinity) comes from a damaged table: one error line,
+    never ``NaN`` in the output (it is not JSON) nor a crash in the text layout."""
+    import math
+
+    bad = next((x for x in values if not math.isfinite(x)), None)
+    if bad is not None or not values:
+        from .errors import TableError
+
+        raise TableError(
+            f"the {rules.id} table gives {bad} for {what}: it is damaged; rebuild it with: "
+            f"yahtzee tables build --rules {rules.id} --force"
+        )

@@ -95,7 +95,7 @@ class Bot:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
-def _distinct_keeps(dice: Dice) -> list[tuple[int, ...]]:
+def distinct_keeps(dice: Dice) -> list[tuple[int, ...]]:
     """The distinct sub-multisets of ``dice`` in :data:`solver.dice.SUBKEEPS` order."""
     r = dice.index
     return [D.KEEPS[k] for k in D.SUBKEEPS[r, : D.N_SUBKEEPS[r]]]
@@ -117,7 +117,7 @@ class RandomBot(Bot):
         self.rules = get_rules(rules)
 
     def choose_keep(self, card, dice, rolls_left, rng):
-        keeps = _distinct_keeps(dice)
+        keeps = distinct_keeps(dice)
         return rng.choice(keeps[:-1] if card.rules.all_rolls else keeps)  # the last keeps all five
 
     def choose_box(self, card, dice, rng):

@@ -96,6 +96,62 @@ class Distribution:
         return out
 
 
+#: what a distribution's ``policy`` (``distribution --policy``, the web's ``policy``) takes
+POLICIES = "ev (expected-score play) or target:T (play for a final score of at least T)"
+
+
+def parse_policy(text) -> tuple[str, int | None]:
+    """``("ev", None)`` or ``("target", T)`` from ``ev`` / ``target:T``; a usage error otherwise."""
+    from .bounded import shown
+    from .errors import UsageError
+    from .target import parse_target
+
+    if not isinstance(text, str):
+        raise UsageError(f"policy must be {POLICIES}, got {shown(text)}")
+    word = text.strip().lower()
+    if word == "ev":
+        return "ev", None
+    if word.startswith("target:"):
+        return "target", parse_target(word.split(":", 1)[1], f"policy {shown(text)}")
+    raise UsageError(f"unknown policy {shown(text)}: use {POLICIES}")
+
+
+def check_targets(targets) -> tuple[int, ...]:
+    """The ``--at-least`` scores (default :data:`solver.distribution.DEFAULT_TARGETS`), each once."""
+    from .bounded import shown
+    from .errors import UsageError
+    from .target import MAX_TARGET
+
+    if targets is None:
+        return tuple(DEFAULT_TARGETS)
+    out = []
+    for t in targets:
+        if isinstance(t, bool) or not isinstance(t, int) or t < 1 or t > MAX_TARGET:
+            raise UsageError(f"--at-least takes scores from 1 to {MAX_TARGET}, got {shown(t)}")
+        if t not in out:
+            out.append(t)
+    return tuple(out)
+
+
+def read_position(rules, card, dice, rolls_left):
+    """``(card, roll, rolls_left)`` of a position: a card alone (the start of a turn: ``roll`` is
+    None) or with dice and rolls left, checked by :meth:`solver.advisor.Position.parse`."""
+    from .advisor import Position
+    from .card import ScoreCard
+    from .errors import UsageError
+    from .rules import get_rules
+
+    rules = get_rules(rules)
+    if rules.triple:
+        raise UsageError("distribution does not take the triple card (ask for one column's rule set)")
+    if (dice is None) != (rolls_left is None):
+        raise UsageError("--dice and --rolls-left go together: give both (a turn under way) or neither")
+    if dice is None:
+        return ScoreCard.parse(card or "", rules), None, 2
+    position = Position.parse(card or "", dice, rolls_left, rules)
+    return position.card, position.dice.index, position.rolls_left
+
+
 def max_points(rules: RuleSet) -> int:
     """More points than any game of ``rules`` can still score (every box's best, every bonus)."""
     k = rules.kernel_arrays

@@ -37,7 +37,7 @@ from .bots import WinBot, bot_name, get_bot, spread_table
 from .card import ScoreCard
 from .errors import UsageError
 from .rules import RuleSet, get_rules
-from .simulate import STATE_WIDTH, _table_turn, _target_turn, fast_kind, game_rng, game_totals_of, play_turn
+from .simulate import STATE_WIDTH, fast_kind, game_rng, game_totals_of, play_turn, table_turn, target_turn
 from .streams import MASK64, SeededStream, check_seed, mix64
 from .threads import Workers, resolve_threads
 
@@ -227,7 +227,7 @@ def _win_turn(
     if len(ev):
         sub, sub_ids = state[ev], ids[ev]
         spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
-        _table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, 0, ra)
+        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, 0, ra)
         parts_state.append(spare)
         parts_ids.append(spare_ids)
     tg = np.flatnonzero(for_win)
@@ -364,12 +364,12 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                             opp["total"], state, ids, sm, ra,
                         )  # fmt: skip
                     elif kind == "target":
-                        state, ids = _target_turn(
+                        state, ids = target_turn(
                             K, workers, e["values"], e["target"], e["bot"].target, state, ids, sm, 0, ra
                         )
                     elif kind == "table":
                         spare, spare_ids = np.empty_like(state), np.empty_like(ids)
-                        _table_turn(K, workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra)
+                        table_turn(K, workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra)
                         state, ids = spare, spare_ids
                     else:
                         code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT

@@ -311,7 +311,7 @@ def _lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int
     return width, batches
 
 
-def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra) -> None:
+def table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra) -> None:
     """One turn of every game of ``state`` with a table bot; the games end up, sorted by
     mask, in ``spare``/``spare_ids`` (see :func:`solver._kernels.group_games`)."""
     nb = ra.box_face.shape[0]
@@ -340,9 +340,9 @@ def _table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, ga
         workers.run(play, int(group_start[g0]), int(group_start[g1]))
 
 
-def _target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra):
+def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra):
     """One turn of every game of ``state`` with the target bot (goal ``goal``): games whose
-    target is reached or out of reach play for expected score (:func:`_table_turn`), the
+    target is reached or out of reach play for expected score (:func:`table_turn`), the
     others from target-play tables of their lanes ``(mask, u, f, need)``.  Returns the
     games and their ids, reordered."""
     rules_n = ra.box_face.shape[0]
@@ -363,7 +363,7 @@ def _target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0
     if len(ev):
         sub, sub_ids = state[ev], ids[ev]
         spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
-        _table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra)
+        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra)
         parts_state.append(spare)
         parts_ids.append(spare_ids)
     tg = np.flatnonzero(for_target)
@@ -445,11 +445,11 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
                 if kind == "target":
-                    state, ids = _target_turn(
+                    state, ids = target_turn(
                         K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra
                     )
                 elif kind == "table":
-                    _table_turn(
+                    table_turn(
                         K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra
                     )
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids

@@ -539,7 +539,7 @@ def save_table(
     return load_table(rules, tables_dir, check_hash=False)  # the sha256 above was read back from disk
 
 
-def _check_writable(folder: Path) -> None:
+def check_writable(folder: Path) -> None:
     """Fail before a build, not after it, when the table folder cannot be written."""
     import tempfile
 
@@ -575,7 +575,7 @@ def build_table(
     rules = get_rules(rules)
     rules.require_single("a table")
     folder = table_paths(rules, tables_dir)[0].parent
-    _check_writable(folder)
+    check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     notice = threading.Timer(

@@ -458,12 +458,12 @@ def build_target(
     from . import dp
     from .fileio import remove_stale_temporaries
     from .rules import get_rules
-    from .tables import _check_writable
+    from .tables import check_writable
 
     rules = get_rules(rules)
     rules.require_single("a target table")
     folder = target_paths(rules, tables_dir)[0].parent
-    _check_writable(folder)
+    check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     start_wall, start_cpu = time.perf_counter(), time.process_time()

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from . import dice as D
-from .advisor import TIE_TOLERANCE, TurnValues, _average, _best_subkeep
+from .advisor import TIE_TOLERANCE, TurnValues, average_keeps, best_subkeep
 from .bounded import parse_whole, shown, whole_value
 from .card import ScoreCard
 from .dice import Dice
@@ -295,10 +295,10 @@ class TripleTurn:
         self.r0 = best
         stop = not single.all_rolls
         x = [0.0] * D.ROLL_OFFSET + best
-        _average(x)
+        average_keeps(x)
         self.e0 = x.copy()
-        _best_subkeep(x, stop)
-        _average(x)
+        best_subkeep(x, stop)
+        average_keeps(x)
         self.e1 = x[: D.ROLL_OFFSET] + best
         if not stop:
             no_stop = [-math.inf] * D.N_ROLLS
@@ -310,7 +310,7 @@ class TripleTurn:
     def value(self) -> float:
         """Expected weighted points to come (before rolling) of one triple turn, then the floor."""
         x = self._x
-        _best_subkeep(x, self._stop)
+        best_subkeep(x, self._stop)
         return self.floor_ev + sum(p * v for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True))
 
     def placement_values(self, dice: Dice) -> list[tuple[float, int, int, int, int]]:

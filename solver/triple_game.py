@@ -250,9 +250,9 @@ class TripleBot:
 
     def keep(self, card: TripleCard, dice: Dice, rolls_left: int) -> tuple[int, ...]:
         if self.advisor is None:
-            from .bots import _distinct_keeps
+            from .bots import distinct_keeps
 
-            return self.rng.choice(_distinct_keeps(dice))
+            return self.rng.choice(distinct_keeps(dice))
         options = [o for o in self.advisor.advise(card, dice, rolls_left) if o.best]
         from .dice import keep_index
 

@@ -11,10 +11,8 @@ import json
 import os
 import sys
 
+from ..distribution import POLICIES, check_targets, parse_policy, read_position
 from . import add_rules, add_tables, whole
-
-#: what ``--policy`` takes
-POLICIES = "ev (expected-score play) or target:T (play for a final score of at least T)"
 
 
 def register(sub) -> None:
@@ -56,59 +54,6 @@ def register(sub) -> None:
     p.set_defaults(func=run_distribution)
 
 
-def parse_policy(text) -> tuple[str, int | None]:
-    """``("ev", None)`` or ``("target", T)`` from ``ev`` / ``target:T``; a usage error otherwise."""
-    from ..bounded import shown
-    from ..errors import UsageError
-    from ..target import parse_target
-
-    if not isinstance(text, str):
-        raise UsageError(f"policy must be {POLICIES}, got {shown(text)}")
-    word = text.strip().lower()
-    if word == "ev":
-        return "ev", None
-    if word.startswith("target:"):
-        return "target", parse_target(word.split(":", 1)[1], f"policy {shown(text)}")
-    raise UsageError(f"unknown policy {shown(text)}: use {POLICIES}")
-
-
-def check_targets(targets) -> tuple[int, ...]:
-    """The ``--at-least`` scores (default :data:`solver.distribution.DEFAULT_TARGETS`), each once."""
-    from ..bounded import shown
-    from ..distribution import DEFAULT_TARGETS
-    from ..errors import UsageError
-    from ..target import MAX_TARGET
-
-    if targets is None:
-        return tuple(DEFAULT_TARGETS)
-    out = []
-    for t in targets:
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1 or t > MAX_TARGET:
-            raise UsageError(f"--at-least takes scores from 1 to {MAX_TARGET}, got {shown(t)}")
-        if t not in out:
-            out.append(t)
-    return tuple(out)
-
-
-def read_position(rules, card, dice, rolls_left):
-    """``(card, roll, rolls_left)`` of a position: a card alone (the start of a turn: ``roll`` is
-    None) or with dice and rolls left, checked by :meth:`solver.advisor.Position.parse`."""
-    from ..advisor import Position
-    from ..card import ScoreCard
-    from ..errors import UsageError
-    from ..rules import get_rules
-
-    rules = get_rules(rules)
-    if rules.triple:
-        raise UsageError("distribution does not take the triple card (ask for one column's rule set)")
-    if (dice is None) != (rolls_left is None):
-        raise UsageError("--dice and --rolls-left go together: give both (a turn under way) or neither")
-    if dice is None:
-        return ScoreCard.parse(card or "", rules), None, 2
-    position = Position.parse(card or "", dice, rolls_left, rules)
-    return position.card, position.dice.index, position.rolls_left
-
-
 def policy_distribution(card, values, policy: str, *, roll=None, rolls_left: int = 2, tables_dir=None):
     """The :class:`~solver.distribution.Distribution` of ``card`` under ``policy`` (the one place
     that dispatches on it)."""
@@ -134,13 +79,13 @@ def policy_distribution(card, values, policy: str, *, roll=None, rolls_left: int
 def distribution_json(dist, targets) -> dict:
     """What ``distribution --json`` prints (and ``/api/distribution`` answers); a damaged table
     (NaN, probabilities that do not add up to 1) raises :class:`~solver.errors.TableError`."""
-    from .hint import _check_finite
+    from ..advisor import check_finite
 
     what = dist.card or "the empty card"
     total = dist.total_probability
-    _check_finite(dist.rules, [dist.mean, dist.sd, total], what)
+    check_finite(dist.rules, [dist.mean, dist.sd, total], what)
     if abs(total - 1.0) > 1e-6:
-        _check_finite(dist.rules, [float("nan")], what)
+        check_finite(dist.rules, [float("nan")], what)
     return dist.to_json(targets)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from ..advisor import check_finite, checked_advice, value_json
 from . import add_rules, add_tables, whole
 
 
@@ -101,7 +102,7 @@ def run_hint(args) -> int:
         check_target(args.target)
         advisor = target_advisor(position.rules, args.tables)
         advice = advisor.advise(position, args.target)
-        _check_finite(position.rules, [o.p_target for o in advice.options], position)
+        check_finite(position.rules, [o.p_target for o in advice.options], position)
     else:
         advice = checked_advice(_advisor(position.rules, args.tables), position)
     if args.json:
@@ -128,7 +129,7 @@ def win_advice(position, opponent_cards: list[str], tables_dir):
             raise UsageError(f"--opponent-card {text!r}: {exc}") from None
     bot = get_bot("win", position.rules, tables_dir, progress=True)
     advice = WinAdvisor(bot).advise(position, cards)
-    _check_finite(position.rules, [o.p_win for o in advice.options], position)
+    check_finite(position.rules, [o.p_win for o in advice.options], position)
     return advice
 
 
@@ -156,41 +157,6 @@ def target_advisor(rules, tables_dir):
         build_target(rules, tables_dir)
         table = load_target(rules, tables_dir, light=True)
     return TargetAdvisor(_advisor(rules, tables_dir), table)
-
-
-def checked_advice(advisor, position):
-    """The advice of ``position`` (its JSON is ``advice.to_json()``, what ``hint --json`` prints and
-    the web API's ``/api/hint`` answers); a damaged table raises :class:`TableError`, never NaN."""
-    advice = advisor.advise(position)
-    _check_finite(position.rules, [o.ev for o in advice.options], position)
-    return advice
-
-
-def value_json(advisor, card) -> dict:
-    """What ``value --json`` prints (and ``/api/value`` answers) for a card."""
-    ev = advisor.card_value(card)
-    _check_finite(card.rules, [ev], str(card) or "the empty card")
-    return {
-        "rules": card.rules.id,
-        "card": str(card),
-        "ev": round(ev, 9),
-        "expected_final": round(card.total + ev, 9),
-    }
-
-
-def _check_finite(rules, values, what) -> None:
-    """A value that is not finite (NaN, an infinity) comes from a damaged table: one error line,
-    never ``NaN`` in the output (it is not JSON) nor a crash in the text layout."""
-    import math
-
-    bad = next((x for x in values if not math.isfinite(x)), None)
-    if bad is not None or not values:
-        from ..errors import TableError
-
-        raise TableError(
-            f"the {rules.id} table gives {bad} for {what}: it is damaged; rebuild it with: "
-            f"yahtzee tables build --rules {rules.id} --force"
-        )
 
 
 def format_advice(advice, top: int = 5) -> str:
@@ -306,7 +272,7 @@ def run_triple_hint(args) -> int:
         raise UsageError(f"the card is full, there is no move to make: {card}")
     advisor = TripleAdvisor.load(card.rules, args.tables)
     options = advisor.advise(card, dice, args.rolls_left)
-    _check_finite(card.rules.single, [o.ev for o in options], str(card) or "the empty card")
+    check_finite(card.rules.single, [o.ev for o in options], str(card) or "the empty card")
     if args.json:
         out = {
             "rules": card.rules.id,
@@ -331,7 +297,7 @@ def run_triple_value(args) -> int:
     _no_target(args)
     card = TripleCard.parse(args.card, args.rules)
     floor = TripleAdvisor.load(card.rules, args.tables).floor_value(card)
-    _check_finite(card.rules.single, [floor], str(card) or "the empty card")
+    check_finite(card.rules.single, [floor], str(card) or "the empty card")
     if args.json:
         print(json.dumps({"rules": card.rules.id, "card": str(card), "total": card.total,
                           "floor_expected_final": round(floor, 9)}, allow_nan=False))  # fmt: skip
@@ -379,7 +345,7 @@ def target_value_json(advisor, card, target: int) -> dict:
         from ..distribution import score_distribution
 
         p_ev = score_distribution(card, advisor.advisor.table.values, outcomes=False).p_at_least(target)
-    _check_finite(card.rules, [p_target, p_ev], str(card) or "the empty card")
+    check_finite(card.rules, [p_target, p_ev], str(card) or "the empty card")
     return {
         "rules": card.rules.id,
         "card": str(card),

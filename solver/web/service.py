@@ -12,8 +12,8 @@ build -- runs as the CLI in a bounded child process (:mod:`solver.web.heavy`).
 * ``/api/hint`` answers exactly what ``yahtzee hint --json`` prints (``hint --target T --json``
   with a ``target``), ``/api/value`` what ``yahtzee value --json`` prints and
   ``/api/distribution`` what ``yahtzee distribution --json`` prints (the same functions build
-  them: :func:`solver.commands.hint.checked_advice`, :func:`solver.commands.hint.value_json`,
-  :func:`solver.commands.distribution.distribution_answer`).
+  them: :func:`solver.advisor.checked_advice`, :func:`solver.advisor.value_json`; a
+  distribution is the CLI's own output, run as a bounded job).  Nothing here imports the CLI.
 * Games are :class:`solver.game.Game` objects, saved with :mod:`solver.records` in the same
   files and database as ``yahtzee play`` (so ``yahtzee review FILE`` reads them), autosaved
   after each turn; records (solo best, daily results) are kept as the CLI keeps them.
@@ -287,8 +287,7 @@ class Service:
         """``yahtzee hint --json``: fields ``dice``, ``rolls_left``, ``card`` (default empty), ``rules``;
         with ``target`` (a score), ``yahtzee hint --target T --json`` (options ranked by P(final >=
         T)), which needs the rule set's target table: missing, it is a 409 saying how to build it."""
-        from ..advisor import Position
-        from ..commands.hint import _check_finite, checked_advice
+        from ..advisor import Position, check_finite, checked_advice
 
         _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
         rules = self.rules(params.get("rules"))
@@ -303,7 +302,7 @@ class Service:
             if target is None:
                 return checked_advice(self.advisor(rules), position).to_json()
             advice = self.target_advisor(rules).advise(position, target)
-            _check_finite(rules, [o.p_target for o in advice.options], position)
+            check_finite(rules, [o.p_target for o in advice.options], position)
             return advice.to_json()
         except SolverError as exc:
             raise api_error(exc) from None
@@ -345,7 +344,7 @@ class Service:
         list, or text like "250,300"), ``policy`` (default ev).  The request is checked here (a
         bad one is a 400 at once, a missing table a 409); the answer is the CLI's own, run as a
         bounded job: this returns its argv."""
-        from ..commands.distribution import check_targets, parse_policy, read_position
+        from ..distribution import check_targets, parse_policy, read_position
 
         _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
         rules = self.rules(params.get("rules"))
@@ -377,8 +376,8 @@ class Service:
 
     def value(self, params: dict) -> dict:
         """``yahtzee value --json``: fields ``card`` (default empty) and ``rules``."""
+        from ..advisor import value_json
         from ..card import ScoreCard
-        from ..commands.hint import value_json
 
         _fields(params, ("card", "rules"))
         rules = self.rules(params.get("rules"))
@@ -691,8 +690,7 @@ class Service:
     def _hint(self, web: WebGame, params: dict) -> dict:
         """The hint of the position to move (``yahtzee hint --json``); the game is marked assisted
         (as ``hint`` in ``yahtzee play``): a POST, since asking changes what the game counts for."""
-        from ..advisor import Position
-        from ..commands.hint import checked_advice
+        from ..advisor import Position, checked_advice
         from ..errors import IllegalMoveError
         from ..session import mark_assisted
 
