@@ -69,6 +69,19 @@ class SessionTables:
         return self._advisors[table.rules.id]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_user_folders(tmp_path_factory):
+    """Tests never touch the user's own data or tables folders (nor a checkout's ``tables/``):
+    for the whole session every default -- ``$YAHTZEE_DATA``, ``$YAHTZEE_TABLES`` and the XDG
+    folders behind them, which tests that check ``--data`` remove -- points into the session's
+    temporary folder, for the tests and the processes they start."""
+    patch = pytest.MonkeyPatch()
+    for name in ("YAHTZEE_DATA", "YAHTZEE_TABLES", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        patch.setenv(name, str(tmp_path_factory.mktemp(name.lower())))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="session")
 def tables_dir(tmp_path_factory) -> SessionTables:
     """The session's tables folder; call ``tables_dir.table("yahtzee")`` to make sure a table is built."""

@@ -447,3 +447,13 @@ def test_records_of_an_old_rule_set_name_count_under_its_canonical_spec(tmp_path
     # migrated once into the database, then renamed
     assert not (tmp_path / "records.json").exists() and (tmp_path / "records.json.migrated").exists()
     assert records.solo_best("yatzy+order=down", tmp_path)["score"] == 130
+
+
+def test_the_suite_never_uses_the_users_folders(tmp_path_factory):
+    """The defaults point into the session's temporary folder (tests/conftest.py), so a test that
+    forgets ``--data`` or ``--tables`` writes nothing of the user's."""
+    from solver.tables import resolve_dir
+
+    base = tmp_path_factory.getbasetemp()
+    for folder in (records.data_dir(), resolve_dir(None)):
+        assert base in folder.resolve().parents, folder
