@@ -23,6 +23,30 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 DATA = Path(__file__).parent / "data"
+
+#: what ``pytest --fast`` (the developer's loop) leaves out; CI runs everything
+NOT_FAST = ("slow", "browser", "subprocess")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the developer's loop: leave out the slow, browser and subprocess-heavy tests (CI runs all)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        (dropped if any(item.get_closest_marker(m) for m in NOT_FAST) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 GOLDEN_FILE = DATA / "advice-golden.jsonl"
 
 

@@ -24,6 +24,8 @@ from solver.batch import advise_json_lines
 from solver.cli import main
 from solver.simulate import MAX_GAMES
 
+pytestmark = pytest.mark.subprocess  # nearly every test runs the CLI as a child process
+
 SMALL = "yacht+lower-only"
 OTHER = "yahtzee+lower-only"
 GOOD = b'{"dice": "33456", "rolls_left": 2}'

@@ -95,6 +95,7 @@ def test_concurrent_games_never_lose_a_record_100_trials(tmp_path):
     assert _races(tmp_path, 100) == 100
 
 
+@pytest.mark.subprocess
 def test_concurrent_play_processes_keep_every_game_and_the_best(tmp_path):
     """The real CLI: four ``yahtzee play`` processes in one data folder, started together."""
     script = "".join(f"r\ns {i}\n" for i in range(1, 14))

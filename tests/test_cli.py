@@ -358,6 +358,7 @@ def test_subprocess_usage_error(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.subprocess
 def test_subprocess_tables_list_and_version(tdir, tmp_path):
     proc = run_process("tables", "list", "--tables", tdir, cwd=tmp_path)
     assert proc.returncode == 0

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "solver"
 
 
+@functools.cache
 def imports() -> list[tuple[str, int, str, list[str]]]:
     """``(module, line, imported module, names)`` of every import in the package, relative
     imports made absolute."""

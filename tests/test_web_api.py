@@ -493,6 +493,7 @@ def _fuzz_service(tables) -> Service:
     return _SERVICES[tables]
 
 
+@pytest.mark.subprocess
 def test_yahtzee_serve_end_to_end(tables, tmp_path):
     """The real command: it prints its address, answers a hint, stops on Ctrl-C with exit 0."""
     import os
@@ -525,6 +526,7 @@ def test_yahtzee_serve_end_to_end(tables, tmp_path):
 SMALL = "yatzy+lower-only"
 
 
+@pytest.mark.subprocess
 def test_distribution_is_the_cli_json(client, tables, capsys):
     cases = [
         ({"rules": SMALL, "card": "chance=20"}, ["--card", "chance=20"]),
@@ -559,6 +561,7 @@ def target_site(tmp_path_factory):
         yield base, folder
 
 
+@pytest.mark.subprocess
 def test_hint_with_a_target(target_site, capsys):
     from solver.target import build_target
 

@@ -16,6 +16,7 @@ import pytest
 from webserver import Client, chrome, need_web, serve
 
 need_web()
+pytestmark = pytest.mark.browser
 
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402

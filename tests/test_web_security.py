@@ -190,6 +190,7 @@ def stop(proc) -> str:
     return err
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("host", ["127.1", "LOCALHOST", "0x7f000001", "127.0.0.1"])
 def test_loopback_spellings_keep_the_rebinding_check(tables, tmp_path, host):
     proc, url = start_serve(tables, tmp_path / "data", "--host", host)
@@ -202,6 +203,7 @@ def test_loopback_spellings_keep_the_rebinding_check(tables, tmp_path, host):
     assert "other machines" not in err and "Traceback" not in err
 
 
+@pytest.mark.subprocess
 def test_beyond_loopback_every_request_needs_the_token(tables, tmp_path):
     proc, url = start_serve(tables, tmp_path / "data", "--host", "0.0.0.0")
     try:
