@@ -55,7 +55,9 @@ def _no_constant(name: str):
 async def read_json(request: Request) -> dict:
     """The request's JSON object (``{}`` for an empty body); at most :data:`MAX_BODY` bytes."""
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdecimal() or int(length) > MAX_BODY):
+    if length is not None and (
+        not (length.isascii() and length.isdigit()) or len(length) > 12 or int(length) > MAX_BODY
+    ):
         raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
     body = bytearray()
     try:
@@ -153,7 +155,10 @@ def create_app(
         return endpoint
 
     def distribution_answer(params, stdout: bytes) -> dict:
-        return json.loads(stdout)
+        try:
+            return json.loads(stdout)
+        except ValueError:  # never seen: the CLI prints one JSON object or fails with exit 1
+            raise ApiError(503, "the distribution job ended without an answer") from None
 
     def build_answer(params, stdout: bytes | None) -> dict:
         rules_id, _ = service.build_job(params)
