@@ -59,3 +59,15 @@ def whole_value(value, what: str, low: int, high: int, *, error: type[UsageError
     if not low <= value <= high:
         raise error(f"{what} must be from {low} to {high}, got {shown(value)}")
     return value
+
+
+def json_int(max_digits: int, too_long):
+    """A ``parse_int`` for :func:`json.loads`: an integer of at most ``max_digits`` digits (a sign
+    aside) is converted; for a longer one, before ``int()`` sees it, ``too_long(digits)`` is
+    called with its number of digits: what it returns stands for the number, or it raises."""
+
+    def parse(text: str):
+        digits = len(text.lstrip("-"))
+        return too_long(digits) if digits > max_digits else int(text)
+
+    return parse

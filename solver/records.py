@@ -67,7 +67,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bounded import shown
+from .bounded import json_int, shown
 from .errors import SolverError, printable
 from .fileio import NotRegularFileError, atomic_write_text, file_kind, json_depth_ok, open_regular
 from .game import Game, GameRecordError
@@ -224,17 +224,13 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"yahtzee: warning: {printable(message)}\n")
 
 
-def _bounded_int(text: str) -> int:
-    """``parse_int`` of :func:`json.loads`: no number longer than :data:`MAX_DIGITS` digits
-    (``int()`` of 5,000 digits is refused by Python, and nothing here is that long)."""
-    if len(text) > MAX_DIGITS + 1:
-        raise ValueError(f"a number of {len(text.lstrip('-'))} digits")
-    return int(text)
+def _too_long(digits: int):
+    raise ValueError(f"a number of {digits} digits")
 
 
 def _loads(text: str):
-    """JSON read from a file or the database (numbers bounded: :func:`_bounded_int`)."""
-    return json.loads(text, parse_int=_bounded_int)
+    """JSON read from a file or the database (numbers of at most :data:`MAX_DIGITS` digits)."""
+    return json.loads(text, parse_int=json_int(MAX_DIGITS, _too_long))
 
 
 def _is_date(text) -> bool:
@@ -448,11 +444,6 @@ def _optimal(value, key, where) -> float | None:
     return number
 
 
-def _legacy_int(text: str) -> int | None:
-    """``parse_int`` for records.json: a number too long for a score reads as None (skipped)."""
-    return int(text) if len(text) <= MAX_DIGITS + 1 else None
-
-
 def _read_legacy(path: Path) -> dict | None:
     """The 1.x records.json (``None`` when absent); an unreadable one stops the migration."""
     keep = "it was left as it is: fix or remove it to keep records again"
@@ -473,7 +464,8 @@ def _read_legacy(path: Path) -> dict | None:
     try:
         if len(raw) > MAX_RECORDS_BYTES:
             raise ValueError(f"more than {MAX_RECORDS_BYTES} bytes")
-        records = json.loads(text, parse_int=_legacy_int)
+        # a number too long for a score reads as None (its entry is skipped)
+        records = json.loads(text, parse_int=json_int(MAX_DIGITS, lambda digits: None))
         if not isinstance(records, dict):
             raise ValueError("not a JSON object")
     except (ValueError, RecursionError) as exc:
@@ -640,7 +632,7 @@ def store_game(
         str(info.get("mode", "game")),
         status,
         str(info.get("dice")) if info.get("dice") is not None else None,
-        seed if seed is None or -(2**63) <= seed < 2**63 else None,
+        _seed_column(seed),
         str(info["date"]) if info.get("date") else None,
         json.dumps(names),
         json.dumps(scores),
@@ -909,15 +901,24 @@ def daily_played(date: str, rules_id: str, data: str | os.PathLike | None = None
     return None if entry is None else {k: entry[k] for k in ("name", "score", "optimal")}
 
 
+def _seed_column(seed) -> int | None:
+    """A seed (0 to 2**64 - 1) as SQLite's signed 64-bit INTEGER holds it: the same bits, so a seed
+    of 2**63 or more is stored (and found again) too; ``None`` for anything else."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        return None
+    return seed - 2**64 if seed >= 2**63 else seed
+
+
 def seed_played(rules_id: str, seed: int, data: str | os.PathLike | None = None) -> bool:
     """Whether a game of ``rules_id`` on seeded dice ``seed`` is in the database (a replay's dice are known)."""
-    if not -(2**63) <= seed < 2**63:
+    column = _seed_column(seed)
+    if column is None:
         return False
     with _reading(data) as con:
         if con is None:
             return False
         row = con.execute(
-            "SELECT 1 FROM games WHERE rules = ? AND dice = 'seeded' AND seed = ? LIMIT 1", (rules_id, seed)
+            "SELECT 1 FROM games WHERE rules = ? AND dice = 'seeded' AND seed = ? LIMIT 1", (rules_id, column)
         ).fetchone()
     return row is not None
 

@@ -56,6 +56,35 @@ def mark_assisted(game: Game, how: str) -> bool:
     return was_eligible
 
 
+def start_messages(game: Game, earlier, best) -> list[str]:
+    """What a surface says as a game starts: that it is a replay (``earlier``: what
+    :func:`earlier_play` found) or assisted, and -- when it may set the record -- the record to
+    beat (``best``: :func:`solver.records.solo_best`, ``None`` for none yet)."""
+    info, rules_id = game.info, game.rules.id
+    lines = []
+    if info.get("mode") == "daily" and earlier is not None:
+        lines.append(
+            f"you played the daily challenge of {info.get('date')} already ({earlier['score']} points): "
+            "this replay is not kept as the day's result"
+        )
+    elif is_solo(game) and info.get("replay"):
+        lines.append(f"you played seed {info.get('seed')} before: this replay does not count for your record")
+    elif is_solo(game) and info.get("assisted"):
+        lines.append(f"assisted game ({', '.join(info['assisted'])}): it does not count for your record")
+    if record_eligible(game):
+        lines.append(
+            f"your record for {rules_id}: {best['score']} ({best.get('date', '?')}); beat it!"
+            if best
+            else f"no record yet for {rules_id}: set one!"
+        )
+    return lines
+
+
+def assisted_message(how: str) -> str:
+    """What a surface says when ``how`` (hint, coach, undo) costs a game the record."""
+    return f"({how} used: this game is marked assisted and does not count for your record)"
+
+
 def record_message(game: Game, stored) -> str | None:
     """The end of a solo game in words: the record it set, or why it does not count (real dice, a
     replay, assisted); ``stored`` is what :func:`solver.records.store_game` returned (``None``:

@@ -151,7 +151,7 @@ def test_head_reads_the_query_string_as_get_does(site):
 
 def test_host_refusals_are_json(site):
     base, _, _ = site
-    for host in ("evil.com", "evil.com:80", "127.0.0.1.evil.com", "localhost.evil.com"):
+    for host in ("evil.com", "evil.com:80", "127.0.0.1.evil.com", "localhost.evil.com", "[::1]evil.com"):
         status, body = raw_get(base, "/api/rules", host=host)
         assert status == 400 and "DNS rebinding" in json.loads(body)["error"]
     for host in ("localhost", "LOCALHOST:8000", "127.0.0.1:1", "[::1]:8000"):
@@ -428,3 +428,108 @@ def test_seeds_of_the_whole_stream_range(site):
     client = Client(base)
     assert client.post("/api/games", json={"seed": 2**64 - 1}).status_code == 200  # as yahtzee play
     assert client.post("/api/games", json={"seed": 2**64}).status_code == 400
+
+
+def test_idle_sockets_cannot_lock_the_server_out(site):
+    """Sockets opened and left without a whole request head are not what fills the server: past
+    MAX_IDLE the oldest is closed, and real requests are answered all along."""
+    from solver.web.server import MAX_IDLE
+
+    base, _, _ = site
+    url = urlsplit(base)
+    idle = []
+    try:
+        for _ in range(MAX_IDLE * 3):
+            s = socket.create_connection((url.hostname, url.port), timeout=5)
+            s.sendall(b"GET / HTTP/1.1\r\n")  # and nothing more
+            idle.append(s)
+        started = time.monotonic()
+        assert Client(base).get("/api/rules").status_code == 200
+        assert time.monotonic() - started < 2
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_a_pipelined_request_is_answered_whole(tables_dir, site, monkeypatch):
+    """Two requests sent at once on one connection: the second (a job of a second or more) is
+    answered, not cut by the head deadline meant for a client that sends nothing."""
+    from solver.web.server import TimedH11Protocol
+
+    tables_dir.table("yatzy+lower-only")
+    base, _, _ = site
+    monkeypatch.setattr(TimedH11Protocol, "head_timeout_s", 0.3)
+    url = urlsplit(base)
+    head = "Host: 127.0.0.1\r\n"
+    with socket.create_connection((url.hostname, url.port), timeout=30) as s:
+        s.sendall(
+            f"GET /api/rules HTTP/1.1\r\n{head}\r\n"
+            f"GET /api/distribution?rules=yatzy%2Blower-only&card=chance%3D20 HTTP/1.1\r\n{head}\r\n".encode()
+        )
+        answer = b""
+        while answer.count(b"HTTP/1.1 200") < 2:
+            chunk = s.recv(65536)
+            assert chunk, f"the connection was closed: {answer[-300:]!r}"
+            answer += chunk
+
+
+@pytest.mark.subprocess
+def test_a_job_dies_with_its_server(tmp_path):
+    """The job's child is killed by the kernel when the server dies (no orphan computing on)."""
+    from solver.web.heavy import CHILD
+
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, os\n"
+            "child = subprocess.Popen([sys.executable, '-P', '-c', sys.argv[1], 'simulate', '--bot', 'random',"
+            " '--games', '50000000', '--rules', 'yacht+lower-only', '--quiet'],"
+            " env=dict(os.environ, YAHTZEE_JOB_PARENT=str(os.getpid())))\n"
+            "print(child.pid, flush=True)\n"
+            "child.wait()\n",
+            CHILD,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    pid = int(server.stdout.readline())
+    time.sleep(1.0)
+    assert alive(pid)
+    server.kill()
+    server.wait()
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), "the job outlived its server"
+
+
+def test_seeds_past_2_63_are_replays_too(site):
+    base, _, data = site
+    client = Client(base)
+    seed = 2**64 - 7
+    state = client.post("/api/games", json={"seed": seed}).json()
+    client.post(f"/api/games/{state['id']}/roll", json={})
+    box = next(b["name"] for b in client.get(f"/api/games/{state['id']}").json()["boxes"] if b["allowed"])
+    client.post(f"/api/games/{state['id']}/score", json={"box": box})  # saved: its dice are known
+    again = client.post("/api/games", json={"seed": seed}).json()
+    assert again["events"] == [f"you played seed {seed} before: this replay does not count for your record"]
+
+
+def test_the_guard_lets_no_websocket_through():
+    """Whatever routes come later, a websocket never reaches the app past the guard unchecked."""
+    import asyncio
+
+    from solver.web.guard import Guard
+
+    reached, sent = [], []
+
+    async def app(scope, receive, send):
+        reached.append(scope)
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "websocket", "headers": [(b"host", b"evil.example")], "path": "/"}
+    asyncio.run(Guard(app)(scope, None, send))
+    assert not reached and sent == [{"type": "websocket.close", "code": 1008}]

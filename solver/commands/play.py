@@ -453,15 +453,7 @@ class PlaySession:
         if self.resumed:
             done = sum(t.is_complete for t in g.turns)
             self.say(f"resumed from {self.path}: {done} turn{'s' if done != 1 else ''} played")
-        if mode == "daily" and self.earlier is not None:
-            self.say(
-                f"you played the daily challenge of {info.get('date')} already ({self.earlier['score']} points): "
-                "this replay is not kept as the day's result"
-            )
-        elif self.is_solo() and info.get("replay"):
-            self.say(f"you played seed {info.get('seed')} before: this replay does not count for your record")
-        elif self.is_solo() and info.get("assisted"):
-            self.say(f"assisted game ({', '.join(info['assisted'])}): it does not count for your record")
+        best = None
         if self.record_eligible():
             from ..records import solo_best
 
@@ -469,13 +461,10 @@ class PlaySession:
                 best = solo_best(g.rules.id, self.data)
             except SolverError as exc:
                 self.err.write(f"yahtzee: warning: {exc}\n")
-                best = None
-            if best:
-                self.say(f"your record for {g.rules.id}: {best['score']} ({best.get('date', '?')}); beat it!")
-            else:
-                self.say(f"no record yet for {g.rules.id}: set one!")
-            if best and self.asked_target is None:
-                self.set_target(best["score"] + 1, "beat your record", explicit=False)
+        for line in session_rules.start_messages(g, self.earlier, best):
+            self.say(line)
+        if best and self.asked_target is None:  # a record to beat (the game may set one)
+            self.set_target(best["score"] + 1, "beat your record", explicit=False)
         if self.is_solo() and self.asked_target is not None:
             self.set_target(self.asked_target, "reach the target", explicit=True)
         elif self.is_solo() and self.target is None and type(g.info.get("target")) is int:  # a resumed game
@@ -535,7 +524,7 @@ class PlaySession:
     def mark_assisted(self, how: str) -> None:
         """A hint, the coach or an undo: the game no longer counts for the record (said once)."""
         if session_rules.mark_assisted(self.game, how):
-            self.say(f"({how} used: this game is marked assisted and does not count for your record)")
+            self.say(session_rules.assisted_message(how))
 
     # --- saving ---------------------------------------------------------------------------
     def save(self, status: str, daily_optimal: float | None = None) -> None:

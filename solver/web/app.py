@@ -23,6 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..bounded import json_int
 from ..errors import out_of_memory
 from ..fileio import json_depth_ok
 from . import STATIC_DIR
@@ -41,11 +42,8 @@ def error_response(status: int, message: str, extra: dict | None = None) -> JSON
     return JSONResponse({"error": one_line(message)} | dict(extra or {}), status_code=status)
 
 
-def _bounded_int(text: str) -> int:
-    """A JSON integer, refused (before ``int()`` sees it) when longer than :data:`MAX_DIGITS`."""
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ApiError(400, f"the request body holds a number of {len(text)} digits (at most {MAX_DIGITS})")
-    return int(text)
+def _too_long(digits: int):
+    raise ApiError(400, f"the request body holds a number of {digits} digits (at most {MAX_DIGITS})")
 
 
 def _no_constant(name: str):
@@ -77,7 +75,7 @@ async def read_json(request: Request) -> dict:
     if not json_depth_ok(text, MAX_DEPTH):
         raise ApiError(400, f"the request body is nested more than {MAX_DEPTH} deep")
     try:
-        data = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
+        data = json.loads(text, parse_int=json_int(MAX_DIGITS, _too_long), parse_constant=_no_constant)
     except (json.JSONDecodeError, RecursionError) as exc:
         where = (
             f" (line {exc.lineno} column {exc.colno}: {exc.msg})"

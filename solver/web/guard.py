@@ -43,7 +43,11 @@ def host_name(header: str) -> str:
     """The name in a ``Host`` header, lower case, without the port (``[::1]:8000`` gives ``::1``)."""
     header = header.strip().lower()
     if header.startswith("["):
-        return header[1 : header.find("]")] if "]" in header else header
+        end = header.find("]")
+        rest = header[end + 1 :] if end > 0 else ""
+        if end < 0 or (rest and not (rest[0] == ":" and rest[1:].isascii() and rest[1:].isdigit())):
+            return header  # "[::1]evil.example" names no machine of ours
+        return header[1:end]
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
@@ -65,6 +69,8 @@ class Guard:
         self.token = token
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket":  # none is served: refused before any route could see it
+            return await send({"type": "websocket.close", "code": 1008})
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = request_headers(scope)

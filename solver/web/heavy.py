@@ -33,6 +33,22 @@ MAX_WAITING = 4
 MAX_OUTPUT = 8 * 1024 * 1024
 #: how often a waiting or running job checks whether its client is still there, in seconds
 POLL_S = 0.1
+#: the child: the CLI (``python -m solver ARGS``), which the kernel kills if the server dies first
+#: (Linux ``PR_SET_PDEATHSIG``; it may have died before that was set: then the child stops)
+CHILD = """
+import os, signal, sys
+parent = int(os.environ.get("YAHTZEE_JOB_PARENT", "0"))
+try:
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+except (OSError, AttributeError):
+    pass
+if parent and os.getppid() != parent:
+    sys.exit(1)
+import runpy
+sys.argv[0] = "yahtzee"
+runpy.run_module("solver", run_name="__main__", alter_sys=True)
+"""
 
 
 class JobRefused(Exception):
@@ -101,45 +117,50 @@ class HeavyWork:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-P",  # the current folder is not put on the child's sys.path: nothing there is imported
-            "-m",
-            "solver",
+            "-c",
+            CHILD,
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # its own process group: killed as a whole
+            env=dict(os.environ, YAHTZEE_JOB_PARENT=str(os.getpid())),
         )
         self.running_pid = proc.pid
         limit_memory(proc.pid, self.memory_bytes)
         out = asyncio.ensure_future(_read_at_most(proc.stdout, MAX_OUTPUT))
-        err = asyncio.ensure_future(_read_at_most(proc.stderr, MAX_OUTPUT))
+        err = asyncio.ensure_future(_read_at_most(proc.stderr, MAX_OUTPUT, keep="tail"))
+        ended = asyncio.ensure_future(proc.wait())  # one waiter, polled (never one per poll)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.seconds
         try:
-            while True:
-                try:
-                    await asyncio.wait_for(asyncio.shield(proc.wait()), POLL_S)
+            while not ended.done():
+                await asyncio.wait({ended}, timeout=POLL_S)
+                if ended.done():
                     break
-                except TimeoutError:
-                    if await disconnected():
-                        raise ClientGone from None
-                    if loop.time() > deadline:
-                        raise JobRefused(
-                            422,
-                            f"this takes longer than the server's limit of {self.seconds:g} s per request; "
-                            "run it in the terminal (yahtzee ...) instead",
-                        ) from None
+                if await disconnected():
+                    raise ClientGone
+                if loop.time() > deadline:
+                    raise JobRefused(
+                        422,
+                        f"this takes longer than the server's limit of {self.seconds:g} s per request; "
+                        "run it in the terminal (yahtzee ...) instead",
+                    )
             stdout, stderr = await out, await err
         finally:
             if proc.returncode is None:
                 _kill_group(proc.pid)
                 await proc.wait()
-            out.cancel()
-            err.cancel()
+            for task in (out, err, ended):
+                task.cancel()
             self.running_pid = None
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         last = next((line for line in reversed(lines) if line.strip()), "")
-        if proc.returncode != 0 and ("out of memory" in last or "memory limited" in last):
+        # the CLI's own words for the machine's limits (exit 1), never a user's text that says so
+        if proc.returncode == 1 and (
+            last.startswith("yahtzee: error: out of memory")
+            or last.endswith("is memory limited (ulimit -v)?")
+        ):
             raise JobRefused(
                 422,
                 f"this needs more memory than the server allows one request ({self.memory_bytes / 1024**3:.3g} GiB); "
@@ -163,13 +184,17 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def _read_at_most(stream, limit: int) -> bytes:
-    """Everything ``stream`` gives, keeping the first ``limit`` bytes (the rest is read and dropped,
-    so the child never blocks on a full pipe)."""
+async def _read_at_most(stream, limit: int, keep: str = "head") -> bytes:
+    """Everything ``stream`` gives, keeping its first (``keep="head"``: an answer) or its last
+    (``"tail"``: the error line after the progress bars) ``limit`` bytes; the rest is read and
+    dropped, so the child never blocks on a full pipe."""
     kept = bytearray()
     while True:
         chunk = await stream.read(65536)
         if not chunk:
             return bytes(kept)
-        if len(kept) < limit:
+        if keep == "tail":
+            kept += chunk
+            del kept[: max(0, len(kept) - limit)]
+        elif len(kept) < limit:
             kept += chunk[: limit - len(kept)]

@@ -225,7 +225,7 @@ class Service:
             try:
                 advisor = Advisor.load(rules, self.tables_dir, build_if_missing=False, light=True)
             except MissingTableError:
-                self._forget_loading(rules.id)
+                self._forget_loading(rules.id, loading)
                 raise ApiError(
                     409,
                     f"no table for {rules.id} on this server yet: build it (POST /api/tables with "
@@ -234,18 +234,19 @@ class Service:
                     {"build": rules.id},
                 ) from None
             except SolverError as exc:
-                self._forget_loading(rules.id)
+                self._forget_loading(rules.id, loading)
                 raise api_error(exc) from None
             with self._advisor_lock:
                 self._advisors[rules.id] = advisor
                 while len(self._advisors) > MAX_ADVISORS:
                     self._advisors.popitem(last=False)
-            self._forget_loading(rules.id)
+            self._forget_loading(rules.id, loading)
             return advisor
 
-    def _forget_loading(self, rules_id: str) -> None:
+    def _forget_loading(self, rules_id: str, loading: threading.Lock) -> None:
         with self._advisor_lock:  # one lock per rule set being read, not per rule set ever asked for
-            self._loading.pop(rules_id, None)
+            if self._loading.get(rules_id) is loading:  # a later reader's own lock stays
+                del self._loading[rules_id]
 
     def _cached_advisor(self, rules_id: str):
         found = self._advisors.get(rules_id)
@@ -280,7 +281,13 @@ class Service:
         rules = self.rules(params["rules"])
         if all(p.is_file() for p in table_paths(rules, self.tables_dir)):
             return rules.id, None
-        return rules.id, ["tables", "build", f"--rules={rules.id}", f"--tables={self.tables_folder()}"]
+        return rules.id, [
+            "tables",
+            "build",
+            "--quiet",
+            f"--rules={rules.id}",
+            f"--tables={self.tables_folder()}",
+        ]
 
     # --- the advisor's answers -----------------------------------------------------------------
     def hint(self, params: dict) -> dict:
@@ -429,7 +436,7 @@ class Service:
         from ..daily import parse_date, released_date
         from ..game import Game, Player
         from ..records import new_game_path
-        from ..session import HUMAN, LEVELS, earlier_play, record_eligible
+        from ..session import HUMAN, LEVELS, earlier_play, record_eligible, start_messages
 
         _fields(params, ("mode", "rules", "level", "date", "seed"))
         mode = _text(params, "mode", "solo")
@@ -498,26 +505,15 @@ class Service:
             self._games[web.id] = web
             while len(self._games) > MAX_GAMES:
                 self._games.popitem(last=False)
-        if mode == "daily" and earlier is not None:
-            web.events.append(
-                f"you played the daily challenge of {date} already ({earlier['score']} points): "
-                "this replay is not kept as the day's result"
-            )
-        elif mode == "solo" and earlier is not None:
-            web.events.append(f"you played seed {seed} before: this replay does not count for your record")
-        elif record_eligible(game):
+        best = None
+        if record_eligible(game):
             from ..records import solo_best
 
             try:
                 best = solo_best(rules.id, self.data)
             except SolverError as exc:
-                best = None
                 web.warnings.append(str(exc))
-            web.events.append(
-                f"your record for {rules.id}: {best['score']}; beat it!"
-                if best
-                else f"no record yet for {rules.id}: set one!"
-            )
+        web.events += start_messages(game, earlier, best)
         return self.state(web)
 
     def game(self, game_id: str) -> WebGame:
@@ -535,8 +531,8 @@ class Service:
         if index not in web.bots:
             g = web.game
             try:
-                web.bots[index] = get_bot(
-                    g.players[index].bot, g.rules, self.tables_dir, progress=self.progress
+                web.bots[index] = get_bot(  # never a build in a request (checked at the game's start)
+                    g.players[index].bot, g.rules, self.tables_dir, build_if_missing=False, progress=False
                 )
             except SolverError as exc:
                 raise api_error(exc) from None
@@ -677,22 +673,22 @@ class Service:
     def _coach(self, web: WebGame, params: dict) -> None:
         """The coach on or off.  On, the game is marked assisted (as ``yahtzee play --coach``)."""
         from ..bounded import shown
-        from ..session import mark_assisted
+        from ..session import assisted_message, mark_assisted
 
         on = params["on"]
         if not isinstance(on, bool):
             raise ApiError(400, f"on must be true or false, got {shown(on)}")
         web.game.info["coach"] = on
-        web.events, web.coach = [], []
         if on and mark_assisted(web.game, "coach"):
-            web.events.append("(coach used: this game is marked assisted and does not count for your record)")
+            web.events.append(assisted_message("coach"))
+            self._save_marked(web)
 
     def _hint(self, web: WebGame, params: dict) -> dict:
         """The hint of the position to move (``yahtzee hint --json``); the game is marked assisted
         (as ``hint`` in ``yahtzee play``): a POST, since asking changes what the game counts for."""
         from ..advisor import Position, checked_advice
         from ..errors import IllegalMoveError
-        from ..session import mark_assisted
+        from ..session import assisted_message, mark_assisted
 
         g = web.game
         if not g.has_rolled:
@@ -701,8 +697,15 @@ class Service:
             self.advisor(g.rules), Position(g.card, g.sorted_dice, g.rolls_left)
         ).to_json()
         if mark_assisted(g, "hint"):
-            web.events.append("(hint used: this game is marked assisted and does not count for your record)")
+            web.events.append(assisted_message("hint"))
+            self._save_marked(web)
         return advice
+
+    def _save_marked(self, web: WebGame) -> None:
+        """A game just marked assisted is saved so at once (once a box is filled: before, there is
+        no file), so that resuming it elsewhere knows."""
+        if any(t.is_complete for t in web.game.turns):
+            self._save(web, "in_progress")
 
     def _quit(self, web: WebGame, params: dict) -> None:
         web.events, web.coach = ["game abandoned"], []
@@ -751,9 +754,9 @@ class Service:
             self._save(web, "finished", store=False)  # the file first: kept even if the optimum fails
             bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == "optimal"), None)
             if bot is None:
-                from ..daily import optimal_bot
+                from ..bots import get_bot
 
-                bot = optimal_bot(g.rules, self.tables_dir)
+                bot = get_bot("optimal", g.rules, self.tables_dir, build_if_missing=False, progress=False)
             optimal = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=bot).cards[0].total
             web.optimal = optimal
             web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
@@ -827,6 +830,7 @@ class Service:
             "held": list(g.held),
             "rolls_left": g.rolls_left,
             "must_use_all_rolls": rules.all_rolls,
+            "coach_on": bool(info.get("coach")),
             "upper_threshold": rules.upper_threshold if rules.has_upper_bonus else None,
             "boxes": boxes,
             "players": cards,

@@ -158,6 +158,7 @@
     $("roll").disabled = s.over || s.rolls_left === 0 || (s.dice !== null && s.held.every(Boolean));
     $("roll").textContent = s.dice === null ? "Roll" : "Roll again";
     $("hint").disabled = s.over || s.dice === null;
+    $("coach").checked = s.coach_on;  // the server's word: after a reload too
     renderCard(s);
     renderMessages(s);
     if (s.over) renderEnd(s);
@@ -213,6 +214,7 @@
       body.seed = Number(seed);
     }
     $("start").disabled = true;
+    const wantCoach = $("coach").checked;  // the coach stays on for the new game
     const state = await call("/api/games", body);
     $("start").disabled = false;
     if (!state) { showSetupError($("error").textContent); return; }
@@ -223,7 +225,7 @@
     url.searchParams.set("game", state.id);
     history.replaceState(null, "", url);
     render(state);
-    if ($("coach").checked) await move("coach", {on: true});  // the coach stays on for the new game
+    if (wantCoach) await move("coach", {on: true});
     $("roll").focus();
   }
 
