@@ -608,3 +608,22 @@ def test_hint_with_a_target(target_site, capsys):
     )
     assert got.status_code == 200, got.text
     assert got.json() == want and want["policy"] == "target:120"
+
+
+def test_win_games_share_the_tables_of_their_rule_set(tmp_path, monkeypatch):
+    """Against the win level, each new game gets its own bot (it holds the game's state) but the
+    rule set's target table is read once, not once per game (about 1 GiB for yahtzee)."""
+    import solver.target
+    from solver.target import build_target
+
+    build_target(SMALL, tmp_path / "tables", t_max=200, progress=False)
+    reads = []
+    real = solver.target.load_target
+    monkeypatch.setattr(solver.target, "load_target", lambda *a, **k: reads.append(a) or real(*a, **k))
+    service = Service(str(tmp_path / "tables"), tmp_path / "data", progress=False)
+    bots = []
+    for seed in (1, 2):
+        game = service.new_game({"mode": "vs-computer", "level": "win", "rules": SMALL, "seed": seed})
+        bots.append(service.game(game["id"]).bots[1])
+    assert len(reads) == 1
+    assert bots[0] is not bots[1] and bots[0].table is bots[1].table

@@ -46,6 +46,8 @@ MAX_DEPTH = 8
 MAX_GAMES = 256
 #: rule sets whose advisor is kept loaded
 MAX_ADVISORS = 16
+#: rule sets whose win-bot tables (a target table each: about 1 GiB mapped for yahtzee) are kept
+MAX_WIN_TABLES = 2
 
 MODES = ("solo", "vs-computer", "daily")
 
@@ -187,6 +189,7 @@ class Service:
         self._advisor_lock = threading.Lock()  # guards the dicts only, never held while a file is read
         self._loading: dict[str, threading.Lock] = {}  # one per rule set being read
         self._target_advisors: OrderedDict[str, object] = OrderedDict()
+        self._win_parts: OrderedDict[str, tuple] = OrderedDict()  # rules id -> (advisor, target table)
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._games_lock = threading.Lock()
 
@@ -526,17 +529,38 @@ class Service:
         return web
 
     def _bot(self, web: WebGame, index: int):
-        from ..bots import get_bot
+        from ..bots import WinBot, get_bot
 
         if index not in web.bots:
             g = web.game
             try:
-                web.bots[index] = get_bot(  # never a build in a request (checked at the game's start)
-                    g.players[index].bot, g.rules, self.tables_dir, build_if_missing=False, progress=False
-                )
+                if g.players[index].bot == "win":  # its tables read once per rule set, not per game
+                    advisor, table = self._win_tables(g.rules)
+                    web.bots[index] = WinBot(advisor, table)
+                else:  # never a build in a request (checked at the game's start)
+                    web.bots[index] = get_bot(
+                        g.players[index].bot, g.rules, self.tables_dir, build_if_missing=False, progress=False
+                    )
             except SolverError as exc:
                 raise api_error(exc) from None
         return web.bots[index]
+
+    def _win_tables(self, rules):
+        """The ``win`` bot's tables of a rule set (the expected-score advisor with numpy, the target
+        table, about 1 GiB for ``yahtzee``), read once and shared by every game: a WinBot holds a
+        game's state, its tables do not."""
+        from ..advisor import Advisor
+        from ..target import load_target
+
+        with self._advisor_lock:
+            found = self._win_parts.get(rules.id)
+        if found is None:
+            found = (Advisor.load(rules, self.tables_dir), load_target(rules, self.tables_dir))
+            with self._advisor_lock:
+                found = self._win_parts.setdefault(rules.id, found)
+                while len(self._win_parts) > MAX_WIN_TABLES:
+                    self._win_parts.popitem(last=False)
+        return found
 
     def game_state(self, game_id: str) -> dict:
         web = self.game(game_id)
