@@ -611,17 +611,10 @@ def _target(
 ) -> Bot:
     """``target:T``: plays for a final score of at least T (the target table; built if missing)."""
     from .advisor import Advisor
-    from .errors import MissingTableError
-    from .target import build_target, load_target, parse_target
+    from .target import get_target, parse_target
 
     target = parse_target(key.split(":", 1)[1], f"bot {shown(key)}")
-    try:
-        table = load_target(rules, tables_dir)
-    except MissingTableError:
-        if not build_if_missing:
-            raise
-        build_target(rules, tables_dir, progress=progress)
-        table = load_target(rules, tables_dir)
+    table = get_target(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     if target > table.t_max:
         raise UsageError(f"bot {shown(key)}: the {rules.id} target table holds targets up to {table.t_max}")
     advisor = Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
@@ -631,16 +624,9 @@ def _target(
 def _win(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
     """``win``: plays to win a multi-player game (the target table and the optimal table)."""
     from .advisor import Advisor
-    from .errors import MissingTableError
-    from .target import build_target, load_target
+    from .target import get_target
 
-    try:
-        table = load_target(rules, tables_dir)
-    except MissingTableError:
-        if not build_if_missing:
-            raise
-        build_target(rules, tables_dir, progress=progress)
-        table = load_target(rules, tables_dir)
+    table = get_target(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     advisor = Advisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     return WinBot(advisor, table)
 

@@ -348,6 +348,33 @@ def save_target(
     return load_target(rules, tables_dir)
 
 
+def get_target(
+    rules,
+    tables_dir=None,
+    *,
+    build_if_missing: bool = False,
+    progress: bool = True,
+    light: bool = False,
+    announce: Callable[[str], object] | None = None,
+) -> TargetTable:
+    """The target table of ``rules`` (:func:`load_target`), built first when missing and
+    ``build_if_missing`` (``announce`` is told so first: a build takes minutes); the one
+    get-or-build of target tables, as :func:`solver.tables.get_table` is of value tables."""
+    from .errors import MissingTableError
+
+    try:
+        return load_target(rules, tables_dir, light=light)
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+    from .rules import get_rules
+
+    if announce is not None:
+        announce(f"building the {get_rules(rules).id} target table (once; a few minutes for yahtzee) ...")
+    build_target(rules, tables_dir, progress=progress)
+    return load_target(rules, tables_dir, light=light)
+
+
 def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool = False) -> TargetTable:
     """Open the target table of ``rules`` after checking it against its manifest.
 

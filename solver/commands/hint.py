@@ -144,18 +144,15 @@ def check_target(target: int) -> None:
 def target_advisor(rules, tables_dir):
     """The target advisor of one position: both tables read without numpy (built if missing)."""
     from ..advisor import TargetAdvisor
-    from ..errors import MissingTableError
-    from ..target import build_target, load_target
+    from ..target import get_target
 
-    try:
-        table = load_target(rules, tables_dir, light=True)
-    except MissingTableError:
-        print(
-            f"building the {rules.id} target table (once; a few minutes for yahtzee) ...",
-            file=sys.stderr,
-        )
-        build_target(rules, tables_dir)
-        table = load_target(rules, tables_dir, light=True)
+    table = get_target(
+        rules,
+        tables_dir,
+        build_if_missing=True,
+        light=True,
+        announce=lambda line: print(line, file=sys.stderr),
+    )
     return TargetAdvisor(_advisor(rules, tables_dir), table)
 
 

@@ -478,23 +478,19 @@ class PlaySession:
         """Play with a target: P(reach it) on screen and its move in hints.  The target table is
         built now when asked for (``--target``); for the record it is used only when built."""
         from ..errors import MissingTableError
-        from ..target import load_target
+        from ..target import get_target
 
         g = self.game
         try:
-            table = load_target(g.rules, self.tables_dir, light=True)
-        except MissingTableError:
-            if not explicit:
-                self.say(
-                    f"(build the target table to see your chances of doing it as you go: "
-                    f"yahtzee tables build --rules {g.rules.id} --target)"
-                )
-                return
-            from ..target import build_target
-
-            self.say(f"building the {g.rules.id} target table (once; a few minutes) ...")
-            build_target(g.rules, self.tables_dir)
-            table = load_target(g.rules, self.tables_dir, light=True)
+            table = get_target(
+                g.rules, self.tables_dir, build_if_missing=explicit, light=True, announce=self.say
+            )
+        except MissingTableError:  # the record's target: its chances only when the table is there
+            self.say(
+                f"(build the target table to see your chances of doing it as you go: "
+                f"yahtzee tables build --rules {g.rules.id} --target)"
+            )
+            return
         if target - g.card.total > table.t_max:
             self.say(f"(the target table holds targets up to {table.t_max}: no chances shown for {target})")
             return
