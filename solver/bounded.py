@@ -24,11 +24,11 @@ def shown(value) -> str:
     return clipped(repr(value))
 
 
-def clipped(text: str) -> str:
+def clipped(text: str, limit: int = SHOWN) -> str:
     """``text`` as it is (no quotes) for an error message such as ``extra-bonus=...: needs ...``:
-    one line, at most :data:`SHOWN` characters."""
+    one line, at most ``limit`` characters."""
     text = printable(text)
-    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def parse_whole(text: str, what: str, low: int, high: int, *, error: type[UsageError] = UsageError) -> int:

@@ -34,20 +34,19 @@ from dataclasses import dataclass, field
 from .bounded import clipped, parse_whole, shown, whole_value
 from .card import ScoreCard, box_key
 from .dice import N_DICE, N_FACES, Dice
-from .errors import IllegalMoveError, SolverError, UsageError, printable  # noqa: F401 (re-exported)
+from .errors import IllegalMoveError, SolverError, UsageError
 from .rules import RuleSet, get_rules
-from .streams import MASK64, STREAM_VERSION, DailyStream, SeededStream
+from .streams import MAX_SEED, STREAM_VERSION, DailyStream, SeededStream
 
 MAX_ROLLS = 3
 FORMAT = "yahtzee-solver game"
 FORMAT_VERSION = 1
 STATUSES = ("in_progress", "finished", "abandoned")
-#: a seed of the seeded dice: 0 to 2**64 - 1 (the stream reads it as 64 bits)
-MAX_SEED = MASK64
 #: a game mode or computer level as saved (``solo``, ``vs-computer``, ``hard``, ...): a plain word,
 #: since the mode is part of the game's file name
-_WORD = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+WORD_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,31}")
+#: a day as saved: ``YYYY-MM-DD``
+DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 #: what players type for a box -> the boxes it may mean, the first on the card wins
@@ -680,9 +679,9 @@ def _check_info(info: dict) -> None:
     numbers in range (never a bool or a float; a seed of 2**64 + 1 is not seed 1)."""
     err = GameRecordError
     for key, what in (("mode", "a game mode"), ("level", "a computer level")):
-        if key in info and not (isinstance(info[key], str) and _WORD.fullmatch(info[key])):
+        if key in info and not (isinstance(info[key], str) and WORD_PATTERN.fullmatch(info[key])):
             raise err(f"{key}: {shown(info[key])} is not {what}")
-    if "date" in info and not (isinstance(info["date"], str) and _DATE.fullmatch(info["date"])):
+    if "date" in info and not (isinstance(info["date"], str) and DATE_PATTERN.fullmatch(info["date"])):
         raise err(f"date: {shown(info['date'])} is not a date")
     if "seed" in info:
         if not _is_whole(info["seed"]):
@@ -694,7 +693,7 @@ def _check_info(info: dict) -> None:
         whole_value(info["target"], "target", 1, MAX_TARGET, error=err)
     assisted = info.get("assisted")
     if assisted is not None and not (
-        isinstance(assisted, list) and all(isinstance(a, str) and _WORD.fullmatch(a) for a in assisted)
+        isinstance(assisted, list) and all(isinstance(a, str) and WORD_PATTERN.fullmatch(a) for a in assisted)
     ):
         raise err(f"assisted: {shown(assisted)} is not a list of the help used (hint, coach, undo)")
 

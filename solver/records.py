@@ -58,7 +58,6 @@ import datetime
 import json
 import math
 import os
-import re
 import secrets
 import sqlite3
 import sys
@@ -67,10 +66,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bounded import json_int, shown
+from .bounded import clipped, json_int, shown
 from .errors import SolverError, printable
 from .fileio import NotRegularFileError, atomic_write_text, file_kind, json_depth_ok, open_regular
-from .game import Game, GameRecordError
+from .game import DATE_PATTERN, WORD_PATTERN, Game, GameRecordError
 
 ENV_VAR = "YAHTZEE_DATA"
 APP_NAME = "yahtzee-solver"
@@ -91,8 +90,6 @@ MAX_RECORDS_BYTES = 1 << 24
 MAX_DIGITS = 40
 #: a score or an optimal score kept as a record: no rule set comes near
 MAX_SCORE = 1_000_000
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_MODE = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -158,7 +155,7 @@ def new_game_path(game: Game, data: str | os.PathLike | None = None) -> Path:
     """A fresh file name for ``game`` under ``games/`` (time, mode, rule set, random id)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     mode = game.info.get("mode", "game")
-    mode = mode if isinstance(mode, str) and _MODE.fullmatch(mode) else "game"  # a word, never a path
+    mode = mode if isinstance(mode, str) and WORD_PATTERN.fullmatch(mode) else "game"  # a word, never a path
     return games_dir(data) / f"{stamp}-{mode}-{game.rules.id}-{secrets.token_hex(3)}.json"
 
 
@@ -235,7 +232,7 @@ def _loads(text: str):
 
 def _is_date(text) -> bool:
     """Whether ``text`` is a day as kept in the records (``YYYY-MM-DD``, a real date)."""
-    if not (isinstance(text, str) and _DATE.fullmatch(text)):
+    if not (isinstance(text, str) and DATE_PATTERN.fullmatch(text)):
         return False
     try:
         datetime.date.fromisoformat(text)
@@ -407,18 +404,17 @@ def _ensure_schema(con: sqlite3.Connection, data) -> Path | None:
 def _relative_paths(con: sqlite3.Connection, data) -> None:
     """Version 1 to 2: the paths of game files in this data folder's games folder (or, in a copied
     folder, in the original's, where the copy has the file) become relative to the data folder."""
-    for row_id, text in con.execute(
-        "SELECT id, path FROM games WHERE path IS NOT NULL ORDER BY id"
-    ).fetchall():
-        found = game_path(os.path.abspath(text), data) if isinstance(text, str) and text else None
-        if found is not None:  # a later row of the same file replaces an earlier one
-            con.execute(
-                "UPDATE OR REPLACE games SET path = ? WHERE id = ?", (stored_path(found, data), row_id)
-            )
-    for rules_id, text in con.execute("SELECT rules, game FROM solo_best WHERE game IS NOT NULL").fetchall():
-        found = game_path(os.path.abspath(text), data) if isinstance(text, str) and text else None
-        if found is not None:
-            con.execute("UPDATE solo_best SET game = ? WHERE rules = ?", (stored_path(found, data), rules_id))
+    for select, update in (
+        # a later row of the same file replaces an earlier one
+        ("SELECT id, path FROM games WHERE path IS NOT NULL ORDER BY id",
+         "UPDATE OR REPLACE games SET path = ? WHERE id = ?"),
+        ("SELECT rules, game FROM solo_best WHERE game IS NOT NULL",
+         "UPDATE solo_best SET game = ? WHERE rules = ?"),
+    ):  # fmt: skip
+        for key, text in con.execute(select).fetchall():
+            found = game_path(os.path.abspath(text), data) if isinstance(text, str) and text else None
+            if found is not None:
+                con.execute(update, (stored_path(found, data), key))
 
 
 def _is_int(value) -> bool:
@@ -540,6 +536,11 @@ def _daily_row(row, data, warn: bool = True) -> dict | None:
     return {"date": date, "rules": rules_id, "name": _text(name), "score": score, "optimal": number}
 
 
+def _day_result(entry: dict) -> dict:
+    """A :func:`_daily_row` entry as a day's result is given out: ``{"name", "score", "optimal"}``."""
+    return {k: entry[k] for k in ("name", "score", "optimal")}
+
+
 def _offer_daily(con, date: str, rules_id: str, name: str, score: int, optimal, data=None) -> dict | None:
     row = con.execute(
         "SELECT date, rules, name, score, optimal FROM daily WHERE date = ? AND rules = ?", (date, rules_id)
@@ -547,7 +548,7 @@ def _offer_daily(con, date: str, rules_id: str, name: str, score: int, optimal, 
     if row is not None:
         earlier = _daily_row(row, data, warn=False)
         if earlier is not None:
-            return {k: earlier[k] for k in ("name", "score", "optimal")}
+            return _day_result(earlier)
     con.execute(  # a row that is not a result is replaced
         "INSERT OR REPLACE INTO daily VALUES (?, ?, ?, ?, ?)",
         (date, rules_id, name, int(score), _num(optimal)),
@@ -699,7 +700,7 @@ def _row_json(row_id, column: str, text):
     try:
         return _loads(text)
     except (ValueError, RecursionError) as exc:
-        why = str(exc) if len(str(exc)) <= 100 else str(exc)[:97] + "..."
+        why = clipped(str(exc), 100)
         _warn(f"{where} is not JSON ({why}): skipped")
         return None
 
@@ -819,9 +820,7 @@ def load_records(data: str | os.PathLike | None = None) -> dict:
     for row in daily:
         entry = _daily_row(row, data)
         if entry is not None:
-            out["daily"][f"{entry['date']} {entry['rules']}"] = {
-                k: entry[k] for k in ("name", "score", "optimal")
-            }
+            out["daily"][f"{entry['date']} {entry['rules']}"] = _day_result(entry)
     return out
 
 
@@ -898,13 +897,13 @@ def daily_played(date: str, rules_id: str, data: str | os.PathLike | None = None
             ).fetchone()
         )
     entry = None if row is None else _daily_row(row, data)
-    return None if entry is None else {k: entry[k] for k in ("name", "score", "optimal")}
+    return None if entry is None else _day_result(entry)
 
 
 def _seed_column(seed) -> int | None:
     """A seed (0 to 2**64 - 1) as SQLite's signed 64-bit INTEGER holds it: the same bits, so a seed
     of 2**63 or more is stored (and found again) too; ``None`` for anything else."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+    if not _is_int(seed) or not 0 <= seed < 2**64:
         return None
     return seed - 2**64 if seed >= 2**63 else seed
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .advisor import Advisor, Option, Position
-from .game import Decision, Game, printable
+from .errors import printable
+from .game import Decision, Game
 
 MISTAKE = 1e-6  # a loss above this counts as a mistake (ties count as best)
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .bounded import parse_whole, shown
-from .errors import TableError, UsageError
-from .rules import RuleSet
+from .errors import MissingTableError, TableError, UsageError, out_of_memory
+from .rules import RuleSet, get_rules
 
 if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the table without it
     import numpy as np
@@ -360,15 +360,11 @@ def get_target(
     """The target table of ``rules`` (:func:`load_target`), built first when missing and
     ``build_if_missing`` (``announce`` is told so first: a build takes minutes); the one
     get-or-build of target tables, as :func:`solver.tables.get_table` is of value tables."""
-    from .errors import MissingTableError
-
     try:
         return load_target(rules, tables_dir, light=light)
     except MissingTableError:
         if not build_if_missing:
             raise
-    from .rules import get_rules
-
     if announce is not None:
         announce(f"building the {get_rules(rules).id} target table (once; a few minutes for yahtzee) ...")
     build_target(rules, tables_dir, progress=progress)
@@ -388,8 +384,6 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
     by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`; out of
     memory (``mmap`` under a small ``ulimit -v``) goes through as it is (not a damaged table).
     """
-    from .errors import MissingTableError, out_of_memory
-    from .rules import get_rules
     from .tables import ValueFile, read_manifest, sha256_file
 
     rules = get_rules(rules)
@@ -484,7 +478,6 @@ def build_target(
 
     from . import dp
     from .fileio import remove_stale_temporaries
-    from .rules import get_rules
     from .tables import check_writable
 
     rules = get_rules(rules)
@@ -527,7 +520,6 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     import random
 
     from .advisor import TargetTurnValues
-    from .rules import get_rules
     from .tables import reachable_states
 
     rules = get_rules(rules)

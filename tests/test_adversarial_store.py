@@ -23,7 +23,8 @@ import pytest
 
 from solver import records
 from solver.cli import main
-from solver.game import Game, GameRecordError, printable
+from solver.errors import printable
+from solver.game import Game, GameRecordError
 from solver.review import PlayerReview, format_review
 
 REPO = Path(__file__).resolve().parents[1]

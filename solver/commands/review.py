@@ -32,8 +32,7 @@ def register(sub) -> None:
 
 def run_review(args) -> int:
     from ..advisor import Advisor
-    from ..errors import UsageError
-    from ..game import printable
+    from ..errors import UsageError, printable
     from ..records import load_game
     from ..review import format_review, review_game
     from ..triple_game import is_triple_game_file, run_triple_review

@@ -70,7 +70,7 @@ def _my_score(game: dict) -> int | None:
 def _readable(game: dict) -> bool:
     """Whether a stored game's rule set and the person's final card can be read (a row of the
     database that is not one this program wrote is skipped with a warning)."""
-    from ..bounded import shown
+    from ..bounded import clipped, shown
     from ..card import ScoreCard
     from ..errors import SolverError
     from ..rules import get_rules
@@ -85,7 +85,7 @@ def _readable(game: dict) -> bool:
         if card.total != _my_score(game):
             raise SolverError(f"the final card makes {card.total}, the score says {_my_score(game)}")
     except SolverError as exc:
-        why = str(exc) if len(str(exc)) <= 200 else str(exc)[:197] + "..."
+        why = clipped(str(exc), 200)
         when = shown(game.get("saved_at"))
         sys.stderr.write(f"yahtzee: warning: a stored game (saved_at {when}) is skipped: {why}\n")
         return False
