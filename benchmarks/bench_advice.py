@@ -1,6 +1,6 @@
 """Advice benchmark: batch throughput, ``yahtzee hint`` start-up, single-position latency.
 
-(a) ``solver.batch.advise_many`` on random positions from random legal games (random
+(a) ``solver.advice.batch.advise_many`` on random positions from random legal games (random
     placements, random dice, random rolls left): positions per second and CPU seconds,
     median of ``--repeat`` warm calls, plus the first (cold: numba start-up) call, the
     cost of then reading every option (the advice is built lazily) or only the best one,
@@ -27,12 +27,13 @@ import subprocess
 import sys
 import time
 
-from solver.advisor import Advisor, Position
-from solver.batch import advise_json_lines, advise_many
-from solver.card import ScoreCard
-from solver.dice import Dice
-from solver.rules import get_rules
-from solver.tables import get_table, resolve_dir
+from solver.advice.advisor import Advisor
+from solver.advice.batch import advise_json_lines, advise_many
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.position import Position
+from solver.core.rules import get_rules
+from solver.engine.tables import get_table, resolve_dir
 
 HINT_ARGS = ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3"]
 

@@ -1,6 +1,6 @@
 """The levels of ``yahtzee play --vs-computer``: each level's bot plays seeded games with
 ``yahtzee simulate`` and the mean score is printed, as quoted in ``play --help`` and the README
-(``solver.commands.play.LEVEL_MEANS`` holds these figures; this script says when they differ).
+(``solver.cli.play.LEVEL_MEANS`` holds these figures; this script says when they differ).
 
     python benchmarks/bench_levels.py [--games 100000] [--seed 1] [--rules yahtzee]
 """
@@ -19,7 +19,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rules", default="yahtzee")
     args = ap.parse_args()
-    from solver.commands.play import LEVEL_MEANS, LEVELS
+    from solver.cli.play import LEVEL_MEANS, LEVELS
 
     stale = False
     print(f"{args.rules}, {args.games:,} games, seed {args.seed}")

@@ -22,7 +22,7 @@ from _child import run_json_child
 CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
-from solver.simulate import simulate
+from solver.play.simulate import simulate
 rules, bot, games, threads, tables, warm = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 if warm == "warm":
     simulate(rules, bot, 1000, seed=123, threads=threads, tables_dir=tables)
@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--no-cold", action="store_true", help="skip the first-ever (JIT) run")
     args = parser.parse_args()
 
-    from solver.tables import get_table
+    from solver.engine.tables import get_table
 
     tables = args.tables or tempfile.mkdtemp(prefix="bench-tables-")
     table = get_table(args.rules, tables, build_if_missing=True, progress=False)

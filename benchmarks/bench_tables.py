@@ -20,7 +20,7 @@ CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
 from solver import dp
-from solver.rules import get_rules
+from solver.core.rules import get_rules
 rules = get_rules(sys.argv[1])
 threads = int(sys.argv[2])
 if sys.argv[3] == "warm":

@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solver.card import ScoreCard  # noqa: E402
-from solver.distribution import PERCENTILES, score_distribution  # noqa: E402
-from solver.rules import get_rules  # noqa: E402
-from solver.simulate import simulate  # noqa: E402
-from solver.tables import get_table  # noqa: E402
-from solver.target import build_target, load_target, target_paths  # noqa: E402
+from solver.core.card import ScoreCard  # noqa: E402
+from solver.core.rules import get_rules  # noqa: E402
+from solver.engine.distribution import PERCENTILES, score_distribution  # noqa: E402
+from solver.engine.tables import get_table  # noqa: E402
+from solver.engine.target import build_target, load_target, target_paths  # noqa: E402
+from solver.play.simulate import simulate  # noqa: E402
 
 MID_GAME = {
     "yahtzee": "ones=3,threes=9,fives=15,three_of_a_kind=24,full_house=25,chance=22",

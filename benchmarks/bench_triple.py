@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from solver.rules import get_rules
-from solver.simulate import paired
-from solver.triple import simulate_triple
+from solver.core.rules import get_rules
+from solver.play.simulate import paired
+from solver.play.triple import simulate_triple
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_advice import random_positions  # noqa: E402
 
-from solver.rules import get_rules  # noqa: E402
+from solver.core.rules import get_rules  # noqa: E402
 
 
 def start_server(tables):

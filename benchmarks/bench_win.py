@@ -15,7 +15,7 @@ import time
 
 
 def main() -> None:
-    from solver.match import play_match
+    from solver.play.match import play_match
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=200_000)

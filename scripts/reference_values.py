@@ -15,9 +15,9 @@ import argparse
 import json
 import sys
 
-from solver.errors import TableError
-from solver.rules import REFERENCE_VALUES, get_rules
-from solver.tables import build_table, load_table
+from solver.core.errors import TableError
+from solver.core.rules import REFERENCE_VALUES, get_rules
+from solver.engine.tables import build_table, load_table
 
 #: every base, every modifier alone on the bases it applies to, and a few combinations
 SPECS = [

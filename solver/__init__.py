@@ -9,10 +9,11 @@ when a table is built or a batch job runs.  Main entry points::
     advice = advisor.advise(Position.parse("ones=3", "33456", 2))
 """
 
-from .advisor import Advice, Advisor, Option, Position
-from .card import Placement, ScoreCard
-from .dice import Dice
-from .errors import (
+from .advice.advisor import Advice, Advisor, Option
+from .core import VERSION
+from .core.card import Placement, ScoreCard
+from .core.dice import Dice
+from .core.errors import (
     CardError,
     DiceError,
     IllegalMoveError,
@@ -22,9 +23,10 @@ from .errors import (
     UnknownRulesError,
     UsageError,
 )
-from .rules import RULE_SETS, RuleSet, get_rules
+from .core.position import Position
+from .core.rules import RULE_SETS, RuleSet, get_rules
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "Advice",

@@ -60,7 +60,7 @@ class SessionTables:
     """A temporary tables folder shared by the whole session.
 
     ``table(rules)`` builds a rule set's table the first time it is asked for and
-    returns the loaded :class:`solver.tables.Table`; ``advisor(rules)`` wraps it.
+    returns the loaded :class:`solver.engine.tables.Table`; ``advisor(rules)`` wraps it.
     The object is path-like, so it can be passed wherever a folder is expected.
     """
 
@@ -76,8 +76,8 @@ class SessionTables:
         return str(self.path)
 
     def table(self, rules):
-        from solver.rules import get_rules
-        from solver.tables import build_table
+        from solver.core.rules import get_rules
+        from solver.engine.tables import build_table
 
         rules = get_rules(rules)
         if rules.id not in self._tables:
@@ -85,7 +85,7 @@ class SessionTables:
         return self._tables[rules.id]
 
     def advisor(self, rules):
-        from solver.advisor import Advisor
+        from solver.advice.advisor import Advisor
 
         table = self.table(rules)
         if table.rules.id not in self._advisors:

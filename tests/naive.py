@@ -1,7 +1,7 @@
 """A slow, obviously-correct reference solver for small games (pure Python, no numpy, no kernels).
 
 It plays the game exactly as the rules describe it and shares nothing with
-:mod:`solver._kernels` but :meth:`RuleSet.placements` (where a roll may go and what
+:mod:`solver.engine._kernels` but :meth:`RuleSet.placements` (where a roll may go and what
 it scores there; tested on its own against the rule texts).
 
 * A state between turns is ``(filled, upper, holds_50)``: the bitmask of filled boxes,
@@ -25,7 +25,7 @@ from collections import Counter, deque
 from fractions import Fraction
 from functools import cache
 
-from solver.rules import RuleSet
+from solver.core.rules import RuleSet
 
 Dice = tuple[int, ...]  # sorted faces
 State = tuple[int, int, bool]
@@ -81,7 +81,7 @@ class NaiveTurn:
         key = (dice, rerolls)
         best = self._hold.get(key)
         if best is None:
-            must_roll = rerolls > 0 and self.solver.rules.all_rolls
+            must_roll = rerolls > 0 and self.solver.core.rules.all_rolls
             best = float("-inf") if must_roll else self.stop(dice)
             if rerolls > 0:
                 for keep in proper_subkeeps(dice):

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.batch import advise_json_lines
-from solver.cli import main
-from solver.simulate import MAX_GAMES
+from solver.advice.batch import advise_json_lines
+from solver.cli.entry import main
+from solver.play.simulate import MAX_GAMES
 
 pytestmark = pytest.mark.subprocess  # nearly every test runs the CLI as a child process
 
@@ -36,7 +36,7 @@ slow = pytest.mark.slow
 @pytest.fixture(scope="module")
 def tdir(tmp_path_factory) -> Path:
     """A tables folder with the two small rule sets' tables, built once for the module."""
-    from solver.tables import build_table
+    from solver.engine.tables import build_table
 
     folder = tmp_path_factory.mktemp("adversarial-tables")
     for rid in (SMALL, OTHER):
@@ -263,8 +263,8 @@ def test_simulate_games_cap_is_a_usage_error(capsys, tmp_path):
 
 
 def test_simulate_api_games_cap():
-    from solver.errors import UsageError
-    from solver.simulate import simulate
+    from solver.core.errors import UsageError
+    from solver.play.simulate import simulate
 
     with pytest.raises(UsageError, match="at most"):
         simulate(SMALL, "random", games=MAX_GAMES + 1)
@@ -312,7 +312,7 @@ def test_simulate_hist_on_a_full_disk(tdir, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "spec", ["math:sqrt", "solver.bots:Bot", "json:dumps", "os:path", "solver.dice:N_DICE"]
+    "spec", ["math:sqrt", "solver.play.bots:Bot", "json:dumps", "os:path", "solver.core.dice:N_DICE"]
 )
 def test_not_a_bot(capsys, tdir, spec):
     code, out, err = run(capsys, "simulate", "--rules", SMALL, "--bot", spec, "--games", "5", "--quiet",
@@ -433,7 +433,7 @@ def test_small_address_space_for_the_compiler(tdir, tmp_path, megabytes):
 
 def test_error_lines_escape_control_characters_of_what_the_user_gave(capsys, tmp_path):
     """A path with a newline or an escape sequence must not reach the terminal raw."""
-    from solver.cli import main
+    from solver.cli.entry import main
 
     bad = tmp_path / "game\x1b[2J\nfile.json"
     assert main(["review", str(bad)]) == 2
@@ -574,7 +574,7 @@ def test_numbers_typed_in_a_game_are_bounded(tdir, tmp_path):
 @pytest.fixture(scope="module")
 def target_tables(tdir, tmp_path_factory) -> Path:
     """The tables of ``tdir`` and the target table of ``SMALL`` (targets up to 100)."""
-    from solver.target import build_target
+    from solver.engine.target import build_target
 
     folder = tmp_path_factory.mktemp("target-tables")
     for path in tdir.iterdir():
@@ -592,7 +592,7 @@ def test_out_of_memory_mapping_a_table_is_not_a_damaged_table(target_tables, cap
     "out of memory", exit 1: never that a good table is unreadable nor to rebuild it."""
     import errno
 
-    from solver import tables
+    from solver.engine import tables
 
     opened = tables.ValueFile.open
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from solver import records
-from solver.cli import main
-from solver.errors import printable
-from solver.game import Game, GameRecordError
-from solver.review import PlayerReview, format_review
+from solver.cli.entry import main
+from solver.core.errors import printable
+from solver.play import records
+from solver.play.game import Game, GameRecordError
+from solver.play.review import PlayerReview, format_review
 
 REPO = Path(__file__).resolve().parents[1]
 RULE_SETS = ("yahtzee", "yatzy")

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import dp
-from solver.cli import main
-from solver.errors import TableError, UsageError
-from solver.rules import get_rules
-from solver.tables import (
+from solver.cli.entry import main
+from solver.core.errors import TableError, UsageError
+from solver.core.rules import get_rules
+from solver.engine import dp
+from solver.engine.tables import (
     build_table,
     load_table,
     reachable_states,
@@ -44,8 +44,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _state_mask(rules) -> np.ndarray:
-    """The states the DP computes, from :func:`solver.dp.level_lanes` itself (the reference
-    :func:`solver.tables.value_pattern` is checked against): the full card, each level's
+    """The states the DP computes, from :func:`solver.engine.dp.level_lanes` itself (the reference
+    :func:`solver.engine.tables.value_pattern` is checked against): the full card, each level's
     lanes and the hopeless totals it copies."""
     mask = np.zeros((1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags), dtype=bool)
     mask[rules.full_mask] = True
@@ -456,7 +456,7 @@ def test_a_killed_write_is_cleaned_up_by_the_next_build(tmp_path):
             sys.executable,
             "-c",
             "import os, signal, sys\n"
-            "from solver.fileio import atomic_write\n"
+            "from solver.core.fileio import atomic_write\n"
             "def write(fh):\n"
             "    fh.write(b'x' * 1000); fh.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
             "atomic_write(sys.argv[1], write)\n",
@@ -481,7 +481,7 @@ def test_a_killed_write_is_cleaned_up_by_the_next_build(tmp_path):
 
 def test_atomic_write_never_replaces_a_special_file(tmp_path):
     """As root a rename would replace a FIFO or a device node (e.g. /dev/full) with a plain file."""
-    from solver.fileio import atomic_write_text
+    from solver.core.fileio import atomic_write_text
 
     fifo = tmp_path / "out.json"
     os.mkfifo(fifo)

@@ -18,13 +18,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import dice as D
-from solver.advisor import TIE_TOLERANCE, Advice, Option, Position
-from solver.card import ScoreCard
-from solver.cli import main
-from solver.dice import Dice
-from solver.errors import IllegalMoveError
-from solver.rules import get_rules
+from solver.advice.advisor import Advice, Option
+from solver.cli.entry import main
+from solver.core import dice as D
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.errors import IllegalMoveError
+from solver.core.position import Position
+from solver.core.rules import get_rules
+from solver.engine.turn import TIE_TOLERANCE
 
 UPPER_FULL_63 = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18"  # exactly the bonus
 
@@ -395,6 +397,6 @@ def test_hint_subprocess_text_without_numba(tables_dir, tmp_path):
     modules = [
         ln.rsplit("|", 1)[-1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")
     ]
-    assert "solver.advisor" in modules
+    assert "solver.advice.advisor" in modules
     assert not [m for m in modules if m == "numba" or m.startswith("numba.")], "hint must not import numba"
-    assert "solver._kernels" not in modules
+    assert "solver.engine._kernels" not in modules

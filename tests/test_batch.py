@@ -20,15 +20,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import solver.batch as batch
-from solver import dice as D
-from solver.advisor import Advice, Advisor, Position
-from solver.batch import BatchAdvisor, advise_json_lines, advise_many
-from solver.card import ScoreCard
-from solver.cli import main
-from solver.dice import Dice
-from solver.errors import UsageError
-from solver.rules import RULE_SETS, get_rules
+import solver.advice.batch as batch
+from solver.advice.advisor import Advice, Advisor
+from solver.advice.batch import BatchAdvisor, advise_json_lines, advise_many
+from solver.cli.entry import main
+from solver.core import dice as D
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.errors import UsageError
+from solver.core.position import Position
+from solver.core.rules import RULE_SETS, get_rules
 
 EV_TOLERANCE = 1e-9
 SMALL = "yahtzee+lower-only"  # 7 boxes, Joker and Yahtzee bonus: its table builds in milliseconds
@@ -160,8 +161,8 @@ def test_python_path_for_small_batches(yahtzee, monkeypatch):
 )
 def test_kernel_tables_match_the_python_recursion(tables_dir, rid):
     """turn_tables' e0/e1 against TurnValues, and its 5-dice rows against R0 (best placement)."""
-    from solver import _kernels, dp
-    from solver.advisor import TurnValues
+    from solver.engine import _kernels, dp
+    from solver.engine.turn import TurnValues
 
     table = tables_dir.table(rid)
     rules, values = table.rules, dp.kernel_values(table.values)

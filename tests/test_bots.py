@@ -7,9 +7,14 @@ import random
 import numpy as np
 import pytest
 
-from solver import dice as D
-from solver.advisor import Position, TurnValues
-from solver.bots import (
+from solver.core import dice as D
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.errors import UsageError
+from solver.core.position import Position
+from solver.core.rules import RULE_SETS, get_rules
+from solver.engine.turn import TurnValues
+from solver.play.bots import (
     BOTS,
     Bot,
     FrequentBot,
@@ -25,11 +30,7 @@ from solver.bots import (
     immediate_points,
     turn_value,
 )
-from solver.card import ScoreCard
-from solver.dice import Dice
-from solver.errors import UsageError
-from solver.rules import RULE_SETS, get_rules
-from solver.simulate import play_game
+from solver.play.simulate import play_game
 
 slow = pytest.mark.slow
 SMALL = "yahtzee+lower-only"  # 7 boxes with the Joker rule and the Yahtzee bonus: a table in milliseconds
@@ -76,16 +77,16 @@ def test_unknown_bot():
     with pytest.raises(UsageError, match="cannot load bot"):
         get_bot("no.such.module:Bot", "yahtzee")
     with pytest.raises(UsageError, match="is not a bot"):
-        get_bot("solver.dice:N_DICE", "yahtzee")
+        get_bot("solver.core.dice:N_DICE", "yahtzee")
 
 
 def test_import_bot_by_path():
-    bot = get_bot("solver.bots:RandomBot", "yatzy")
+    bot = get_bot("solver.play.bots:RandomBot", "yatzy")
     assert isinstance(bot, RandomBot) and bot.rules.id == "yatzy"
 
 
 def test_optimal_needs_its_table(tmp_path):
-    from solver.errors import MissingTableError
+    from solver.core.errors import MissingTableError
 
     with pytest.raises(MissingTableError):
         get_bot("optimal", "yahtzee", tmp_path, build_if_missing=False)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.card import ScoreCard
-from solver.dice import Dice
-from solver.errors import CardError, IllegalMoveError, UsageError
-from solver.rules import RULE_SETS, get_rules
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.errors import CardError, IllegalMoveError, UsageError
+from solver.core.rules import RULE_SETS, get_rules
 
 #: rule set -> (upper bonus, five-of-a-kind bonus), from RULES.md
 BONUSES = {

@@ -1,4 +1,4 @@
-"""The command line, in-process through ``solver.cli.main`` and a few real subprocesses.
+"""The command line, in-process through ``solver.cli.entry`` and a few real subprocesses.
 
 Every call passes ``--tables`` so nothing is written outside temporary folders.
 """
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from solver.cli import main
+from solver.cli.entry import main
 
 YAHTZEE_REFERENCE = 254.5877287  # shared/RULES.md
 JSON_KEYS = {"rules", "card", "dice", "rolls_left", "decision", "options"}

@@ -7,14 +7,14 @@ import hashlib
 
 import pytest
 
-from solver.card import ScoreCard
-from solver.daily import optimal_game, parse_date, share_text
-from solver.errors import UsageError
-from solver.game import Game
-from solver.rules import get_rules
-from solver.streams import DailyStream
+from solver.core.card import ScoreCard
+from solver.core.errors import UsageError
+from solver.core.rules import get_rules
+from solver.core.streams import DailyStream
+from solver.play.daily import optimal_game, parse_date, share_text
+from solver.play.game import Game
 
-# Computed once from solver.streams.DailyStream (version 1) and written down: a change of the
+# Computed once from solver.core.streams.DailyStream (version 1) and written down: a change of the
 # algorithm must bump STREAM_VERSION, or every past daily challenge changes its dice.
 PINNED = {
     "2026-01-01": [(2, 2, 6, 3, 1), (1, 5, 4, 6, 5), (2, 2, 5, 3, 2)],

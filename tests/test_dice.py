@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import dice as D
-from solver.dice import Dice
-from solver.errors import DiceError, UsageError
+from solver.core import dice as D
+from solver.core.dice import Dice
+from solver.core.errors import DiceError, UsageError
 
 faces = st.integers(min_value=1, max_value=6)
 five_dice = st.lists(faces, min_size=5, max_size=5)

@@ -1,4 +1,4 @@
-"""The exact final-score distribution (:mod:`solver.distribution`) and ``yahtzee distribution``:
+"""The exact final-score distribution (:mod:`solver.engine.distribution`) and ``yahtzee distribution``:
 its mean is the table's expected score, it sums to 1, a small game's distribution is the one
 a plain enumeration of every roll gives, the optimal bot's simulated games agree with it, and
 the command's text, JSON, plot and usage errors."""
@@ -13,13 +13,13 @@ from functools import cache
 
 import pytest
 
-from solver.advisor import Position
-from solver.card import ScoreCard
-from solver.cli import main
-from solver.dice import Dice
-from solver.distribution import score_distribution
-from solver.rules import get_rules
-from solver.tables import get_table
+from solver.cli.entry import main
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.position import Position
+from solver.core.rules import get_rules
+from solver.engine.distribution import score_distribution
+from solver.engine.tables import get_table
 
 LOWER = "yatzy+lower-only"
 CHOOSE = "yatzy+lower-only+order=choose"
@@ -146,7 +146,7 @@ def enumerate_finals(rules, bot, card, dice=None, rolls_left=2) -> dict[tuple, f
     ],
 )
 def test_a_small_game_is_its_enumeration(tables_dir, card, dice, rolls):
-    from solver.bots import TableBot
+    from solver.play.bots import TableBot
 
     rules = get_rules(TINY)
     assert rules.n_boxes == 2
@@ -177,7 +177,7 @@ def test_simulation_of_the_optimal_bot_agrees(tables_dir):
     """The optimal bot's mean and P(>= T) over seeded games are within 4 standard errors."""
     import numpy as np
 
-    from solver.simulate import simulate
+    from solver.play.simulate import simulate
 
     rules = get_rules(LOWER)
     dist = distribution(tables_dir, LOWER)
@@ -300,10 +300,10 @@ def test_target_policy_distribution(tmp_path, capsys):
     probabilities sum to 1, and the target bot's simulated games agree within 4 standard errors."""
     import numpy as np
 
-    from solver.advisor import Advisor, TargetAdvisor
-    from solver.distribution import target_distribution
-    from solver.simulate import simulate
-    from solver.target import build_target, load_target
+    from solver.advice.advisor import Advisor, TargetAdvisor
+    from solver.engine.distribution import target_distribution
+    from solver.engine.target import build_target, load_target
+    from solver.play.simulate import simulate
 
     build_target(LOWER, tmp_path, t_max=200, progress=False)
     table = load_target(LOWER, tmp_path)
@@ -329,7 +329,7 @@ def test_target_policy_distribution(tmp_path, capsys):
 
 def test_a_damaged_table_is_one_error_line(capsys, tmp_path):
     """A table damaged on disk: one error line saying how to rebuild it, nothing printed."""
-    from solver.tables import build_table, table_paths
+    from solver.engine.tables import build_table, table_paths
 
     rules = get_rules(TINY)
     build_table(rules, tmp_path, progress=False)
@@ -344,7 +344,7 @@ def test_a_damaged_table_is_one_error_line(capsys, tmp_path):
 
 def test_a_nan_result_is_one_error_line(tables_dir, capsys, monkeypatch):
     """Whatever gets past the table's checks, NaN is never printed: one error line."""
-    import solver.commands.distribution as command
+    import solver.cli.distribution as command
 
     real = command.policy_distribution
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from naive import NaiveSolver, outcomes
 
-from solver import dice as D
-from solver import dp
-from solver.advisor import TurnValues
-from solver.rules import Box, RuleSet, Scorer, get_rules
+from solver.core import dice as D
+from solver.core.rules import Box, RuleSet, Scorer, get_rules
+from solver.engine import dp
+from solver.engine.turn import TurnValues
 
 ONES = Box("ones", Scorer("upper", 1))
 TWOS = Box("twos", Scorer("upper", 2))

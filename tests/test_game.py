@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.dice import Dice, is_sub_multiset
-from solver.errors import IllegalMoveError, UsageError
-from solver.game import MAX_ROLLS, Game, GameRecordError, Player, play_bot_turn
-from solver.streams import ListStream, SeededStream
+from solver.core.dice import Dice, is_sub_multiset
+from solver.core.errors import IllegalMoveError, UsageError
+from solver.core.streams import ListStream, SeededStream
+from solver.play.game import MAX_ROLLS, Game, GameRecordError, Player, play_bot_turn
 
 
 def listed(*rolls: str, players=("Ann",), rules="yahtzee") -> Game:
@@ -204,7 +204,7 @@ def test_real_dice_need_values():
 
 
 def test_bot_turns_use_the_same_flow():
-    from solver import bots
+    from solver.play import bots
 
     game = Game.new("yahtzee", [Player("G", "bot", "greedy")], seed=4)
     bot = bots.get_bot("greedy", "yahtzee")

@@ -15,11 +15,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.advisor import Position
-from solver.card import ScoreCard
-from solver.errors import MissingTableError, TableError
-from solver.rules import get_rules
-from solver.tables import FORMAT_VERSION, build_table, load_table, sha256_file, table_paths, verify_table
+from solver.core.card import ScoreCard
+from solver.core.errors import MissingTableError, TableError
+from solver.core.position import Position
+from solver.core.rules import get_rules
+from solver.engine.tables import (
+    FORMAT_VERSION,
+    build_table,
+    load_table,
+    sha256_file,
+    table_paths,
+    verify_table,
+)
 
 # Empty-card values from shared/RULES.md (independent solvers, agreeing to 1e-7).
 REFERENCE = {

@@ -1,7 +1,7 @@
 """The numpy-free hint path: the light table reader, the plain-Python turn recursion, lazy arrays.
 
-A single ``yahtzee hint`` reads its table through :class:`solver.tables.ValueFile` (mmap,
-no numpy) and ranks options with the plain-Python :class:`solver.advisor.TurnValues`.
+A single ``yahtzee hint`` reads its table through :class:`solver.engine.tables.ValueFile` (mmap,
+no numpy) and ranks options with the plain-Python :class:`solver.advice.advisor.TurnValues`.
 Checked here: the reader against ``np.load`` (values, header variants, and every way a
 file can be bad, with ``load_table``'s messages); the recursion bit for bit against the
 former numpy recursion (kept below as the reference) and against the ``turn_tables``
@@ -25,12 +25,14 @@ import sys
 import numpy as np
 import pytest
 
-from solver import dice as D
-from solver.advisor import Advisor, Position, TurnValues
-from solver.card import ScoreCard
-from solver.errors import MissingTableError, TableError
-from solver.rules import RULE_SETS, get_rules
-from solver.tables import ValueFile, load_table, sha256_file
+from solver.advice.advisor import Advisor
+from solver.core import dice as D
+from solver.core.card import ScoreCard
+from solver.core.errors import MissingTableError, TableError
+from solver.core.position import Position
+from solver.core.rules import RULE_SETS, get_rules
+from solver.engine.tables import ValueFile, load_table, sha256_file
+from solver.engine.turn import TurnValues
 
 HINT = ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3"]
 #: A small Yahtzee card (8 boxes): forced Joker, Yahtzee bonus, an upper bonus within reach.
@@ -154,7 +156,7 @@ def random_positions(rules, n: int, seed: int) -> list[Position]:
 @pytest.mark.parametrize("rid", SMALL_RULES + FULL_RULES)
 def test_turn_values_equal_numpy_and_kernel_bit_for_bit(tables_dir, rid):
     """Plain Python, numpy reference and turn_tables give the same floats, on both table readers."""
-    from solver import _kernels, dp
+    from solver.engine import _kernels, dp
 
     table = tables_dir.table(rid)
     rules, values = table.rules, np.asarray(table.values)
@@ -427,7 +429,7 @@ def test_dice_tuples_agree_with_the_lazy_arrays():
         array = getattr(D, name)
         assert array.dtype == dtype and not array.flags.writeable and array.flags.c_contiguous
         assert getattr(D, name) is array and name in dir(D)
-    from solver.dice import SUBKEEPS
+    from solver.core.dice import SUBKEEPS
 
     assert SUBKEEPS is D.SUBKEEPS
     with pytest.raises(AttributeError, match="NOT_AN_ARRAY"):
@@ -480,7 +482,7 @@ def test_hint_and_value_import_neither_numpy_nor_numba(tables_dir, tmp_path, arg
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     modules = imported_modules(proc.stderr)
-    assert "solver.advisor" in modules and "mmap" in modules
+    assert "solver.advice.advisor" in modules and "mmap" in modules
     heavy = [m for m in modules if m.split(".")[0] in ("numpy", "numba")]
     assert not heavy, f"{argv[0]} imported {heavy[:5]}"
     if "--json" in argv:  # the light path's answer is the numpy-table advisor's

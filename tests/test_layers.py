@@ -1,11 +1,16 @@
 """The layers, read from the source: every import (inside functions too) points down.
 
+* Every module lives in a layer folder -- ``core``, ``engine``, ``advice``, ``play``, then the
+  surfaces ``cli`` and ``web`` -- and imports only from its own layer and those before it
+  (``solver/__init__`` and ``__main__``, the package's front door, may import any; nothing
+  imports the front door).
 * The web app (``solver/web/``) imports no CLI module: it shares the package's functions, it
-  never borrows the command line's.
-* Below the CLI and the web nothing imports them (``serve`` starts the web app: the one
-  command that may).
+  never borrows the command line's.  The CLI imports the web app in one place: ``serve``.
+* No cycles: the modules' import graph has none, not even through imports inside functions.
 * No module imports a private name (``_x``) from another; the kernels' module ``_kernels``
   is imported as a module, its functions called through it.
+
+Imports under ``if TYPE_CHECKING:`` are annotations only (never run) and are not counted.
 """
 
 from __future__ import annotations
@@ -14,9 +19,14 @@ import ast
 import functools
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "solver"
+LAYERS = ("core", "engine", "advice", "play", "cli", "web")
+FRONT = {"solver", "solver.__main__"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 @functools.cache
@@ -25,10 +35,19 @@ def imports() -> list[tuple[str, int, str, list[str]]]:
     imports made absolute."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        module = module_name(path)
         package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If)
+            and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     found.append((module, node.lineno, alias.name, []))
@@ -43,42 +62,124 @@ def imports() -> list[tuple[str, int, str, list[str]]]:
     return found
 
 
+@functools.cache
+def modules() -> frozenset[str]:
+    return frozenset(module_name(p) for p in PACKAGE.rglob("*.py"))
+
+
 def is_module(name: str) -> bool:
-    path = PACKAGE.parent.joinpath(*name.split("."))
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    return name in modules()
+
+
+def module_edges() -> set[tuple[str, str, int]]:
+    """``(module, imported module, line)`` within the package: ``from . import dice`` counts
+    as importing ``dice``, ``from .dice import Dice`` as importing ``dice``."""
+    edges = set()
+    for m, line, target, names in imports():
+        if not (target == "solver" or target.startswith("solver.")):
+            continue
+        submodules = [n for n in names if is_module(f"{target}.{n}")]
+        edges.update((m, f"{target}.{n}", line) for n in submodules)
+        if len(submodules) < len(names) or not names:
+            edges.add((m, target, line))
+    return {(a, b, line) for a, b, line in edges if a != b}
+
+
+def layer_of(module: str) -> int:
+    """The index of a module's layer in :data:`LAYERS`; the CLI and the web app share the top."""
+    return min(LAYERS.index(module.split(".")[1]), LAYERS.index("cli"))
 
 
 def test_the_package_is_read():
-    modules = {m for m, *_ in imports()}
-    assert {"solver.web.service", "solver.commands.play", "solver.advisor"} <= modules
+    assert {"solver.web.service", "solver.cli.play", "solver.advice.advisor", "solver.core.card"} <= modules()
+    assert ("solver.engine.dp", "solver.engine._kernels") in {(a, b) for a, b, _ in module_edges()}
+    assert any(m == "solver.play.bots" and line > 200 for m, line, *_ in imports())  # inside functions too
+
+
+def test_every_module_is_in_a_layer_folder():
+    loose = sorted(m for m in modules() if m not in FRONT and m.split(".")[1] not in LAYERS)
+    assert not loose, loose
+
+
+def test_imports_point_down_the_layers():
+    bad = sorted(
+        f"{a}:{line} imports {b}"
+        for a, b, line in module_edges()
+        if a not in FRONT and (b in FRONT or layer_of(b) > layer_of(a))
+    )
+    assert not bad, bad
 
 
 def test_the_web_imports_no_cli_module():
-    bad = [
-        f"{m}:{line} imports {target}"
-        for m, line, target, names in imports()
-        if m.startswith("solver.web")
-        for full in [target, *(f"{target}.{n}" for n in names)]
-        if full.startswith(("solver.commands", "solver.cli"))
-    ]
-    assert not bad, bad
-
-
-@pytest.mark.parametrize("upper", ["solver.commands", "solver.cli", "solver.web"])
-def test_nothing_below_imports_the_surfaces(upper):
-    surfaces = ("solver.commands", "solver.cli", "solver.web", "solver.__main__")
-    allowed = {"solver.commands.serve"}  # the command that starts the web app
     bad = sorted(
-        {
-            f"{m}:{line} imports {target}"
-            for m, line, target, names in imports()
-            if not m.startswith(surfaces) or (m.startswith("solver.commands") and upper == "solver.web")
-            if m not in allowed
-            for full in [target, *(f"{target}.{n}" for n in names)]
-            if full == upper or full.startswith(upper + ".")
-        }
+        f"{a}:{line} imports {b}"
+        for a, b, line in module_edges()
+        if a.startswith("solver.web.") and b.startswith("solver.cli")
     )
     assert not bad, bad
+
+
+def test_the_cli_imports_the_web_app_only_to_serve_it():
+    bad = sorted(
+        f"{a}:{line} imports {b}"
+        for a, b, line in module_edges()
+        if a.startswith("solver.cli") and b.startswith("solver.web") and a != "solver.cli.serve"
+    )
+    assert not bad, bad
+
+
+def test_no_import_cycles():
+    graph: dict[str, set[str]] = {}
+    for a, b, _ in module_edges():
+        graph.setdefault(a, set()).add(b)
+    cycles = [scc for scc in strongly_connected(graph) if len(scc) > 1]
+    assert not cycles, cycles
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of ``graph`` (iterative: no recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        while work:
+            v, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[v] = min(low[v], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                scc = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    scc.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(scc))
+    return out
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    found = strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
+    assert sorted(found) == [["a", "b", "c"], ["d"]]
 
 
 def test_no_private_name_is_imported_across_modules():

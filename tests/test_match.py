@@ -9,14 +9,16 @@ import re
 import numpy as np
 import pytest
 
-from solver.advisor import Advisor, WinTurnValues
-from solver.bots import TableBot, WinBot, best_opponent_spread
-from solver.card import ScoreCard
-from solver.dice import Dice
-from solver.match import play_match, play_match_game, seat_seed, win_chances
-from solver.rules import get_rules
-from solver.simulate import play_game
-from solver.target import build_target, load_target
+from solver.advice.advisor import Advisor
+from solver.advice.win import best_opponent_spread
+from solver.core.card import ScoreCard
+from solver.core.dice import Dice
+from solver.core.rules import get_rules
+from solver.engine.target import build_target, load_target
+from solver.engine.turn import WinTurnValues
+from solver.play.bots import TableBot, WinBot
+from solver.play.match import play_match, play_match_game, seat_seed
+from solver.play.simulate import play_game
 
 # ones, chance and yahtzee: a three-box game whose last turns can be counted by hand
 SMALL = (
@@ -57,7 +59,7 @@ def test_last_turn_ones_against_a_hand_count(small, win_bot, behind):
     expected = sum(pmf[k] for k in range(6) if k > behind) + 0.5 * sum(
         pmf[k] for k in range(6) if k == behind
     )
-    (p_me, _) = win_chances(win_bot, [me, opponent])
+    (p_me, _) = win_bot.win.chances([me, opponent])
     assert p_me == pytest.approx(expected, abs=1e-12)
     win_bot.see_opponents([opponent])
     tv = win_bot.turn_values(me)
@@ -75,9 +77,9 @@ def test_last_turn_chance_tie_counts_half(small, win_bot):
     rules, _ = small
     me = card(rules, "ones=3,chance=20")
     opponent = card(rules, "ones=3,chance=20,yahtzee=50")
-    assert win_chances(win_bot, [me, opponent])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN / 2, abs=1e-12)
+    assert win_bot.win.chances([me, opponent])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN / 2, abs=1e-12)
     one_behind = card(rules, "ones=3,chance=19,yahtzee=50")
-    assert win_chances(win_bot, [me, one_behind])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=1e-12)
+    assert win_bot.win.chances([me, one_behind])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=1e-12)
 
 
 def test_known_example_ev_zeroes_yahtzee_win_keeps_the_only_chance(small, win_bot):
@@ -94,21 +96,21 @@ def test_known_example_ev_zeroes_yahtzee_win_keeps_the_only_chance(small, win_bo
     assert win_bot.choose_box(me, dice, None) == "chance"
     after_ev = me.score("yahtzee", dice)
     after_win = me.score("chance", dice)
-    assert win_chances(win_bot, [after_ev, opponent])[0] == 0.0
-    assert win_chances(win_bot, [after_win, opponent])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=1e-12)
+    assert win_bot.win.chances([after_ev, opponent])[0] == 0.0
+    assert win_bot.win.chances([after_win, opponent])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=1e-12)
 
 
 def test_spread_of_one_opponent_is_a_distribution_centred_on_its_estimate(small, win_bot):
     rules, _ = small
     opp = card(rules, "ones=3")
-    b0, q, floor = best_opponent_spread(rules, [opp], win_bot.advisor.table.values, win_bot.optimal)
+    b0, q, floor = best_opponent_spread(win_bot.advisor, [opp])
     assert floor == 3
     assert math.fsum(q) == pytest.approx(1.0, abs=1e-12)
     estimate = 3 + float(win_bot.advisor.table.values[opp.state])
     mean = b0 + sum(j * v for j, v in enumerate(q))
     assert mean == pytest.approx(estimate, abs=0.6)
     finished = card(rules, "ones=3,chance=20,yahtzee=0")
-    assert best_opponent_spread(rules, [finished], win_bot.advisor.table.values, win_bot.optimal) == (
+    assert best_opponent_spread(win_bot.advisor, [finished]) == (
         23,
         [1.0],
         23,
@@ -188,7 +190,7 @@ def test_win_turn_values_with_a_certain_opponent_equal_the_target_table(small, w
 
 
 def test_match_command(small, capsys):
-    from solver.cli import main
+    from solver.cli.entry import main
 
     rules, folder = small
     args = [
@@ -221,7 +223,7 @@ def test_match_command(small, capsys):
     ],
 )
 def test_match_command_rejects_bad_input(args, message, capsys):
-    from solver.cli import main
+    from solver.cli.entry import main
 
     assert main(["match", *args]) == 2
     err = capsys.readouterr().err
@@ -229,7 +231,7 @@ def test_match_command_rejects_bad_input(args, message, capsys):
 
 
 def test_hint_with_opponent_cards_ranks_by_p_win(small, capsys):
-    from solver.cli import main
+    from solver.cli.entry import main
 
     rules, folder = small
     base = ["hint", "--rules", SMALL, "--card", "ones=2", "--dice", "11234", "--tables", str(folder)]
@@ -252,7 +254,7 @@ def _play(monkeypatch, capsys, tmp_path, folder, argv, lines):
     import io
     import sys
 
-    from solver.cli import main
+    from solver.cli.entry import main
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
     rc = main(["play", "--data", str(tmp_path / "data"), "--rules", SMALL, "--tables", str(folder), *argv])
@@ -263,7 +265,7 @@ def _play(monkeypatch, capsys, tmp_path, folder, argv, lines):
 def test_play_with_a_win_computer_shows_chances_and_the_review_their_changes(
     small, monkeypatch, capsys, tmp_path
 ):
-    from solver.cli import main
+    from solver.cli.entry import main
 
     rules, folder = small
     lines = ["r", "hint", "s 1", "r", "s 2", "r", "s 3"]
@@ -306,7 +308,7 @@ def test_play_level_win_and_bad_computer_levels(small, monkeypatch, capsys, tmp_
 
 
 def test_triple_card_has_no_win_level(capsys):
-    from solver.cli import main
+    from solver.cli.entry import main
 
     assert main(["play", "--rules", "triple", "--level", "win"]) == 2
     assert "triple card has no win level" in capsys.readouterr().err

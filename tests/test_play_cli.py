@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from solver import records
-from solver.cli import main
-from solver.game import Game
+from solver.cli.entry import main
+from solver.play import records
+from solver.play.game import Game
 
 REPO = Path(__file__).resolve().parents[1]
 #: 7 boxes with the upper bonus, the Joker rule and the Yahtzee bonus: a table in milliseconds
@@ -128,8 +128,8 @@ def test_hint_and_coach(monkeypatch, capsys, data, tables_dir, rules_id):
 
 @pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
 def test_coach_says_zero_for_the_best_move(monkeypatch, capsys, data, tables_dir, rules_id):
-    from solver.advisor import Position
-    from solver.streams import SeededStream
+    from solver.core.position import Position
+    from solver.core.streams import SeededStream
 
     first = SeededStream(1, game=0).next_five()  # the first roll of seed 1
     position = Position.parse("", "".join(map(str, first)), 0, rules_id)
@@ -184,7 +184,7 @@ def test_computer_levels(monkeypatch, capsys, data, level):
 )
 def test_hard_level_plays_any_rule_set(monkeypatch, capsys, data, rules_id):
     """The hard computer (the heuristic bot) needs no table and no hand-made values for the card."""
-    from solver.rules import get_rules
+    from solver.core.rules import get_rules
 
     rules = get_rules(rules_id)
     boxes = (rules.n_boxes, rules.n_boxes - 1) if rules.order == "up" else (1, 2)  # what the order allows
@@ -210,7 +210,7 @@ def test_hot_seat(monkeypatch, capsys, data):
 
 @pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
 def test_daily_summary(monkeypatch, capsys, data, tables_dir, rules_id):
-    from solver.rules import get_rules
+    from solver.core.rules import get_rules
 
     tables_dir.table(rules_id)
     argv = ["--daily", "2026-10-17", "--rules", rules_id, "--tables", str(tables_dir)]
@@ -418,7 +418,7 @@ def test_an_unexpected_error_still_saves_the_game(monkeypatch, capsys, data):
 
 
 def test_seed_zero_is_not_real_dice():
-    from solver.commands.play import PlaySession
+    from solver.cli.play import PlaySession
 
     def first_draw(**kw):
         game = Game.new("yahtzee", ["You"], info={"mode": "solo"}, **kw)
@@ -452,7 +452,7 @@ def test_records_of_an_old_rule_set_name_count_under_its_canonical_spec(tmp_path
 def test_the_suite_never_uses_the_users_folders(tmp_path_factory):
     """The defaults point into the session's temporary folder (tests/conftest.py), so a test that
     forgets ``--data`` or ``--tables`` writes nothing of the user's."""
-    from solver.tables import resolve_dir
+    from solver.engine.tables import resolve_dir
 
     base = tmp_path_factory.getbasetemp()
     for folder in (records.data_dir(), resolve_dir(None)):

@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from solver import records
-from solver.cli import main
-from solver.game import Game
-from solver.rules import get_rules
-from solver.streams import SeededStream
+from solver.cli.entry import main
+from solver.core.rules import get_rules
+from solver.core.streams import SeededStream
+from solver.play import records
+from solver.play.game import Game
 
 #: 7 boxes with the upper bonus, the Joker rule and the Yahtzee bonus: a table in milliseconds
 SMALL = "yahtzee+without=ones,twos,threes,four_of_a_kind,full_house,small_straight"
@@ -94,7 +94,7 @@ def test_hint_lines_fit_80_columns(monkeypatch, capsys, data, tables_dir):
 
 # --- bug 2: stopping names its box -----------------------------------------------------------------
 def test_hint_says_which_box_stopping_scores(capsys, tables_dir):
-    from solver.advisor import Position
+    from solver.core.position import Position
 
     tables_dir.table(SMALL)
     card, dice = "fours=8,fives=10,sixes=12,three_of_a_kind=20", "23456"
@@ -147,8 +147,8 @@ def test_a_daily_of_the_future_is_refused(monkeypatch, capsys, data):
 
 
 def test_daily_share_text_names_the_game_of_its_rules():
-    from solver.card import ScoreCard
-    from solver.daily import share_text
+    from solver.core.card import ScoreCard
+    from solver.play.daily import share_text
 
     for spec, word in (("yatzy", "Yatzy"), ("yahtzee", "Yahtzee"), ("yacht+all-rolls", "Yacht")):
         rules = get_rules(spec)
@@ -237,7 +237,7 @@ def test_box_aliases(spec, typed):
 
 
 def test_an_alias_takes_the_open_row_of_several():
-    from solver.dice import Dice
+    from solver.core.dice import Dice
 
     game = Game.new("yatzy+yatzy-rows=2", ["You"], seed=1, info={"mode": "solo"})
     assert game.box_name("y") == "yatzy"
@@ -278,7 +278,7 @@ def test_enter_rolls(monkeypatch, capsys, data):
 
 
 def test_a_missing_table_is_built_before_the_first_prompt_at_a_terminal(monkeypatch, capsys, data, tmp_path):
-    from solver.tables import table_paths
+    from solver.engine.tables import table_paths
 
     tables = tmp_path / "tables"
     argv = ["--rules", SMALL, "--tables", str(tables), "--seed", "1"]
@@ -392,7 +392,7 @@ def test_real_dice_infers_the_dice_kept(monkeypatch, capsys, data, tables_dir):
 
 # --- colours -----------------------------------------------------------------------------------------------
 def test_colours_only_on_a_terminal_and_never_with_no_color(monkeypatch):
-    from solver.commands.play import PlaySession, _color_wanted
+    from solver.cli.play import PlaySession, _color_wanted
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -7,16 +7,16 @@ import random
 
 import pytest
 
-from solver.advisor import Position
-from solver.cli import main
-from solver.game import Game, Player, play_bot_turn
-from solver.records import load_game, save_game
-from solver.review import judge, review_game
+from solver.cli.entry import main
+from solver.core.position import Position
+from solver.play.game import Game, Player, play_bot_turn
+from solver.play.records import load_game, save_game
+from solver.play.review import judge, review_game
 
 
 @pytest.fixture(scope="module")
 def optimal(tables_dir):
-    from solver import bots
+    from solver.play import bots
 
     tables_dir.table("yahtzee")
     return bots.get_bot("optimal", "yahtzee", tables_dir)

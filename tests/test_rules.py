@@ -14,10 +14,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from solver.card import ScoreCard
-from solver.dice import ROLLS, Dice
-from solver.errors import IllegalMoveError, UnknownRulesError, UsageError
-from solver.rules import RULE_SETS, Box, RuleSet, Scorer, get_rules
+from solver.core.card import ScoreCard
+from solver.core.dice import ROLLS, Dice
+from solver.core.errors import IllegalMoveError, UnknownRulesError, UsageError
+from solver.core.rules import RULE_SETS, Box, RuleSet, Scorer, get_rules
 
 YAHTZEE_IDS = ("yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus")
 YATZY_IDS = ("yatzy", "yatzy-forced")

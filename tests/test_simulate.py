@@ -17,17 +17,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import solver.simulate as simulate_module
-from solver import _kernels as K
-from solver import dice as D
-from solver.bots import BOTS, Bot, get_bot
-from solver.card import ScoreCard
-from solver.cli import main
-from solver.dp import kernel_values, rule_arrays
-from solver.errors import IllegalMoveError, UsageError
-from solver.rules import RULE_SETS, get_rules
-from solver.simulate import paired, play_game, simulate
-from solver.streams import MASK64, SeededStream, mix64, seeded_die
+from solver.cli.entry import main
+from solver.core import dice as D
+from solver.core.card import ScoreCard
+from solver.core.errors import IllegalMoveError, UsageError
+from solver.core.rules import RULE_SETS, get_rules
+from solver.core.streams import MASK64, SeededStream, mix64, seeded_die
+from solver.engine import _kernels as K
+from solver.engine import playout
+from solver.engine.dp import kernel_values, rule_arrays
+from solver.play.bots import BOTS, Bot, get_bot
+from solver.play.simulate import paired, play_game, simulate
 
 slow = pytest.mark.slow
 
@@ -275,15 +275,15 @@ def test_every_bot_plays_the_new_modifiers_on_full_cards(tables_dir, rules_id):
 
 def _final_states(monkeypatch) -> list[np.ndarray]:
     """Spy on the numba engine: the final game states (box scores, mask, upper total, bonuses,
-    dice drawn, flag) of each chunk, from the box columns ``_finish`` is given (a view)."""
+    dice drawn, flag) of each chunk, from the box columns ``finish_games`` is given (a view)."""
     states: list[np.ndarray] = []
-    finish = simulate_module._finish
+    finish = playout.finish_games
 
     def spy(rules, scores, nbonus, ids=None):
         states.append(scores.base)
         return finish(rules, scores, nbonus, ids)
 
-    monkeypatch.setattr(simulate_module, "_finish", spy)
+    monkeypatch.setattr(playout, "finish_games", spy)
     return states
 
 
@@ -717,7 +717,7 @@ def test_cli_bad_input(capsys, argv, message):
 
 
 USER_BOT = """
-from solver.bots import Bot
+from solver.play.bots import Bot
 
 
 class NeverReroll(Bot):

@@ -5,9 +5,9 @@
 * What the modifiers do to a rule set, by hand.
 * The fill order (``RuleSet.allowed_bits``, ``is_reachable_mask``) and the Bellman step
   (``RuleSet.step``) on hand-checked cases.
-* The numba twins in :mod:`solver._kernels` (fill order, Joker placement, scores, bonus,
+* The numba twins in :mod:`solver.engine._kernels` (fill order, Joker placement, scores, bonus,
   step), through their testable entry ``placement_values``, against the plain-Python
-  functions of :class:`solver.rules.RuleSet` on every (mask, roll, flag) of small rule
+  functions of :class:`solver.core.rules.RuleSet` on every (mask, roll, flag) of small rule
   sets that cover each base and each modifier, and on a sample of the full Yahtzee card.
 """
 
@@ -18,9 +18,9 @@ import random
 import numpy as np
 import pytest
 
-from solver import dice as D
-from solver.errors import UnknownRulesError, UsageError
-from solver.rules import BASES, MODIFIERS, RuleSet, describe_modifiers, get_rules
+from solver.core import dice as D
+from solver.core.errors import UnknownRulesError, UsageError
+from solver.core.rules import BASES, MODIFIERS, RuleSet, describe_modifiers, get_rules
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
@@ -268,7 +268,7 @@ def test_describe_modifiers_lists_every_base_and_modifier():
 
 def kernel_legal_bits(rules: RuleSet, mask: int, dice: str, flag: int = 0) -> int:
     """The boxes ``placement_values`` finds legal for ``dice`` on a card with filled ``mask``."""
-    from solver import _kernels, dp
+    from solver.engine import _kernels, dp
 
     one = np.ones(1, dtype=np.int64)
     ev, scores = np.empty((1, rules.n_boxes)), np.empty((1, rules.n_boxes), dtype=np.int64)
@@ -387,7 +387,7 @@ def check_placement_values(rules: RuleSet, masks, seed: int) -> int:
     total, against ``RuleSet.placements`` and ``RuleSet.step``: the legal boxes, their scores,
     the roll's bonus and ``points + values[next state] + bonus``.  Returns how many positions
     had a five of a kind with every five-of-a-kind row filled (Joker, bonus)."""
-    from solver import _kernels, dp
+    from solver.engine import _kernels, dp
 
     rng = random.Random(seed)
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
@@ -447,7 +447,7 @@ def test_placement_values_kernel_equals_the_rules_on_the_full_yahtzee_card():
 
 
 def test_rule_arrays_describe_the_rule_set():
-    from solver import dp
+    from solver.engine import dp
 
     rules = TWIN_RULES["yatzy-rows+extra-bonus"]
     ra = dp.rule_arrays(rules)

@@ -47,7 +47,7 @@ def test_interrupted_build_leaves_no_table(tmp_path, sig):
     names = [p.name for p in folder.iterdir()] if folder.exists() else []
     assert "yatzy.npy" not in names and "yatzy.json" not in names
     # the next build in the folder removes what a killed write left behind
-    from solver.tables import build_table
+    from solver.engine.tables import build_table
 
     build_table("yatzy+lower-only", folder, progress=False)
     assert sorted(p.name for p in folder.iterdir()) == ["yatzy+lower-only.json", "yatzy+lower-only.npy"]

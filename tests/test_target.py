@@ -7,8 +7,8 @@ import pytest
 from naive import NaiveTargetSolver, outcomes
 from test_dp_naive import CHANCE, ONES, SIXES, _without_all_but, dp_index
 
-from solver.rules import RuleSet, get_rules
-from solver.target import compact, solve_target
+from solver.core.rules import RuleSet, get_rules
+from solver.engine.target import compact, solve_target
 
 # reduced games small enough for the brute force at every target
 TARGET_GAMES = {
@@ -111,7 +111,7 @@ SMALL = "yatzy+lower-only"  # its target table builds in well under a second
 
 @pytest.fixture(scope="module")
 def target_dir(tmp_path_factory):
-    from solver.target import build_target
+    from solver.engine.target import build_target
 
     folder = tmp_path_factory.mktemp("target-tables")
     build_target(SMALL, folder, t_max=200, progress=False)
@@ -119,7 +119,7 @@ def target_dir(tmp_path_factory):
 
 
 def test_table_round_trip_and_verify(target_dir):
-    from solver.target import load_target, verify_target
+    from solver.engine.target import load_target, verify_target
 
     values = solve_target(get_rules(SMALL), 200)
     for light in (False, True):
@@ -134,8 +134,8 @@ def test_table_round_trip_and_verify(target_dir):
 def test_damaged_tables_are_refused(target_dir, tmp_path):
     import shutil
 
-    from solver.errors import TableError, UsageError
-    from solver.target import load_target, target_paths
+    from solver.core.errors import TableError, UsageError
+    from solver.engine.target import load_target, target_paths
 
     rules = get_rules(SMALL)
     for path in target_paths(rules, target_dir):
@@ -157,7 +157,7 @@ def test_damaged_tables_are_refused(target_dir, tmp_path):
 def test_hint_and_value_target_cli(target_dir, capsys):
     import json
 
-    from solver.cli import main
+    from solver.cli.entry import main
 
     args = ["--rules", SMALL, "--tables", str(target_dir)]
     assert main(["value", *args, "--target", "100", "--json"]) == 0
@@ -185,7 +185,7 @@ def test_hint_and_value_target_cli(target_dir, capsys):
 
 
 def test_target_bot_matches_the_exact_probability_and_beats_optimal(target_dir):
-    from solver.simulate import simulate
+    from solver.play.simulate import simulate
 
     games, target = 20_000, 100
     exact = solve_target(get_rules(SMALL), 120).probability((0, 0, 0), target)
@@ -199,7 +199,7 @@ def test_target_bot_matches_the_exact_probability_and_beats_optimal(target_dir):
 
 
 def test_target_bot_python_and_numba_play_the_same_games(target_dir):
-    from solver.simulate import simulate
+    from solver.play.simulate import simulate
 
     a = simulate(SMALL, "target:100", 300, seed=5, tables_dir=target_dir, engine="numba")
     b = simulate(SMALL, "target:100", 300, seed=5, tables_dir=target_dir, engine="python")
@@ -209,7 +209,7 @@ def test_target_bot_python_and_numba_play_the_same_games(target_dir):
 def test_simulate_target_share_cli(target_dir, capsys):
     import json
 
-    from solver.cli import main
+    from solver.cli.entry import main
 
     code = main(["simulate", "--rules", SMALL, "--tables", str(target_dir), "--bot", "target:100", "--vs",
                  "optimal", "--games", "3000", "--seed", "2", "--json", "--quiet"])  # fmt: skip
@@ -228,10 +228,10 @@ def test_review_of_a_game_played_for_a_target(target_dir, tmp_path, capsys):
     import json
     import random
 
-    from solver.bots import get_bot
-    from solver.cli import main
-    from solver.game import Game, play_bot_turn
-    from solver.records import save_game
+    from solver.cli.entry import main
+    from solver.play.bots import get_bot
+    from solver.play.game import Game, play_bot_turn
+    from solver.play.records import save_game
 
     bot = get_bot("target:100", SMALL, target_dir)
     game = Game.new(
@@ -254,7 +254,7 @@ def test_review_of_a_game_played_for_a_target(target_dir, tmp_path, capsys):
 def test_play_solo_with_a_target_shows_the_chance(target_dir, tmp_path, monkeypatch, capsys):
     import io
 
-    from solver.cli import main
+    from solver.cli.entry import main
 
     monkeypatch.setattr("sys.stdin", io.StringIO("r\nhint\nq\n"))
     code = main(["play", "--rules", SMALL, "--seed", "5", "--target", "100", "--tables", str(target_dir),
@@ -276,7 +276,7 @@ def _forged_copy(target_dir, folder, damage):
     import json
     import shutil
 
-    from solver.target import target_paths
+    from solver.engine.target import target_paths
 
     folder.mkdir(exist_ok=True)
     for path in target_dir.iterdir():
@@ -333,7 +333,7 @@ DAMAGES = {
 def test_hint_target_on_a_damaged_table_is_one_error(target_dir, tmp_path, capsys, damage):
     """``hint --target`` reads the table without numpy: each damage is one line "damaged",
     exit 1, with the rebuild command; never a traceback nor probabilities that are none."""
-    from solver.cli import main
+    from solver.cli.entry import main
 
     folder = _forged_copy(target_dir, tmp_path / "tables", DAMAGES[damage])
     target = "250" if damage == "t_max overstated" else "100"
@@ -349,8 +349,8 @@ def test_hint_target_on_a_damaged_table_is_one_error(target_dir, tmp_path, capsy
 )
 def test_loading_a_damaged_target_table_with_numpy_is_refused(target_dir, tmp_path, damage):
     """The bots' load (numpy arrays the kernels read unchecked) checks every probability once."""
-    from solver.errors import TableError
-    from solver.target import load_target
+    from solver.core.errors import TableError
+    from solver.engine.target import load_target
 
     folder = _forged_copy(target_dir, tmp_path / "tables", DAMAGES[damage])
     with pytest.raises(TableError, match="damaged"):
@@ -359,8 +359,8 @@ def test_loading_a_damaged_target_table_with_numpy_is_refused(target_dir, tmp_pa
 
 def test_verify_a_table_built_for_targets_below_200(tmp_path, capsys):
     """``tables verify`` checks a table within its own targets (it asked for t=200 of every one)."""
-    from solver.cli import main
-    from solver.target import build_target, verify_target
+    from solver.cli.entry import main
+    from solver.engine.target import build_target, verify_target
 
     build_target(SMALL, tmp_path, t_max=150, progress=False)
     assert verify_target(SMALL, tmp_path, sample=20, seed=3) == []

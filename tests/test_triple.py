@@ -7,15 +7,12 @@ import math
 
 import pytest
 
-from solver.cli import main
-from solver.errors import CardError, IllegalMoveError, UsageError
-from solver.rules import get_rules
-from solver.triple import (
-    TripleAdvisor,
-    TripleCard,
-    play_triple_game,
-    simulate_triple,
-)
+from solver.advice.triple import TripleAdvisor
+from solver.cli.entry import main
+from solver.core.errors import CardError, IllegalMoveError, UsageError
+from solver.core.rules import get_rules
+from solver.core.triple_card import TripleCard
+from solver.play.triple import play_triple_game, simulate_triple
 
 BASE = 254.5877287  # exact value of yahtzee (shared/RULES.md)
 
@@ -132,7 +129,7 @@ def test_floor_matches_six_times_the_base_value(tables_dir):
 
 
 def test_triple_beats_the_floor_on_the_same_dice(tables_dir):
-    from solver.simulate import paired
+    from solver.play.simulate import paired
 
     triple = simulate_triple("triple", "triple", 400, seed=5, tables_dir=tables_dir)
     floor = simulate_triple("triple", "floor", 400, seed=5, tables_dir=tables_dir)
@@ -219,7 +216,7 @@ def test_computer_players_finish_a_game_and_review_it(tables_dir, tmp_path, caps
     import io
     from types import SimpleNamespace
 
-    from solver.triple_game import TripleGame, TripleSession, run_triple_review
+    from solver.play.triple_game import TripleGame, TripleSession, run_triple_review
 
     players = [{"name": "A", "bot": "triple"}, {"name": "B", "bot": "random"}]
     game = TripleGame(get_rules("triple"), players, {"mode": "hot-seat", "dice": "seeded", "seed": 4})
@@ -244,7 +241,7 @@ def test_computer_players_finish_a_game_and_review_it(tables_dir, tmp_path, caps
 
 
 def test_forged_triple_game_is_refused(tables_dir, tmp_path):
-    from solver.triple_game import GameRecordError, TripleGame
+    from solver.play.triple_game import GameRecordError, TripleGame
 
     players = [{"name": "A", "bot": "greedy"}]
     game = TripleGame(get_rules("triple"), players, {"mode": "solo", "dice": "seeded", "seed": 1})
@@ -276,7 +273,7 @@ def test_cli_play_and_review(capsys, tables_dir, tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_tuned_beats_triple_on_the_same_dice(tables_dir):
-    from solver.simulate import paired
+    from solver.play.simulate import paired
 
     tuned = simulate_triple("triple", "tuned", 6000, seed=11, tables_dir=tables_dir)
     triple = simulate_triple("triple", "triple", 6000, seed=11, tables_dir=tables_dir)

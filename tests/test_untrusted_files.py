@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from solver import records
-from solver.cli import main
-from solver.game import Game, GameRecordError, Player
+from solver.cli.entry import main
+from solver.play import records
+from solver.play.game import Game, GameRecordError, Player
 
 REPO = Path(__file__).resolve().parents[1]
 #: a rule set whose table builds in milliseconds (five boxes)
@@ -167,14 +167,14 @@ def test_resuming_a_file_naming_this_prints_no_zen(tmp_path):
 def test_a_saved_game_may_name_builtin_bots_only():
     for bot in ("frequent", "Random", "win", "target:300", "target: 120 "):
         assert Game.from_dict(vs_bot_record(bot)).players[1].bot == bot
-    for bot in ("this:x", "os:system", "solver.bots:RandomBot", "target:300:x", "optimal2"):
+    for bot in ("this:x", "os:system", "solver.play.bots:RandomBot", "target:300:x", "optimal2"):
         with pytest.raises(GameRecordError, match="is not a builtin bot"):
             Game.from_dict(vs_bot_record(bot))
 
 
 def test_get_bot_refuses_modules_where_only_builtin_bots_may_be(evil_module):
-    from solver.bots import get_bot, is_builtin_bot
-    from solver.errors import UsageError
+    from solver.core.errors import UsageError
+    from solver.play.bots import get_bot, is_builtin_bot
 
     with pytest.raises(UsageError, match="'evilbot_19:Bot' is not a builtin bot"):
         get_bot("evilbot_19:Bot", SMALL, user_bots=False)
@@ -490,7 +490,7 @@ def test_hint_batch_of_dev_zero_is_refused(tmp_path):
 
 
 def test_hint_batch_of_a_huge_file_is_refused(tmp_path, capsys, monkeypatch):
-    from solver.commands import hint
+    from solver.cli import hint
 
     path = tmp_path / "huge.jsonl"
     with open(path, "wb") as fh:

@@ -11,7 +11,7 @@ from webserver import Client, need_web, raw_get, serve
 
 need_web()
 
-from solver.cli import main  # noqa: E402
+from solver.cli.entry import main  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import MAX_BODY, Service  # noqa: E402
 
@@ -239,7 +239,7 @@ def play_solo(client, game_id, hold_first=True) -> dict:
 
 
 def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys):
-    from solver.records import load_game, solo_best, stored_games
+    from solver.play.records import load_game, solo_best, stored_games
 
     state = client.post("/api/games", json={"mode": "solo", "seed": 11}).json()
     game_id = state["id"]
@@ -320,7 +320,7 @@ def test_vs_computer_and_coach(client, data):
 
 
 def test_daily_game_share_text(client, data):
-    from solver.records import load_records
+    from solver.play.records import load_records
 
     state = client.post("/api/games", json={"mode": "daily", "date": "2026-03-01"}).json()
     assert state["date"] == "2026-03-01"
@@ -334,7 +334,7 @@ def test_daily_game_share_text(client, data):
 def test_hint_and_coach_mark_the_game_assisted(client, data):
     """As in the terminal: a hint or the coach costs the game the record, and the end says why;
     with the coach off the moves are not judged."""
-    from solver.records import solo_best
+    from solver.play.records import solo_best
 
     for seed, action, body in ((21, "hint", {}), (22, "coach", {"on": True})):
         game_id = client.post("/api/games", json={"seed": seed}).json()["id"]
@@ -358,7 +358,7 @@ def test_hint_and_coach_mark_the_game_assisted(client, data):
 def test_daily_never_sets_the_record_and_counts_once(client, data):
     """The session rules of the terminal: a daily never sets the solo record, its first game of
     the day is the day's result (stored once, with the optimum), a second is a replay."""
-    from solver.records import daily_played, solo_best, stored_games
+    from solver.play.records import daily_played, solo_best, stored_games
 
     first = play_solo(
         client, client.post("/api/games", json={"mode": "daily", "date": "2026-03-02"}).json()["id"]
@@ -379,7 +379,7 @@ def test_daily_never_sets_the_record_and_counts_once(client, data):
 
 def test_joker_rule_reason_shown(tables, data):
     """A Yahtzee with yahtzee=50 and its upper box open: the other boxes are refused, with the reason."""
-    from solver.game import Game
+    from solver.play.game import Game
     from solver.web.service import WebGame
 
     service = Service(tables, data, progress=False)
@@ -563,7 +563,7 @@ def target_site(tmp_path_factory):
 
 @pytest.mark.subprocess
 def test_hint_with_a_target(target_site, capsys):
-    from solver.target import build_target
+    from solver.engine.target import build_target
 
     base, folder = target_site
     client = Client(base)
@@ -613,13 +613,13 @@ def test_hint_with_a_target(target_site, capsys):
 def test_win_games_share_the_tables_of_their_rule_set(tmp_path, monkeypatch):
     """Against the win level, each new game gets its own bot (it holds the game's state) but the
     rule set's target table is read once, not once per game (about 1 GiB for yahtzee)."""
-    import solver.target
-    from solver.target import build_target
+    import solver.engine.target
+    from solver.engine.target import build_target
 
     build_target(SMALL, tmp_path / "tables", t_max=200, progress=False)
     reads = []
-    real = solver.target.load_target
-    monkeypatch.setattr(solver.target, "load_target", lambda *a, **k: reads.append(a) or real(*a, **k))
+    real = solver.engine.target.load_target
+    monkeypatch.setattr(solver.engine.target, "load_target", lambda *a, **k: reads.append(a) or real(*a, **k))
     service = Service(str(tmp_path / "tables"), tmp_path / "data", progress=False)
     bots = []
     for seed in (1, 2):

@@ -79,7 +79,7 @@ def test_advisor_query(browser, site, tables_dir):
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    from solver.advisor import Position
+    from solver.core.position import Position
 
     base, _ = site
     d = browser
@@ -153,7 +153,7 @@ def test_solo_game_of_13_turns(browser, site):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    from solver.records import load_game, solo_best, stored_games
+    from solver.play.records import load_game, solo_best, stored_games
 
     base, data = site
     d = browser
@@ -226,7 +226,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from solver.game import Game
+    from solver.play.game import Game
 
     base, data = site
     d = browser
@@ -361,9 +361,9 @@ def test_advisor_target(browser, site, tmp_path_factory):
 
     from selenium.webdriver.common.by import By
 
-    from solver.advisor import Position
-    from solver.commands.hint import target_advisor
-    from solver.target import build_target
+    from solver.cli.hint import target_advisor
+    from solver.core.position import Position
+    from solver.engine.target import build_target
 
     d = browser
     small = "yatzy+lower-only"

@@ -395,7 +395,7 @@ def test_a_trickling_body_is_a_408(site, monkeypatch):
 def test_rule_set_cache_is_bounded():
     import tracemalloc
 
-    from solver.rules import get_rules
+    from solver.core.rules import get_rules
 
     get_rules("yatzy+extra-bonus=1")
     tracemalloc.start()
@@ -410,7 +410,7 @@ def test_rule_set_cache_is_bounded():
 
 def test_out_of_memory_is_said_as_such(tables, tmp_path, monkeypatch):
     """A request that runs the machine out of memory is a 503 saying so (never "rebuild the table")."""
-    from solver.advisor import Advisor
+    from solver.advice.advisor import Advisor
 
     def no_memory(*args, **kwargs):
         raise MemoryError

@@ -23,9 +23,9 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..bounded import json_int
-from ..errors import out_of_memory
-from ..fileio import json_depth_ok
+from ..core.bounded import json_int
+from ..core.errors import out_of_memory
+from ..core.fileio import json_depth_ok
 from . import STATIC_DIR
 from .guard import LOCAL_NAMES, SAFE_METHODS, Guard, cross_site, request_headers
 from .heavy import ClientGone, JobRefused

@@ -12,9 +12,9 @@ build -- runs as the CLI in a bounded child process (:mod:`solver.web.heavy`).
 * ``/api/hint`` answers exactly what ``yahtzee hint --json`` prints (``hint --target T --json``
   with a ``target``), ``/api/value`` what ``yahtzee value --json`` prints and
   ``/api/distribution`` what ``yahtzee distribution --json`` prints (the same functions build
-  them: :func:`solver.advisor.checked_advice`, :func:`solver.advisor.value_json`; a
+  them: :func:`solver.advice.advisor.checked_advice`, :func:`solver.advice.advisor.value_json`; a
   distribution is the CLI's own output, run as a bounded job).  Nothing here imports the CLI.
-* Games are :class:`solver.game.Game` objects, saved with :mod:`solver.records` in the same
+* Games are :class:`solver.play.game.Game` objects, saved with :mod:`solver.play.records` in the same
   files and database as ``yahtzee play`` (so ``yahtzee review FILE`` reads them), autosaved
   after each turn; records (solo best, daily results) are kept as the CLI keeps them.
 """
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import SolverError, TableError, UsageError, printable
+from ..core.errors import SolverError, TableError, UsageError, printable
 
 if TYPE_CHECKING:
-    from ..advisor import Advisor
-    from ..game import Game
-    from ..rules import RuleSet
+    from ..advice.advisor import Advisor
+    from ..core.rules import RuleSet
+    from ..play.game import Game
     from .heavy import HeavyWork
 
 #: largest request body read (bytes); a position or a move is well under 1 KiB
@@ -111,8 +111,8 @@ def _dice_text(value) -> str:
 
 def _whole(value, key: str, low: int, high: int, *, text: bool = True) -> int:
     """A whole number within ``[low, high]``, given as a number or (``text``) as decimal text (a
-    query string's), bounded before it is converted (:func:`solver.bounded.whole_value`)."""
-    from ..bounded import shown, whole_value
+    query string's), bounded before it is converted (:func:`solver.core.bounded.whole_value`)."""
+    from ..core.bounded import shown, whole_value
 
     if not text and isinstance(value, str):
         raise ApiError(400, f"{key} must be a whole number from {low} to {high}, got {shown(value)}")
@@ -195,7 +195,7 @@ class Service:
 
     # --- advisors ------------------------------------------------------------------------
     def rules(self, spec) -> RuleSet:
-        from ..rules import RuleSet, get_rules
+        from ..core.rules import RuleSet, get_rules
 
         if isinstance(spec, RuleSet):
             return spec
@@ -211,8 +211,8 @@ class Service:
         request has that side effect, a GET least of all): a missing table is a 409 that names
         the build (``POST /api/tables``).  Reading one rule set's table never makes another
         rule set's requests wait."""
-        from ..advisor import Advisor
-        from ..errors import MissingTableError
+        from ..advice.advisor import Advisor
+        from ..core.errors import MissingTableError
 
         rules = self.rules(rules)
         with self._advisor_lock:
@@ -260,7 +260,7 @@ class Service:
     def prepare(self, rules=None) -> Advisor:
         """Before serving (``yahtzee serve`` at start, not a request): the table of ``rules``
         (default ``yahtzee``) built when missing, with progress on stderr, then loaded."""
-        from ..tables import get_table
+        from ..engine.tables import get_table
 
         rules = self.rules(rules)
         try:
@@ -271,14 +271,14 @@ class Service:
 
     def tables_folder(self) -> str:
         """The tables folder, resolved (what a child job is told with ``--tables``)."""
-        from ..tables import resolve_dir
+        from ..engine.tables import resolve_dir
 
         return str(resolve_dir(self.tables_dir))
 
     def build_job(self, params: dict) -> tuple[str, list[str] | None]:
         """``POST /api/tables`` (``rules``): ``(rules id, argv)`` of the CLI build to run as a
         bounded job, or argv ``None`` when the table is there already."""
-        from ..tables import table_paths
+        from ..engine.tables import table_paths
 
         _fields(params, ("rules",), ("rules",))
         rules = self.rules(params["rules"])
@@ -297,7 +297,9 @@ class Service:
         """``yahtzee hint --json``: fields ``dice``, ``rolls_left``, ``card`` (default empty), ``rules``;
         with ``target`` (a score), ``yahtzee hint --target T --json`` (options ranked by P(final >=
         T)), which needs the rule set's target table: missing, it is a 409 saying how to build it."""
-        from ..advisor import Position, check_finite, checked_advice
+        from ..advice.advisor import checked_advice
+        from ..core.position import Position
+        from ..engine.turn import check_finite
 
         _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
         rules = self.rules(params.get("rules"))
@@ -320,9 +322,9 @@ class Service:
     def target_advisor(self, rules):
         """The target advisor of a rule set: its target table read once it exists (never built
         here: a build takes minutes, too long for a request)."""
-        from ..advisor import TargetAdvisor
-        from ..errors import MissingTableError
-        from ..target import load_target
+        from ..advice.advisor import TargetAdvisor
+        from ..core.errors import MissingTableError
+        from ..engine.target import load_target
 
         rules = self.rules(rules)
         advisor = self.advisor(rules)
@@ -354,7 +356,7 @@ class Service:
         list, or text like "250,300"), ``policy`` (default ev).  The request is checked here (a
         bad one is a 400 at once, a missing table a 409); the answer is the CLI's own, run as a
         bounded job: this returns its argv."""
-        from ..distribution import check_targets, parse_policy, read_position
+        from ..engine.distribution import check_targets, parse_policy, read_position
 
         _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
         rules = self.rules(params.get("rules"))
@@ -386,8 +388,8 @@ class Service:
 
     def value(self, params: dict) -> dict:
         """``yahtzee value --json``: fields ``card`` (default empty) and ``rules``."""
-        from ..advisor import value_json
-        from ..card import ScoreCard
+        from ..advice.advisor import value_json
+        from ..core.card import ScoreCard
 
         _fields(params, ("card", "rules"))
         rules = self.rules(params.get("rules"))
@@ -423,7 +425,7 @@ class Service:
     @staticmethod
     def rules_list() -> dict:
         """The bases, the 1.0 rule-set names and the modifiers (``yahtzee rules --json`` and more)."""
-        from ..rules import ALIASES, BASES, MODIFIERS, RULE_SETS
+        from ..core.rules import ALIASES, BASES, MODIFIERS, RULE_SETS
 
         return {
             "bases": {b.id: b.title for b in BASES.values()},
@@ -436,10 +438,10 @@ class Service:
     def new_game(self, params: dict) -> dict:
         """Start a game: ``mode`` (solo, vs-computer, daily), ``rules``, ``level`` (vs-computer:
         easy, medium, hard, perfect), ``date`` (daily; default today), ``seed`` (solo, vs-computer)."""
-        from ..daily import parse_date, released_date
-        from ..game import Game, Player
-        from ..records import new_game_path
-        from ..session import HUMAN, LEVELS, earlier_play, record_eligible, start_messages
+        from ..play.daily import parse_date, released_date
+        from ..play.game import Game, Player
+        from ..play.records import new_game_path
+        from ..play.session import HUMAN, LEVELS, earlier_play, record_eligible, start_messages
 
         _fields(params, ("mode", "rules", "level", "date", "seed"))
         mode = _text(params, "mode", "solo")
@@ -452,7 +454,7 @@ class Service:
             if level not in LEVELS:
                 raise ApiError(400, f"level {level!r} is not one of {', '.join(LEVELS)}")
             if LEVELS[level] == "win":  # its target table takes minutes: never built in a request
-                from ..target import target_paths
+                from ..engine.target import target_paths
 
                 if not all(p.is_file() for p in target_paths(rules, self.tables_dir)):
                     raise ApiError(
@@ -463,7 +465,7 @@ class Service:
             raise ApiError(400, "level is for mode vs-computer only")
         seed = params.get("seed")
         if seed is not None:
-            from ..streams import MAX_SEED
+            from ..core.streams import MAX_SEED
 
             seed = _whole(seed, "seed", 0, MAX_SEED, text=False)
             if mode == "daily":
@@ -510,7 +512,7 @@ class Service:
                 self._games.popitem(last=False)
         best = None
         if record_eligible(game):
-            from ..records import solo_best
+            from ..play.records import solo_best
 
             try:
                 best = solo_best(rules.id, self.data)
@@ -529,7 +531,7 @@ class Service:
         return web
 
     def _bot(self, web: WebGame, index: int):
-        from ..bots import WinBot, get_bot
+        from ..play.bots import WinBot, get_bot
 
         if index not in web.bots:
             g = web.game
@@ -549,8 +551,8 @@ class Service:
         """The ``win`` bot's tables of a rule set (the expected-score advisor with numpy, the target
         table, about 1 GiB for ``yahtzee``), read once and shared by every game: a WinBot holds a
         game's state, its tables do not."""
-        from ..advisor import Advisor
-        from ..target import load_target
+        from ..advice.advisor import Advisor
+        from ..engine.target import load_target
 
         with self._advisor_lock:
             found = self._win_parts.get(rules.id)
@@ -596,14 +598,14 @@ class Service:
 
     # --- moves -----------------------------------------------------------------------------
     def _decision(self, g, **kw):
-        from ..game import Decision
+        from ..play.game import Decision
 
         return Decision(turn=len(g.turns), player=g.current, round=g.round, card=g.card, **kw)
 
     def _judge(self, web: WebGame, decisions) -> None:
         """The coach, once switched on (``POST .../coach``): each decision beside the best
         (``yahtzee play --coach``'s judgement)."""
-        from ..review import describe, judge
+        from ..play.review import describe, judge
 
         if not web.game.info.get("coach"):
             return
@@ -632,7 +634,7 @@ class Service:
             self._judge(web, [keep])
 
     def _hold(self, web: WebGame, params: dict) -> None:
-        from ..bounded import shown
+        from ..core.bounded import shown
 
         held = params["held"]
         if not isinstance(held, list) or len(held) > 5:
@@ -645,14 +647,14 @@ class Service:
         web.game.set_held(held)
 
     def _score(self, web: WebGame, params: dict) -> None:
-        from ..errors import IllegalMoveError
+        from ..core.errors import IllegalMoveError
 
         g = web.game
         box = params["box"]
         if not isinstance(box, str):
             box = _whole(box, "box number", 1, len(g.rules.box_names))
         elif len(box) > 100:
-            from ..bounded import shown
+            from ..core.bounded import shown
 
             raise ApiError(400, f"box must be a box name or number, got {shown(box)}")
         name = g.box_name(box)
@@ -680,8 +682,8 @@ class Service:
             self._save(web, "in_progress")
 
     def _bot_turns(self, web: WebGame) -> None:
-        from ..game import play_bot_turn
-        from ..session import describe_bot_turn
+        from ..play.game import play_bot_turn
+        from ..play.session import describe_bot_turn
 
         g = web.game
         while not g.is_over and g.player.is_bot:
@@ -696,8 +698,8 @@ class Service:
 
     def _coach(self, web: WebGame, params: dict) -> None:
         """The coach on or off.  On, the game is marked assisted (as ``yahtzee play --coach``)."""
-        from ..bounded import shown
-        from ..session import assisted_message, mark_assisted
+        from ..core.bounded import shown
+        from ..play.session import assisted_message, mark_assisted
 
         on = params["on"]
         if not isinstance(on, bool):
@@ -710,9 +712,10 @@ class Service:
     def _hint(self, web: WebGame, params: dict) -> dict:
         """The hint of the position to move (``yahtzee hint --json``); the game is marked assisted
         (as ``hint`` in ``yahtzee play``): a POST, since asking changes what the game counts for."""
-        from ..advisor import Position, checked_advice
-        from ..errors import IllegalMoveError
-        from ..session import assisted_message, mark_assisted
+        from ..advice.advisor import checked_advice
+        from ..core.errors import IllegalMoveError
+        from ..core.position import Position
+        from ..play.session import assisted_message, mark_assisted
 
         g = web.game
         if not g.has_rolled:
@@ -742,9 +745,9 @@ class Service:
         self, web: WebGame, status: str, daily_optimal: float | None = None, *, store: bool = True
     ) -> None:
         """The game file, then (``store``) the database, which decides the records with the rules
-        the terminal uses (:mod:`solver.session`); a database failure is a warning: the file is kept."""
-        from ..records import save_game, store_game
-        from ..session import keeps_daily, record_eligible
+        the terminal uses (:mod:`solver.play.session`); a database failure is a warning: the file is kept."""
+        from ..play.records import save_game, store_game
+        from ..play.session import keeps_daily, record_eligible
 
         try:
             save_game(web.game, web.path, status)
@@ -767,25 +770,25 @@ class Service:
             web.warnings.append(str(exc))
 
     def _finish(self, web: WebGame) -> None:
-        from ..review import review_game
+        from ..play.review import review_game
 
         g = web.game
         web.status = "finished"
         optimal = None
         if g.info.get("mode") == "daily":
-            from ..daily import optimal_game, share_text
+            from ..play.daily import optimal_game, share_text
 
             self._save(web, "finished", store=False)  # the file first: kept even if the optimum fails
             bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == "optimal"), None)
             if bot is None:
-                from ..bots import get_bot
+                from ..play.bots import get_bot
 
                 bot = get_bot("optimal", g.rules, self.tables_dir, build_if_missing=False, progress=False)
             optimal = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=bot).cards[0].total
             web.optimal = optimal
             web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
         self._save(web, "finished", optimal)  # stored once, with the day's optimum
-        from ..session import record_message
+        from ..play.session import record_message
 
         web.record = record_message(g, web.stored)
         humans = [i for i, p in enumerate(g.players) if not p.is_bot]

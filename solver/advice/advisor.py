@@ -1,0 +1,452 @@
+"""The advisor: every option of a position ranked by expected score.
+
+A position is a rule set, a card, five dice and the number of rolls left
+(2, 1 or 0).  With rolls left the options are the distinct sets of dice to keep
+(keeping all five means stop rolling and score); with none left they are the
+boxes the roll may legally go in.  Each option carries
+
+* ``ev``             -- expected points still to come (this turn's box and bonuses
+                        included, points already on the card excluded),
+* ``expected_final`` -- ``card.total + ev``,
+* ``regret``         -- best ``ev`` minus this ``ev`` (0 for the best),
+* ``best``           -- whether it is best (within 1e-9).
+
+This module is plain Python (no numpy, no numba), so a single ``hint`` starts
+fast: the turn recursion of :mod:`solver.engine._kernels` for one card state, written
+over the 462 keeps as lists, takes about half a millisecond.  Batch work goes
+through :mod:`solver.advice.batch`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..core import dice as D
+from ..core.card import ScoreCard
+from ..core.dice import Dice
+from ..core.errors import IllegalMoveError, UsageError
+from ..core.position import Position
+from ..core.rules import RuleSet
+from ..engine.tables import Table
+from ..engine.turn import (
+    TIE_TOLERANCE,
+    TargetTurnValues,
+    TurnValues,
+    best_direction,
+    check_finite,
+    stop_placement,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice: keep some dice (``keep`` set) or score a box (``category`` set)."""
+
+    ev: float
+    expected_final: float
+    regret: float
+    best: bool
+    keep: tuple[int, ...] | None = None
+    category: str | None = None
+    score: int | None = None
+    bonus: int = 0
+    #: on the keep-all option (stop rolling): the box that stopping implies and its points
+    stop_category: str | None = None
+    stop_score: int | None = None
+    p_target: float | None = None  # P(final >= target) under target play (target advice only)
+    p_win: float | None = None  # P(win) + P(tie) / 2 against the opponents (win advice only)
+
+    @classmethod
+    def _ranked(
+        cls, evs, base, keeps=None, categories=None, scores=None, bonus: int = 0, stop=None
+    ) -> tuple[Option, ...]:
+        """Options from their ``ev``s, best first: keeps (``keeps``) or boxes (``categories``, ``scores``).
+
+        ``expected_final``, ``regret`` and ``best`` follow from ``base`` and ``evs[0]``, as in
+        :meth:`Advisor.advise`; ``stop`` is the ``(category, score)`` of the keep-all option.  For batch results: built without ``__init__``, whose frozen
+        field-by-field assignments cost more than the rest (the objects are the same).
+        """
+        new, set_attr = object.__new__, object.__setattr__
+        best_ev = evs[0]
+        out = []
+        if keeps is not None:
+            for ev, keep in zip(evs, keeps, strict=True):
+                option, regret = new(cls), best_ev - ev
+                set_attr(option, "__dict__", {
+                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
+                    "keep": keep, "category": None, "score": None, "bonus": 0,
+                    "stop_category": None, "stop_score": None,
+                })  # fmt: skip
+                if stop is not None and len(keep) == D.N_DICE:
+                    option.__dict__["stop_category"], option.__dict__["stop_score"] = stop
+                out.append(option)
+        else:
+            for ev, category, score in zip(evs, categories, scores, strict=True):
+                option, regret = new(cls), best_ev - ev
+                set_attr(option, "__dict__", {
+                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
+                    "keep": None, "category": category, "score": score, "bonus": bonus,
+                    "stop_category": None, "stop_score": None,
+                })  # fmt: skip
+                out.append(option)
+        return tuple(out)
+
+    @property
+    def is_keep(self) -> bool:
+        return self.keep is not None
+
+    def describe(self) -> str:
+        """The option in words: ``keep 3 4 5 6, reroll one die`` or ``score 30 in small_straight``."""
+        if self.keep is None:
+            extra = f" (+{self.bonus} Yahtzee bonus)" if self.bonus else ""
+            return f"score {self.score} in {self.category}{extra}"
+        n = D.N_DICE - len(self.keep)
+        if n == 0:
+            where = f" {self.stop_score} in {self.stop_category}" if self.stop_category is not None else ""
+            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score{where}"
+        if not self.keep:
+            return "reroll all five dice"
+        words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
+        return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
+
+    def to_json(self) -> dict:
+        head = (
+            {"keep": list(self.keep)}
+            if self.keep is not None
+            else {"category": self.category, "score": self.score}
+        )
+        if self.stop_category is not None:
+            head["stop_and_score"] = {"category": self.stop_category, "score": self.stop_score}
+        if self.bonus:
+            head["bonus"] = self.bonus
+        out = head | {
+            "ev": round(self.ev, 9),
+            "expected_final": round(self.expected_final, 9),
+            "regret": round(self.regret, 9),
+            "best": self.best,
+        }
+        if self.p_target is not None:
+            out["p_target"] = self.p_target
+        if self.p_win is not None:
+            out["p_win"] = self.p_win
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.describe()} (ev {self.ev:.3f}, loss {self.regret:.3f})"
+
+
+@dataclass(frozen=True)
+class Advice:
+    """All options of a position, best first."""
+
+    position: Position
+    options: tuple[Option, ...]
+    target: int | None = None  # target advice: options ranked by P(final >= target)
+
+    @classmethod
+    def deferred(
+        cls,
+        position: Position,
+        build: Callable[[], tuple[Option, ...]],
+        build_best: Callable[[], Option] | None = None,
+    ) -> Advice:
+        """An advice whose ``options`` are made by ``build()`` on first use (batch results).
+
+        ``build_best()``, when given, makes only the best option, for :attr:`best`
+        before ``options`` is built.  It is an ordinary :class:`Advice` otherwise:
+        equal to the eager one, same repr.
+        """
+        advice = object.__new__(cls)
+        object.__setattr__(advice, "position", position)
+        object.__setattr__(advice, "_build", build)
+        if build_best is not None:
+            object.__setattr__(advice, "_build_best", build_best)
+        return advice
+
+    def __getattr__(self, name: str):
+        # only reached when ``options`` is not set yet: a deferred advice builds it now
+        if name == "options":
+            build = self.__dict__.get("_build")
+            if build is not None:
+                options = build()
+                object.__setattr__(self, "options", options)
+                del self.__dict__["_build"]
+                self.__dict__.pop("_build_best", None)
+                return options
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __getstate__(self) -> dict:
+        return {"position": self.position, "options": self.options}
+
+    @property
+    def best(self) -> Option:
+        build_best = self.__dict__.get("_build_best")
+        return build_best() if build_best is not None else self.options[0]
+
+    @property
+    def decision(self) -> str:
+        return "score" if self.position.rolls_left == 0 else "keep"
+
+    def to_json(self) -> dict:
+        p = self.position
+        return {
+            "rules": p.rules.id,
+            "card": str(p.card),
+            "dice": str(p.dice),
+            "rolls_left": p.rolls_left,
+            "decision": self.decision,
+            **({"target": self.target} if self.target is not None else {}),
+            "options": [o.to_json() for o in self.options],
+        }
+
+    def option_for(self, keep=None, category: str | None = None) -> Option:
+        """The option that keeps ``keep`` (faces) or scores ``category``."""
+        if category is not None:
+            for o in self.options:
+                if o.category == category:
+                    return o
+            raise IllegalMoveError(f"{category} is not a legal box for {self.position.dice} on this card")
+        want = tuple(sorted(keep or ()))
+        for o in self.options:
+            if o.keep == want:
+                return o
+        raise IllegalMoveError(
+            f"cannot keep {' '.join(map(str, want)) or 'nothing'} from {self.position.dice}"
+        )
+
+
+class Advisor:
+    """Ranks options using a rule set's table (plain Python; see :mod:`solver.advice.batch` for bulk).
+
+    The table may be loaded with ``light=True`` (see :func:`solver.engine.tables.load_table`): a
+    single hint then never imports numpy.
+    """
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.rules = table.rules
+        self._cache: dict[tuple[int, int, int], TurnValues] = {}
+        self._direction: str | None = None
+
+    @classmethod
+    def load(
+        cls,
+        rules=None,
+        tables_dir=None,
+        *,
+        build_if_missing: bool = False,
+        progress: bool = True,
+        light: bool = False,
+    ) -> Advisor:
+        """The advisor of a rule set's table; ``light``: read it without numpy (see
+        :func:`~solver.engine.tables.load_table`), as a single hint does."""
+        from ..engine.tables import get_table
+
+        return cls(
+            get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress, light=light)
+        )
+
+    def turn(self, card: ScoreCard) -> TurnValues:
+        """Within-turn values of the card's state (a few cached).
+
+        Under ``order=choose`` the empty card is played in the direction optimal play
+        chose before the first roll (:meth:`direction`).
+        """
+        key = card.state
+        tv = self._cache.get(key)
+        if tv is None:
+            if len(self._cache) >= 1024:
+                self._cache.clear()
+            rules = self.rules
+            if rules.order == "choose" and key[0] == 0:
+                rules = rules.directed(self.direction())
+            tv = self._cache[key] = TurnValues(rules, key, self.table.values)
+        return tv
+
+    def direction(self) -> str:
+        """Under ``order=choose``: ``down`` or ``up``, whichever optimal play picks."""
+        if self._direction is None:
+            self._direction = best_direction(self.rules, self.table.values)
+        return self._direction
+
+    def card_value(self, card: ScoreCard | str | None = None) -> float:
+        """Expected points still to come from the start of a turn (before rolling)."""
+        card = ScoreCard.parse(card, self.rules)
+        if card.is_complete:
+            return 0.0
+        mask, upper, flag = card.state
+        return float(self.table.values[mask, upper, flag])
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of ``position``, best first (ties in card/keep order)."""
+        if position.rules != self.rules:
+            raise UsageError(f"this advisor plays {self.rules.id}, the position is {position.rules.id}")
+        card, dice = position.card, position.dice
+        tv = self.turn(card)
+        base = card.total
+        raw: list[tuple[float, dict]] = []
+        if position.rolls_left == 0:
+            names = self.rules.box_names
+            mask, _, flag = card.state
+            for b, score, bonus in self.rules.placements(mask, dice.counts, bool(flag)):
+                raw.append(
+                    (
+                        tv.placement_value(b, score, bonus),
+                        {"category": names[b], "score": score, "bonus": bonus},
+                    )
+                )
+        else:
+            ev = tv.e0 if position.rolls_left == 1 else tv.e1
+            stop = D.ROLL_OFFSET + dice.index
+            for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
+                if k == stop:
+                    if self.rules.all_rolls:
+                        continue  # all three rolls must be used
+                    where = tv.stops.get(dice.index, False)
+                    if where is False:  # the box stopping implies, once per roll of this card state
+                        where = stop_placement(self.rules, tv.rules, card.state, dice, self.table.values)
+                        tv.stops[dice.index] = where
+                    if where is not None:
+                        category, score = where
+                        raw.append(
+                            (ev[k], {"keep": D.KEEPS[k], "stop_category": category, "stop_score": score})
+                        )
+                        continue
+                raw.append((ev[k], {"keep": D.KEEPS[k]}))
+        best_ev = max(v for v, _ in raw)
+        order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
+        options = tuple(
+            Option(
+                ev=raw[i][0],
+                expected_final=base + raw[i][0],
+                regret=best_ev - raw[i][0],
+                best=best_ev - raw[i][0] <= TIE_TOLERANCE,
+                **raw[i][1],
+            )
+            for i in order
+        )
+        return Advice(position, options)
+
+
+class TargetAdvisor:
+    """Ranks options by the probability of reaching a target score (plain Python).
+
+    Each option carries ``p_target``, P(final score >= target) when taking it and then
+    playing for the target, beside the expected-score advisor's ``ev`` (points still to
+    come when taking it and then playing for expected score).  Options are ranked by
+    ``p_target``; options within :data:`TARGET_TIE` of each other are ranked by ``ev``, so
+    once the target is reached (or out of reach) the advice is the expected-score advice.
+    """
+
+    def __init__(self, advisor: Advisor, table):
+        if table.rules != advisor.rules:
+            raise UsageError(f"the target table is for {table.rules.id}, the advisor for {advisor.rules.id}")
+        self.advisor, self.table, self.rules = advisor, table, advisor.rules
+
+    def turn(self, card: ScoreCard, need: int) -> TargetTurnValues:
+        """Target-play values of the card's state with ``need`` (>= 1) more points wanted."""
+        rules, state = self.rules, card.state
+        if rules.order == "choose" and state[0] == 0:  # the direction that serves the target best
+            down, up = (TargetTurnValues(rules.directed(d), state, self.table, need) for d in ("down", "up"))
+            return up if up.value > down.value + TARGET_TIE else down
+        return TargetTurnValues(rules, state, self.table, need)
+
+    def probability(self, card: ScoreCard, target: int) -> float:
+        """P(final >= target) from the start of a turn on ``card`` under target play."""
+        need = target - card.total
+        if need <= 0:
+            return 1.0
+        if card.is_complete:
+            return 0.0
+        return self.table.probability(card.state, need)
+
+    def advise(self, position: Position, target: int) -> Advice:
+        """Every option of ``position``, ranked by P(final >= ``target``), then expected score."""
+        base = self.advisor.advise(position)
+        card, dice = position.card, position.dice
+        need = target - card.total
+        if need > self.table.t_max:
+            raise UsageError(
+                f"{target} needs {need} more points; the {self.rules.id} target table holds up to "
+                f"{self.table.t_max} (build a larger one with: yahtzee tables build --target --t-max N)"
+            )
+        tv = self.turn(card, need) if need > 0 else None
+        stop = None
+        scored = []
+        for option in base.options:
+            if need <= 0:
+                p = 1.0
+            else:
+                p = probability_of(tv, option, position.rolls_left, self.rules)
+                if option.keep is not None and len(option.keep) == D.N_DICE:
+                    stop = self.stop_placement(tv, card, dice)
+            scored.append((p, option))
+        return ranked_by_probability(position, scored, "p_target", stop, target=target)
+
+    def stop_placement(self, tv: TargetTurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
+        """The box that stopping implies under target play (ties: the expected-score ranking)."""
+        ev_tv = self.advisor.turn(card)
+        mask, _, flag = card.state
+        best = None
+        for b, score, bonus in self.rules.placements(mask, dice.counts, bool(flag)):
+            key = (tv.placement_value(b, score, bonus), ev_tv.placement_value(b, score, bonus))
+            if (
+                best is None
+                or key[0] > best[0][0] + TARGET_TIE
+                or (abs(key[0] - best[0][0]) <= TARGET_TIE and key[1] > best[0][1])
+            ):
+                best = (key, b, score)
+        return None if best is None else (self.rules.box_names[best[1]], best[2])
+
+
+TARGET_TIE = 1e-12  # probabilities this close rank by expected score
+
+
+def probability_of(tv: TurnValues, option: Option, rolls_left: int, rules: RuleSet) -> float:
+    """An option's value in the units of ``tv`` (a probability for target or win play)."""
+    if option.keep is None:
+        return tv.placement_value(rules.box_index[option.category], option.score, option.bonus)
+    return (tv.e0 if rolls_left == 1 else tv.e1)[D.keep_index(option.keep)]
+
+
+def ranked_by_probability(
+    position: Position, scored: list[tuple[float, Option]], field: str, stop, target: int | None = None
+) -> Advice:
+    """The options of ``scored`` (``(probability, expected-score option)``) ranked by probability,
+    options within :data:`TARGET_TIE` by expected score; each gets the probability as ``field``
+    (``p_target``, ``p_win``), ``best``, and the keep-all option the box ``stop`` implies."""
+    scored = sorted(scored, key=lambda item: (-round(item[0], 12), -item[1].ev))
+    best_p = scored[0][0]
+    options = []
+    for p, option in scored:
+        fields = dict(option.__dict__)
+        fields.update({field: p, "best": best_p - p <= TARGET_TIE})
+        if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
+            fields["stop_category"], fields["stop_score"] = stop
+        options.append(Option(**fields))
+    return Advice(position, tuple(options), target=target)
+
+
+def checked_advice(advisor, position):
+    """The advice of ``position`` (its JSON is ``advice.to_json()``, what ``hint --json`` prints and
+    the web API's ``/api/hint`` answers); a damaged table raises :class:`TableError`, never NaN."""
+    advice = advisor.advise(position)
+    check_finite(position.rules, [o.ev for o in advice.options], position)
+    return advice
+
+
+def value_json(advisor, card) -> dict:
+    """What ``value --json`` prints (and ``/api/value`` answers) for a card."""
+    ev = advisor.card_value(card)
+    check_finite(card.rules, [ev], str(card) or "the empty card")
+    return {
+        "rules": card.rules.id,
+        "card": str(card),
+        "ev": round(ev, 9),
+        "expected_final": round(card.total + ev, 9),
+    }

@@ -1,0 +1,644 @@
+"""Batch advice: many positions at once, and JSON lines in and out.
+
+:func:`advise_many` gives what :meth:`solver.advice.advisor.Advisor.advise` gives for each
+position -- the same options in the same order, and today the same floats bit for
+bit (the advisor's plain-Python recursion does the kernel's arithmetic in the
+kernel's order; the tests ask for 1e-9) -- at tens of thousands of positions per second:
+
+1. positions are grouped by rule set; cards are read into arrays (filled mask,
+   capped upper total, Yahtzee flag, points on the card);
+2. positions with rolls left: their distinct card states are sorted by mask and
+   each mask's states go through one call of :func:`solver.engine._kernels.turn_tables`
+   (one "lane" per state), which gives ``e0``/``e1`` -- the value of every keep
+   with one / two rolls left.  A position's options are the sub-keeps of its roll
+   (``dice.SUBKEEPS``, keeping all five = stop and score) valued from the table of
+   its rolls left;
+3. positions with no rolls left: every legal box is valued straight from the
+   value table (score + upper bonus if reached + ``V[next state]`` + Yahtzee
+   bonus), vectorised; only Joker rolls ask :meth:`RuleSet.placements` one by one;
+4. options are ranked with a stable sort (ties in the advisor's order).
+
+The results are lazy: each :class:`~solver.advice.advisor.Advice` builds its
+:class:`~solver.advice.advisor.Option` objects on first use (``Advice.deferred``), and
+:func:`advise_json_lines` writes JSON straight from the arrays.
+
+Small batches (few card states) skip numba, whose start-up (about a second) costs
+more than the plain-Python turn recursion of :class:`~solver.advice.advisor.TurnValues`
+for a few hundred states; the two agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+from functools import partial
+
+import numpy as np
+
+from ..core import dice as D
+from ..core.card import ScoreCard
+from ..core.dice import Dice
+from ..core.errors import SolverError, TableError, UsageError
+from ..core.position import Position
+from ..core.rules import RuleSet, get_rules
+from ..engine.dp import kernel_values
+from ..engine.tables import Table
+from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
+from .advisor import Advice, Advisor, Option
+
+#: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
+#: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
+PYTHON_STATES = 1000
+#: Positions ranked in one pass (bounds the temporary arrays: about 400 bytes a position).
+CHUNK = 1 << 18
+#: JSON lines read before a pass of :func:`advise_json_lines`.
+JSON_CHUNK = 1 << 15
+
+_MAX_KEEPS = D.SUBKEEPS.shape[1]  # 32 distinct sub-keeps at most
+
+
+def _reversed_subkeeps() -> tuple[np.ndarray, np.ndarray]:
+    """(252, 32) the advisor's raw keep order (``SUBKEEPS`` reversed), padded with 0; valid mask."""
+    keeps = np.zeros((D.N_ROLLS, _MAX_KEEPS), dtype=np.int64)
+    valid = np.zeros((D.N_ROLLS, _MAX_KEEPS), dtype=bool)
+    for r in range(D.N_ROLLS):
+        n = int(D.N_SUBKEEPS[r])
+        keeps[r, :n] = D.SUBKEEPS[r, :n][::-1]
+        valid[r, :n] = True
+    return keeps, valid
+
+
+_RAW_KEEPS, _RAW_VALID = _reversed_subkeeps()
+_ROLL_INDEX = {roll: r for r, roll in enumerate(D.ROLLS)}
+
+
+class BatchAdvisor:
+    """Ranks many positions of one rule set at once (see the module docstring)."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.rules: RuleSet = table.rules
+        self.values = kernel_values(table.values)
+        self._advisor = Advisor(table)  # for the direction of an order=choose game
+
+    @classmethod
+    def load(
+        cls, rules=None, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True
+    ) -> BatchAdvisor:
+        from ..engine.tables import get_table
+
+        return cls(get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=progress))
+
+    def advise_many(self, positions: Iterable[Position]) -> list[Advice]:
+        """Advice for every position (all of this advisor's rule set), in order."""
+        positions = list(positions)
+        out: list[Advice] = []
+        for start in range(0, len(positions), CHUNK):
+            out.extend(self.rank(positions[start : start + CHUNK]).advice())
+        return out
+
+    def rank(self, positions: list[Position]) -> Ranked:
+        """The ranked options of ``positions`` as arrays (see :class:`Ranked`)."""
+        rules = self.rules
+        for p in positions:
+            if not isinstance(p, Position):
+                raise TypeError(f"expected a Position, got {p!r}")
+            if p.card.rules is not rules and p.card.rules != rules:
+                raise UsageError(f"this advisor plays {rules.id}, the position is {p.rules.id}")
+        ranked = Ranked(rules, positions)
+        ranked.values, ranked.turn_rules = self.values, self._turn_rules
+        if not positions:
+            return ranked
+        cards = [p.card for p in positions]
+        scores = np.array([c.scores for c in cards], dtype=np.float64).reshape(len(cards), rules.n_boxes)
+        filled = ~np.isnan(scores)
+        scores = np.where(filled, scores, 0.0).astype(np.int64)
+        mask = (filled.astype(np.int64) << np.arange(rules.n_boxes, dtype=np.int64)).sum(axis=1)
+        upper = scores[:, list(rules.upper_indices)].sum(axis=1)
+        lower = scores[:, list(rules.lower_indices)].sum(axis=1)
+        bonus_count = np.fromiter((c.yahtzee_bonus_count for c in cards), np.int64, len(cards))
+        reached = (
+            upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(cards), dtype=bool)
+        )
+        total = upper + np.where(reached, rules.upper_bonus, 0) + lower
+        total += bonus_count * rules.bonus
+        u = np.minimum(upper, rules.upper_cap)
+        if rules.n_flags == 2:  # a five-of-a-kind row holds 50
+            rows = list(rules.five_kind_rows)
+            f = (filled[:, rows] & (scores[:, rows] == 50)).any(axis=1).astype(np.int64)
+        else:
+            f = np.zeros(len(cards), dtype=np.int64)
+        roll = np.fromiter((_ROLL_INDEX[p.dice.values] for p in positions), np.int64, len(positions))
+        rolls_left = np.fromiter((p.rolls_left for p in positions), np.int64, len(positions))
+        ranked.base = total.astype(np.float64)
+        ranked.rolls_left = rolls_left
+        ranked.row = np.zeros(len(positions), dtype=np.int64)
+        keep_rows = np.flatnonzero(rolls_left > 0)
+        place_rows = np.flatnonzero(rolls_left == 0)
+        ranked.row[keep_rows] = np.arange(len(keep_rows))
+        ranked.row[place_rows] = np.arange(len(place_rows))
+        if len(keep_rows):
+            k = keep_rows
+            ranked.keep_ev, ranked.keep_id, ranked.keep_n = self._rank_keeps(
+                mask[k], u[k], f[k], roll[k], rolls_left[k]
+            )
+        if len(place_rows):
+            k = place_rows
+            ranked.place_ev, ranked.place_box, ranked.place_score, ranked.place_n, ranked.place_bonus = (
+                self._rank_placements(mask[k], u[k], f[k], roll[k], filled[k])
+            )
+        return ranked
+
+    # --- with rolls left: keeps ------------------------------------------------
+    def _rank_keeps(self, mask, u, f, roll, rolls_left):
+        cap = self.rules.upper_cap
+        key = (mask * (cap + 1) + u) * 2 + f
+        order = np.argsort(key, kind="stable")
+        lanes, first, lane_of = np.unique(key[order], return_index=True, return_inverse=True)
+        lane_mask, rest = np.divmod(lanes, 2 * (cap + 1))
+        lane_u, lane_f = np.divmod(rest, 2)
+        # runs of lanes with the same mask, and the positions (in key order) of each run
+        group_lane = np.flatnonzero(np.r_[True, lane_mask[1:] != lane_mask[:-1], True])
+        group_pos = np.r_[first, len(order)][group_lane]
+        group_lane_of = np.repeat(group_lane[:-1], np.diff(group_pos))
+        local = (lane_of.reshape(-1) - group_lane_of)[:, None]
+        stage = (rolls_left[order] - 1)[:, None]
+        keeps = _RAW_KEEPS[roll[order]]
+        evaluate = self._kernel_evaluator() if len(lanes) >= PYTHON_STATES else self._python_evaluator
+        ev = np.empty((len(order), _MAX_KEEPS))
+        for g in range(len(group_lane) - 1):
+            a, b = group_lane[g], group_lane[g + 1]
+            p0, p1 = group_pos[g], group_pos[g + 1]
+            e = np.empty((2, D.N_KEEPS, b - a))
+            evaluate(int(lane_mask[a]), lane_u[a:b], lane_f[a:b], e)
+            ev[p0:p1] = e[stage[p0:p1], keeps[p0:p1], local[p0:p1]]
+        raw_ev = np.empty_like(ev)
+        raw_ev[order] = ev
+        raw_keeps = _RAW_KEEPS[roll]
+        raw_ev[~_RAW_VALID[roll]] = -np.inf
+        rank = np.argsort(-raw_ev, axis=1, kind="stable")
+        return (
+            np.take_along_axis(raw_ev, rank, axis=1),
+            np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
+            D.N_SUBKEEPS[roll]
+            - int(self.rules.all_rolls),  # all-rolls: stopping (ranked last, -inf) is no option
+        )
+
+    def _turn_rules(self, mask: int) -> RuleSet:
+        """The rules a turn from ``mask`` is played by: under ``order=choose`` the empty card
+        is played in the direction optimal play picks (:meth:`Advisor.direction`)."""
+        if self.rules.order == "choose" and mask == 0:
+            return self.rules.directed(self._advisor.direction())
+        return self.rules
+
+    def _python_evaluator(self, mask: int, lane_u: np.ndarray, lane_f: np.ndarray, e: np.ndarray) -> None:
+        rules = self._turn_rules(mask)
+        for j, (u, f) in enumerate(zip(lane_u.tolist(), lane_f.tolist(), strict=True)):
+            tv = TurnValues(rules, (mask, u, f), self.values)
+            e[0, :, j] = tv.e0
+            e[1, :, j] = tv.e1
+
+    def _kernel_evaluator(self):
+        from ..engine import _kernels, dp
+
+        values = self.values
+        no_tracking = np.empty((0, 0), dtype=np.int64)
+        turn_tables = _kernels.turn_tables
+
+        def evaluate(mask, lane_u, lane_f, e):
+            succ = np.empty((6 * self.rules.n_boxes, len(lane_u)))
+            ra = dp.rule_arrays(self._turn_rules(mask))
+            turn_tables(mask, lane_u, lane_f, values, ra, e[0], e[1], succ, 0, no_tracking)
+
+        return evaluate
+
+    # --- no rolls left: boxes ----------------------------------------------------
+    def _rank_placements(self, mask, u, f, roll, filled):
+        """Every legal box of each position, valued by the rules' step (:meth:`RuleSet.step`, or
+        its kernel twin for large batches) and ranked."""
+        rules = self.rules
+        n, nb = filled.shape
+        ev = np.empty((n, nb))
+        score = np.empty((n, nb), dtype=np.int64)
+        bonus = np.empty(n, dtype=np.int64)
+        if n >= PYTHON_STATES:
+            from ..engine import _kernels, dp
+
+            _kernels.placement_values(mask, u, f, roll, self.values, dp.rule_arrays(rules), ev, score, bonus)
+        else:
+            ev.fill(-np.inf)
+            score.fill(-1)
+            values = self.values
+            for i, (m, uu, ff, r) in enumerate(
+                zip(mask.tolist(), u.tolist(), f.tolist(), roll.tolist(), strict=True)
+            ):
+                bonus[i] = 0
+                for b, s, extra in rules.placements(m, D.KEEP_FACE_COUNTS[D.ROLL_OFFSET + r], bool(ff)):
+                    points, nxt = rules.step((m, uu, ff), b, s)
+                    ev[i, b] = objective(points, float(values[nxt])) + extra
+                    score[i, b] = s
+                    bonus[i] = extra
+        legal = ev > -np.inf
+        rank = np.argsort(-ev, axis=1, kind="stable")
+        return (
+            np.take_along_axis(ev, rank, axis=1),
+            rank.astype(np.int16),
+            np.take_along_axis(score, rank, axis=1),
+            legal.sum(axis=1),
+            bonus,
+        )
+
+
+class Ranked:
+    """Ranked options of a list of positions of one rule set, as arrays.
+
+    Position ``i`` has row ``row[i]`` in the keep arrays (rolls left) or in the
+    placement arrays (no rolls left); each row holds its options best first:
+    ``*_ev`` (expected points still to come), ``keep_id`` (keep index, see
+    :mod:`solver.core.dice`) or ``place_box``/``place_score``, and ``*_n`` options.
+    """
+
+    def __init__(self, rules: RuleSet, positions: list[Position]):
+        self.rules = rules
+        self.positions = positions
+        self.base = self.rolls_left = self.row = None  # (n,): points on the card, rolls left, row
+        self.keep_ev = self.keep_id = self.keep_n = None  # (rows, 32), (rows, 32), (rows,)
+        self.place_ev = self.place_box = self.place_score = None  # (rows, n_boxes) each
+        self.place_n = self.place_bonus = None  # (rows,): options, Yahtzee bonus of the roll
+        self.values = self.turn_rules = None  # for the box that stopping implies (the keep-all option)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def _lists(self):
+        lists = self.__dict__.get("_py")
+        if lists is None:  # per-position scalars as Python lists: cheaper than numpy scalars one by one
+            lists = self._py = (self.row.tolist(), self.rolls_left.tolist(), self.base.tolist())
+        return lists
+
+    def _row(self, i: int, limit: int | None = None):
+        """(evs, base, labels, scores or None, bonus) of position ``i``, at most ``limit`` options."""
+        rows, rolls, bases = self._lists()
+        j = rows[i]
+        if rolls[i] > 0:
+            n = int(self.keep_n[j]) if limit is None else limit
+            row = self.keep_ev[j, :n].tolist(), bases[i], self.keep_id[j, :n].tolist(), None, 0
+        else:
+            n = int(self.place_n[j]) if limit is None else limit
+            row = (
+                self.place_ev[j, :n].tolist(),
+                bases[i],
+                self.place_box[j, :n].tolist(),
+                self.place_score[j, :n].tolist(),
+                int(self.place_bonus[j]),
+            )
+        evs = row[0]
+        # ranked best first with NaN last: a value that is not finite shows at one end
+        if not evs or not (math.isfinite(evs[0]) and math.isfinite(evs[-1])):
+            bad = next((x for x in evs if not math.isfinite(x)), None)
+            raise TableError(
+                f"the {self.rules.id} table gives {bad} for {self.positions[i]}: it is damaged; rebuild it "
+                f"with: yahtzee tables build --rules {self.rules.id} --force"
+            )
+        return row
+
+    def options(self, i: int, limit: int | None = None) -> tuple[Option, ...]:
+        """The :class:`Option` objects of position ``i``, best first (what the advisor gives)."""
+        evs, base, labels, scores, bonus = self._row(i, limit)
+        if scores is None:
+            keeps = D.KEEPS
+            return Option._ranked(evs, base, keeps=[keeps[k] for k in labels], stop=self.stop(i))
+        names = self.rules.box_names
+        return Option._ranked(evs, base, categories=[names[b] for b in labels], scores=scores, bonus=bonus)
+
+    def stop(self, i: int) -> tuple[str, int] | None:
+        """The ``(category, score)`` that keeping all five dice of position ``i`` implies."""
+        p = self.positions[i]
+        if self.values is None or p.rolls_left == 0 or self.rules.all_rolls:
+            return None
+        state = p.card.state
+        return stop_placement(self.rules, self.turn_rules(state[0]), state, p.dice, self.values)
+
+    def best(self, i: int) -> Option:
+        """The best option of position ``i`` (the first of :meth:`options`)."""
+        return self.options(i, 1)[0]
+
+    def advice(self) -> list[Advice]:
+        """One deferred :class:`Advice` per position (options built on first use)."""
+        deferred, options, best = Advice.deferred, self.options, self.best
+        return [deferred(p, partial(options, i), partial(best, i)) for i, p in enumerate(self.positions)]
+
+    def to_json(self, i: int) -> dict:
+        """``Advice.to_json()`` of position ``i``, made from the arrays."""
+        p = self.positions[i]
+        evs, base, labels, scores, bonus = self._row(i)
+        best_ev = evs[0]
+        if scores is None:
+            keeps = D.KEEPS
+            heads = [{"keep": list(keeps[k])} for k in labels]
+            stop = self.stop(i)
+            if stop is not None:
+                for head in heads:
+                    if len(head["keep"]) == D.N_DICE:
+                        head["stop_and_score"] = {"category": stop[0], "score": stop[1]}
+        else:
+            names = self.rules.box_names
+            heads = [{"category": names[b], "score": s} for b, s in zip(labels, scores, strict=True)]
+            if bonus:
+                for head in heads:
+                    head["bonus"] = bonus
+        options = []
+        for head, ev in zip(heads, evs, strict=True):
+            regret = best_ev - ev
+            head["ev"] = round(ev, 9)
+            head["expected_final"] = round(base + ev, 9)
+            head["regret"] = round(regret, 9)
+            head["best"] = regret <= TIE_TOLERANCE
+            options.append(head)
+        return {
+            "rules": self.rules.id,
+            "card": str(p.card),
+            "dice": str(p.dice),
+            "rolls_left": p.rolls_left,
+            "decision": "score" if p.rolls_left == 0 else "keep",
+            "options": options,
+        }
+
+    def json_line(self, i: int) -> str:
+        """``json.dumps(self.to_json(i))``, written directly (about three times faster)."""
+        p = self.positions[i]
+        evs, base, labels, scores, bonus = self._row(i)
+        if scores is None:
+            heads = [_KEEP_HEADS[k] for k in labels]
+            stop = self.stop(i)
+            if stop is not None:
+                k = D.ROLL_OFFSET + p.dice.index
+                extra = f'"stop_and_score": {{"category": {_quote(stop[0])}, "score": {stop[1]}}}, "ev": '
+                heads = [
+                    h if label != k else h[: -len('"ev": ')] + extra
+                    for h, label in zip(heads, labels, strict=True)
+                ]
+            decision = "keep"
+        else:
+            heads = [self._box_head(b, score, bonus) for b, score in zip(labels, scores, strict=True)]
+            decision = "score"
+        best_ev = evs[0]
+        options = []
+        for head, ev in zip(heads, evs, strict=True):
+            regret = best_ev - ev
+            options.append(
+                f'{head}{_json9(ev)}, "expected_final": {_json9(base + ev)}, '
+                f'"regret": {_json9(regret)}, "best": {"true" if regret <= TIE_TOLERANCE else "false"}}}'
+            )
+        return (
+            f'{{"rules": {_quote(self.rules.id)}, "card": {_quote(str(p.card))}, "dice": "{p.dice}", '
+            f'"rolls_left": {p.rolls_left}, "decision": "{decision}", "options": [{", ".join(options)}]}}'
+        )
+
+    def _box_head(self, box: int, score: int, bonus: int) -> str:
+        key = (box, score, bonus)
+        head = _BOX_HEADS.get((self.rules.id, key))
+        if head is None:
+            extra = f', "bonus": {bonus}' if bonus else ""
+            head = f'{{"category": {_quote(self.rules.box_names[box])}, "score": {score}{extra}, "ev": '
+            _BOX_HEADS[self.rules.id, key] = head
+        return head
+
+
+def _json9(x: float) -> str:
+    """``json.dumps(round(x, 9))``, with one decimal conversion instead of two.
+
+    ``round(x, 9)`` is the double nearest to the correctly rounded 9-decimal string of
+    ``x``, the string ``f"{x:.9f}"`` (both are David Gay's dtoa in mode 3); with at most
+    15 significant digits (``x < 1e5``) that string, less its trailing zeros, is the
+    shortest one naming that double, i.e. its repr -- unless repr switches to exponent
+    notation (below 1e-4), where the slow way is taken.
+    """
+    if 1e-4 <= x < 1e5:
+        text = f"{x:.9f}".rstrip("0")
+        return text + "0" if text[-1] == "." else text
+    return "0.0" if x == 0.0 else repr(round(x, 9))
+
+
+_KEEP_HEADS = [f'{{"keep": {json.dumps(list(keep))}, "ev": ' for keep in D.KEEPS]
+_BOX_HEADS: dict[tuple, str] = {}
+_quote = json.encoder.encode_basestring_ascii  # what json.dumps uses for str
+
+
+def advise_many(positions: Iterable[Position], tables_dir=None, *, progress: bool = True) -> list[Advice]:
+    """Advice for every position, in order -- the same as ``Advisor.advise`` one by one.
+
+    Positions may mix rule sets; each rule set's table is loaded (built first when
+    missing, with a progress bar on stderr unless ``progress`` is false).  The
+    returned advice builds its options on first use.
+    """
+    positions = list(positions)
+    by_rules: dict[str, list[int]] = {}
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position):
+            raise TypeError(f"expected a Position, got {p!r}")
+        by_rules.setdefault(p.rules.id, []).append(i)
+    out: list[Advice | None] = [None] * len(positions)
+    for idx in by_rules.values():
+        advisor = BatchAdvisor.load(positions[idx[0]].rules, tables_dir, progress=progress)
+        for i, advice in zip(idx, advisor.advise_many([positions[i] for i in idx]), strict=True):
+            out[i] = advice
+    return out  # type: ignore[return-value]
+
+
+class _Parser:
+    """JSON objects to positions, with the cards and dice of a batch parsed once each."""
+
+    def __init__(self, default_rules):
+        self.default_rules = default_rules
+        self._cards: dict[tuple, ScoreCard] = {}
+        self._dice: dict[object, Dice] = {}
+
+    def position(self, obj) -> Position:
+        if not isinstance(obj, dict):
+            raise ValueError("each line must be a JSON object")
+        missing = [k for k in ("dice", "rolls_left") if k not in obj]
+        if missing:
+            raise ValueError(f"missing field(s): {', '.join(missing)}")
+        rules = get_rules(obj.get("rules", self.default_rules))
+        card_text = obj.get("card", "")
+        key = (rules.id, card_text) if isinstance(card_text, str) or card_text is None else None
+        card = self._cards.get(key) if key is not None else None
+        if card is None:
+            card = ScoreCard.parse(card_text, rules)
+            if key is not None:
+                if len(self._cards) > 100_000:
+                    self._cards.clear()
+                self._cards[key] = card
+        dice_text = obj["dice"]
+        dice = self._dice.get(dice_text) if isinstance(dice_text, str) else None
+        if dice is None:
+            dice = Dice.parse(dice_text)
+            if isinstance(dice_text, str) and len(self._dice) < 10_000:
+                self._dice[dice_text] = dice
+        return Position.parse(card, dice, obj["rolls_left"], rules)
+
+
+#: The answer to a blank input line (every input line gets exactly one output line).
+BLANK_LINE = "blank line"
+_BOM = "\ufeff"
+
+
+def advise_json_lines(
+    lines: Iterable[str | bytes],
+    default_rules=None,
+    tables_dir=None,
+    *,
+    chunk: int = JSON_CHUNK,
+    idle: float | None = None,
+) -> Iterator[str]:
+    """One JSON output line per input line, in order (the ``hint --json`` object).
+
+    ``lines`` are ``str`` or ``bytes`` (UTF-8; see :func:`read_lines`); a trailing
+    newline or ``\\r\\n`` and a byte-order mark at the start are ignored.  A line that
+    is not a valid position -- blank, not UTF-8, not JSON, a bad position -- gives
+    ``{"error": "line N: ..."}`` and the rest go on.  A missing table is built first;
+    a corrupt one, or one that gives a value that is not finite, answers
+    ``{"error": ...}`` on the lines of its rule set only.  Lines are answered ``chunk``
+    at a time (see :func:`advise_json_batches` for ``idle``).
+    """
+    for answers in advise_json_batches(lines, default_rules, tables_dir, chunk=chunk, idle=idle):
+        yield from answers
+
+
+def read_lines(stream) -> Iterator[bytes]:
+    """The lines of a binary stream split at ``\\n`` only (a lone ``\\r`` stays in its line).
+
+    Unlike a text stream's universal newlines this keeps "one input line, one answer"
+    true for files and pipes alike.  Reads a line at a time, so a program can write a
+    position and wait for its answer.
+    """
+    yield from iter(stream.readline, b"")
+
+
+def advise_json_batches(
+    lines: Iterable[str | bytes],
+    default_rules=None,
+    tables_dir=None,
+    *,
+    chunk: int = JSON_CHUNK,
+    idle: float | None = None,
+) -> Iterator[list[str]]:
+    """:func:`advise_json_lines` a batch at a time: the answers to up to ``chunk`` lines.
+
+    With ``idle`` (seconds), ``lines`` is read by a helper thread and a batch is also
+    answered whenever no new line has come for that long -- for a program that writes a
+    position and waits for its answer through a pipe.
+    """
+    parser = _Parser(default_rules)
+    advisors: dict[str, BatchAdvisor | SolverError] = {}
+    for batch in _line_batches(lines, max(1, chunk), idle):
+        yield _answer(batch, parser, advisors, tables_dir)
+
+
+def _line_batches(lines: Iterable, chunk: int, idle: float | None) -> Iterator[list[tuple[int, object]]]:
+    """Numbered lines, ``chunk`` at a time (sooner after ``idle`` seconds without input)."""
+    numbered = enumerate(lines, start=1)
+    if idle is None:
+        batch: list[tuple[int, object]] = []
+        for item in numbered:
+            batch.append(item)
+            if len(batch) >= chunk:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+        return
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    done = object()
+
+    def read() -> None:
+        try:
+            for item in numbered:
+                inbox.put(item)
+        except BaseException as exc:  # handed to the consumer, raised there
+            inbox.put(exc)
+        inbox.put(done)
+
+    threading.Thread(target=read, name="hint-batch-reader", daemon=True).start()
+    batch = []
+    while True:
+        try:
+            item = inbox.get(timeout=idle) if batch else inbox.get()
+        except queue.Empty:
+            yield batch
+            batch = []
+            continue
+        if item is done:
+            break
+        if isinstance(item, BaseException):
+            raise item
+        batch.append(item)
+        if len(batch) >= chunk:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _text(n: int, line: str | bytes) -> str:
+    """The text of input line ``n``: decoded (UTF-8), without its line end and (line 1) BOM."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1})") from None
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    if n == 1 and line.startswith(_BOM):
+        line = line[1:]
+    if not line.strip():
+        raise ValueError(BLANK_LINE)
+    return line
+
+
+def _error_line(n: int, message: object) -> str:
+    return json.dumps({"error": f"line {n}: {message}"})
+
+
+def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
+    results: list[str | Position] = []
+    numbers: list[int] = []
+    by_rules: dict[str, list[int]] = {}
+    for n, line in batch:
+        numbers.append(n)
+        try:
+            position = parser.position(json.loads(_text(n, line)))
+        except (
+            SolverError,
+            ValueError,
+            RecursionError,
+        ) as exc:  # JSONDecodeError is a ValueError; deep nesting
+            results.append(_error_line(n, exc))
+            continue
+        by_rules.setdefault(position.rules.id, []).append(len(results))
+        results.append(position)
+    for rid, idx in by_rules.items():
+        advisor = advisors.get(rid)
+        if advisor is None:  # a missing table is built; a corrupt one errors its lines only
+            try:
+                advisor = BatchAdvisor.load(rid, tables_dir)
+            except SolverError as exc:
+                advisor = exc
+            advisors[rid] = advisor
+        if isinstance(advisor, SolverError):
+            for i in idx:
+                results[i] = _error_line(numbers[i], advisor)
+            continue
+        ranked = advisor.rank([results[i] for i in idx])  # type: ignore[misc]
+        for j, i in enumerate(idx):
+            try:
+                results[i] = ranked.json_line(j)
+            except TableError as exc:
+                results[i] = _error_line(numbers[i], exc)
+    return results  # type: ignore[return-value]

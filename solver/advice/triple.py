@@ -1,0 +1,268 @@
+"""Advice on the triple card (:mod:`solver.core.triple_card`): the best-known option of any position.
+
+Exact play is out of reach (2^39 x 64^3 card states).  What is known and used here:
+
+* the **floor** policy -- fill the columns one after the other, each with the exact
+  single-card strategy -- is worth, at any position, the card's weighted total plus the
+  weighted sum of the columns' exact values ``sum_c w_c V(s_c)`` (the columns are
+  independent under it and every column's future is its table value, whenever it is
+  played); from the empty card ``6 x`` the base value;
+* the **triple** player: at each decision, the best of this turn's weighted points plus
+  ``sum_c w_c V(s_c)`` after it -- one step of policy improvement over the floor, so it
+  can only gain (measured in the README).  Its advice is best-known, not proven optimal.
+
+The pure-Python :class:`TripleAdvisor` serves ``hint`` (no numba, the base table read
+light); simulation runs in :func:`solver.engine._kernels.triple_games`.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..core import dice as D
+from ..core.dice import Dice
+from ..core.errors import UsageError
+from ..core.rules import RuleSet
+from ..core.triple_card import TripleCard, triple_rules
+from ..engine.turn import TIE_TOLERANCE, TurnValues, average_keeps, best_subkeep
+
+NOTE = (
+    "best-known, not proven optimal: the triple player looks one turn ahead over the columns' "
+    "exact single-card values; exp. final = this choice, then each column played out "
+    "optimally in turn (the floor policy), a lower bound for continued triple play"
+)
+
+
+# --- the advisor (plain Python, for hint) ---------------------------------------------
+@dataclass(frozen=True)
+class TripleOption:
+    """A keep (``keep`` set) or a placement (``column`` 0-based, ``category``, ``score``)."""
+
+    ev: float
+    expected_final: float
+    regret: float
+    best: bool
+    keep: tuple[int, ...] | None = None
+    column: int | None = None
+    category: str | None = None
+    score: int | None = None
+    bonus: int = 0
+    weight: int = 1
+
+    def describe(self) -> str:
+        if self.keep is None:
+            extra = f" (+{self.bonus} bonus)" if self.bonus else ""
+            return (
+                f"score {self.score} in {self.category} of column {self.column + 1} (x{self.weight}){extra}"
+            )
+        n = D.N_DICE - len(self.keep)
+        if n == 0:
+            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score"
+        if not self.keep:
+            return "reroll all five dice"
+        words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
+        return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
+
+    def to_json(self) -> dict:
+        if self.keep is not None:
+            head: dict = {"keep": list(self.keep)}
+        else:
+            head = {"column": self.column + 1, "category": self.category, "score": self.score}
+            if self.bonus:
+                head["bonus"] = self.bonus
+        return head | {
+            "ev": round(self.ev, 9),
+            "expected_final": round(self.expected_final, 9),
+            "regret": round(self.regret, 9),
+            "best": self.best,
+        }
+
+
+class _Scaled:
+    """``values`` times ``k`` entry by entry (the kernel's ``kappa * V``, the same float product)."""
+
+    def __init__(self, values, k: float):
+        self.values, self.k = values, k
+
+    def __getitem__(self, index) -> float:
+        return self.k * float(self.values[index])
+
+
+class TripleTurn:
+    """The triple player's within-turn values of one triple card (see the module docstring).
+
+    ``r0``/``e0``/``e1`` as :class:`~solver.advice.advisor.TurnValues`, in weighted points relative
+    to the floor value ``floor_ev`` (``sum_c w_c V(s_c)``); ``columns`` maps each considered
+    column to its :class:`TurnValues`.  ``only_first``: the floor player (first open column);
+    ``kappa``: per-column scales of the values to come (:data:`BOT_KAPPA`, the ``tuned`` player).
+    """
+
+    def __init__(
+        self,
+        card: TripleCard,
+        values,
+        cache: dict | None = None,
+        only_first: bool = False,
+        kappa: tuple[float, ...] | None = None,
+    ):
+        single = card.rules.single
+        cache = {} if cache is None else cache
+        self.card = card
+        self.now: dict[int, float] = {}
+        self.columns: dict[int, TurnValues] = {}
+        for c in card.open_columns[:1] if only_first else card.open_columns:
+            state = card.columns[c].state
+            k = 1.0 if kappa is None else float(kappa[c])
+            tv = cache.get((state, k))
+            if tv is None:
+                tv = cache[(state, k)] = TurnValues(single, state, values if k == 1.0 else _Scaled(values, k))
+            self.columns[c] = tv
+            self.now[c] = float(values[state]) if k == 1.0 else k * float(values[state])
+        self.floor_ev = sum(
+            w * float(values[col.state])
+            for w, col in zip(card.weights, card.columns, strict=True)
+            if not col.is_complete
+        )
+        weights = card.weights
+        best = [-math.inf] * D.N_ROLLS
+        for c, tv in self.columns.items():
+            w, v = weights[c], self.now[c]
+            best = [max(a, w * (b - v)) for a, b in zip(best, tv.r0, strict=True)]
+        self.r0 = best
+        stop = not single.all_rolls
+        x = [0.0] * D.ROLL_OFFSET + best
+        average_keeps(x)
+        self.e0 = x.copy()
+        best_subkeep(x, stop)
+        average_keeps(x)
+        self.e1 = x[: D.ROLL_OFFSET] + best
+        if not stop:
+            no_stop = [-math.inf] * D.N_ROLLS
+            self.e0[D.ROLL_OFFSET :] = no_stop
+            self.e1[D.ROLL_OFFSET :] = no_stop
+        self._x, self._stop = x, stop
+
+    @cached_property
+    def value(self) -> float:
+        """Expected weighted points to come (before rolling) of one triple turn, then the floor."""
+        x = self._x
+        best_subkeep(x, self._stop)
+        return self.floor_ev + sum(p * v for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True))
+
+    def placement_values(self, dice: Dice) -> list[tuple[float, int, int, int, int]]:
+        """``(relative value, column, box, score, bonus)`` of every legal placement considered."""
+        out = []
+        for c, tv in self.columns.items():
+            w, v = self.card.weights[c], self.now[c]
+            for b, s, bonus in tv.placements(dice):
+                out.append((w * (tv.placement_value(b, s, bonus) - v), c, b, s, bonus))
+        return out
+
+
+class TripleAdvisor:
+    """Ranks the options of triple positions from the base rule set's exact table."""
+
+    def __init__(self, table, rules: RuleSet):
+        self.table = table
+        self.rules = triple_rules(rules)
+        if table.rules != self.rules.single:
+            raise UsageError(f"the {table.rules.id} table does not fit {self.rules.id}")
+        self._cache: dict = {}
+
+    @classmethod
+    def load(
+        cls,
+        rules,
+        tables_dir=None,
+        *,
+        build_if_missing: bool = True,
+        progress: bool = True,
+        light: bool = True,
+    ):
+        from ..engine.tables import get_table
+
+        rules = triple_rules(rules)
+        table = get_table(
+            rules.single, tables_dir, build_if_missing=build_if_missing, progress=progress, light=light
+        )
+        return cls(table, rules)
+
+    def turn(self, card: TripleCard) -> TripleTurn:
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        return TripleTurn(card, self.table.values, self._cache)
+
+    def floor_value(self, card: TripleCard) -> float:
+        """Expected final score of the floor policy from the start of a turn on ``card``."""
+        values = self.table.values
+        return card.total + sum(
+            w * float(values[col.state])
+            for w, col in zip(card.weights, card.columns, strict=True)
+            if not col.is_complete
+        )
+
+    def advise(self, card: TripleCard, dice: Dice | str, rolls_left: int) -> list[TripleOption]:
+        """Every option, best first (ties: keeps in keep order, placements column then card order)."""
+        if rolls_left not in (0, 1, 2):
+            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}")
+        if card.is_complete:
+            raise UsageError(f"the card is full, there is no move to make: {card}")
+        dice = Dice.parse(dice)
+        tt = self.turn(card)
+        base = card.total + tt.floor_ev
+        raw: list[tuple[float, dict]] = []
+        if rolls_left == 0:
+            names = self.rules.single.box_names
+            for ev, c, b, s, bonus in tt.placement_values(dice):
+                raw.append(
+                    (
+                        ev,
+                        {
+                            "column": c,
+                            "category": names[b],
+                            "score": s,
+                            "bonus": bonus,
+                            "weight": card.weights[c],
+                        },
+                    )
+                )
+        else:
+            ev_table = tt.e0 if rolls_left == 1 else tt.e1
+            stop = D.ROLL_OFFSET + dice.index
+            for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
+                if k == stop and self.rules.all_rolls:
+                    continue
+                raw.append((ev_table[k], {"keep": D.KEEPS[k]}))
+        best_ev = max(v for v, _ in raw)
+        order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
+        return [
+            TripleOption(
+                ev=raw[i][0],
+                expected_final=base + raw[i][0],
+                regret=best_ev - raw[i][0],
+                best=best_ev - raw[i][0] <= TIE_TOLERANCE,
+                **raw[i][1],
+            )
+            for i in order
+        ]
+
+
+def format_triple_advice(card: TripleCard, dice: Dice, rolls_left: int, options, top: int = 5) -> str:
+    rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[rolls_left]
+    lines = [f"{card.rules.id} | {str(card) or 'empty card'} | dice {' '.join(map(str, dice))} | {rolls}"]
+    best = [o for o in options if o.best]
+    lines.append(f"Best: {best[0].describe()}")
+    if len(best) > 1:
+        lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
+    shown = options if top == 0 else options[: max(top, 1)]
+    width = max(len(o.describe()) for o in shown)
+    lines.append(f"  {'option':<{width}}  {'exp. final':>10}  {'loss':>7}")
+    for o in shown:
+        lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
+    if len(shown) < len(options):
+        lines.append(f"  ... {len(options) - len(shown)} more (--top 0 shows all)")
+    lines.append(textwrap.fill(f"note: {NOTE}", 80, subsequent_indent="  "))
+    return "\n".join(lines)

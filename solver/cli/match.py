@@ -1,0 +1,110 @@
+"""``yahtzee match``: full multi-player games between bots; who wins, and how often."""
+
+from __future__ import annotations
+
+import json
+
+from . import add_rules, add_seed_and_threads, add_tables, whole
+
+
+def register(sub) -> None:
+    from ..play.bots import BOT_DESCRIPTIONS
+    from ..play.match import MAX_GAMES, MAX_PLAYERS
+
+    bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
+    p = sub.add_parser(
+        "match",
+        help="play bots against each other in full multi-player games and report win rates",
+        description=(
+            "Play full games between 2 to "
+            f"{MAX_PLAYERS} bots, taking turns in seat order; the seats rotate between games and "
+            "each player rolls its own seeded dice (same seed, same results, any thread count). "
+            "Reports wins, ties and losses per bot with standard errors, mean scores and the "
+            "head-to-head matrix. Bots: " + bots + "; or module:attr for your own."
+        ),
+    )
+    add_rules(p)
+    p.add_argument("--bots", required=True, metavar="A,B[,C...]", help="the players, comma-separated")
+    p.add_argument(
+        "--games",
+        type=whole(),
+        default=10_000,
+        metavar="N",
+        help=f"games (default 10000, at most {MAX_GAMES:,})",
+    )
+    add_seed_and_threads(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_tables(p)
+    p.set_defaults(func=run_match)
+
+
+def run_match(args) -> int:
+    from ..core.errors import UsageError
+    from ..core.rules import get_rules
+    from ..play.bots import BOTS, MATCH_BOTS
+    from ..play.match import MAX_GAMES, MAX_PLAYERS, play_match
+
+    rules = get_rules(args.rules)
+    names = [b.strip() for b in args.bots.split(",")]
+    if any(not n for n in names):
+        raise UsageError(f"--bots {args.bots!r}: an empty bot name (write them as A,B)")
+    if not 2 <= len(names) <= MAX_PLAYERS:
+        raise UsageError(f"--bots needs 2 to {MAX_PLAYERS} bots, got {len(names)}")
+    for name in names:
+        low = name.lower()
+        if low not in BOTS and low not in MATCH_BOTS and not low.startswith("target:") and ":" not in name:
+            known = ", ".join([*BOTS, *MATCH_BOTS])
+            raise UsageError(f"unknown bot {name!r} (known: {known}, target:T, or module:attr)")
+    if args.games < 1 or args.games > MAX_GAMES:
+        raise UsageError(f"--games must be 1 to {MAX_GAMES:,}, got {args.games}")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads must be 1 or more, got {args.threads}")
+    result = play_match(
+        rules,
+        names,
+        args.games,
+        args.seed,
+        threads=args.threads,
+        tables_dir=args.tables,
+        progress=not args.quiet,
+    )
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary, allow_nan=False))
+    else:
+        print(format_summary(summary))
+    return 0
+
+
+def format_summary(s: dict) -> str:
+    lines = [
+        f"{s['games']:,} games of {s['rules']} (seed {s['seed']}, seats rotated, {s['engine']} engine, "
+        f"{s['seconds']:.1f} s)",
+        "",
+        f"{'bot':<14} {'win+tie/2':>16} {'wins':>8} {'ties':>7} {'losses':>8} {'mean':>7} {'sd':>6}",
+    ]
+    for p in s["players"]:
+        wt = p["win_or_half_tie"]
+        lines.append(
+            f"{p['bot']:<14} {100 * wt['rate']:>8.2f}% ± {100 * wt['standard_error']:.2f} "
+            f"{100 * p['win']['rate']:>7.2f}% {100 * p['tie']['rate']:>6.2f}% {100 * p['loss']['rate']:>7.2f}% "
+            f"{p['mean_score']:>7.1f} {p['sd_score']:>6.1f}"
+        )
+    lines.append("")
+    lines.append("by seat (win+tie/2; seat 1 plays first):")
+    for p in s["players"]:
+        cells = "  ".join(
+            f"seat {x['seat'] + 1}: {100 * x['win_or_half_tie']['rate']:.2f}%" for x in p["by_seat"]
+        )
+        lines.append(f"  {p['bot']:<12} {cells}")
+    if len(s["players"]) > 2:
+        lines.append("")
+        lines.append("head to head (row beats column, ties half):")
+        names = [p["bot"] for p in s["players"]]
+        lines.append(" " * 14 + "".join(f"{n[:10]:>11}" for n in names))
+        for name, row in zip(names, s["head_to_head"], strict=True):
+            cells = "".join(f"{'-':>11}" if c is None else f"{100 * c['rate']:>10.2f}%" for c in row)
+            lines.append(f"{name[:13]:<14}{cells}")
+    lines.append("(± one standard error)")
+    return "\n".join(lines)

@@ -1,0 +1,430 @@
+"""``yahtzee simulate``: play many seeded games with a bot and report its strength."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from . import add_rules, add_seed_and_threads, add_tables, whole
+
+HIST_BIN = 25  # points per bin of the text histogram
+
+
+def register(sub) -> None:
+    from ..play.bots import BOT_DESCRIPTIONS
+    from ..play.simulate import MAX_GAMES
+
+    bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
+    p = sub.add_parser(
+        "simulate",
+        help="play many seeded games with a bot and report its strength",
+        description=(
+            "Play many seeded games and report the score distribution. Game g of seed S always gets "
+            "the same dice (each roll takes the next five dice of its stream, also for kept dice), so "
+            "--vs compares two bots on identical luck. Bots: " + bots + "; or module:attr for your own. "
+            "On the triple card (--rules triple): triple, tuned, floor, heuristic, greedy, random."
+        ),
+    )
+    add_rules(p)
+    p.add_argument("--bot", default="optimal", metavar="NAME", help="bot to measure (default: optimal)")
+    p.add_argument(
+        "--games",
+        type=whole(),
+        default=100_000,
+        metavar="N",
+        help=f"games to play (default 100000, at most {MAX_GAMES:,}: results are kept per game)",
+    )
+    add_seed_and_threads(p, "worker threads (default: all cores; the scores do not depend on it)")
+    p.add_argument("--vs", metavar="BOT", default=None, help="also play BOT on the same dice and compare")
+    p.add_argument("--json", action="store_true", help="print one JSON object (report and settings)")
+    p.add_argument(
+        "--hist",
+        metavar="PNG",
+        default=None,
+        help="write a histogram of final scores (needs matplotlib: pip install 'yahtzee-solver[plot]')",
+    )
+    p.add_argument(
+        "--target",
+        type=whole(),
+        default=None,
+        metavar="T",
+        help="also report the share of games scoring at least T (default with --bot target:T: T)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_tables(p)
+    p.set_defaults(func=run_simulate)
+
+
+def target_shares(results, target: int) -> dict:
+    """The share of games scoring at least ``target`` per bot (with its standard error) and,
+    for two bots on the same dice, the paired difference of the shares."""
+    import numpy as np
+
+    hits = [(r.scores >= target).astype(np.float64) for r in results]
+    n = len(hits[0])
+    out = {
+        "target": target,
+        "shares": [
+            {
+                "bot": r.bot,
+                "share_at_least_target": float(h.mean()),
+                "standard_error": float(h.std() / np.sqrt(n)),
+            }
+            for r, h in zip(results, hits, strict=True)
+        ],
+    }
+    if len(hits) == 2:
+        d = hits[0] - hits[1]
+        out["paired_difference"] = float(d.mean())
+        out["paired_standard_error"] = float(d.std() / np.sqrt(n))
+    return out
+
+
+def _check_bot_name(name: str) -> None:
+    from ..core.errors import UsageError
+    from ..play.bots import BOTS, MATCH_BOTS
+
+    if name.strip().lower() not in BOTS and name.strip().lower() not in MATCH_BOTS and ":" not in name:
+        raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
+
+
+def _check_hist(path: str) -> None:
+    from ..core.errors import UsageError
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "--hist needs matplotlib, which is not installed: pip install 'yahtzee-solver[plot]'"
+        ) from None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--hist {path!r}: folder {folder} does not exist")
+
+
+def run_simulate(args) -> int:
+    import time
+
+    from ..core.errors import UsageError
+    from ..core.rules import get_rules
+    from ..play.bots import get_bot
+    from ..play.simulate import MAX_GAMES, paired, simulate
+
+    rules = get_rules(args.rules)
+    if args.games < 1:
+        raise UsageError(f"--games must be 1 or more, got {args.games}")
+    if args.games > MAX_GAMES:
+        raise UsageError(
+            f"--games must be at most {MAX_GAMES:,} (the results are kept per game; play more as "
+            f"several runs with other seeds), got {args.games:,}"
+        )
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads must be 1 or more, got {args.threads}")
+    if rules.triple:
+        return run_triple_simulate(args, rules)
+    _check_bot_name(args.bot)
+    if args.vs is not None:
+        _check_bot_name(args.vs)
+    if args.hist:
+        _check_hist(args.hist)
+    target = args.target
+    if target is None and args.bot.strip().lower().startswith("target:"):
+        from ..core.bounded import parse_target, shown
+
+        target = parse_target(args.bot.split(":", 1)[1], f"bot {shown(args.bot)}")
+    if target is not None and target < 1:
+        raise UsageError(f"--target must be a score of 1 or more, got {target}")
+
+    start = time.perf_counter()
+    progress = not args.quiet
+    results = []
+    for name in [args.bot] + ([args.vs] if args.vs is not None else []):
+        bot = get_bot(name, rules, args.tables, build_if_missing=True, progress=progress)
+        results.append(simulate(rules, bot, args.games, args.seed, threads=args.threads, progress=progress))
+    seconds = time.perf_counter() - start
+    pair = paired(results[0], results[1]) if len(results) == 2 else None
+    shares = target_shares(results, target) if target is not None else None
+    # the report first: a histogram that cannot be written (full disk) must not lose it
+    if args.json:
+        out = report_json(results, pair, seconds, args.hist)
+        if shares is not None:
+            out["target"] = target
+            for key, share in zip(("stats", "vs_stats"), shares["shares"], strict=False):
+                out[key]["share_at_least_target"] = share["share_at_least_target"]
+                out[key]["share_standard_error"] = share["standard_error"]
+            if "paired_difference" in shares:
+                out["paired"]["share_difference"] = shares["paired_difference"]
+                out["paired"]["share_standard_error"] = shares["paired_standard_error"]
+        print(json.dumps(out, allow_nan=False))
+    else:
+        print(format_report(results, pair, seconds, args.hist))
+        if shares is not None:
+            print(format_shares(shares, results[0].games))
+    if args.hist:
+        sys.stdout.flush()
+        write_histogram(args.hist, results)
+        if not args.json:
+            print(f"histogram written to {args.hist}")
+    return 0
+
+
+def _stats_json(result) -> dict:
+    from ..play.simulate import histogram
+
+    edges, counts = histogram(result.scores, HIST_BIN)
+    return {
+        "bot": result.bot,
+        "engine": result.engine,
+        "seconds": round(result.seconds, 3),
+        "cpu_seconds": round(result.cpu_seconds, 3),
+        "games_per_second": round(result.games / result.seconds, 1) if result.seconds > 0 else None,
+        **result.summary(),
+        "histogram": {
+            "bin_width": HIST_BIN,
+            "edges": edges.tolist(),
+            "counts": counts.tolist(),
+            "last_bin_open": True,
+        },
+    }
+
+
+def report_json(results, pair, seconds: float, hist_path: str | None) -> dict:
+    from ..core.streams import STREAM_VERSION
+
+    first = results[0]
+    out = {
+        "rules": first.rules.id,
+        "bot": first.bot,
+        "vs": results[1].bot if len(results) > 1 else None,
+        "games": first.games,
+        "seed": first.seed,
+        "threads": first.threads,
+        "seconds": round(seconds, 3),
+        "dice_stream": f"seeded v{STREAM_VERSION}",
+        "stats": _stats_json(first),
+    }
+    if len(results) > 1:
+        out["vs_stats"] = _stats_json(results[1])
+        out["paired"] = pair
+    if hist_path:
+        out["hist"] = hist_path
+    return out
+
+
+def _summary_lines(result) -> list[str]:
+    s = result.summary()
+    rules = result.rules
+    rate = result.games / result.seconds if result.seconds > 0 else float("inf")
+    lines = [
+        f"{rules.id}: {result.bot}, {result.games:,} games (seed {result.seed}, {result.threads} "
+        f"thread{'s' if result.threads != 1 else ''}, {result.engine}) in {result.seconds:.2f} s "
+        f"({rate:,.0f} games/s)",
+        f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}, "
+        f"95% CI {s['ci95'][0]:.2f} .. {s['ci95'][1]:.2f}",
+        f"  min {s['min']}, p5 {s['p5']:g}, p25 {s['p25']:g}, median {s['p50']:g}, p75 {s['p75']:g}, "
+        f"p95 {s['p95']:g}, max {s['max']}",
+        f"  upper bonus   {100 * s['upper_bonus_rate']:6.2f}% of games",
+    ]
+    yahtzee_line = f"  Yahtzee       {100 * s['yahtzee_rate']:6.2f}% of games (at least one scored 50)"
+    if rules.bonus:
+        yahtzee_line += f"; {s['mean_yahtzee_bonuses']:.4f} extra-Yahtzee bonuses per game"
+    lines.append(yahtzee_line)
+    lines.append("  mean per box:")
+    items = list(s["box_means"].items())
+    width = max(len(k) for k, _ in items)
+    for i in range(0, len(items), 3):
+        lines.append("    " + "   ".join(f"{k:<{width}} {v:7.3f}" for k, v in items[i : i + 3]))
+    return lines
+
+
+def _text_histogram(result, bar: int = 50) -> list[str]:
+    from ..play.simulate import histogram
+
+    edges, counts = histogram(result.scores, HIST_BIN, top=99.0)
+    peak = max(int(counts.max()), 1)
+    lines = [f"  histogram of final scores ({HIST_BIN}-point bins; the last bin is open-ended):"]
+    mean = float(result.scores.mean())
+    for i, c in enumerate(counts):
+        lo, hi = int(edges[i]), int(edges[i + 1]) - 1
+        label = f"{lo}+" if i == len(counts) - 1 else f"{lo}-{hi}"
+        mark = " <- mean" if lo <= mean < hi + 1 else ""
+        pct = 100 * c / result.games
+        lines.append(f"    {label:>9} {pct:5.1f}% {'#' * round(bar * c / peak)}{mark}")
+    return lines
+
+
+def format_report(results, pair, seconds: float, hist_path: str | None) -> str:
+    lines: list[str] = []
+    for result in results:
+        lines += _summary_lines(result)
+        if not hist_path:
+            lines += _text_histogram(result)
+        lines.append("")
+    if pair is not None:
+        a, b = pair["bot"], pair["vs"]
+        n = results[0].games
+        lines.append(f"{a} vs {b} on the same dice ({n:,} games):")
+        lines.append(
+            f"  difference    {pair['mean_difference']:+8.2f} points per game   se {pair['standard_error']:.3f}, "
+            f"95% CI {pair['ci95'][0]:+.2f} .. {pair['ci95'][1]:+.2f}"
+        )
+        lines.append(
+            f"  {a} wins {pair['wins']:,} ({100 * pair['wins'] / n:.1f}%), ties {pair['ties']:,} "
+            f"({100 * pair['ties'] / n:.1f}%), {b} wins {pair['losses']:,} ({100 * pair['losses'] / n:.1f}%)"
+        )
+        lines.append("")
+    lines.append(f"total {seconds:.2f} s")
+    return "\n".join(lines).rstrip("\n")
+
+
+def format_shares(shares: dict, games: int) -> str:
+    t = shares["target"]
+    lines = [f"share of games scoring at least {t} ({games:,} games):"]
+    for share in shares["shares"]:
+        lines.append(
+            f"  {share['bot']:<14} {100 * share['share_at_least_target']:7.3f}%   se {100 * share['standard_error']:.3f}%"
+        )
+    if "paired_difference" in shares:
+        lines.append(
+            f"  difference     {100 * shares['paired_difference']:+7.3f}%   se {100 * shares['paired_standard_error']:.3f}% (paired)"
+        )
+    return "\n".join(lines)
+
+
+def write_histogram(path: str, results) -> None:
+    """A PNG histogram of final scores, each bot's mean marked (matplotlib, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from ..core.errors import SolverError
+    from ..core.fileio import atomic_write
+
+    top = max(float(np.percentile(r.scores, 99.9)) for r in results)
+    lo = min(int(r.scores.min()) for r in results)
+    bins = np.arange(lo // 5 * 5, top + 10, 5)
+    fig, ax = plt.subplots(figsize=(9, 5), dpi=110)
+    colors = ("tab:blue", "tab:orange")
+    for result, color in zip(results, colors, strict=False):
+        mean = float(result.scores.mean())
+        ax.hist(
+            np.minimum(result.scores, bins[-1] - 1),
+            bins=bins,
+            alpha=0.55 if len(results) > 1 else 0.85,
+            color=color,
+            label=f"{result.bot} (mean {mean:.2f})",
+        )
+        ax.axvline(mean, color=color, linestyle="--", linewidth=1.5)
+    first = results[0]
+    ax.set_title(f"{first.rules.id}: final scores of {first.games:,} games (seed {first.seed})")
+    ax.set_xlabel("final score (last bin: that score or more)")
+    ax.set_ylabel("games")
+    ax.legend()
+    fig.tight_layout()
+    try:
+        if os.path.lexists(path) and not os.path.isfile(path):  # a folder, /dev/full, a FIFO: never replaced
+            raise SolverError(f"cannot write --hist {path!r}: not a regular file")
+        atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
+    except OSError as exc:
+        raise SolverError(f"cannot write --hist {path!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def run_triple_simulate(args, rules) -> int:
+    """``simulate --rules ...+triple``: the triple card's players (:mod:`solver.advice.triple`)."""
+    import time
+
+    from ..play.simulate import paired
+    from ..play.triple import check_bot, simulate_triple
+
+    if getattr(args, "target", None) is not None:
+        from ..core.errors import UsageError
+
+        raise UsageError("--target does not take the triple card")
+    names = [check_bot(args.bot)] + ([check_bot(args.vs)] if args.vs is not None else [])
+    if args.hist:
+        _check_hist(args.hist)
+    start = time.perf_counter()
+    results = [
+        simulate_triple(
+            rules,
+            name,
+            args.games,
+            args.seed,
+            threads=args.threads,
+            tables_dir=args.tables,
+            progress=not args.quiet,
+        )
+        for name in names
+    ]
+    seconds = time.perf_counter() - start
+    pair = paired(results[0], results[1]) if len(results) == 2 else None
+    single = rules.single
+    floor = None if single.reference_value is None else sum(rules.weights) * single.reference_value
+    if args.json:
+        out = {
+            "rules": rules.id,
+            "bot": results[0].bot,
+            "vs": results[1].bot if pair else None,
+            "games": results[0].games,
+            "seed": args.seed,
+            "threads": results[0].threads,
+            "seconds": round(seconds, 3),
+            "floor": floor,
+            "stats": _triple_stats_json(results[0]),
+        }
+        if pair:
+            out["vs_stats"] = _triple_stats_json(results[1])
+            out["paired"] = pair
+        print(json.dumps(out, allow_nan=False))
+    else:
+        lines = []
+        for r in results:
+            s = r.summary()
+            rate = r.games / r.seconds if r.seconds > 0 else float("inf")
+            lines.append(
+                f"{rules.id}: {r.bot}, {r.games:,} games (seed {r.seed}, {r.threads} "
+                f"thread{'s' if r.threads != 1 else ''}) in {r.seconds:.2f} s ({rate:,.0f} games/s)"
+            )
+            lines.append(
+                f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}; "
+                f"min {s['min']}, median {s['median']:g}, max {s['max']}"
+            )
+            cols = ", ".join(f"x{w} {m:.2f}" for w, m in zip(rules.weights, s["column_means"], strict=True))
+            lines.append(f"  column means (weighted): {cols}")
+        if floor is not None:
+            lines.append(
+                f"floor (each column in turn, played optimally): {floor:.4f} = 6 x {single.reference_value}"
+            )
+        if pair is not None:
+            a, b, n = pair["bot"], pair["vs"], results[0].games
+            lines.append(f"{a} vs {b} on the same dice ({n:,} games):")
+            lines.append(
+                f"  difference    {pair['mean_difference']:+8.2f} points per game   se {pair['standard_error']:.3f}, "
+                f"95% CI {pair['ci95'][0]:+.2f} .. {pair['ci95'][1]:+.2f}"
+            )
+            lines.append(
+                f"  {a} wins {pair['wins']:,} ({100 * pair['wins'] / n:.1f}%), ties {pair['ties']:,}, "
+                f"{b} wins {pair['losses']:,} ({100 * pair['losses'] / n:.1f}%)"
+            )
+        lines.append(f"total {seconds:.2f} s")
+        print("\n".join(lines))
+    if args.hist:
+        sys.stdout.flush()
+        write_histogram(args.hist, results)
+        if not args.json:
+            print(f"histogram written to {args.hist}")
+    return 0
+
+
+def _triple_stats_json(result) -> dict:
+    return {
+        "bot": result.bot,
+        "seconds": round(result.seconds, 3),
+        "games_per_second": round(result.games / result.seconds, 1) if result.seconds > 0 else None,
+        **result.summary(),
+    }

@@ -1,0 +1,1780 @@
+r"""All numba kernels: the rules, the dynamic program, the batch simulator (private; the
+Python layer validates and allocates).
+
+Every kernel takes the rule set as one named tuple :class:`RuleArrays` (built by
+``dp.rule_arrays``) and reads it by name, ``ra.score``, once at its top; the rule
+functions below take the arrays and numbers they read.  Each rule is one function here,
+the twin of the plain-Python one in :mod:`solver.core.rules` (tested against it on every
+mask, roll and flag):
+
+* :func:`allowed_bits`    -- the open boxes the fill order allows (``RuleSet.allowed_bits``);
+* :func:`legal_boxes`     -- where a roll may go: Joker policy within the allowed boxes;
+* :func:`placement_score` -- what it scores there;
+* :func:`five_kind_bonus` -- the bonus a five of a kind earns once every row is filled;
+* :func:`step`            -- points (upper bonus credited) and the next ``(u, f)``
+  (``RuleSet.step``): the one producer of "successor state and points";
+* :func:`objective`       -- what the solver maximises of a step: today points plus the
+  expected points still to come.
+
+State between turns: ``(mask, u, f)`` -- ``mask`` the filled boxes (bit ``i`` = box
+``i`` in card order), ``u`` the upper total capped at the bonus threshold (always 0
+without an upper bonus), ``f`` whether a five-of-a-kind row holds 50 (only where a
+five-of-a-kind bonus exists).  ``V[mask, u, f]`` is the expected number of points still
+to come under optimal play; an upper bonus is counted on the turn it is reached.
+
+One turn, for a fixed state, over keeps ``K`` (multisets of 0..5 dice) and rolls
+``r`` (multisets of 5 dice)::
+
+    R0(r)  = max over legal boxes b of  objective(step(state, b, score(r, b))) + bonus(r)
+    E_k(K) = R_k(K)                                    if |K| = 5
+           = 1/6 * sum_{face} E_k(K + face)            otherwise
+    R_{k+1}(r) = max over sub-multisets S of r of E_k(S)    (keep S, reroll the rest;
+                                                             S = r means stop, which
+                                                             ``all-rolls`` forbids)
+    V[state] = sum_r P(r) R2(r)
+
+The max over sub-multisets is built one die at a time,
+``B(K) = max(E(K), max_{face in K} B(K - face))``: 1,260 additions and 1,260
+maxima per stage and state.
+
+Lanes.  The dice work is the same for every state; only ``R0`` depends on it.
+So the kernels hold one value per keep for a whole vector of states ("lanes"):
+``x[k, j]`` is keep ``k`` for lane ``j``.  A level (all masks with the same number of
+filled boxes) is flattened into its reachable ``(mask, u, f)`` lanes, sorted by mask,
+and cut into fixed-size blocks; a block may hold several masks (``R0`` is done per run
+of equal masks) so that even masks with one or two reachable states fill whole
+vectors.  Blocks are independent and run in threads (GIL-free kernels, see
+:mod:`solver.core.threads`); each lane sees the same
+operations in the same order whatever the block size or thread count, so tables are
+bit-identical.  No fastmath.
+
+Successor rows.  :func:`successors` evaluates, per lane, ``objective(step(...))`` once
+per allowed box and *score class* (:func:`score_class`): an upper box has one class per
+number of dice of its face, a five-of-a-kind row (where the flag matters) one for 0 and
+one for 50, any other box one class whose points are added per roll (its next state
+does not depend on the score).  ``R0`` of an ordinary roll -- one that may go in any
+allowed box -- is then the best over the class-0 rows (the same for every roll) and the
+boxes where the roll scores more than 0; five-of-a-kind rolls with every row filled
+(Joker placement, bonus) take the exact path through :func:`legal_boxes`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import namedtuple
+
+import numpy as np
+
+# LLVM -O1: measured on these kernels, compiling takes about a third less time than at
+# numba's default -O3 and the kernels run as fast (a first run is mostly compilation).
+# A user's own NUMBA_OPT wins.
+if "NUMBA_OPT" not in os.environ:
+    os.environ["NUMBA_OPT"] = "1"
+    if "numba" in sys.modules:  # numba read its configuration already
+        import numba
+
+        numba.config.reload_config()
+
+from numba import njit  # noqa: E402
+
+NEG_INF = -np.inf
+ONE_SIXTH = 1.0 / 6.0
+N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built)
+
+RuleArrays = namedtuple(
+    "RuleArrays",
+    [
+        # dice layer (solver.core.dice): keeps K, rolls r = keeps roll_offset .. 461
+        "add_die",  # (462, 6) keep index of K + face, -1 for 5-dice keeps
+        "drop_one",  # (462, 5) keep indices of K - face for the distinct faces of K
+        "n_drop",  # (462,) how many of those
+        "roll_prob",  # (252,) probability of each roll
+        "keep_size",  # (462,) dice in a keep
+        "keep_counts",  # (462, 6) dice of each face in a keep
+        "subkeeps",  # (252, 32) distinct sub-multisets of each roll (-1 padded; the roll last)
+        "n_subkeeps",  # (252,)
+        # the rule set (RuleSet.kernel_arrays)
+        "score",  # (252, B) ordinary score of roll r in box b
+        "joker_score",  # (252, B) score of a five of a kind played as a Joker
+        "pos_boxes",  # (252, B) boxes where roll r scores > 0 (first n_pos of them)
+        "n_pos",  # (252,)
+        "box_face",  # (B,) 1..6 for an upper box, 0 for a lower one
+        "five_kind",  # (B,) 1 for a five-of-a-kind row
+        "flag_rows",  # (B,) 1 for a row where a 50 sets the state's flag (five-of-a-kind rows, with a bonus)
+        "roll_face",  # (252,) face of a five-of-a-kind roll, else 0
+        "five_rolls",  # (6,) roll indices of the five-of-a-kind rolls
+        "every_roll",  # (252,) 0 .. 251
+        "rows_mask",  # bits of the five-of-a-kind rows (0: none)
+        "bonus",  # points of a further five of a kind (0: no bonus, no flag)
+        "joker_mode",  # 0 none, 1 forced, 2 free
+        "order",  # 0 free, 1 down, 2 up, 3 choose (direction from the mask)
+        "all_rolls",  # 1: a turn uses all three rolls
+        "upper_threshold",  # points for the upper bonus (huge without a bonus)
+        "upper_bonus",
+        "upper_cap",  # largest upper total kept in a state (0 without a bonus)
+    ],
+)
+"""The rule set and dice tables as the kernels' one argument (all arrays int64 but
+``roll_prob``; all scalars int64).
+
+Kernels read it by name once, at their top, and hand the arrays and numbers the rule
+functions need to them as arguments: a named tuple passed on inside a loop costs
+reference counting of each of its arrays on every call (measured: 100 times slower
+than passing two arrays)."""
+
+
+# --- the rules ----------------------------------------------------------------
+@njit(cache=True, inline="always")
+def low_bit_index(bits):
+    """Index of the lowest set bit of ``bits`` (0 < bits < 2**36): ``2**k mod 37`` is unique."""
+    # fmt: off
+    table = (
+        -1, 0, 1, 26, 2, 23, 27, 32, 3, 16, 24, 30, 28, 11, 33, 13, 4, 7, 17, 35, 25, 22, 31, 15, 29,
+        10, 12, 6, 34, 21, 14, 9, 5, 20, 8, 19, 18,
+    )
+    # fmt: on
+    return table[(bits & -bits) % 37]
+
+
+@njit(cache=True, inline="always")
+def allowed_bits(mask, n_boxes, order):
+    """Bits of the open boxes the fill order (``RuleArrays.order``) allows on a card with
+    filled ``mask`` (``RuleSet.allowed_bits``)."""
+    open_bits = ~mask & ((1 << n_boxes) - 1)
+    if open_bits == 0 or order == 0:
+        return open_bits
+    low = open_bits & -open_bits
+    high = low
+    while high * 2 <= open_bits:
+        high *= 2
+    if order == 1:
+        return low
+    if order == 2:
+        return high
+    if mask == 0:  # choose: both directions are still open
+        return low | high
+    return low if mask & 1 else high
+
+
+@njit(cache=True, inline="always")
+def five_kind_bonus(mask, r, flag, roll_face, rows_mask, bonus):
+    """The bonus roll ``r`` earns: a five of a kind once every five-of-a-kind row is filled
+    and one holds 50 (``flag``)."""
+    if flag == 1 and bonus > 0 and roll_face[r] > 0 and rows_mask != 0 and (mask & rows_mask) == rows_mask:
+        return bonus
+    return 0
+
+
+@njit(cache=True, inline="always")
+def legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order):
+    """Where roll ``r`` may go on a card with filled ``mask``: ``(bits, use_joker)``.
+
+    ``bits`` has bit ``b`` set for each legal box; box ``b`` then scores
+    :func:`placement_score`.  Same rules as :meth:`solver.core.rules.RuleSet.placements`.
+    """
+    allowed = allowed_bits(mask, box_face.shape[0], order)
+    face_of_roll = roll_face[r]
+    if joker_mode == 0 or face_of_roll == 0 or rows_mask == 0 or (mask & rows_mask) != rows_mask:
+        return allowed, False
+    face_bits = 0
+    lower_bits = 0
+    for b in range(box_face.shape[0]):
+        face = box_face[b]
+        if face == face_of_roll:
+            face_bits |= 1 << b
+        elif face == 0:
+            lower_bits |= 1 << b
+    face_bits &= allowed
+    lower_bits &= allowed
+    if joker_mode == 2:  # free: any box; fixed Joker scores once the face box is taken
+        return allowed, face_bits == 0
+    # forced: own upper box, else any lower box, else any upper box (scoring 0)
+    if face_bits:
+        return face_bits, False
+    if lower_bits:
+        return lower_bits, True
+    return allowed, False
+
+
+@njit(cache=True, inline="always")
+def placement_score(r, b, use_joker, score, joker_score):
+    """Score of roll ``r`` in box ``b`` (the Joker score when ``use_joker``)."""
+    return joker_score[r, b] if use_joker else score[r, b]
+
+
+@njit(cache=True, inline="always")
+def step(u, f, s, face, flag_row, upper_threshold, upper_bonus, upper_cap):
+    """``(points, next_u, next_f)`` of putting score ``s`` in a box from ``(u, f)``; the next
+    mask has the box filled.  Twin of :meth:`solver.core.rules.RuleSet.step`.
+
+    ``face``: the box's upper face (0: lower box); ``flag_row``: a 50 there sets the flag
+    (``RuleArrays.flag_rows``).  ``points`` is ``s`` plus the upper bonus when this
+    placement reaches it.
+    """
+    points = s
+    if face > 0:
+        if u < upper_threshold and u + s >= upper_threshold:
+            points += upper_bonus
+        u = min(u + s, upper_cap)
+    if flag_row and s == 50:
+        f = 1
+    return points, u, f
+
+
+@njit(cache=True, inline="always")
+def objective(points, next_value):
+    """What a placement is worth: its points plus the value of the state it leads to."""
+    return points + next_value
+
+
+@njit(cache=True, inline="always")
+def score_class(b, s, face, flag_row):
+    """Successor row of box ``b`` for score ``s`` and the points added per roll (see
+    :func:`successors`)."""
+    if face > 0:
+        return b * 6 + s // face, 0.0
+    if flag_row:
+        return b * 6 + (1 if s == 50 else 0), 0.0
+    return b * 6, float(s)
+
+
+@njit(cache=True)
+def successors(mask, first, m, col, lane_u, lane_f, values, ra, succ):
+    """Successor rows of lanes ``first .. first+m`` (one mask) into columns ``col .. col+m``.
+
+    ``succ[b * 6 + c, col + j]`` = ``objective(step(...))`` of allowed box ``b`` for score
+    class ``c`` (:func:`score_class`): an upper box ``c * face``; a five-of-a-kind row
+    with a flag ``c = 0`` scores 0 and ``c = 1`` scores 50; any other box ``c = 0`` with
+    score 0 (the roll's score is added per roll).  Rows of boxes the mask does not allow
+    hold -inf.  Returns the allowed bits.
+    """
+    box_face, flag_rows = ra.box_face, ra.flag_rows
+    thr, bonus, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    n_boxes = box_face.shape[0]
+    for row in range(n_boxes * 6):
+        for j in range(m):
+            succ[row, col + j] = NEG_INF
+    allowed = allowed_bits(mask, n_boxes, ra.order)
+    rest = allowed
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        nxt = values[mask | (1 << b)]
+        face = box_face[b]
+        flag_row = flag_rows[b] == 1
+        n_class = 6 if face > 0 else (2 if flag_row else 1)
+        for c in range(n_class):
+            s = c * face if face > 0 else 50 * c
+            row = b * 6 + c
+            for j in range(m):
+                points, u, f = step(lane_u[first + j], lane_f[first + j], s, face, flag_row, thr, bonus, cap)
+                succ[row, col + j] = objective(points, nxt[u, f])
+    return allowed
+
+
+@njit(cache=True)
+def _exact_rolls(rolls, mask, m, col, scol, first, lane_f, ra, succ, x, best_box):
+    """R0 of ``rolls`` (roll indices) for lanes ``first .. first+m`` of ``mask`` into columns
+    ``col ..`` of ``x``, from columns ``scol ..`` of ``succ``.
+
+    Goes through :func:`legal_boxes` (Joker placement) and adds the roll's bonus.
+    ``best_box[r, col + j]`` gets the chosen box (lowest index among equals) unless
+    ``best_box`` has zero rows.
+    """
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    roll_offset = x.shape[0] - score.shape[0]
+    track = best_box.shape[0] > 0
+    for r in rolls:
+        row = roll_offset + r
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        for j in range(m):
+            x[row, col + j] = NEG_INF
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            for j in range(m):
+                v = add + succ[cand, scol + j]
+                if v > x[row, col + j]:
+                    x[row, col + j] = v
+                    if track:
+                        best_box[r, col + j] = b
+        extra = five_kind_bonus(mask, r, 1, roll_face, rows_mask, bonus)  # the same for every flagged lane
+        if extra > 0:
+            for j in range(m):
+                if lane_f[first + j] == 1:
+                    x[row, col + j] += extra
+
+
+@njit(cache=True, inline="always")
+def _segment_end(lane_mask, first, hi):
+    """End of the run of lanes with the same mask that starts at ``first`` (lanes are sorted)."""
+    last = first + 1
+    while last < hi and lane_mask[last] == lane_mask[first]:
+        last += 1
+    return last
+
+
+@njit(cache=True, inline="always")
+def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work):
+    """R0 of every lane of a block (lanes ``lo .. hi``, several masks) into the roll rows of ``x``.
+
+    An ordinary roll may go in any allowed box, so with -inf in the rows of boxes a
+    lane's mask does not allow, all masks of the block share one pass per (roll, box):
+    ``work[0]`` is the best class-0 row (the same for every roll), then each box where
+    the roll scores more than 0 is tried.  The running maximum is written out of place
+    (rows 1, 2 of ``work``): an in-place one compiles to slow masked stores.
+    Five-of-a-kind rolls go through :func:`_exact_rolls` per mask.
+    """
+    nl = hi - lo
+    n_boxes = ra.box_face.shape[0]
+    n_rolls = ra.score.shape[0]
+    roll_offset = x.shape[0] - n_rolls
+    roll_face, n_pos, pos_boxes, score, box_face = ra.roll_face, ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
+    flag_rows = ra.flag_rows
+    first = lo
+    while first < hi:
+        last = _segment_end(lane_mask, first, hi)
+        successors(lane_mask[first], first, last - first, first - lo, lane_u, lane_f, values, ra, succ)
+        first = last
+    for j in range(nl):
+        work[0, j] = NEG_INF
+    for b in range(n_boxes):
+        for j in range(nl):
+            work[0, j] = max(work[0, j], succ[b * 6, j])
+    for r in range(n_rolls):
+        if roll_face[r] > 0:
+            continue
+        src = 0
+        for i in range(n_pos[r]):
+            b = pos_boxes[r, i]
+            cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
+            dst = 2 if src == 1 else 1
+            for j in range(nl):
+                work[dst, j] = max(work[src, j], add + succ[cand, j])
+            src = dst
+        for j in range(nl):
+            x[roll_offset + r, j] = work[src, j]
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    first = lo
+    while first < hi:
+        last = _segment_end(lane_mask, first, hi)
+        col = first - lo
+        _exact_rolls(
+            ra.five_rolls, lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking
+        )
+        first = last
+
+
+@njit(cache=True)
+def _average_keeps(x, add_die):
+    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than 5 dice.
+
+    ``x`` (462, nl); rows of 5-dice keeps are the input.  Indexing is kept 2-D without
+    row views (views cost reference counting; flat offsets defeat vectorisation).
+    """
+    nl = x.shape[1]
+    for k in range(add_die.shape[0] - 1, -1, -1):
+        if add_die[k, 0] < 0:
+            continue
+        a0 = add_die[k, 0]
+        a1 = add_die[k, 1]
+        a2 = add_die[k, 2]
+        a3 = add_die[k, 3]
+        a4 = add_die[k, 4]
+        a5 = add_die[k, 5]
+        for j in range(nl):
+            x[k, j] = (x[a0, j] + x[a1, j] + x[a2, j] + x[a3, j] + x[a4, j] + x[a5, j]) * ONE_SIXTH
+
+
+@njit(cache=True)
+def _best_subkeep(x, y, drop_one, n_drop, all_rolls):
+    """y[K] = max over sub-multisets S of K of x[S], one die at a time (keeps in size order).
+
+    Under ``all-rolls`` a roll may not be kept whole (a reroll throws at least one
+    die): its row is the best over its proper sub-multisets only.  Out of place on
+    purpose: an in-place running max compiles to masked stores, slow on some processors.
+    """
+    nl = x.shape[1]
+    roll_offset = drop_one.shape[0] - N_ROLLS
+    for j in range(nl):
+        y[0, j] = x[0, j]
+    for k in range(1, drop_one.shape[0]):
+        n = n_drop[k]
+        a = drop_one[k, 0]
+        if n == 1:
+            for j in range(nl):
+                y[k, j] = max(x[k, j], y[a, j])
+        elif n == 2:
+            b = drop_one[k, 1]
+            for j in range(nl):
+                y[k, j] = max(max(x[k, j], y[a, j]), y[b, j])
+        elif n == 3:
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            for j in range(nl):
+                y[k, j] = max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j])
+        elif n == 4:
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            d = drop_one[k, 3]
+            for j in range(nl):
+                y[k, j] = max(max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j]), y[d, j])
+        else:
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            d = drop_one[k, 3]
+            e = drop_one[k, 4]
+            for j in range(nl):
+                y[k, j] = max(max(max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j]), y[d, j]), y[e, j])
+    if all_rolls:
+        for k in range(roll_offset, drop_one.shape[0]):
+            for j in range(nl):
+                y[k, j] = NEG_INF
+            for i in range(n_drop[k]):
+                a = drop_one[k, i]
+                for j in range(nl):
+                    y[k, j] = max(y[k, j], y[a, j])
+
+
+@njit(cache=True, inline="always")
+def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, solved, ra, x, y, succ, work):
+    """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
+    nl = hi - lo
+    n_rolls = ra.score.shape[0]
+    roll_offset = ra.add_die.shape[0] - n_rolls
+    _block_final_values(lo, hi, lane_mask, lane_u, lane_f, solved, ra, x, succ, work)
+    _average_keeps(x, ra.add_die)
+    _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)  # y: R1 on roll rows
+    _average_keeps(y, ra.add_die)
+    _best_subkeep(y, x, ra.drop_one, ra.n_drop, ra.all_rolls)  # x: R2 on roll rows
+    for j in range(nl):
+        work[0, j] = 0.0
+    for r in range(n_rolls):
+        p = ra.roll_prob[r]
+        for j in range(nl):
+            work[0, j] += p * x[roll_offset + r, j]
+    for j in range(nl):
+        values[lane_mask[lo + j], lane_u[lo + j], lane_f[lo + j]] = work[0, j]
+
+
+@njit(cache=True, nogil=True)
+def solve_blocks(block_starts, i0, i1, lane_mask, lane_u, lane_f, values, solved, ra):
+    """Solve blocks ``i0 .. i1`` of one level, block ``i`` being lanes ``block_starts[i] .. block_starts[i+1]``.
+
+    ``lane_mask``/``lane_u``/``lane_f`` (n,) int64, sorted by mask; ``values``
+    (2**n_boxes, upper_cap + 1, n_flags) float64 is written in place at the lanes; all
+    masks with more filled boxes must be solved already.  ``solved`` is a read-only view
+    of ``values``, what the helpers read: the same array type as a loaded table's, so the
+    simulation and batch advice reuse their compiled code.  Releases the GIL: the Python
+    layer runs disjoint block ranges in threads (no parallel compilation to pay for on
+    a first run).
+    """
+    width = 0
+    for i in range(i0, i1):
+        width = max(width, block_starts[i + 1] - block_starts[i])
+    n_keeps = ra.add_die.shape[0]
+    n_boxes = ra.box_face.shape[0]
+    x_buf = np.empty(n_keeps * width)
+    y_buf = np.empty(n_keeps * width)
+    succ = np.empty((n_boxes * 6, width))
+    work = np.empty((3, width))
+    for i in range(i0, i1):
+        lo = block_starts[i]
+        hi = block_starts[i + 1]
+        x = x_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo))  # C-contiguous: vectorises
+        y = y_buf[: n_keeps * (hi - lo)].reshape((n_keeps, hi - lo))
+        _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, solved, ra, x, y, succ, work)
+
+
+@njit(cache=True)
+def turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, col, best_box):
+    """Within-turn decision tables of one mask for the given lanes (for bots and batch advice).
+
+    ``lane_u``/``lane_f`` (nl,) int64: the states ``(u, f)`` wanted.  Outputs,
+    caller-allocated:
+
+    * ``e0`` (462, nl) float64 -- value of keeping K and rerolling the rest with one
+      roll left (then scoring); for 5-dice keeps, the value of scoring that roll now
+      (-inf under ``all-rolls``: stopping early is not allowed);
+    * ``e1`` (462, nl) float64 -- the same with two rolls left; 5-dice keeps as in ``e0``;
+    * ``succ`` (6 n_boxes, >= col + nl) -- the successor rows (:func:`successors`) in
+      columns ``col .. col + nl``;
+    * ``best_box`` (252, nl) int64 -- the box to fill with each roll and no rolls left
+      (the lowest box index among equal values), unless it has zero rows.
+
+    The best keep for roll ``r`` with 2 (1) rolls left is the sub-keep of ``r``
+    (``dice.SUBKEEPS``) with the largest ``e1`` (``e0``).
+    """
+    nl = lane_u.shape[0]
+    # np.int64(0), not a literal 0: a literal argument makes numba compile another
+    # specialisation of the helper instead of reusing the DP's
+    start = np.int64(0)
+    successors(mask, start, nl, col, lane_u, lane_f, values, ra, succ)
+    _exact_rolls(ra.every_roll, mask, nl, start, col, start, lane_f, ra, succ, e0, best_box)
+    _turn_from_final(e0, e1, ra)
+
+
+@njit(cache=True)
+def _turn_from_final(e0, e1, ra):
+    """The keep tables ``e0``/``e1`` (see :func:`turn_tables`) from ``R0`` in the roll rows of ``e0``
+    -- whatever the objective that made ``R0``."""
+    nl = e0.shape[1]
+    n_keeps = ra.add_die.shape[0]
+    roll_offset = n_keeps - ra.score.shape[0]
+    _average_keeps(e0, ra.add_die)
+    _best_subkeep(e0, e1, ra.drop_one, ra.n_drop, ra.all_rolls)
+    _average_keeps(e1, ra.add_die)
+    for k in range(roll_offset, n_keeps):
+        for j in range(nl):
+            e1[k, j] = e0[k, j]
+    if ra.all_rolls:
+        for k in range(roll_offset, n_keeps):
+            for j in range(nl):
+                e0[k, j] = NEG_INF
+                e1[k, j] = NEG_INF
+
+
+@njit(cache=True)
+def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
+    """Every placement of positions ``i`` (state ``masks[i], us[i], fs[i]``, roll ``rolls[i]``, no
+    rolls left), for batch advice and tests.
+
+    Outputs, caller-allocated: ``ev`` (n, B) ``objective(step(...)) + bonus`` of each legal
+    box, -inf for the others; ``scores`` (n, B) the score of each legal box (-1 for the
+    others); ``bonus`` (n,) the roll's five-of-a-kind bonus.
+    """
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
+    rows_mask, joker_mode, order = ra.rows_mask, ra.joker_mode, ra.order
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    n_boxes = box_face.shape[0]
+    for i in range(masks.shape[0]):
+        mask, r = masks[i], rolls[i]
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        bonus[i] = five_kind_bonus(mask, r, fs[i], roll_face, rows_mask, ra.bonus)
+        for b in range(n_boxes):
+            if (bits >> b) & 1:
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u, f = step(us[i], fs[i], s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                ev[i, b] = objective(points, values[mask | (1 << b), u, f]) + bonus[i]
+                scores[i, b] = s
+            else:
+                ev[i, b] = NEG_INF
+                scores[i, b] = -1
+
+
+# ============================================================================
+# Batch simulation
+#
+# Games are played turn-synchronously: each call plays one turn of every game.  Game ``i``
+# (global index ``game0 + i``) is row ``i`` of one int32 array ``games`` (N, W), W >=
+# n_boxes + 5: columns ``0 .. B-1`` the box scores (-1 while open), then ``B`` the filled
+# mask, ``B+1`` the upper total (not capped), ``B+2`` the five-of-a-kind bonuses,
+# ``B+3`` the dice drawn from its stream, ``B+4`` the flag (a five-of-a-kind row holds 50).
+#
+# Dice (see :mod:`solver.core.streams`, seeded stream version 1): the ``k``-th die of game ``g``
+# under seed ``s`` is ``1 + (((h >> 11) * 6) >> 53)`` with ``h = mix(base[g] ^ k)`` and
+# ``base[g] = mix(mix(s) ^ g)``, ``mix`` the SplitMix64 step.  Every roll takes the next
+# five dice; the rerolled dice take the first of them in order (held dice discard theirs),
+# so the multiset after a roll is ``keep + first (5 - |keep|) of the five``.
+#
+# Table bots (optimal, heuristic, greedy) decide from a value array ``V[mask, u, f]`` as
+# the DP does: per turn the games are grouped by ``mask`` (:func:`group_games`, a counting
+# sort), the distinct lanes ``(u, f)`` present in each group get their within-turn tables
+# from :func:`turn_tables` (:func:`group_tables`, threads over masks), then every game
+# plays its turn from those tables (:func:`play_table_games`, threads over games).  Ties are broken with a tolerance ``tol`` so that
+# float noise cannot flip a decision: among keeps whose value is within ``tol`` of the
+# best, the **last** sub-keep of ``dice.SUBKEEPS`` (most dice kept); among boxes within
+# ``tol``, the **first** in card order -- the same choice as ``Advisor.advise(...)``
+# options flagged ``best``.
+#
+# Simple bots (:func:`simple_games`; random and frequent) need no tables.  The random bot draws
+# its choices from a second stream per game, ``mix(mix(base[g] ^ RANDOM_DOMAIN) ^ j)``
+# with ``j = 8 * turn + decision``, uniform over the distinct sub-keeps / legal boxes.
+#
+# Every game writes only its own rows and its decisions depend only on its own stream, so
+# results are identical for any thread count, chunking or game order.  No fastmath.
+# ============================================================================
+
+RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
+BOT_RANDOM = 0
+BOT_FREQUENT = 1
+STATE_EXTRA = 5  # columns after the box scores: mask, upper total, bonuses, dice drawn, flag
+
+
+# --- dice streams ---------------------------------------------------------
+@njit(cache=True, inline="always")
+def mix64(x):
+    """SplitMix64 step (uint64 in, uint64 out); twin of :func:`solver.core.streams.mix64`."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def die_of(base, k):
+    """The ``k``-th die of the game whose stream base is ``base`` (uint64)."""
+    h = mix64(base ^ np.uint64(k))
+    return 1 + np.int64(((h >> np.uint64(11)) * np.uint64(6)) >> np.uint64(53))
+
+
+@njit(cache=True, inline="always")
+def stream_base(seed_mixed, game):
+    """Stream base of game ``game``: ``mix(seed_mixed ^ game)`` where ``seed_mixed = mix(seed)``."""
+    return mix64(seed_mixed ^ np.uint64(game))
+
+
+@njit(cache=True)
+def stream_dice(seed_mixed, game0, k0, out):
+    """``out[i, j]`` = die ``k0 + j`` of game ``game0 + i`` (for tests against :mod:`solver.core.streams`)."""
+    for i in range(out.shape[0]):
+        base = stream_base(seed_mixed, game0 + i)
+        for j in range(out.shape[1]):
+            out[i, j] = die_of(base, k0 + j)
+
+
+@njit(cache=True, inline="always")
+def _uniform(base, j, n):
+    """A uniform integer in ``0 .. n-1`` from the ``j``-th value of a decision stream."""
+    h = mix64(base ^ np.uint64(j))
+    return np.int64(((h >> np.uint64(11)) * np.uint64(n)) >> np.uint64(53))
+
+
+@njit(cache=True, inline="always")
+def _roll(base, k, keep, add_die, keep_size):
+    """Keep index of ``keep`` plus the first ``5 - |keep|`` of dice ``k .. k+4`` (a 5-dice keep)."""
+    for i in range(5 - keep_size[keep]):
+        keep = add_die[keep, die_of(base, k + i) - 1]
+    return keep
+
+
+@njit(cache=True, inline="always")
+def _apply(games, i, b, s, bonus, box_face, five_kind):
+    """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
+    nb = box_face.shape[0]
+    games[i, b] = s
+    games[i, nb] = games[i, nb] | (1 << b)
+    if box_face[b] > 0:
+        games[i, nb + 1] += s
+    if bonus > 0:
+        games[i, nb + 2] += 1
+    if five_kind[b] == 1 and s == 50:
+        games[i, nb + 4] = 1
+
+
+# --- table bots (optimal, heuristic, greedy) ---------------------------------
+@njit(cache=True, inline="always")
+def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
+    """The keep of roll ``r`` with the largest ``ev`` (ties within ``tol``: the last sub-keep)."""
+    best = NEG_INF
+    n = n_subkeeps[r]
+    for j in range(n):
+        v = ev[subkeeps[r, j]]
+        if v > best:
+            best = v
+    for j in range(n - 1, -1, -1):
+        k = subkeeps[r, j]
+        if ev[k] >= best - tol:
+            return k
+    return subkeeps[r, n - 1]
+
+
+@njit(cache=True, inline="always")
+def _play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, roll_offset):
+    """Roll the dice of a turn from die ``k`` of the stream ``base``, keeping the best sub-keep
+    of each roll by ``e1`` (two rolls left) then ``e0`` (one); returns the final five-dice keep
+    and the next die index."""
+    held = _roll(base, k, 0, add_die, keep_size)
+    k += 5
+    for rolls_left in range(2, 0, -1):
+        if rolls_left == 2:
+            keep = _best_keep(e1, held - roll_offset, tol, subkeeps, n_subkeeps)
+        else:
+            keep = _best_keep(e0, held - roll_offset, tol, subkeeps, n_subkeeps)
+        if keep == held:
+            break
+        held = _roll(base, k, keep, add_die, keep_size)
+        k += 5
+    return held, k
+
+
+@njit(cache=True, nogil=True)
+def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
+    """Sort games by mask into ``games_out``/``ids_out`` and find the lanes ``(u, f)`` of each mask.
+
+    Returns ``group_mask``, ``group_start`` (offsets into the sorted games),
+    ``group_lane`` (offsets into the lane arrays), ``lane_u``, ``lane_f`` and
+    ``pos_lane`` (the lane of sorted game ``j``).  Games of one mask keep their order.
+    """
+    n = games.shape[0]
+    count = np.zeros(n_masks + 1, dtype=np.int64)
+    for i in range(n):
+        count[games[i, nb] + 1] += 1
+    n_groups = 0
+    for m in range(n_masks):
+        if count[m + 1] > 0:
+            n_groups += 1
+        count[m + 1] += count[m]
+    group_mask = np.empty(n_groups, dtype=np.int64)
+    group_start = np.empty(n_groups + 1, dtype=np.int64)
+    j = 0
+    for m in range(n_masks):
+        if count[m + 1] > count[m]:
+            group_mask[j] = m
+            group_start[j] = count[m]
+            j += 1
+    group_start[n_groups] = n
+    for i in range(n):
+        m = games[i, nb]
+        j = count[m]
+        count[m] += 1
+        ids_out[j] = ids[i]
+        for c in range(games.shape[1]):
+            games_out[j, c] = games[i, c]
+    n_keys = (cap + 1) * n_flags
+    key_lane = np.full(n_keys, -1, dtype=np.int64)
+    lane_u = np.empty(min(n, n_groups * n_keys), dtype=np.int64)
+    lane_f = np.empty(lane_u.shape[0], dtype=np.int64)
+    pos_lane = np.empty(n, dtype=np.int64)
+    group_lane = np.empty(n_groups + 1, dtype=np.int64)
+    n_lanes = 0
+    for grp in range(n_groups):
+        group_lane[grp] = n_lanes
+        for j in range(group_start[grp], group_start[grp + 1]):
+            u = min(np.int64(games_out[j, nb + 1]), cap)
+            f = np.int64(games_out[j, nb + 4]) if n_flags == 2 else 0
+            key = u * n_flags + f
+            if key_lane[key] < 0:
+                key_lane[key] = n_lanes
+                lane_u[n_lanes] = u
+                lane_f[n_lanes] = f
+                n_lanes += 1
+            pos_lane[j] = key_lane[key]
+        for lane in range(group_lane[grp], n_lanes):
+            key_lane[lane_u[lane] * n_flags + lane_f[lane]] = -1
+    group_lane[n_groups] = n_lanes
+    return group_mask, group_start, group_lane, lane_u[:n_lanes], lane_f[:n_lanes], pos_lane
+
+
+@njit(cache=True, inline="always")
+def _store_lane_tables(e0, e1, e0_all, e1_all, row0):
+    """Lane ``j``'s keep tables (columns of ``e0``/``e1``, (462, nl)) into rows ``row0 + j`` of
+    ``e0_all``/``e1_all`` (width, 462), where a game reads its lane's row."""
+    for lane in range(e0.shape[1]):
+        for kk in range(e0.shape[0]):
+            e0_all[row0 + lane, kk] = e0[kk, lane]
+            e1_all[row0 + lane, kk] = e1[kk, lane]
+
+
+@njit(cache=True, nogil=True)
+def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all):
+    """Within-turn tables of groups ``g0 .. g1`` (lanes from ``l0`` on are rows ``lane - l0``):
+    ``e0_all``/``e1_all`` (width, 462) per lane, ``succ_all`` (6 n_boxes, width)."""
+    n_keeps = ra.add_die.shape[0]
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    for grp in range(g0, g1):
+        a = group_lane[grp]
+        nl = group_lane[grp + 1] - a
+        e0 = np.empty((n_keeps, nl))
+        e1 = np.empty((n_keeps, nl))
+        # contiguous copies: the same array types as the DP's, so its compiled helpers are reused
+        u = lane_u[a : a + nl].copy()
+        f = lane_f[a : a + nl].copy()
+        turn_tables(group_mask[grp], u, f, values, ra, e0, e1, succ_all, a - l0, no_tracking)
+        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
+
+
+@njit(cache=True, nogil=True)
+def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, succ_all, tol, ra):
+    """Play the turn of sorted games ``j0 .. j1`` (game ``game0 + ids[j]``) from the tables of
+    :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    nb = box_face.shape[0]
+    roll_offset = add_die.shape[0] - score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
+        games[i, nb + 3] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb])
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        best = NEG_INF
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            best = max(best, add + succ_all[cand, lane])
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            if add + succ_all[cand, lane] >= best - tol:
+                extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+                _apply(games, i, b, s, extra, box_face, five_kind)
+                break
+
+
+# --- simple bots (random, frequent) -------------------------------------------
+@njit(cache=True, nogil=True)
+def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
+    """Play turn ``turn`` (0-based) of games ``i0 .. i1`` with a table-free bot: ``BOT_RANDOM``
+    (uniform distinct keeps -- never keeping all five under ``all-rolls`` -- and a uniform
+    legal box) or ``BOT_FREQUENT`` (keep every die of the most frequent face, ties: the
+    higher face, at most four under ``all-rolls``; the box that pays most now, upper bonus
+    included, ties: card order)."""
+    add_die, keep_size, keep_counts, subkeeps, n_subkeeps = (
+        ra.add_die,
+        ra.keep_size,
+        ra.keep_counts,
+        ra.subkeeps,
+        ra.n_subkeeps,
+    )
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap, all_rolls = ra.upper_threshold, ra.upper_bonus, ra.upper_cap, ra.all_rolls
+    roll_offset = add_die.shape[0] - score.shape[0]
+    nb = box_face.shape[0]
+    for i in range(i0, i1):
+        base = stream_base(seed_mixed, game0 + i)
+        rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
+        j = 8 * turn
+        k = np.int64(games[i, nb + 3])
+        held = _roll(base, k, 0, add_die, keep_size)
+        k += 5
+        for _rolls_left in range(2, 0, -1):
+            r = held - roll_offset
+            if kind == BOT_RANDOM:  # the last sub-keep is the roll itself (stop)
+                keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
+                j += 1
+            else:
+                best_face = 0
+                best_n = -1
+                for face in range(keep_counts.shape[1]):
+                    if keep_counts[held, face] >= best_n:
+                        best_n = keep_counts[held, face]
+                        best_face = face
+                if all_rolls and best_n == 5:
+                    best_n = 4
+                keep = 0
+                for _ in range(best_n):
+                    keep = add_die[keep, best_face]
+            if keep == held:
+                break
+            held = _roll(base, k, keep, add_die, keep_size)
+            k += 5
+        games[i, nb + 3] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb])
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        chosen = -1
+        if kind == BOT_RANDOM:
+            n_legal = 0
+            rest = bits
+            while rest:
+                rest &= rest - 1
+                n_legal += 1
+            rest = bits
+            for _ in range(_uniform(rbase, j, n_legal)):
+                rest &= rest - 1
+            chosen = low_bit_index(rest)
+        else:
+            u = min(np.int64(games[i, nb + 1]), cap)
+            most = -1
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                gain, _, _ = step(u, 0, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                if gain > most:
+                    most = gain
+                    chosen = b
+        s = placement_score(r, chosen, use_joker, score, joker_score)
+        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
+# ============================================================================
+# Play for a target: the probability of reaching a score
+#
+# ``W(state, t)`` is the largest probability, over strategies, of scoring at least ``t``
+# more points from the start of a turn in ``state``: 1 for ``t <= 0``, 0 on the full card
+# for ``t >= 1``.  It obeys the turn recursion above with one change: what a placement is
+# worth is :func:`target_objective` (the next state's probability of the points still
+# needed after this one), not :func:`objective`.  The keep and reroll stages
+# (:func:`_average_keeps`, :func:`_best_subkeep`) are the same functions.
+#
+# Storage: one float64 array ``w``; state ``(mask, u, f)`` holds ``W(state, t)`` for
+# ``t = 1 .. w_len[mask, u, f]`` at ``w[w_off[mask, u, f] + t - 1]`` and 0 beyond it (a
+# table stores each state only up to its last non-zero probability).  Lanes of the DP
+# are one state and a run of consecutive ``t``: its placements are computed once per
+# (roll, box) and the lanes read consecutive entries.
+# ============================================================================
+
+
+@njit(cache=True, inline="always")
+def target_objective(w, off, length, need):
+    """Probability of scoring at least ``need`` more points from a state whose probabilities
+    start at ``w[off]`` (``length`` of them): 1 once nothing is needed."""
+    if need <= 0:
+        return 1.0
+    if need > length:
+        return 0.0
+    return w[off + need - 1]
+
+
+@njit(cache=True, inline="always")
+def _target_max_into(x, row, col, n, w, off, length, t0, shift):
+    """``x[row, col + j] = max(x[row, col + j], target_objective(w, off, length, t0 + j - shift))``
+    for ``j < n``, in three runs (nothing more needed, read ``w``, out of reach) that vectorise."""
+    j1 = min(max(shift - t0 + 1, 0), n)
+    j2 = min(max(length + shift - t0 + 1, j1), n)
+    for j in range(j1):
+        x[row, col + j] = 1.0
+    base = off + t0 - shift - 1
+    for j in range(j1, j2):
+        x[row, col + j] = max(x[row, col + j], w[base + j])
+    for j in range(j2, n):
+        x[row, col + j] = max(x[row, col + j], 0.0)
+
+
+@njit(cache=True)
+def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
+    """R0 for target play: ``x[roll_offset + r, col + j]`` = best over the legal boxes of roll
+    ``r`` of :func:`target_objective` with ``t0 + j`` points needed, lanes ``j < n`` of one
+    state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
+    among equals) unless ``best_box`` has zero rows.
+
+    Without tracking, an ordinary roll starts from the best zero placement (row ``zero``,
+    the same for every roll) and tries only the boxes where it scores: a zero placement is
+    never better than a scoring one in the same box (fewer points, a lower upper total, no
+    flag), so the maximum is the same, as in :func:`_block_final_values`.
+    """
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    roll_offset = x.shape[0] - score.shape[0]
+    track = best_box.shape[0] > 0
+    if not track:
+        n_pos, pos_boxes = ra.n_pos, ra.pos_boxes
+        allowed = allowed_bits(mask, box_face.shape[0], order)
+        # the best zero placement, in roll row 0's place for now (row 0 of x is a keep row, free)
+        for j in range(n):
+            x[0, col + j] = NEG_INF
+        rest = allowed
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            points, u2, f2 = step(u, f, 0, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            _target_max_into(x, 0, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+        for r in range(score.shape[0]):
+            if roll_face[r] > 0:
+                continue
+            row = roll_offset + r
+            for j in range(n):
+                x[row, col + j] = x[0, col + j]
+            for i in range(n_pos[r]):
+                b = pos_boxes[r, i]
+                if not (allowed >> b) & 1:
+                    continue
+                s = score[r, b]
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                _target_max_into(x, row, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+    for r in range(score.shape[0]):
+        if not track and roll_face[r] == 0:
+            continue
+        row = roll_offset + r
+        for j in range(n):
+            x[row, col + j] = NEG_INF
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            off = w_off[nxt, u2, f2]
+            length = w_len[nxt, u2, f2]
+            shift = points + extra
+            if track:
+                for j in range(n):
+                    v = target_objective(w, off, length, t0 + j - shift)
+                    if v > x[row, col + j]:
+                        x[row, col + j] = v
+                        best_box[r, col + j] = b
+            else:
+                _target_max_into(x, row, col, n, w, off, length, t0, shift)
+
+
+@njit(cache=True, nogil=True)
+def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w, w_off, w_len, ra):
+    """Solve blocks ``i0 .. i1``: block ``i`` is state ``(masks[k], us[k], fs[k])`` with
+    ``k = block_state[i]`` and targets ``t = block_t0[i] .. + block_n[i]``, written to
+    ``w[w_off[state] + t - 1]``.  States after these must be solved already."""
+    n_keeps = ra.add_die.shape[0]
+    n_rolls = ra.score.shape[0]
+    roll_offset = n_keeps - n_rolls
+    width = 0
+    for i in range(i0, i1):
+        width = max(width, block_n[i])
+    x_buf = np.empty(n_keeps * width)
+    y_buf = np.empty(n_keeps * width)
+    acc = np.empty(width)
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    for i in range(i0, i1):
+        k = block_state[i]
+        n = block_n[i]
+        x = x_buf[: n_keeps * n].reshape((n_keeps, n))
+        y = y_buf[: n_keeps * n].reshape((n_keeps, n))
+        mask, u, f = masks[k], us[k], fs[k]
+        _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), w, w_off, w_len, ra, x, no_tracking)
+        _average_keeps(x, ra.add_die)
+        _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
+        _average_keeps(y, ra.add_die)
+        _best_subkeep(y, x, ra.drop_one, ra.n_drop, ra.all_rolls)
+        for j in range(n):
+            acc[j] = 0.0
+        for r in range(n_rolls):
+            p = ra.roll_prob[r]
+            for j in range(n):
+                acc[j] += p * x[roll_offset + r, j]
+        base = w_off[mask, u, f] + block_t0[i] - 1
+        for j in range(n):
+            w[base + j] = acc[j]
+
+
+# ============================================================================
+# The distribution of the final score
+#
+# Expected-score play moves probability between states; the points it scores on the way
+# are tracked as a distribution over "points so far" per state.  Per turn, each state's
+# turn is resolved into its outcomes -- the probability of ending the turn with each roll,
+# and the box that roll goes in -- by pushing probability forward through the same
+# decision tables the bots use (:func:`turn_tables`), with the bots' tie rules
+# (:func:`_best_keep`; boxes within ``tol`` of the best: the first in card order).  The
+# outcomes are merged by (next state, points) and applied to the next states' rows.
+# ============================================================================
+
+
+@njit(cache=True, inline="always")
+def _push_rolls(keep_mass, add_die):
+    """Roll the dice not kept: the probability on each keep moves to the rolls it can become
+    (``keep_mass`` (462,), in place: keeps of fewer than five dice end at 0)."""
+    for k in range(add_die.shape[0]):
+        if add_die[k, 0] < 0:
+            continue
+        m = keep_mass[k]
+        if m == 0.0:
+            continue
+        keep_mass[k] = 0.0
+        part = m * ONE_SIXTH
+        for face in range(6):
+            keep_mass[add_die[k, face]] += part
+
+
+@njit(cache=True, inline="always")
+def _final_rolls(
+    j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final
+):
+    """``final[r]``: the probability that lane ``j``'s turn ends with roll ``r``, keeping by the
+    tables ``e1``/``e0`` (column ``j``) with the bots' tie rule; a fresh turn when
+    ``start_roll < 0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left.
+    ``mass`` (462) and ``ev`` (462) are scratch."""
+    n_keeps = add_die.shape[0]
+    n_rolls = final.shape[0]
+    roll_offset = n_keeps - n_rolls
+    for k in range(n_keeps):
+        mass[k] = 0.0
+    for r in range(n_rolls):
+        final[r] = 0.0
+    if start_roll < 0:
+        rolls_left = 2
+        for r in range(n_rolls):
+            mass[roll_offset + r] = roll_prob[r]
+    else:
+        rolls_left = start_rolls_left
+        mass[roll_offset + start_roll] = 1.0
+    while rolls_left > 0:
+        table = e1 if rolls_left == 2 else e0
+        for k in range(n_keeps):
+            ev[k] = table[k, j]
+        for r in range(n_rolls):
+            m = mass[roll_offset + r]
+            if m == 0.0:
+                continue
+            mass[roll_offset + r] = 0.0
+            keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
+            if keep == roll_offset + r:
+                final[r] += m  # stop and score
+            else:
+                mass[keep] += m
+        _push_rolls(mass, add_die)
+        rolls_left -= 1
+    for r in range(n_rolls):
+        final[r] += mass[roll_offset + r]
+
+
+@njit(cache=True, nogil=True)
+def turn_outcomes(
+    mask, lane_u, lane_f, lane_need, values, w, w_off, w_len, ra, tol, start_roll, start_rolls_left, rep_u
+):
+    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
+    from the table ``values`` when ``lane_need`` is empty, else target play with
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_len``).
+
+    A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
+    with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
+    :func:`target_turn_tables`) with the bots' tie rule; the box of the best value, ties
+    within ``tol``: the first in card order.  Returns ``(lane, dst, gain, count, prob)``:
+    lane ``lane`` moves with probability ``prob`` to the state of flat index ``dst``
+    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
+    ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
+    if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
+    are merged, in that order.
+    """
+    add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face, roll_prob, five_kind = ra.flag_rows, ra.roll_face, ra.roll_prob, ra.five_kind
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    target = lane_need.shape[0] > 0
+    nl = lane_u.shape[0]
+    n_keeps = add_die.shape[0]
+    n_rolls = score.shape[0]
+    nb = box_face.shape[0]
+    n_flags = 1
+    for b in range(nb):
+        if flag_rows[b] == 1:
+            n_flags = 2
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    succ = np.empty((nb * 6, nl))
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    if target:
+        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0, e1, no_tracking)
+    else:
+        turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
+    max_score = 0
+    for r in range(n_rolls):
+        for b in range(nb):
+            max_score = max(max_score, score[r, b], joker_score[r, b])
+    merged = np.zeros((nb, max_score + 1, 2))
+    cap_out = nl * nb * (max_score + 1) * 2
+    src = np.empty(cap_out, dtype=np.int64)
+    dst = np.empty(cap_out, dtype=np.int64)
+    gain = np.empty(cap_out, dtype=np.int64)
+    count = np.empty(cap_out, dtype=np.int64)
+    prob = np.empty(cap_out)
+    n_out = 0
+    mass = np.empty(n_keeps)
+    final = np.empty(n_rolls)
+    ev = np.empty(n_keeps)
+    for j in range(nl):
+        _final_rolls(j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final)  # fmt: skip
+        u, f = lane_u[j], lane_f[j]
+        need = lane_need[j] if target else 0
+        for r in range(n_rolls):
+            m = final[r]
+            if m == 0.0:
+                continue
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            best = NEG_INF
+            for sweep in range(2):  # the best value, then the first box within tol of it
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    if target:
+                        points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                        nxt = mask | (1 << b)
+                        v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
+                    else:
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        v = add + succ[cand, j]
+                    if sweep == 0:
+                        best = max(best, v)
+                    elif v >= best - tol:
+                        merged[b, s, 1 if extra > 0 else 0] += m
+                        break
+        for b in range(nb):
+            for s in range(max_score + 1):
+                for e in range(2):
+                    m = merged[b, s, e]
+                    if m == 0.0:
+                        continue
+                    merged[b, s, e] = 0.0
+                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                    nxt = mask | (1 << b)
+                    src[n_out] = j
+                    dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
+                    gain[n_out] = points + e * bonus
+                    count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
+                    prob[n_out] = m
+                    n_out += 1
+    return (
+        src[:n_out].copy(),
+        dst[:n_out].copy(),
+        gain[:n_out].copy(),
+        count[:n_out].copy(),
+        prob[:n_out].copy(),
+    )
+
+
+@njit(cache=True, nogil=True)
+def apply_outcomes(c0, c1, src, dst_row, gain, prob, dist, support, out):
+    """``out[dst_row[c], g + i] += prob[c] * dist[src[c], i]`` for outcomes ``c0 .. c1``
+    (sorted by ``dst_row``: ranges that do not split a row may run in threads);
+    ``support[row]`` is one past the last non-zero entry of ``dist[row]``."""
+    width = out.shape[1]
+    for c in range(c0, c1):
+        s = src[c]
+        d = dst_row[c]
+        g = gain[c]
+        p = prob[c]
+        n = min(support[s], width - g)
+        for i in range(n):
+            out[d, g + i] += p * dist[s, i]
+
+
+@njit(cache=True, nogil=True)
+def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0, e1, best_box):
+    """Within-turn tables of target play (as :func:`turn_tables`, in probabilities) for lanes
+    ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points still needed."""
+    for j in range(lane_u.shape[0]):
+        _target_rolls(
+            mask, lane_u[j], lane_f[j], lane_t[j], np.int64(1), np.int64(j), w, w_off, w_len, ra, e0, best_box
+        )
+    _turn_from_final(e0, e1, ra)
+
+
+@njit(cache=True, nogil=True)
+def target_group_tables(
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0_all, e1_all
+):
+    """Target-play tables of groups ``g0 .. g1`` (one mask each; lanes from ``l0`` on are rows
+    ``lane - l0`` of ``e0_all``/``e1_all`` (width, 462))."""
+    n_keeps = ra.add_die.shape[0]
+    no_tracking = np.empty((0, 0), dtype=np.int64)
+    for grp in range(g0, g1):
+        a = group_lane[grp]
+        nl = group_lane[grp + 1] - a
+        e0 = np.empty((n_keeps, nl))
+        e1 = np.empty((n_keeps, nl))
+        u = lane_u[a : a + nl].copy()
+        f = lane_f[a : a + nl].copy()
+        t = lane_t[a : a + nl].copy()
+        target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_len, ra, e0, e1, no_tracking)
+        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
+
+
+@njit(cache=True, nogil=True)
+def play_target_games(
+    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_len, tol, ra
+):
+    """Play the turn of games ``j0 .. j1`` (``need[j] >= 1`` points still needed) for the
+    target: keeps from the tables of :func:`target_group_tables`, then the legal box with the
+    largest probability (ties within ``tol``: the first in card order)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    nb = ra.box_face.shape[0]
+    roll_offset = add_die.shape[0] - ra.score.shape[0]
+    one = np.ones(1)
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
+        games[i, nb + 3] = k
+        # target play is win play against one known final, ties worth nothing: the value of
+        # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
+        _score_best_win_box(
+            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_len, tol, ra
+        )
+
+
+@njit(cache=True, nogil=True)
+def max_to_come(lane_mask, lane_u, lane_f, most, ra):
+    """``most[state]``: the most points still to come from each lane's state (its best roll in
+    every turn), from ``most`` of the states after it (the full card's 0)."""
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face = ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    for i in range(lane_mask.shape[0]):
+        mask, u, f = lane_mask[i], lane_u[i], lane_f[i]
+        best = 0
+        for r in range(score.shape[0]):
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                best = max(best, points + extra + most[mask | (1 << b), u2, f2])
+        most[mask, u, f] = best
+
+
+# ============================================================================
+# The triple card (modifier ``triple``, :mod:`solver.advice.triple`)
+#
+# A triple game is three (``weights.shape[0]``) columns of the base card, each a single-card
+# state ``(mask, u, f)`` of the base rule set; a turn fills one open box of any column.  Game
+# ``i`` is row ``i`` of one int32 array ``games`` (N, C * B + 4 C + 1): columns ``c * B + b``
+# the box scores of column ``c`` (-1 while open), then per column ``c`` at
+# ``C * B + 4 c``: the filled mask, the upper total (not capped), the five-of-a-kind bonuses
+# and the flag (a five-of-a-kind row holds 50); the last column counts the dice drawn.  Dice
+# come from the seeded streams exactly as for single games (:func:`play_table_games`).
+#
+# Value-array players (``TRIPLE_ALL``): one turn of lookahead over a base value array ``V``
+# (the exact table: the ``triple`` player; the heuristic or all-zero arrays: the heuristic
+# and greedy players): every roll with no rolls left is worth
+#
+#     R0(r) = max over open columns c, legal boxes b of  w_c * (objective(step(...)) - V[s_c])
+#
+# (the sum of ``w_c V[s_c]`` over all columns, the same for every option, left out), then
+# the keeps as in the DP.  ``TRIPLE_FIRST`` (the floor) considers only the first open column:
+# each column in turn, played as the single-card optimum.  Ties within ``tol``: the keep with
+# the most dice, then the first column, then the first box.
+# ============================================================================
+
+TRIPLE_ALL = 0
+TRIPLE_FIRST = 1
+TRIPLE_RANDOM = 2
+TRIPLE_COLUMN_EXTRA = 4  # per column after the box scores: mask, upper total, bonuses, flag
+
+
+@njit(cache=True, inline="always")
+def _triple_column(
+    mask, u, f, w, kappa, vnow, values, succ_c, rc,
+    score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
+    rows_mask, joker_mode, order, bonus, thr, ub, cap,
+):  # fmt: skip
+    """Successor rows of one column into ``succ_c`` (as :func:`successors`, one lane, the values
+    to come scaled by ``kappa``) and ``rc[roll] = w * (R0_column(roll) - vnow)`` for every roll."""
+    nb = box_face.shape[0]
+    for row in range(nb * 6):
+        succ_c[row] = NEG_INF
+    allowed = allowed_bits(mask, nb, order)
+    best0 = NEG_INF
+    rest = allowed
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        nxt = values[mask | (1 << b)]
+        face = box_face[b]
+        flag_row = flag_rows[b] == 1
+        n_class = 6 if face > 0 else (2 if flag_row else 1)
+        for c in range(n_class):
+            s = c * face if face > 0 else 50 * c
+            points, u2, f2 = step(u, f, s, face, flag_row, thr, ub, cap)
+            succ_c[b * 6 + c] = objective(points, kappa * nxt[u2, f2])
+        best0 = max(best0, succ_c[b * 6])
+    for r in range(score.shape[0]):
+        if roll_face[r] > 0:  # the exact path: Joker placement and bonus
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            v = NEG_INF
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                v = max(v, add + succ_c[cand])
+            v += five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        else:  # any allowed box: the best class-0 row or a box where the roll scores
+            v = best0
+            for k in range(n_pos[r]):
+                b = pos_boxes[r, k]
+                cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
+                v = max(v, add + succ_c[cand])
+        rc[r] = w * (v - vnow)
+
+
+@njit(cache=True, inline="always")
+def _average_keeps_1d(x, add_die):
+    """:func:`_average_keeps` of one lane (the same arithmetic, term by term)."""
+    for k in range(add_die.shape[0] - 1, -1, -1):
+        if add_die[k, 0] < 0:
+            continue
+        x[k] = (
+            x[add_die[k, 0]] + x[add_die[k, 1]] + x[add_die[k, 2]] + x[add_die[k, 3]] + x[add_die[k, 4]]
+            + x[add_die[k, 5]]
+        ) * ONE_SIXTH  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls):
+    """:func:`_best_subkeep` of one lane."""
+    roll_offset = drop_one.shape[0] - N_ROLLS
+    y[0] = x[0]
+    for k in range(1, drop_one.shape[0]):
+        v = x[k]
+        if all_rolls and k >= roll_offset:
+            v = NEG_INF
+        for i in range(n_drop[k]):
+            v = max(v, y[drop_one[k, i]])
+        y[k] = v
+
+
+@njit(cache=True, nogil=True)
+def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa, tol, ra):
+    """Play whole triple games ``i0 .. i1`` (game ``game0 + i``) with ``mode`` (``TRIPLE_ALL``,
+    ``TRIPLE_FIRST`` or ``TRIPLE_RANDOM``) over the base value array ``values``; see above.
+    ``kappa`` (C,) scales each column's values to come (1: the values themselves)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    drop_one, n_drop, all_rolls = ra.drop_one, ra.n_drop, ra.all_rolls
+    score, joker_score, pos_boxes, n_pos = ra.score, ra.joker_score, ra.pos_boxes, ra.n_pos
+    box_face, five_kind, flag_rows, roll_face = ra.box_face, ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    n_col = weights.shape[0]
+    n_keeps = add_die.shape[0]
+    roll_offset = n_keeps - score.shape[0]
+    full = (1 << nb) - 1
+    off = n_col * nb
+    dice_col = off + TRIPLE_COLUMN_EXTRA * n_col
+    two_flags = values.shape[2] == 2
+    x = np.empty(n_keeps)
+    y = np.empty(n_keeps)
+    succ = np.empty((n_col, nb * 6))
+    rc = np.empty((n_col, score.shape[0]))  # each column's w * (R0 - V), kept while it does not change
+    fresh = np.zeros(n_col, dtype=np.int64)
+    active = np.zeros(n_col, dtype=np.int64)
+    vnow = np.zeros(n_col)
+    cu = np.zeros(n_col, dtype=np.int64)
+    cf = np.zeros(n_col, dtype=np.int64)
+    for i in range(i0, i1):
+        base = stream_base(seed_mixed, game0 + i)
+        rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
+        k = np.int64(games[i, dice_col])
+        for c in range(n_col):
+            fresh[c] = 0
+        for turn in range(n_col * nb):
+            # the columns this player considers, and their states
+            seen = False
+            for c in range(n_col):
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                mask = np.int64(games[i, at])
+                active[c] = 0
+                if mask == full or (mode == TRIPLE_FIRST and seen):
+                    continue
+                seen = True
+                active[c] = 1
+                cu[c] = min(np.int64(games[i, at + 1]), cap)
+                cf[c] = np.int64(games[i, at + 3]) if two_flags else 0
+                vnow[c] = kappa[c] * values[mask, cu[c], cf[c]]
+            if mode != TRIPLE_RANDOM:
+                for c in range(n_col):
+                    if active[c] and not fresh[c]:
+                        _triple_column(
+                            np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c]), cu[c], cf[c],
+                            float(weights[c]), kappa[c], vnow[c], values, succ[c], rc[c],
+                            score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
+                            rows_mask, joker_mode, order, bonus, thr, ub, cap,
+                        )  # fmt: skip
+                        fresh[c] = 1
+                for r in range(score.shape[0]):
+                    v = NEG_INF
+                    for c in range(n_col):
+                        if active[c] and rc[c, r] > v:
+                            v = rc[c, r]
+                    x[roll_offset + r] = v
+                _average_keeps_1d(x, add_die)  # x: e0 below five dice, R0 on the rolls
+                _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls)
+                _average_keeps_1d(y, add_die)  # y: e1 below five dice
+                for row in range(roll_offset, n_keeps):
+                    y[row] = NEG_INF if all_rolls else x[row]
+                    if all_rolls:
+                        x[row] = NEG_INF
+            # the rolls
+            j = 8 * turn
+            held = _roll(base, k, 0, add_die, keep_size)
+            k += 5
+            for rolls_left in range(2, 0, -1):
+                r = held - roll_offset
+                if mode == TRIPLE_RANDOM:
+                    keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
+                    j += 1
+                elif rolls_left == 2:
+                    keep = _best_keep(y, r, tol, subkeeps, n_subkeeps)
+                else:
+                    keep = _best_keep(x, r, tol, subkeeps, n_subkeeps)
+                if keep == held:
+                    break
+                held = _roll(base, k, keep, add_die, keep_size)
+                k += 5
+            # the box: best (first column, first box among equals) or uniform
+            r = held - roll_offset
+            best = NEG_INF
+            n_legal = 0
+            for c in range(n_col):
+                if not active[c]:
+                    continue
+                mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c])
+                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    n_legal += 1
+                    if mode != TRIPLE_RANDOM:
+                        s = placement_score(r, b, use_joker, score, joker_score)
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        best = max(best, weights[c] * (add + succ[c, cand] + extra - vnow[c]))
+            pick = _uniform(rbase, j, n_legal) if mode == TRIPLE_RANDOM else -1
+            n_seen = 0
+            done = False
+            for c in range(n_col):
+                if done:
+                    break
+                if not active[c]:
+                    continue
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                mask = np.int64(games[i, at])
+                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
+                rest = bits
+                while rest:
+                    b = low_bit_index(rest)
+                    rest &= rest - 1
+                    s = placement_score(r, b, use_joker, score, joker_score)
+                    if mode == TRIPLE_RANDOM:
+                        take = n_seen == pick
+                        n_seen += 1
+                    else:
+                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                        take = weights[c] * (add + succ[c, cand] + extra - vnow[c]) >= best - tol
+                    if take:
+                        games[i, c * nb + b] = s
+                        games[i, at] = games[i, at] | (1 << b)
+                        if box_face[b] > 0:
+                            games[i, at + 1] += s
+                        if extra > 0:
+                            games[i, at + 2] += 1
+                        if five_kind[b] == 1 and s == 50:
+                            games[i, at + 3] = 1
+                        fresh[c] = 0
+                        done = True
+                        break
+        games[i, dice_col] = k
+
+
+@njit(cache=True, nogil=True)
+def apply_entry_outcomes(c0, c1, src_row, src_col, dst_row, gain, prob, dist, out):
+    """``out[dst_row[c], src_col[c] + gain[c]] += prob[c] * dist[src_row[c], src_col[c]]`` for
+    outcomes ``c0 .. c1`` (sorted by ``dst_row``)."""
+    for c in range(c0, c1):
+        a = src_col[c]
+        out[dst_row[c], a + gain[c]] += prob[c] * dist[src_row[c], a]
+
+
+# ============================================================================
+# Playing to win (solver.play.match): target play whose objective counts a tie as ``tie``
+# (a half): P(final >= need + 1) + tie x P(final = need), written
+# (1 - tie) W(need) + tie W(need + 1) with W the target table's probabilities.
+# ============================================================================
+
+
+@njit(cache=True, inline="always")
+def win_objective(w, off, length, need, tie):
+    """``(1 - tie) P(at least need more) + tie P(at least need + 1 more)``: with the best
+    opponent final ``B`` and ``need = B - total``, P(win) + tie x P(tie)."""
+    return (1.0 - tie) * target_objective(w, off, length, need) + tie * target_objective(
+        w, off, length, need + 1
+    )
+
+
+@njit(cache=True, inline="always")
+def mixed_win_value(w, off, length, need0, nmin, q, qn, tie):
+    """``sum_j q[j] win_objective(max(need0 + j, nmin))`` for ``j < qn``: the win objective
+    against a best opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 -
+    total``), never below the opponents' best total so far (``nmin``)."""
+    acc = 0.0
+    for j in range(qn):
+        acc += q[j] * win_objective(w, off, length, max(need0 + j, nmin), tie)
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_len, tol, ra):
+    """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
+    (ties within ``tol``: the first in card order)."""
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    mask = np.int64(games[i, nb])
+    u = min(np.int64(games[i, nb + 1]), cap)
+    f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
+    bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+    extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+    best = NEG_INF
+    chosen = -1
+    for sweep in range(2):
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            v = mixed_win_value(
+                w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                q, qn, tie,
+            )  # fmt: skip
+            if sweep == 0:
+                best = max(best, v)
+            elif v >= best - tol:
+                chosen = b
+                break
+    s = placement_score(r, chosen, use_joker, score, joker_score)
+    _apply(games, i, chosen, s, extra, box_face, five_kind)
+
+
+@njit(cache=True)
+def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, ra, x, memo, have):
+    """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
+    ``memo``/``have`` (n_boxes, max score + 1, 2): each (box, score, bonus) valued once."""
+    score, joker_score, box_face, flag_rows, roll_face = (
+        ra.score,
+        ra.joker_score,
+        ra.box_face,
+        ra.flag_rows,
+        ra.roll_face,
+    )
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    roll_offset = x.shape[0] - score.shape[0]
+    have[:] = False
+    for r in range(score.shape[0]):
+        best = NEG_INF
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        e = 1 if extra > 0 else 0
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            if not have[b, s, e]:
+                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+                nxt = mask | (1 << b)
+                memo[b, s, e] = mixed_win_value(
+                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                    q, qn, tie,
+                )  # fmt: skip
+                have[b, s, e] = True
+            v = memo[b, s, e]
+            if v > best:
+                best = v
+        x[roll_offset + r, col] = best
+
+
+@njit(cache=True, nogil=True)
+def mixed_win_group_tables(
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_min, lane_k, qs, qlen, tie, w, w_off,
+    w_len, ra, e0_all, e1_all,
+):  # fmt: skip
+    """Win-play tables of groups ``g0 .. g1`` against spread opponent finals: lane ``(u, f,
+    need0, k)`` reads the spread ``qs[k, :qlen[k]]`` (see :func:`mixed_win_value`)."""
+    n_keeps = ra.add_die.shape[0]
+    nb = ra.box_face.shape[0]
+    smax = 0
+    for r in range(ra.score.shape[0]):
+        for b in range(nb):
+            smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
+    memo = np.empty((nb, smax + 1, 2))
+    have = np.zeros((nb, smax + 1, 2), dtype=np.bool_)
+    for grp in range(g0, g1):
+        a = group_lane[grp]
+        nl = group_lane[grp + 1] - a
+        e0 = np.empty((n_keeps, nl))
+        e1 = np.empty((n_keeps, nl))
+        for j in range(nl):
+            k = lane_k[a + j]
+            _mixed_win_rolls(
+                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], lane_min[a + j], qs[k], qlen[k], j, tie,
+                w, w_off, w_len, ra, e0, memo, have,
+            )  # fmt: skip
+        _turn_from_final(e0, e1, ra)
+        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
+
+
+@njit(cache=True, nogil=True)
+def play_mixed_win_games(
+    j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
+    w, w_off, w_len, tie, tol, ra,
+):  # fmt: skip
+    """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
+    (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
+    legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first)."""
+    add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
+    nb = ra.box_face.shape[0]
+    roll_offset = add_die.shape[0] - ra.score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        base = stream_base(seed_mixed, game0 + ids[i])
+        held, k = _play_keeps(
+            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+        )  # fmt: skip
+        games[i, nb + 3] = k
+        _score_best_win_box(
+            games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
+            w, w_off, w_len, tol, ra,
+        )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_len, out):
+    """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
+    a turn (``need0[i]``, spread ``game_k[i]``)."""
+    for i in range(masks.shape[0]):
+        m, u, f = masks[i], us[i], fs[i]
+        k = game_k[i]
+        out[i] = mixed_win_value(w, w_off[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie)

@@ -1,0 +1,715 @@
+"""Table files: one memory-mappable ``<rules>.npy`` of state values plus ``<rules>.json``.
+
+Where tables live, first match wins:
+
+1. an explicit directory (``--tables DIR`` on the command line, ``tables_dir=`` in Python);
+2. the ``YAHTZEE_TABLES`` environment variable;
+3. ``tables/`` of a source checkout (the package sits next to ``pyproject.toml``);
+4. the user cache: ``$XDG_CACHE_HOME/yahtzee-solver/tables`` (``~/.cache/...``), never site-packages.
+
+Files are written atomically (temporary file in the same folder, fsync, rename),
+so an interrupted build leaves the previous table or none, never half of one.
+On load the manifest is checked against the rule set, the array's shape and
+dtype, and its sha256; any mismatch raises :class:`TableError` saying how to rebuild.
+
+A table's values are a read-only numpy memmap, or with ``light=True`` a
+:class:`ValueFile`: the same file read through :mod:`mmap` as Python floats, for
+a single hint, which then never imports numpy (about half of its start-up).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import mmap
+import os
+import re
+import stat
+import struct
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..core.errors import MissingTableError, TableError, out_of_memory
+from ..core.fileio import NotRegularFileError, file_kind, json_depth_ok, open_regular
+from ..core.rules import RuleSet, get_rules
+
+if TYPE_CHECKING:
+    import numpy as np
+
+FORMAT_VERSION = 2  # 2: rule sets as base + modifiers (canonical ids, no upper totals without a bonus)
+ENV_VAR = "YAHTZEE_TABLES"
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent  # solver/
+
+
+def package_version() -> str:
+    from ..core import VERSION
+
+    return VERSION
+
+
+def default_tables_dir() -> Path:
+    """The folder used when none is given (see the module docstring for the order)."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    checkout = _PACKAGE_DIR.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "tables").is_dir():
+        return checkout / "tables"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "yahtzee-solver" / "tables"
+
+
+def resolve_dir(tables_dir: str | os.PathLike | None) -> Path:
+    """The tables folder; :class:`UsageError` when the path exists and is not a folder."""
+    folder = Path(tables_dir).expanduser() if tables_dir else default_tables_dir()
+    if folder.exists() and not folder.is_dir():
+        from ..core.errors import UsageError
+
+        source = (
+            "--tables" if tables_dir else (f"${ENV_VAR}" if os.environ.get(ENV_VAR) else "the tables path")
+        )
+        raise UsageError(f"{source} names {folder}, which is not a folder")
+    return folder
+
+
+def table_paths(rules: RuleSet, tables_dir: str | os.PathLike | None = None) -> tuple[Path, Path]:
+    folder = resolve_dir(tables_dir)
+    return folder / f"{rules.id}.npy", folder / f"{rules.id}.json"
+
+
+def built_rule_sets(tables_dir: str | os.PathLike | None = None) -> list[RuleSet]:
+    """The rule sets with a table file in the folder (named by canonical spec), in name order."""
+    from ..core.errors import UsageError
+
+    folder = resolve_dir(tables_dir)
+    found = []
+    for npy in sorted(folder.glob("*.npy")) if folder.is_dir() else []:
+        try:
+            rules = get_rules(npy.stem)
+        except UsageError:
+            continue  # not a table of ours
+        if rules.id == npy.stem:
+            found.append(rules)
+    return found
+
+
+def _rebuild_hint(rules: RuleSet, folder: Path) -> str:
+    return f"rebuild it with: yahtzee tables build --rules {rules.id} --force --tables {folder}"
+
+
+MAX_MANIFEST_BYTES = 1 << 20  # a manifest is about 1 KiB
+MAX_JSON_DEPTH = 32  # a manifest nests 3 deep
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open_regular(path) as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_manifest(path: Path) -> dict:
+    """The manifest at ``path`` as a dict; :class:`OSError` when it cannot be read,
+    :class:`ValueError` when it is not a manifest (too big, too deep, not a JSON object)."""
+    with open_regular(path, MAX_MANIFEST_BYTES) as fh:
+        raw = fh.read(MAX_MANIFEST_BYTES + 1)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ValueError(f"more than {MAX_MANIFEST_BYTES} bytes")
+    text = raw.decode("utf-8")
+    if not json_depth_ok(text, MAX_JSON_DEPTH):
+        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
+    manifest = json.loads(text)
+    if not isinstance(manifest, dict):
+        raise ValueError(f"a JSON {type(manifest).__name__}, not an object")
+    return manifest
+
+
+class ValueFile:
+    """A table's ``.npy`` file read through :mod:`mmap`, without numpy.
+
+    ``values[mask, u, f]`` is a Python float, the same as
+    ``float(np.load(path, mmap_mode="r")[mask, u, f])``; only whole-index lookups are
+    supported (``np.asarray(values)`` gives the numpy array, without a copy).  ``shape``
+    and ``dtype`` (numpy's name for it) are read from the header as :func:`numpy.load`
+    reads them; lookups need a float64 or int64 array (one integer per dimension).
+    """
+
+    __slots__ = (
+        "path",
+        "shape",
+        "dtype",
+        "descr",
+        "fortran_order",
+        "_mmap",
+        "_offset",
+        "_data",
+        "_strides",
+    )
+
+    _MAGIC = b"\x93NUMPY"
+    _HEADER = re.compile(
+        r"\{\s*(?:(?:'descr':\s*'(?P<descr>[^']*)'|'fortran_order':\s*(?P<fortran>True|False)"
+        r"|'shape':\s*\((?P<shape>[0-9,\s]*)\))\s*,?\s*){3}\}\s*"
+    )
+    _DESCR = re.compile(r"(?P<order>[<>|=]?)(?P<kind>[fiub])(?P<size>[1248])")
+    _KINDS = {"f": "float", "i": "int", "u": "uint"}
+    _NATIVE = ("", "|", "=", "<" if sys.byteorder == "little" else ">")
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> ValueFile:
+        """Read the header and map the data; ``ValueError`` if the file is corrupt or truncated."""
+        path = Path(path)
+        with open_regular(path) as fh:
+            head = fh.read(12)
+            if len(head) < 10 or not head.startswith(cls._MAGIC):
+                raise ValueError("not a .npy file: no magic string")
+            if head[6] == 1:
+                start, length = 10, int.from_bytes(head[8:10], "little")
+            elif head[6] in (2, 3) and len(head) == 12:
+                start, length = 12, int.from_bytes(head[8:12], "little")
+            else:
+                raise ValueError(f"unsupported .npy format version {head[6]}.{head[7]}")
+            if length > 1 << 16:
+                raise ValueError(f".npy header of {length} bytes")
+            fh.seek(start)
+            raw = fh.read(length)
+            header = raw.decode("utf-8" if head[6] == 3 else "latin1")
+            match = cls._HEADER.fullmatch(header) if len(raw) == length else None
+            kind = cls._DESCR.fullmatch(match["descr"]) if match and match["descr"] is not None else None
+            if kind is None or match["fortran"] is None or match["shape"] is None:
+                raise ValueError(f"unreadable .npy header {header.strip()!r}")
+            shape = tuple(int(n) for n in match["shape"].replace(",", " ").split())
+            offset, size = start + length, int(kind["size"])
+            for n in shape:
+                size *= n
+            actual = os.fstat(fh.fileno()).st_size
+            if actual != offset + size:  # np.load only notices a short file; save_table writes it exactly
+                raise ValueError(
+                    f"{max(actual - offset, 0)} bytes of data, {size} expected for shape {shape}"
+                )
+            buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        self = object.__new__(cls)
+        self.path, self.shape, self.descr = path, shape, match["descr"]
+        self.fortran_order = match["fortran"] == "True"
+        if kind["kind"] == "b":
+            self.dtype = "bool"
+        elif kind["order"] in cls._NATIVE or kind["size"] == "1":
+            self.dtype = f"{cls._KINDS[kind['kind']]}{8 * int(kind['size'])}"
+        else:
+            self.dtype = self.descr  # as numpy names a non-native byte order: '>f8'
+        self._mmap, self._offset = buffer, offset
+        code = {"float64": "d", "int64": "q"}.get(self.dtype)
+        self._data = memoryview(buffer)[offset:].cast(code) if code else None
+        strides, step = [], 1
+        for n in reversed(shape) if not self.fortran_order else shape:
+            strides.append(step)
+            step *= n
+        self._strides = tuple(reversed(strides)) if not self.fortran_order else tuple(strides)
+        return self
+
+    def __getitem__(self, index):
+        """One entry (a Python float or int): ``index`` one integer per dimension."""
+        if not isinstance(index, tuple):
+            index = (index,)
+        if len(index) != len(self.shape):
+            raise IndexError(f"index {index} does not name one entry of shape {self.shape}")
+        flat = 0
+        for i, n, stride in zip(index, self.shape, self._strides, strict=True):
+            if not -n <= i < n:
+                raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
+            flat += i % n * stride
+        return self._data[flat]
+
+    @property
+    def buffer(self) -> mmap.mmap:
+        """The whole file, mapped read-only."""
+        return self._mmap
+
+    @property
+    def offset(self) -> int:
+        """Where the data starts in the file (after the header)."""
+        return self._offset
+
+    def close(self) -> None:
+        """Unmap the file (no lookups afterwards)."""
+        if self._data is not None:
+            self._data.release()
+            self._data = None
+        self._mmap.close()
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        order = "F" if self.fortran_order else "C"
+        array = np.ndarray(self.shape, self.descr, buffer=self._mmap, offset=self._offset, order=order)
+        if dtype is not None:
+            array = array.astype(dtype, copy=False)
+        return array.copy() if copy else array
+
+    def __repr__(self) -> str:
+        return f"ValueFile({str(self.path)!r}, shape={self.shape}, dtype={self.dtype})"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A loaded value table: ``values[mask, u, f]`` (see :mod:`solver.engine.dp`) and its manifest.
+
+    ``values`` is a read-only numpy memmap, or a :class:`ValueFile` when loaded with ``light=True``.
+    """
+
+    rules: RuleSet
+    values: np.ndarray | ValueFile
+    manifest: dict
+    path: Path
+
+    @property
+    def empty_card_value(self) -> float:
+        return float(self.values[0, 0, 0])
+
+    def value(self, mask: int, upper: int, flag: int) -> float:
+        return float(self.values[mask, upper, flag])
+
+
+def expected_shape(rules: RuleSet) -> tuple[int, int, int]:
+    return (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
+
+
+# What every value of a table must look like, judged by its last byte (little-endian
+# float64: the sign and the exponent's top seven bits) so that both readers check all
+# of a file at C speed without numpy.  The DP's values of the states it computes
+# (see :func:`solver.engine.dp.level_lanes`) are points still to come: at least 1.7 in every
+# rule set (the worst single box, ``ones`` under ``all-rolls``), at most a few
+# thousand; unreachable states hold NaN; the full card's row is all 0.0.
+_IN_RANGE, _ZERO, _NAN, _OTHER = b"v", b"0", b"n", b"?"
+_RANGE_BYTES = (0x3F, 0x40)  # 2**-15 <= value < 2**17
+
+
+def _value_classes() -> bytes:
+    table = bytearray(_OTHER * 256)
+    for byte in range(_RANGE_BYTES[0], _RANGE_BYTES[1] + 1):
+        table[byte] = _IN_RANGE[0]
+    table[0x00] = _ZERO[0]
+    table[0x7F] = table[0xFF] = _NAN[0]
+    return bytes(table)
+
+
+_CLASSES = _value_classes()
+_PATTERNS: dict[str, bytes] = {}
+
+
+def value_pattern(rules: RuleSet) -> bytes:
+    """One byte per state of a table of ``rules`` in file order: ``v`` where the DP computes
+    a value (a card the fill order can reach, an upper total its filled upper boxes can
+    make, the flag only with a five-of-a-kind row filled), ``n`` (NaN) where it does not,
+    ``0`` on the full card.  Plain Python, cached per rule set."""
+    cached = _PATTERNS.get(rules.id)
+    if cached is not None:
+        return cached
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    row = (cap + 1) * n_flags
+    upper_part = sum(1 << b for b in rules.upper_indices)
+    rows_cache: dict[tuple[int, bool], bytes] = {}
+    totals_of: dict[int, frozenset[int]] = {0: frozenset({0})}
+    parts = []
+    full, five_rows, free = rules.full_mask, rules.rows_mask, rules.order == "free"
+    for mask in range(1 << rules.n_boxes):
+        if mask == full:
+            parts.append(_ZERO * row)
+            continue
+        if not free and not rules.is_reachable_mask(mask):
+            parts.append(_NAN * row)
+            continue
+        key = (mask & upper_part, bool(mask & five_rows))
+        pattern = rows_cache.get(key)
+        if pattern is None:
+            totals = _upper_totals(rules, key[0], totals_of)
+            pattern = b"".join(
+                _IN_RANGE if u in totals and (f == 0 or key[1]) else _NAN
+                for u in range(cap + 1)
+                for f in range(n_flags)
+            )
+            rows_cache[key] = pattern
+        parts.append(pattern)
+    cached = _PATTERNS[rules.id] = b"".join(parts)
+    return cached
+
+
+def _upper_totals(rules: RuleSet, bits: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
+    """The upper totals (capped) the filled upper boxes ``bits`` (box bits) can make: those of
+    ``bits`` less its highest box plus 0-5 times that box's face."""
+    totals = memo.get(bits)
+    if totals is None:
+        top = bits.bit_length() - 1
+        face, cap = rules.boxes[top].face, rules.upper_cap
+        rest = _upper_totals(rules, bits & ~(1 << top), memo)
+        totals = memo[bits] = frozenset(min(cap, t + c * face) for t in rest for c in range(6))
+    return totals
+
+
+def _check_values(buffer, offset: int, rules: RuleSet) -> str | None:
+    """What is wrong with the values of a table file (``buffer``: its bytes, the data from
+    ``offset``, C order, ``'<f8'``), or ``None``: every state as :func:`value_pattern` says."""
+    expected = value_pattern(rules)
+    got = buffer[offset + 7 :: 8].translate(_CLASSES)
+    row = len(expected) >> rules.n_boxes
+    full = offset + 8 * rules.full_mask * row
+    if got == expected and buffer[full : full + 8 * row] == bytes(8 * row):
+        return None
+    bad = [i for i, (x, y) in enumerate(zip(got, expected, strict=True)) if x != y] or [rules.full_mask * row]
+    i = bad[0]
+    value = struct.unpack_from("<d", buffer, offset + 8 * i)[0]
+    state = (i // row, i % row // rules.n_flags, i % rules.n_flags)
+    want = {_IN_RANGE[0]: "a value from 2**-15 to 2**17", _NAN[0]: "NaN (unreachable)"}.get(
+        expected[i], "0.0"
+    )
+    return f"{len(bad)} states hold impossible values (the first, {state}, holds {value!r}, not {want})"
+
+
+def reachable_states(rules: str | RuleSet):
+    """The ``(mask, upper, flag)`` index arrays (numpy) of the states the DP computes, the
+    full card's included (see :func:`value_pattern`)."""
+    import numpy as np
+
+    rules = get_rules(rules)
+    rules.require_single("a table")
+    pattern = np.frombuffer(value_pattern(rules), dtype=np.uint8).reshape(expected_shape(rules))
+    return np.nonzero(pattern != _NAN[0])
+
+
+@contextlib.contextmanager
+def _reading(what: str, path: Path, build: str):
+    """Turn the system's refusals to read ``what`` at ``path`` into one-line table errors:
+    a special file (remove it, then ``build``) or an OS error (permissions, I/O)."""
+    try:
+        yield
+    except NotRegularFileError as exc:
+        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
+    except OSError as exc:
+        if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
+            raise
+        raise TableError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def load_table(
+    rules: str | RuleSet | None = None,
+    tables_dir: str | os.PathLike | None = None,
+    *,
+    check_hash: bool = True,
+    light: bool = False,
+) -> Table:
+    """Open the table of ``rules`` (memory-mapped, read-only) after checking it.
+
+    ``light``: the values are a :class:`ValueFile` (plain Python floats, numpy not
+    imported) rather than a numpy memmap -- for a few lookups, such as one hint.
+    Raises :class:`MissingTableError` when it is not built and :class:`TableError`
+    when it is corrupt, truncated or built for different rules.
+
+    Both ways make the same checks, in one code path: both files are regular files
+    (never a FIFO, device or folder: no hang), the manifest is a small JSON object
+    matching the rule set, the sha256 matches (unless ``check_hash=False``), the
+    ``.npy`` header is exactly ``'<f8'``, C order and the rule set's shape, the file
+    holds exactly that many bytes, and every value looks as :func:`value_pattern` says
+    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card).
+    """
+    rules = get_rules(rules)
+    rules.require_single("a table")
+    npy, manifest_path = table_paths(rules, tables_dir)
+    folder = npy.parent
+    rebuild = _rebuild_hint(rules, folder)
+    if not os.path.lexists(npy) or not os.path.lexists(manifest_path):
+        raise MissingTableError(
+            f"no table for {rules.id} in {folder}; build it with: "
+            f"yahtzee tables build --rules {rules.id} --tables {folder}"
+        )
+    build = f"yahtzee tables build --rules {rules.id} --tables {folder}"
+    for path in (npy, manifest_path):  # before anything is opened: a FIFO would block, a device never end
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            raise TableError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise TableError(
+                f"{path} is {file_kind(info.st_mode)}, not a regular file; remove it, then build the table: {build}"
+            )
+    try:
+        with _reading("the manifest", manifest_path, build):
+            manifest = read_manifest(manifest_path)
+    except (ValueError, RecursionError) as exc:
+        raise TableError(f"manifest {manifest_path} is unreadable ({_one_line(exc)}); {rebuild}") from None
+    problems = []
+    version = manifest.get("format_version")
+    if type(version) is not int or version != FORMAT_VERSION:
+        problems.append(f"format version {version!r}, expected {FORMAT_VERSION}")
+    if manifest.get("rules") != rules.describe():
+        built_for = manifest.get("rules")
+        built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
+        problems.append(f"built for different rules ({built_id})")
+    if manifest.get("shape") != list(expected_shape(rules)) or manifest.get("dtype") != "float64":
+        problems.append(f"shape {manifest.get('shape')!r} {manifest.get('dtype')!r} in the manifest")
+    if check_hash:
+        try:
+            with _reading("the table", npy, build):
+                digest = sha256_file(npy)
+        except ValueError as exc:
+            raise TableError(f"table {npy} is unusable ({exc}); {rebuild}") from None
+        if manifest.get("sha256") != digest:
+            problems.append("sha256 does not match (corrupt or modified file)")
+    if problems:
+        raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {rebuild}")
+    try:
+        with _reading("the table", npy, build):
+            values = ValueFile.open(npy)
+    except (ValueError, EOFError) as exc:
+        raise TableError(f"table {npy} is corrupt or truncated ({exc}); {rebuild}") from None
+    header = (values.descr, values.fortran_order, values.shape)
+    if header != ("<f8", False, expected_shape(rules)):
+        raise TableError(
+            f"table {npy} has the header descr {values.descr!r}, fortran_order {values.fortran_order}, "
+            f"shape {values.shape}; expected '<f8', False, {expected_shape(rules)}; {rebuild}"
+        )
+    problem = _check_values(values.buffer, values.offset, rules)
+    if problem is not None:
+        values.close()
+        raise TableError(f"table {npy} is damaged: {problem}; {rebuild}")
+    if not light:
+        import numpy as np
+
+        try:
+            with open_regular(npy) as fh:
+                array = np.memmap(
+                    fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
+                )
+        except (OSError, ValueError) as exc:
+            if out_of_memory(exc):
+                raise
+            raise TableError(f"cannot read the table {npy}: {_one_line(exc)}") from None
+        finally:
+            values.close()
+        values = array
+    return Table(rules, values, manifest, npy)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())[:300]
+
+
+def save_table(
+    rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float
+) -> Table:
+    """Write ``values`` and its manifest atomically; returns the loaded table."""
+    import platform
+
+    import numba
+    import numpy as np
+
+    from ..core.fileio import atomic_write, atomic_write_text
+
+    npy, manifest_path = table_paths(rules, tables_dir)
+    try:
+        atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
+    except OSError as exc:
+        raise TableError(f"cannot write the table {npy}: {exc.strerror or exc}") from None
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "rules": rules.describe(),
+        "shape": list(values.shape),
+        "dtype": str(values.dtype),
+        "layout": "values[filled_mask, min(upper_total, threshold), yahtzee_holds_50]; NaN = unreachable",
+        "sha256": sha256_file(npy),
+        "empty_card_value": float(values[0, 0, 0]),
+        "reference_value": rules.reference_value,
+        "build_seconds": round(build_seconds, 3),
+        "build_cpu_seconds": round(cpu_seconds, 3),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package_version": package_version(),
+        "numpy_version": np.__version__,
+        "numba_version": numba.__version__,
+        "python_version": platform.python_version(),
+    }
+    try:
+        atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    except OSError as exc:
+        raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
+    return load_table(rules, tables_dir, check_hash=False)  # the sha256 above was read back from disk
+
+
+def check_writable(folder: Path) -> None:
+    """Fail before a build, not after it, when the table folder cannot be written."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise TableError(
+            f"cannot write tables to {folder}: {exc.strerror or exc} (choose another with --tables)"
+        ) from None
+
+
+def build_table(
+    rules: str | RuleSet | None = None,
+    tables_dir=None,
+    *,
+    progress: bool = True,
+    threads: int | None = None,
+) -> Table:
+    """Solve ``rules`` and save its table (tqdm progress bar on stderr when ``progress``).
+
+    The recorded build time excludes numba's one-time compilation of the kernels.
+    """
+    import sys
+    import threading
+
+    from tqdm import tqdm
+
+    from ..core.fileio import remove_stale_temporaries
+    from . import dp
+
+    rules = get_rules(rules)
+    rules.require_single("a table")
+    folder = table_paths(rules, tables_dir)[0].parent
+    check_writable(folder)
+    remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
+    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
+    notice = threading.Timer(
+        1.0, lambda: print("compiling the solver (first run only; cached afterwards) ...", file=sys.stderr)
+    )
+    if progress:
+        notice.start()
+    try:
+        dp.load_kernels(rules)
+    finally:
+        notice.cancel()
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    with tqdm(
+        total=n_masks,
+        desc=f"building {rules.id}",
+        unit="mask",
+        disable=not progress,
+        leave=False,
+        dynamic_ncols=True,
+    ) as bar:
+        values = dp.solve(rules, progress=bar.update, threads=threads)
+    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
+    return save_table(rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu)
+
+
+def get_table(
+    rules=None,
+    tables_dir=None,
+    *,
+    build_if_missing: bool = False,
+    progress: bool = True,
+    light: bool = False,
+) -> Table:
+    """Load a table, building it first when missing and ``build_if_missing``.
+
+    ``light``: the values without numpy, see :func:`load_table`.
+    """
+    try:
+        return load_table(rules, tables_dir, light=light)
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+    table = build_table(rules, tables_dir, progress=progress)
+    return load_table(rules, tables_dir, light=True, check_hash=False) if light else table
+
+
+def verify_table(
+    rules: str | RuleSet,
+    tables_dir=None,
+    tolerance: float = 1e-6,
+    *,
+    sample: int = 200,
+    seed: int | None = None,
+    full: bool = False,
+) -> list[str]:
+    """Problems with a built table (empty list when it checks out).
+
+    Beyond what :func:`load_table` checks: the empty card against the manifest and the
+    reference value; the Bellman equation on ``sample`` reachable states drawn at random
+    (``seed``), each state's value recomputed from the values of the states after it by
+    :class:`solver.advice.advisor.TurnValues` (to 1e-9); with ``full``, the whole table rebuilt in
+    memory and compared bit for bit.
+    """
+    rules = get_rules(rules)
+    rules.require_single("a table")
+    try:
+        table = load_table(rules, tables_dir)
+    except TableError as exc:
+        return [str(exc)]
+    problems = []
+    value = table.empty_card_value
+    if table.manifest.get("empty_card_value") != value:
+        problems.append(
+            f"empty-card value {value} differs from the manifest's {table.manifest.get('empty_card_value')}"
+        )
+    if rules.reference_value is not None and abs(value - rules.reference_value) > tolerance:
+        problems.append(
+            f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}"
+        )
+    problems += _check_bellman(table, sample, seed)
+    if full:
+        problems += _compare_rebuilt(table)
+    return problems
+
+
+BELLMAN_TOLERANCE = 1e-9
+
+
+def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
+    """The Bellman equation on ``sample`` random reachable states (the full card excluded)."""
+    import numpy as np
+
+    from .turn import TurnValues
+
+    rules = table.rules
+    m, u, f = reachable_states(rules)
+    keep = m != rules.full_mask
+    m, u, f = m[keep], u[keep], f[keep]
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(m), size=min(sample, len(m)), replace=False) if sample > 0 else []
+    states = {(0, 0, 0)} | {(int(m[i]), int(u[i]), int(f[i])) for i in picks}
+    bad = []
+    for state in sorted(states):
+        stored = float(table.values[state])
+        if rules.order == "choose" and state[0] == 0:  # the better of the two directions
+            expected = max(TurnValues(rules.directed(d), state, table.values).value for d in ("down", "up"))
+        else:
+            expected = TurnValues(rules, state, table.values).value
+        if not abs(stored - expected) <= BELLMAN_TOLERANCE * max(1.0, abs(expected)):
+            bad.append((state, stored, expected))
+    if not bad:
+        return []
+    state, stored, expected = bad[0]
+    return [
+        f"{len(bad)} of {len(states)} sampled states break the Bellman equation (e.g. {state}: "
+        f"{stored!r} stored, {expected!r} from the states after it); {_rebuild_hint(rules, table.path.parent)}"
+    ]
+
+
+def _compare_rebuilt(table: Table) -> list[str]:
+    """The table against a rebuild in memory, bit for bit (NaN on the same unreachable states)."""
+    import numpy as np
+
+    from . import dp
+
+    rules = table.rules
+    dp.load_kernels(rules)
+    rebuilt = dp.solve(rules)
+    stored = np.asarray(table.values)
+    differ = stored.view(np.uint64) != rebuilt.view(np.uint64)
+    if not differ.any():
+        return []
+    first = tuple(int(i[0]) for i in np.nonzero(differ))
+    return [
+        f"{int(differ.sum())} values differ from a rebuild (first at {first}: {stored[first]!r} stored, "
+        f"{rebuilt[first]!r} rebuilt); {_rebuild_hint(rules, table.path.parent)}"
+    ]

@@ -1,0 +1,545 @@
+"""Play for a target score: the largest probability of scoring at least ``t`` more points.
+
+:func:`solve_target` computes, for every reachable state between turns ``(mask, u, f)``
+and every ``t = 1 .. t_max``, ``W(state, t)``: the probability of scoring at least ``t``
+more points under the strategy that maximises exactly that probability (``W = 1`` for
+``t <= 0``).  It is the dynamic program of :mod:`solver.engine.dp` with another objective
+(:func:`solver.engine._kernels.target_objective`); see the section "Play for a target" of
+:mod:`solver.engine._kernels` for the storage layout: :class:`TargetValues`.
+
+A state whose upper total can no longer reach the bonus shares its row with the
+smallest such total of its mask (their futures are the same, see
+:func:`solver.engine.dp.level_lanes`), and :func:`compact` drops each row's trailing zeros
+(targets out of reach), so a stored table holds each distinct probability once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..core.bounded import shown
+from ..core.errors import MissingTableError, TableError, UsageError, out_of_memory
+from ..core.rules import RuleSet, get_rules
+
+if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the table without it
+    import numpy as np
+
+DEFAULT_T_MAX = 500  # every target up to 500 points from the empty card
+MAX_T_MAX = 5000  # the largest ``--t-max`` a target table is built for
+T_CHUNK = 128  # targets per block of the DP (one state, consecutive targets)
+
+
+@dataclass(frozen=True)
+class TargetValues:
+    """``W(state, t)``: ``w[off[state] + t - 1]`` for ``1 <= t <= length[state]``, 0 beyond.
+
+    ``w`` float64 (n,); ``off``/``length`` int64 of shape ``(2**n_boxes, upper_cap + 1,
+    n_flags)``, ``off`` -1 on unreachable states; ``t_max`` the largest target stored.
+    """
+
+    w: np.ndarray
+    off: np.ndarray
+    length: np.ndarray
+    t_max: int
+
+    def probability(self, state: tuple[int, int, int], t: int) -> float:
+        """``W(state, t)``: the largest probability of at least ``t`` more points from ``state``."""
+        if t <= 0:
+            return 1.0
+        if t > self.t_max:
+            raise ValueError(f"targets up to {self.t_max} points are stored, not {t}")
+        length = int(self.length[state])
+        return float(self.w[int(self.off[state]) + t - 1]) if t <= length else 0.0
+
+    def row(self, state: tuple[int, int, int]) -> np.ndarray:
+        """``W(state, t)`` for ``t = 0 .. t_max`` (float64, ``t_max + 1``)."""
+        import numpy as np
+
+        out = np.zeros(self.t_max + 1)
+        out[0] = 1.0
+        length = int(self.length[state])
+        off = int(self.off[state])
+        out[1 : length + 1] = self.w[off : off + length]
+        return out
+
+
+def solve_target(
+    rules: RuleSet,
+    t_max: int = DEFAULT_T_MAX,
+    progress: Callable[[int], None] | None = None,
+    threads: int | None = None,
+) -> TargetValues:
+    """``W`` of every reachable state for targets ``1 .. t_max``.
+
+    A state stores the targets up to the most points it can still score (beyond, W = 0);
+    a state whose upper total is hopeless shares its mask's representative row.
+    ``progress(n)`` is called after each level with the number of masks done; the result
+    does not depend on ``threads``.
+    """
+    import numpy as np
+
+    from ..core.threads import Workers
+    from . import _kernels, dp
+
+    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
+    levels = dp.masks_by_level(rules)
+    plans = [dp.level_lanes(rules, masks) for masks in levels]
+    args = dp.rule_arrays(rules)
+    choose = rules.order == "choose"
+    directed = [dp.rule_arrays(rules.directed(d)) for d in ("down", "up")] if choose else []
+
+    # the most points still to come: how many targets each state stores
+    most = np.zeros(shape, dtype=np.int64)
+    for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
+        if choose and masks.tolist() == [0]:
+            both = []
+            for level_args in directed:
+                _kernels.max_to_come(*lanes, most, level_args)
+                both.append(most[lanes].copy())
+            most[lanes] = np.maximum(*both)
+        else:
+            _kernels.max_to_come(*lanes, most, args)
+        most[copy_mask, copy_u] = most[copy_mask, copy_from]
+    off = np.full(shape, -1, dtype=np.int64)
+    length = np.zeros(shape, dtype=np.int64)
+    off[rules.full_mask] = 0  # the full card: no points to come, W = 0 for every t >= 1
+    used = 0
+    for lanes, (copy_mask, copy_u, copy_from) in plans:
+        lane_len = np.minimum(most[lanes], t_max)
+        starts = used + np.cumsum(lane_len) - lane_len
+        off[lanes], length[lanes] = starts, lane_len
+        used += int(lane_len.sum())
+        off[copy_mask, copy_u] = off[copy_mask, copy_from]
+        length[copy_mask, copy_u] = length[copy_mask, copy_from]
+    w = np.zeros(used)
+
+    def solve_level(lanes, level_args) -> None:
+        lane_len = length[lanes]
+        chunks = (lane_len + T_CHUNK - 1) // T_CHUNK
+        block_state = np.repeat(np.arange(len(lane_len), dtype=np.int64), chunks)
+        first_block = np.repeat(np.cumsum(chunks) - chunks, chunks)
+        block_t0 = 1 + T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
+        block_n = np.minimum(T_CHUNK, lane_len[block_state] + 1 - block_t0)
+
+        def work(i0: int, i1: int) -> None:
+            _kernels.solve_target_blocks(
+                block_state, block_t0, block_n, i0, i1, *lanes, w, off, length, level_args
+            )
+
+        workers.run(work, 0, len(block_state), pieces=max(1, min(len(block_state), 16 * workers.threads)))
+
+    with Workers(threads) as workers:
+        for masks, (lanes, _) in zip(levels, plans, strict=True):
+            if choose and masks.tolist() == [0]:
+                # the direction is chosen before the first roll: the better of the two
+                rows = np.concatenate(
+                    [np.arange(o, o + n) for o, n in zip(off[lanes], length[lanes], strict=True)]
+                )
+                solve_level(lanes, directed[0])
+                down = w[rows].copy()
+                solve_level(lanes, directed[1])
+                w[rows] = np.fmax(down, w[rows])
+            else:
+                solve_level(lanes, args)
+            if progress is not None:
+                progress(len(masks))
+    return TargetValues(w, off, length, t_max)
+
+
+def compact(values: TargetValues) -> TargetValues:
+    """The same probabilities with each distinct row stored once, without its trailing zeros.
+
+    Rows are kept in the order of their first state in ``off``'s C order, so the result is
+    the same bytes whatever the DP's thread count."""
+    import numpy as np
+
+    off, length, w, t_max = values.off, values.length, values.w, values.t_max
+    flat_off = off.ravel()
+    flat_len = length.ravel()
+    reachable = np.flatnonzero((flat_off >= 0) & (flat_len > 0))  # the full card stores nothing
+    starts, first = np.unique(flat_off[reachable], return_index=True)
+    order = np.argsort(first, kind="stable")  # rows in order of their first state
+    starts = starts[order]
+    lengths = flat_len[reachable][first[order]]
+    new_len = np.zeros(len(starts), dtype=np.int64)
+    for i, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+        nz = np.flatnonzero(w[s : s + n])
+        new_len[i] = nz[-1] + 1 if len(nz) else 0
+    new_off = np.zeros(len(starts), dtype=np.int64)
+    new_off[1:] = np.cumsum(new_len)[:-1]
+    out_w = np.empty(int(new_len.sum()))
+    for s, o, n in zip(starts.tolist(), new_off.tolist(), new_len.tolist(), strict=True):
+        out_w[o : o + n] = w[s : s + n]
+    index = np.searchsorted(starts[np.argsort(starts)], flat_off[reachable])
+    by_start = np.argsort(starts)
+    mapped = by_start[index]
+    res_off = np.where(flat_off >= 0, 0, -1).astype(np.int64)
+    res_len = np.zeros(flat_len.shape, dtype=np.int64)
+    res_off[reachable] = new_off[mapped]
+    res_len[reachable] = new_len[mapped]
+    return TargetValues(out_w, res_off.reshape(off.shape), res_len.reshape(off.shape), t_max)
+
+
+# --- table files ----------------------------------------------------------------
+TARGET_FORMAT_VERSION = 1
+
+
+def target_paths(rules: RuleSet, tables_dir=None):
+    """``(values, index, manifest)`` paths of the target table of ``rules``."""
+    from .tables import resolve_dir
+
+    folder = resolve_dir(tables_dir)
+    stem = f"{rules.id}.target"
+    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
+
+
+@dataclass(frozen=True)
+class TargetTable:
+    """A loaded target table: ``probability(state, t)`` as :class:`TargetValues`, from files.
+
+    ``w`` and ``index`` are numpy memmaps, or :class:`~solver.engine.tables.ValueFile` when loaded
+    with ``light=True`` (a single hint: no numpy).  ``index[mask, u, f]`` is ``(offset,
+    length)``.
+    """
+
+    rules: RuleSet
+    w: object
+    index: object
+    manifest: dict
+    path: object
+
+    @property
+    def t_max(self) -> int:
+        return int(self.manifest["t_max"])
+
+    def probability(self, state: tuple[int, int, int], t: int) -> float:
+        """The largest probability of at least ``t`` more points from ``state`` (start of a turn)."""
+        if t <= 0:
+            return 1.0
+        if t > self.t_max:
+            raise UsageError(
+                f"the {self.rules.id} target table holds targets up to {self.t_max} points, not {t}"
+            )
+        off, length = self.span(state)
+        return self.stored(off, t) if t <= length else 0.0
+
+    def span(self, state: tuple[int, int, int]) -> tuple[int, int]:
+        """``(offset, length)`` of ``state``'s row of targets, checked against the values and
+        ``t_max``: a damaged index is a :class:`TableError`, never an IndexError or a wrong 0
+        (a table read without numpy, for one hint, is checked this way, entry by entry)."""
+        mask, u, f = state
+        off, length = int(self.index[mask, u, f, 0]), int(self.index[mask, u, f, 1])
+        if not (0 <= length <= self.t_max and 0 <= off and off + length <= self.w.shape[0]):
+            raise self.damaged(
+                f"state {state} has the row (offset {off}, length {length}), outside the "
+                f"{self.w.shape[0]} values or longer than t_max {self.t_max}"
+            )
+        return off, length
+
+    def stored(self, off: int, t: int) -> float:
+        """The probability of target ``t`` in the row at ``off`` (``1 <= t <=`` its length, see
+        :meth:`span`), checked to be one: a :class:`TableError` otherwise."""
+        p = float(self.w[off + t - 1])
+        if not 0.0 <= p <= 1.0:
+            raise self.damaged(f"it holds {p!r} as a probability")
+        return p
+
+    def damaged(self, problem: str) -> TableError:
+        """The :class:`TableError` of this table damaged by ``problem``, with the rebuild command."""
+        return TableError(
+            f"target table {self.path} is damaged: {problem}; {rebuild_hint(self.rules, self.path)}"
+        )
+
+    def arrays(self) -> TargetValues:
+        """The table as numpy arrays for the kernels (no copy)."""
+        import numpy as np
+
+        from . import dp
+
+        index = np.asarray(self.index)
+        return TargetValues(
+            dp.kernel_values(self.w),
+            np.ascontiguousarray(index[..., 0]),
+            np.ascontiguousarray(index[..., 1]),
+            self.t_max,
+        )
+
+
+def rebuild_hint(rules: RuleSet, w_path) -> str:
+    """How to rebuild the target table of ``rules`` whose values are at ``w_path``."""
+    return (
+        f"rebuild it with: yahtzee tables build --rules {rules.id} --target --tables {w_path.parent} --force"
+    )
+
+
+def _index_array(values: TargetValues) -> np.ndarray:
+    import numpy as np
+
+    return np.stack([np.where(values.off >= 0, values.off, 0), values.length], axis=-1).astype(np.int64)
+
+
+def save_target(
+    rules: RuleSet,
+    values: TargetValues,
+    tables_dir=None,
+    *,
+    build_seconds: float,
+    cpu_seconds: float,
+    peak_bytes: int,
+    ev_play: dict | None = None,
+) -> TargetTable:
+    """Write a (compacted) target table and its manifest atomically; returns it loaded."""
+    import json
+    import time
+
+    import numpy as np
+
+    from ..core.fileio import atomic_write, atomic_write_text
+    from .tables import package_version, sha256_file
+
+    w_path, index_path, manifest_path = target_paths(rules, tables_dir)
+    index = _index_array(values)
+    for path, array in ((w_path, values.w), (index_path, index)):
+        try:
+            atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
+        except OSError as exc:
+            raise TableError(f"cannot write the target table {path}: {exc.strerror or exc}") from None
+    empty = (0, 0, 0)
+    manifest = {
+        "format_version": TARGET_FORMAT_VERSION,
+        "kind": "target",
+        "rules": rules.describe(),
+        "t_max": values.t_max,
+        "layout": "W(state, t) = values[index[mask, u, f, 0] + t - 1] for 1 <= t <= index[mask, u, f, 1], else 0 (t >= 1)",
+        "values_shape": list(values.w.shape),
+        "index_shape": list(index.shape),
+        "values_sha256": sha256_file(w_path),
+        "index_sha256": sha256_file(index_path),
+        "empty_card": {
+            str(t): values.probability(empty, t)
+            for t in (100, 200, 250, 300, 350, 400, 500)
+            if t <= values.t_max
+        },
+        "build_seconds": round(build_seconds, 3),
+        "build_cpu_seconds": round(cpu_seconds, 3),
+        "build_peak_bytes": int(peak_bytes),
+        "ev_play_empty_card": ev_play or {},
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package_version": package_version(),
+    }
+    try:
+        atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    except OSError as exc:
+        raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
+    return load_target(rules, tables_dir)
+
+
+def get_target(
+    rules,
+    tables_dir=None,
+    *,
+    build_if_missing: bool = False,
+    progress: bool = True,
+    light: bool = False,
+    announce: Callable[[str], object] | None = None,
+) -> TargetTable:
+    """The target table of ``rules`` (:func:`load_target`), built first when missing and
+    ``build_if_missing`` (``announce`` is told so first: a build takes minutes); the one
+    get-or-build of target tables, as :func:`solver.engine.tables.get_table` is of value tables."""
+    try:
+        return load_target(rules, tables_dir, light=light)
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+    if announce is not None:
+        announce(f"building the {get_rules(rules).id} target table (once; a few minutes for yahtzee) ...")
+    build_target(rules, tables_dir, progress=progress)
+    return load_target(rules, tables_dir, light=light)
+
+
+def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool = False) -> TargetTable:
+    """Open the target table of ``rules`` after checking it against its manifest.
+
+    Always: both files are regular ``.npy`` files of the manifest's shapes (exact sizes), the
+    index's checksum, and ``t_max`` against the empty card (see :func:`_check_empty_card`).
+    With numpy (not ``light``): every index entry (offset and length inside the values, length
+    at most ``t_max``) and every probability (in [0, 1]), once; ``light`` (a single hint, no
+    numpy): each entry and probability as a lookup reads it (:meth:`TargetTable.span`,
+    :meth:`TargetTable.stored`) -- a scan of the whole index would double a hint's time.
+    ``check_hash``: also the checksum of the values (a second or more for ``yahtzee``; done
+    by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`; out of
+    memory (``mmap`` under a small ``ulimit -v``) goes through as it is (not a damaged table).
+    """
+    from .tables import ValueFile, read_manifest, sha256_file
+
+    rules = get_rules(rules)
+    rules.require_single("a target table")
+    w_path, index_path, manifest_path = target_paths(rules, tables_dir)
+    folder = w_path.parent
+    build = f"yahtzee tables build --rules {rules.id} --target --tables {folder}"
+    if not all(p.exists() for p in (w_path, index_path, manifest_path)):
+        raise MissingTableError(f"no target table for {rules.id} in {folder}; build it with: {build}")
+    rebuild = rebuild_hint(rules, w_path)
+    try:
+        manifest = read_manifest(manifest_path)
+        problems = []
+        if manifest.get("format_version") != TARGET_FORMAT_VERSION or manifest.get("kind") != "target":
+            problems.append(f"format {manifest.get('kind')!r} {manifest.get('format_version')!r}")
+        if manifest.get("rules") != rules.describe():
+            problems.append("built for different rules")
+        t_max = manifest.get("t_max")
+        if type(t_max) is not int or not 1 <= t_max <= MAX_T_MAX:
+            problems.append(f"t_max {shown(t_max)}")
+        if sha256_file(index_path) != manifest.get("index_sha256"):
+            problems.append("the index's sha256 does not match (corrupt or modified file)")
+        if check_hash and sha256_file(w_path) != manifest.get("values_sha256"):
+            problems.append("the values' sha256 does not match (corrupt or modified file)")
+        if problems:
+            raise TableError(
+                f"target table {w_path} does not match its manifest: {'; '.join(problems)}; {rebuild}"
+            )
+        w = ValueFile.open(w_path)
+        index = ValueFile.open(index_path)
+    except (OSError, ValueError, RecursionError) as exc:
+        if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
+            raise
+        raise TableError(f"target table {w_path} is unreadable ({exc}); {rebuild}") from None
+    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 2)
+    if (w.descr, w.fortran_order, list(w.shape)) != ("<f8", False, manifest.get("values_shape")) or (
+        index.descr,
+        index.fortran_order,
+        index.shape,
+    ) != ("<i8", False, shape):
+        raise TableError(f"target table {w_path} has unexpected headers; {rebuild}")
+    if not light:
+        import numpy as np
+
+        w_array = np.asarray(w)
+        index_array = np.asarray(index)
+        off, length = index_array[..., 0], index_array[..., 1]
+        if (
+            (off < 0).any()
+            or (length < 0).any()
+            or (length > t_max).any()
+            or (off + length > len(w_array)).any()
+        ):
+            raise TableError(f"target table {w_path} has an index out of range; {rebuild}")
+        # every probability, once (the kernels read them unchecked); NaN fails both comparisons
+        if len(w_array) and not (w_array.min() >= 0.0 and w_array.max() <= 1.0):
+            raise TableError(f"target table {w_path} is damaged: values outside [0, 1]; {rebuild}")
+        w, index = w_array, index_array
+    table = TargetTable(rules, w, index, manifest, w_path)
+    _check_empty_card(table)
+    return table
+
+
+def _check_empty_card(table: TargetTable) -> None:
+    """The manifest's ``t_max`` against what the build stored with it: the probabilities of
+    expected-score play from the empty card, one per target ``1 .. t_max`` (a manifest that
+    claims more targets than the table holds would answer 0 for every option), none above
+    the table's own (the best probability of each target; 0 beyond the empty card's row)."""
+    t_max = table.t_max
+    ev_play = table.manifest.get("ev_play_empty_card")
+    if not isinstance(ev_play, dict) or len(ev_play) != t_max:
+        held = len(ev_play) if isinstance(ev_play, dict) else 0
+        raise table.damaged(f"the manifest's t_max {t_max} does not match its {held} check values")
+    off, length = table.span((0, 0, 0))
+    for t in range(1, t_max + 1):
+        p_ev = ev_play.get(str(t))
+        best = table.stored(off, t) if t <= length else 0.0
+        if type(p_ev) not in (int, float) or not 0.0 <= p_ev <= best + 1e-9:
+            raise table.damaged(
+                f"P(>= {t}) from the empty card is {best!r}, expected-score play gets {shown(p_ev)}"
+            )
+
+
+def build_target(
+    rules, tables_dir=None, *, t_max: int = DEFAULT_T_MAX, progress: bool = True, threads: int | None = None
+) -> TargetTable:
+    """Solve the target DP of ``rules`` for targets up to ``t_max`` and save it (tqdm bar)."""
+    import resource
+    import time
+
+    from tqdm import tqdm
+
+    from ..core.fileio import remove_stale_temporaries
+    from . import dp
+    from .tables import check_writable
+
+    rules = get_rules(rules)
+    rules.require_single("a target table")
+    folder = target_paths(rules, tables_dir)[0].parent
+    check_writable(folder)
+    remove_stale_temporaries(folder, (".npy", ".json"))
+    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    with tqdm(
+        total=n_masks,
+        desc=f"building {rules.id} target table",
+        unit="mask",
+        disable=not progress,
+        leave=False,
+        dynamic_ncols=True,
+    ) as bar:
+        values = solve_target(rules, t_max, progress=bar.update, threads=threads)
+    small = compact(values)
+    del values
+    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # what expected-score play reaches from the empty card, for ``value --target`` at once
+    from ..core.card import ScoreCard
+    from .distribution import score_distribution
+    from .tables import get_table
+
+    ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
+    dist = score_distribution(ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads)
+    ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
+    return save_target(
+        rules, small, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play
+    )
+
+
+def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None = None) -> list[str]:
+    """Problems with a built target table (empty when it checks out): both checksums, the
+    index, the empty card against the manifest, and ``sample`` random (state, target) pairs
+    recomputed from the states after them by :class:`solver.advice.advisor.TargetTurnValues`."""
+    import random
+
+    from .tables import reachable_states
+    from .turn import TargetTurnValues
+
+    rules = get_rules(rules)
+    rules.require_single("a target table")
+    try:
+        table = load_target(rules, tables_dir, check_hash=True)
+    except TableError as exc:
+        return [str(exc)]
+    problems = []
+    for t, p in table.manifest.get("empty_card", {}).items():
+        if table.probability((0, 0, 0), int(t)) != p:
+            problems.append(f"P(>= {t}) from the empty card differs from the manifest's {p}")
+    m, u, f = reachable_states(rules)
+    states = [(int(a), int(b), int(c)) for a, b, c in zip(m, u, f, strict=True) if a != rules.full_mask]
+    rng = random.Random(seed)
+    picks = [(rng.choice(states), rng.randint(1, table.t_max)) for _ in range(sample)] + [
+        ((0, 0, 0), min(200, table.t_max))
+    ]
+    bad = []
+    for state, t in picks:
+        stored = table.probability(state, t)
+        if rules.order == "choose" and state[0] == 0:
+            expected = max(TargetTurnValues(rules.directed(d), state, table, t).value for d in ("down", "up"))
+        else:
+            expected = TargetTurnValues(rules, state, table, t).value
+        if not abs(stored - expected) <= 1e-12:
+            bad.append((state, t, stored, expected))
+    if bad:
+        state, t, stored, expected = bad[0]
+        problems.append(
+            f"{len(bad)} of {len(picks)} sampled (state, target) pairs break the Bellman equation (e.g. "
+            f"{state}, t={t}: {stored!r} stored, {expected!r} from the states after it); rebuild it with: "
+            f"yahtzee tables build --rules {rules.id} --target --force"
+        )
+    return problems

@@ -1,0 +1,258 @@
+"""One turn's values in plain Python: the twin of the kernels' within-turn recursion.
+
+:class:`TurnValues` ranks keeps and boxes of one card state by expected score from a value
+table; :class:`TargetTurnValues` by the probability of reaching a target, :class:`WinTurnValues`
+by the chance to win against a spread of opponent finals.  No numpy and no numba: a single
+``hint`` reads a few hundred table entries and is done (the advisors in :mod:`solver.advice`
+rank what these compute).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ..core import dice as D
+from ..core.dice import Dice
+from ..core.rules import RuleSet
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .tables import ValueFile
+
+TIE_TOLERANCE = 1e-9
+ONE_SIXTH = 1.0 / D.N_FACES
+
+
+def objective(points: int, next_value: float) -> float:
+    """What a placement is worth: its points plus the value of the state it leads to (the
+    twin of :func:`solver.engine._kernels.objective`; a second objective is added here and there)."""
+    return points + next_value
+
+
+class TurnValues:
+    """The within-turn values of one card state, as lists of floats.
+
+    ``r0`` (252) -- best placement value of each roll with no rolls left;
+    ``e0`` / ``e1`` (462) -- value of holding keep K and rerolling the rest with
+    1 / 2 rolls left (for 5-dice keeps: the value of stopping and scoring now,
+    ``r0``; -inf under ``all-rolls``, where stopping early is not allowed);
+    ``value`` -- the state value before rolling.  All in expected points still to
+    come.  ``values`` is a table's ``values``, a numpy array or a
+    :class:`~solver.engine.tables.ValueFile`: only single entries ``values[mask, u, f]`` are read.
+
+    The arithmetic is the kernel's, term by term (the six ``E(K + face)`` summed in face
+    order, then times ``ONE_SIXTH``; the roll's bonus added last), so ``e0``, ``e1`` and
+    ``r0`` are bit-identical to :func:`solver.engine._kernels.turn_tables` and near-ties rank the
+    same way on every path.  Placements go through :meth:`RuleSet.placements` and
+    :meth:`RuleSet.step`, the rules' plain-Python functions.
+    """
+
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | ValueFile):
+        self.rules, self.state, self.values = rules, state, values
+        stop = not rules.all_rolls
+        self.r0 = self._final_roll_values()
+        x = [0.0] * D.ROLL_OFFSET + self.r0
+        average_keeps(x)
+        self.e0 = x.copy()
+        best_subkeep(x, stop)
+        average_keeps(x)
+        # keeping all five means stopping now, whatever the rolls left
+        self.e1 = x[: D.ROLL_OFFSET] + self.r0
+        if not stop:
+            no_stop = [float("-inf")] * D.N_ROLLS
+            self.e0[D.ROLL_OFFSET :] = no_stop
+            self.e1[D.ROLL_OFFSET :] = no_stop
+        self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
+        self._stop = stop
+        self.stops: dict[int, tuple[str, int] | None] = {}  # roll index -> the box stopping implies
+
+    @cached_property
+    def value(self) -> float:
+        """``sum_r P(r) R2(r)``: the table's value of this state (up to rounding in the last bits)."""
+        x = self._x
+        best_subkeep(x, self._stop)
+        total = 0.0
+        for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True):
+            total += p * v
+        return total
+
+    def placements(self, dice: Dice) -> list[tuple[int, int, int]]:
+        """Legal ``(box, score, bonus)`` for a roll in this state (see :meth:`RuleSet.placements`)."""
+        mask, _, flag = self.state
+        return self.rules.placements(mask, dice.counts, bool(flag))
+
+    def placement_value(self, box: int, score: int, bonus: int) -> float:
+        """Points this placement earns now (bonuses included) plus the value of the next state."""
+        points, nxt = self.rules.step(self.state, box, score)
+        return self._worth(points, nxt, bonus)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        """What a placement earning ``points`` (and the roll's ``bonus``) and leading to ``nxt``
+        is worth: the objective (points + value to come), then the bonus, as the kernel adds them."""
+        return objective(points, float(self.values[nxt])) + bonus
+
+    def _final_roll_values(self) -> list[float]:
+        rules = self.rules
+        mask = self.state[0]
+        allowed = rules.allowed_bits(mask)
+        columns = []  # per allowed box: the value of placing each roll there
+        for b in range(rules.n_boxes):
+            if not allowed >> b & 1:
+                continue
+            cand = {}
+            for s in rules.possible_scores[b]:  # each score once (a few more do no harm)
+                points, nxt = rules.step(self.state, b, s)
+                cand[s] = self._worth(points, nxt)
+            columns.append(list(map(cand.__getitem__, rules.scores_by_box[b])))
+        if len(columns) > 1:
+            best = list(map(max, *columns))
+        else:  # one box to fill (or none: a full card, nothing to roll for)
+            best = columns[0] if columns else [float("-inf")] * D.N_ROLLS
+        rows = rules.rows_mask
+        if allowed and rows and mask & rows == rows:  # a five of a kind now follows the Joker and bonus rules
+            for face in range(1, D.N_FACES + 1):
+                roll = Dice((face,) * D.N_DICE)
+                best[roll.index] = max(self.placement_value(*p) for p in self.placements(roll))
+        return best
+
+
+class TargetTurnValues(TurnValues):
+    """The within-turn values of one card state for target play: the largest probability of
+    scoring at least ``need`` more points (``need >= 1``), from a target table
+    (:class:`solver.engine.target.TargetTable`); the same recursion as :class:`TurnValues` (the
+    twin of :func:`solver.engine._kernels.target_turn_tables`)."""
+
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], table, need: int):
+        self.table, self.need = table, need
+        super().__init__(rules, state, None)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        return self.table.probability(nxt, self.need - points - bonus)
+
+
+def mixed_win_value(table, state, need0: int, q, tie: float = 0.5, nmin: int | None = None) -> float:
+    """``sum_j q[j] [(1 - tie) W(state, need0 + j) + tie W(state, need0 + j + 1)]`` from a
+    target table (``W(t)`` = 1 for ``t <= 0``, 0 beyond the stored targets): P(win) + ``tie``
+    P(tie) against a best opponent final ``B = b0 + j`` (probability ``q[j]``), ``need0 = b0 -
+    total``, never below ``nmin`` (the opponents' best total so far - this total) (the twin of
+    :func:`solver.engine._kernels.mixed_win_value`, term by term)."""
+    if nmin is None:
+        nmin = need0
+    off, length = table.span(state)  # both checked: a damaged table is a TableError
+
+    def objective(need: int) -> float:
+        if need <= 0:
+            return 1.0
+        if need > length:
+            return 0.0
+        return table.stored(off, need)
+
+    acc = 0.0
+    for j, qj in enumerate(q):
+        n = max(need0 + j, nmin)
+        acc += float(qj) * ((1.0 - tie) * objective(n) + tie * objective(n + 1))
+    return acc
+
+
+class WinTurnValues(TurnValues):
+    """The within-turn values of one card state for playing to win: P(win) + ``tie`` x P(tie)
+    against a best opponent final ``B`` of ``b0 + j`` with probability ``q[j]``, this card's
+    total ``total``, each ``B`` valued by target play and mixed (``B`` at least ``floor``, the best
+    opponent total so far): ``sum_j q[j] [(1 - tie) W(B - total - x) + tie W(B - total - x + 1)]`` for a placement
+    earning ``x`` points and leading to state ``nxt``, ``W`` the target table's probabilities.
+
+    Exact when ``B`` is certain (``q = [1]``: the opponents have finished); otherwise an
+    approximation (the strategy after this turn is the one for each ``B``, so the value is
+    an upper bound of what one strategy achieves).  The twin of
+    :func:`solver.engine._kernels.mixed_win_group_tables`, term by term.
+    """
+
+    def __init__(self, rules: RuleSet, state, table, total: int, b0: int, q, tie: float = 0.5, floor=None):
+        self.table, self.total, self.b0, self.tie = table, int(total), int(b0), float(tie)
+        self.floor = int(b0 if floor is None else floor)  # the best opponent total so far
+        self.q = [float(v) for v in q]
+        self._memo: dict = {}
+        super().__init__(rules, state, None)
+
+    def mixed(self, state, need0: int, nmin: int) -> float:
+        """``sum_j q[j] win_objective(state, max(need0 + j, nmin))`` (the kernel's loop)."""
+        return mixed_win_value(self.table, state, need0, self.q, self.tie, nmin)
+
+    @property
+    def start_value(self) -> float:
+        """The value at the start of the turn (from the table: exact for target play)."""
+        return self.mixed(self.state, self.b0 - self.total, self.floor - self.total)
+
+    def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
+        key = (points + bonus, nxt)
+        v = self._memo.get(key)
+        if v is None:
+            x = self.total + points + bonus
+            v = self._memo[key] = self.mixed(nxt, self.b0 - x, self.floor - x)
+        return v
+
+
+def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, values) -> tuple[str, int] | None:
+    """The box that stopping now implies: the ``(category, score)`` ranked first with no rolls
+    left (placements of ``rules``, valued by ``step_rules``, ties in card order), as
+    :meth:`Advisor.advise` ranks them."""
+    mask, _, flag = state
+    best = None
+    for b, score, bonus in rules.placements(mask, dice.counts, bool(flag)):
+        points, (m, u, f) = step_rules.step(state, b, score)
+        value = objective(points, float(values[m, u, f])) + bonus
+        if best is None or value > best[0]:
+            best = (value, b, score)
+    return None if best is None else (rules.box_names[best[1]], best[2])
+
+
+def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
+    """Under ``order=choose``: the direction (``down`` or ``up``) optimal play picks before the
+    first roll -- the one whose empty card is worth more (ties: ``down``)."""
+    down = TurnValues(rules.directed("down"), (0, 0, 0), values).value
+    up = TurnValues(rules.directed("up"), (0, 0, 0), values).value
+    return "up" if up > down + TIE_TOLERANCE else "down"
+
+
+def average_keeps(x: list[float]) -> None:
+    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than 5 dice.
+
+    The kernel's arithmetic, term by term (faces in order, then times 1/6), so that
+    every path gives bit-identical values and ranks near-ties the same way.  ``K + face``
+    always has a larger index than ``K``, so one pass downwards sees finished values.
+    """
+    for k in range(D.ROLL_OFFSET - 1, -1, -1):
+        a, b, c, d, e, f = D.KEEP_PLUS[k]
+        x[k] = (x[a] + x[b] + x[c] + x[d] + x[e] + x[f]) * ONE_SIXTH
+
+
+def best_subkeep(x: list[float], stop: bool = True) -> None:
+    """In place: B(K) = max(x(K), max over faces of K of B(K - face)), keeps in index order.
+
+    ``stop=False`` (``all-rolls``): a roll may not be kept whole, its row is the best of
+    its proper sub-multisets only.
+    """
+    minus = D.KEEP_MINUS
+    for k in range(1, D.N_KEEPS):
+        best = x[k] if stop or k < D.ROLL_OFFSET else float("-inf")
+        for j in minus[k]:
+            if x[j] > best:
+                best = x[j]
+        x[k] = best
+
+
+def check_finite(rules, values, what) -> None:
+    """A value that is not finite (NaN, an infinity) comes from a damaged table: one error line,
+    never ``NaN`` in the output (it is not JSON) nor a crash in the text layout."""
+    import math
+
+    bad = next((x for x in values if not math.isfinite(x)), None)
+    if bad is not None or not values:
+        from ..core.errors import TableError
+
+        raise TableError(
+            f"the {rules.id} table gives {bad} for {what}: it is damaged; rebuild it with: "
+            f"yahtzee tables build --rules {rules.id} --force"
+        )

@@ -1,0 +1,81 @@
+"""The daily challenge: one dice sequence per date for everyone, and the summary to share.
+
+The dice of date ``D`` come from :class:`solver.core.streams.DailyStream` (version 1:
+sha256 of ``"yahtzee-solver daily v1 D n"`` for blocks ``n = 0, 1, ...``, bytes
+below 252 taken as ``1 + b % 6``).  Each roll takes the next five dice of the
+sequence, also for held dice, so choices change the score but never the luck;
+the optimal player's score on the same sequence is the day's target.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import random
+
+from ..core.card import ScoreCard
+from ..core.errors import UsageError
+from ..core.rules import RuleSet, get_rules
+from .game import Game, Player, play_bot_turn
+
+
+def parse_date(text: str | None) -> str:
+    """An ISO date ``YYYY-MM-DD`` (``None``, ``""`` or ``today`` give today's local date)."""
+    if text is None or str(text).strip().lower() in ("", "today"):
+        return _dt.date.today().isoformat()
+    try:
+        return _dt.date.fromisoformat(str(text).strip()).isoformat()
+    except ValueError:
+        raise UsageError(f"daily date {text!r} is not an ISO date like 2026-10-17") from None
+
+
+def released_date(date: str) -> str:
+    """``date`` (ISO) when its daily challenge is out: today or earlier (local date); a usage
+    error for a day still to come (everyone gets the day's dice on the day)."""
+    today = _dt.date.today().isoformat()
+    if date > today:
+        raise UsageError(f"the daily challenge of {date} is not out yet (today is {today})")
+    return date
+
+
+def optimal_bot(rules: RuleSet, tables_dir=None):
+    """The optimal bot of :mod:`solver.play.bots` (its table is built when missing, progress on stderr)."""
+    from .bots import get_bot
+
+    return get_bot("optimal", rules, tables_dir)
+
+
+def optimal_game(date: str, rules: str | RuleSet | None = None, tables_dir=None, bot=None) -> Game:
+    """The optimal player's game on the dice of ``date``."""
+    rules = get_rules(rules)
+    bot = bot or optimal_bot(rules, tables_dir)
+    game = Game.new(rules, [Player("optimal", "bot", "optimal")], date=date, info={"mode": "daily"})
+    rng = random.Random(0)
+    while not game.is_over:
+        play_bot_turn(game, bot, rng)
+    return game
+
+
+def game_name(rules: RuleSet) -> str:
+    """The game's name for people: ``Yahtzee``, ``Yatzy`` or ``Yacht`` (the base of the rule set)."""
+    return rules.id.split("+")[0].split("-")[0].capitalize()
+
+
+def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: int | None, notes=()) -> str:
+    """The plain-text summary of a daily game, to paste anywhere; ``notes`` (``replay``,
+    ``assisted: hint``) follow the score."""
+    marks = f" ({'; '.join(notes)})" if notes else ""
+    lines = [
+        f"{game_name(rules)} solver daily challenge {date}",
+        f"rules: {rules.id}",
+        f"{name}: {card.total} points{marks}",
+    ]
+    boxes = [f"{n} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)]
+    lines.append(" | ".join(boxes[i] for i in rules.upper_indices) + f" | upper bonus {card.upper_bonus}")
+    lower = " | ".join(boxes[i] for i in rules.lower_indices)
+    if rules.bonus:
+        lower += f" | yahtzee bonus {card.yahtzee_bonus_points}"
+    lines.append(lower)
+    if optimal is not None:
+        diff = card.total - optimal
+        lines.append(f"optimal player on the same dice: {optimal} points ({diff:+d})")
+    return "\n".join(lines)

@@ -1,0 +1,795 @@
+"""A game of Yahtzee or Yatzy as a UI-free model: players, turns, rolls, holds, boxes.
+
+A :class:`Game` knows the rule set, the players (each with a
+:class:`~solver.core.card.ScoreCard`), the turn order and where the dice come from.
+The user interface (``yahtzee play``), the bots and the review all drive the
+same few methods:
+
+* :meth:`Game.roll` -- roll the dice that are not held (the first roll of a turn
+  is mandatory, at most three rolls a turn).  Every roll takes the next five
+  dice of the player's stream, also for held dice (see :mod:`solver.core.streams`),
+  or values typed in from a real table.
+* :meth:`Game.toggle_hold`, :meth:`Game.set_held`, :meth:`Game.keep_faces` --
+  which dice (by position 1..5) stay for the next roll.
+* :meth:`Game.score` -- put the dice in a box; the card applies the Joker rule
+  and the bonuses and refuses illegal boxes with the reason.
+
+Every event is recorded in :attr:`Game.turns` (each roll with the held positions,
+the values it took and the resulting dice; the box, its score and bonus), so a
+game can be saved (:meth:`Game.to_dict`), loaded and checked again
+(:meth:`Game.from_dict`, which names the first bad entry of a bad file) and
+reviewed decision by decision (:meth:`Game.decisions`).
+
+This module only uses the rule set, card, dice and stream layers; the advisor is
+never imported here, the bots only for the names of the builtin bots (the only ones a
+saved game may name: a file is data, never code to import).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from ..core.bounded import clipped, parse_whole, shown, whole_value
+from ..core.card import ScoreCard, box_key
+from ..core.dice import N_DICE, N_FACES, Dice
+from ..core.errors import IllegalMoveError, SolverError, UsageError
+from ..core.rules import RuleSet, get_rules
+from ..core.streams import MAX_SEED, STREAM_VERSION, DailyStream, SeededStream
+
+MAX_ROLLS = 3
+FORMAT = "yahtzee-solver game"
+FORMAT_VERSION = 1
+STATUSES = ("in_progress", "finished", "abandoned")
+#: a game mode or computer level as saved (``solo``, ``vs-computer``, ``hard``, ...): a plain word,
+#: since the mode is part of the game's file name
+WORD_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,31}")
+#: a day as saved: ``YYYY-MM-DD``
+DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+#: what players type for a box -> the boxes it may mean, the first on the card wins
+BOX_ALIASES: dict[str, tuple[str, ...]] = {
+    "aces": ("ones",), "1s": ("ones",), "deuces": ("twos",), "2s": ("twos",), "treys": ("threes",),
+    "3s": ("threes",), "4s": ("fours",), "5s": ("fives",), "6s": ("sixes",),
+    "1p": ("one_pair",), "pair": ("one_pair",), "2p": ("two_pairs",),
+    "3k": ("three_of_a_kind",), "3ok": ("three_of_a_kind",), "toak": ("three_of_a_kind",),
+    "4k": ("four_of_a_kind",), "4ok": ("four_of_a_kind",), "foak": ("four_of_a_kind",),
+    "fh": ("full_house",), "house": ("full_house",),
+    "ss": ("small_straight", "little_straight"), "sm": ("small_straight", "little_straight"),
+    "ls": ("large_straight", "little_straight"), "lg": ("large_straight", "big_straight"),
+    "bs": ("big_straight",), "ch": ("chance", "choice"),
+    "y": ("yahtzee", "yatzy", "yacht"), "yahtzee": ("yatzy", "yacht"), "yatzy": ("yahtzee", "yacht"),
+}  # fmt: skip
+
+
+class GameRecordError(UsageError):
+    """A saved game that cannot be read or replayed; the message names the first bad entry."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seat at the table: a person (``kind="human"``) or a bot (``kind="bot"``, ``bot`` its name)."""
+
+    name: str
+    kind: str = "human"
+    bot: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.kind == "bot"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind} | ({"bot": self.bot} if self.bot else {})
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One roll: the positions held (1..5), the values it took, the five dice after it (by position)."""
+
+    held: tuple[int, ...]
+    values: tuple[int, ...]
+    dice: tuple[int, ...]
+
+    def to_dict(self) -> dict:
+        return {"held": list(self.held), "values": list(self.values), "dice": list(self.dice)}
+
+
+@dataclass
+class Turn:
+    """One player's turn: its rolls and, once scored, the box, its score and any Yahtzee bonus."""
+
+    player: int
+    round: int
+    card_before: ScoreCard
+    rolls: list[Roll] = field(default_factory=list)
+    box: str | None = None
+    score: int | None = None
+    bonus: int = 0
+
+    @property
+    def is_complete(self) -> bool:
+        return self.box is not None
+
+    @property
+    def dice(self) -> Dice:
+        return Dice(self.rolls[-1].dice)
+
+    def to_dict(self, players: Sequence[Player]) -> dict:
+        out: dict = {
+            "player": players[self.player].name,
+            "round": self.round,
+            "rolls": [r.to_dict() for r in self.rolls],
+        }
+        if self.box is not None:
+            out |= {"box": self.box, "score": self.score, "bonus": self.bonus}
+        return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A choice a player made, for review: a keep (``keep`` set; all five = stop) or a box.
+
+    ``turn`` is the 1-based index of the turn in :attr:`Game.turns`, ``roll`` the
+    roll the decision followed (1..3), ``card`` the card before the turn's box.
+    """
+
+    turn: int
+    player: int
+    round: int
+    roll: int
+    card: ScoreCard
+    dice: Dice
+    rolls_left: int
+    keep: tuple[int, ...] | None = None
+    box: str | None = None
+
+    @property
+    def is_keep(self) -> bool:
+        return self.keep is not None
+
+
+def _faces(values, what: str = "die") -> tuple[int, ...]:
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= N_FACES:
+            raise IllegalMoveError(f"{what} {shown(v)} is not a face from 1 to {N_FACES}")
+        out.append(v)
+    return tuple(out)
+
+
+def _positions(positions) -> tuple[int, ...]:
+    out = []
+    for p in positions:
+        if isinstance(p, str):
+            text = p.strip()
+            try:
+                p = parse_whole(text, "die number", 1, N_DICE, error=IllegalMoveError)
+            except IllegalMoveError:
+                if text.isascii() and text.isdigit():
+                    raise IllegalMoveError(
+                        f"die number {clipped(text)} is out of range (the dice are numbered 1 to {N_DICE})"
+                    ) from None
+                raise IllegalMoveError(
+                    f"die number {shown(text)} is not a number from 1 to {N_DICE}"
+                ) from None
+        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= N_DICE:
+            raise IllegalMoveError(
+                f"die number {shown(p)} is out of range (the dice are numbered 1 to {N_DICE})"
+            )
+        out.append(p)
+    return tuple(out)
+
+
+def _show(values) -> str:
+    """Dice as ``33456``; anything else (read from a file) as its shortened ``repr``."""
+    if all(type(v) is int and 0 <= v <= 9 for v in values):
+        return "".join(map(str, values)) or "(none)"
+    return shown(list(values))
+
+
+class Game:
+    """The state of one game; see the module docstring.
+
+    ``streams`` gives each player's dice source (an object with ``next_five()``),
+    or ``None`` for dice typed in (:meth:`roll` then needs the values).  ``info``
+    is free metadata (mode, seed, date, level, ...) saved with the game.
+    """
+
+    def __init__(
+        self,
+        rules: str | RuleSet | None,
+        players: Sequence[Player | str],
+        streams: Sequence | None = None,
+        info: dict | None = None,
+    ):
+        self.rules = get_rules(rules)
+        self.players = [p if isinstance(p, Player) else Player(str(p)) for p in players]
+        if not self.players:
+            raise UsageError("a game needs at least one player")
+        names = [p.name for p in self.players]
+        for name in names:
+            if not name.strip():
+                raise UsageError("a player name cannot be empty")
+            if names.count(name) > 1:
+                raise UsageError(f"two players are called {shown(name)}; names must differ")
+        self.streams = list(streams) if streams is not None else [None] * len(self.players)
+        if len(self.streams) != len(self.players):
+            raise UsageError(f"{len(self.players)} players but {len(self.streams)} dice streams")
+        self.info = dict(info or {})
+        self.cards = [ScoreCard.empty(self.rules) for _ in self.players]
+        self.turns: list[Turn] = []
+        self.current = 0
+        self.round = 1
+        self.dice: tuple[int, ...] | None = None
+        self.held = [False] * N_DICE
+
+    # --- construction ----------------------------------------------------
+    @classmethod
+    def new(
+        cls,
+        rules: str | RuleSet | None,
+        players: Sequence[Player | str],
+        *,
+        seed: int | None = None,
+        date: str | None = None,
+        real_dice: bool = False,
+        info: dict | None = None,
+    ) -> Game:
+        """A game with its dice source: ``date`` (daily challenge: every player gets that day's
+        dice), ``seed`` (player ``i`` gets seeded game ``i``) or ``real_dice`` (typed in)."""
+        n = len(players)
+        if sum((seed is not None, date is not None, bool(real_dice))) > 1:
+            raise UsageError("choose one dice source: a seed, a daily date, or real dice")
+        meta = dict(info or {})
+        if date is not None:
+            streams = [DailyStream(date) for _ in range(n)]
+            meta |= {"dice": "daily", "date": str(date), "stream_version": STREAM_VERSION}
+        elif real_dice:
+            streams = [None] * n
+            meta |= {"dice": "real"}
+        else:
+            if seed is None:
+                import secrets
+
+                seed = secrets.randbits(32)
+            streams = [SeededStream(int(seed), game=i) for i in range(n)]
+            meta |= {"dice": "seeded", "seed": int(seed), "stream_version": STREAM_VERSION}
+        return cls(rules, players, streams, meta)
+
+    # --- state -------------------------------------------------------------
+    @property
+    def n_rounds(self) -> int:
+        return self.rules.n_turns
+
+    @property
+    def is_over(self) -> bool:
+        return all(c.is_complete for c in self.cards)
+
+    @property
+    def player(self) -> Player:
+        return self.players[self.current]
+
+    @property
+    def card(self) -> ScoreCard:
+        """The card of the player whose turn it is."""
+        return self.cards[self.current]
+
+    @property
+    def turn(self) -> Turn | None:
+        """The turn in progress (rolled at least once, not yet scored), or ``None``."""
+        if self.turns and not self.turns[-1].is_complete:
+            return self.turns[-1]
+        return None
+
+    @property
+    def rolls_used(self) -> int:
+        turn = self.turn
+        return len(turn.rolls) if turn else 0
+
+    @property
+    def rolls_left(self) -> int:
+        return MAX_ROLLS - self.rolls_used
+
+    @property
+    def has_rolled(self) -> bool:
+        return self.dice is not None
+
+    @property
+    def sorted_dice(self) -> Dice:
+        if self.dice is None:
+            raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        return Dice(self.dice)
+
+    @property
+    def held_positions(self) -> tuple[int, ...]:
+        return tuple(i + 1 for i, h in enumerate(self.held) if h)
+
+    @property
+    def held_faces(self) -> tuple[int, ...]:
+        if self.dice is None:
+            return ()
+        return tuple(sorted(self.dice[i] for i, h in enumerate(self.held) if h))
+
+    @property
+    def dice_to_roll(self) -> int:
+        """How many dice the next roll throws (five on a turn's first roll)."""
+        return N_DICE if self.dice is None else self.held.count(False)
+
+    @property
+    def needs_values(self) -> bool:
+        """Whether the current player's dice are typed in (real dice)."""
+        return self.streams[self.current] is None
+
+    def preview(self) -> dict[str, int]:
+        """What each box the dice may legally go in would score now (empty before the first roll)."""
+        return self.card.preview(self.sorted_dice) if self.dice is not None else {}
+
+    def totals(self) -> list[tuple[str, int]]:
+        return [(p.name, c.total) for p, c in zip(self.players, self.cards, strict=True)]
+
+    def winners(self) -> list[str]:
+        """The names with the highest total (several on a tie)."""
+        best = max(c.total for c in self.cards)
+        return [p.name for p, c in zip(self.players, self.cards, strict=True) if c.total == best]
+
+    # --- moves ---------------------------------------------------------------
+    def _check_playing(self) -> None:
+        if self.is_over:
+            raise IllegalMoveError("the game is over")
+
+    def roll(self, values: Sequence[int] | None = None) -> Roll:
+        """Roll every die not held; returns the recorded :class:`Roll`.
+
+        ``values`` are the dice thrown (real dice, or replaying a saved game): at
+        least as many as dice rolled, at most five; the rolled dice take them in
+        position order.  Without ``values`` the next five of the player's stream
+        are used.
+        """
+        self._check_playing()
+        if self.rolls_used >= MAX_ROLLS:
+            raise IllegalMoveError(f"no rolls left this turn ({MAX_ROLLS} used): choose a box")
+        n = self.dice_to_roll
+        if n == 0:
+            if self.rules.all_rolls:
+                raise IllegalMoveError("all five dice are held: release at least one to roll again")
+            raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
+        if values is None:
+            stream = self.streams[self.current]
+            if stream is None:
+                raise UsageError(f"real dice: give the {n} dice rolled")
+            values = tuple(stream.next_five())
+        else:
+            values = _faces(tuple(values))
+            if not n <= len(values) <= N_DICE:
+                want = "five dice" if n == N_DICE else f"{n} to {N_DICE} values for the {n} dice rolled"
+                raise IllegalMoveError(f"need {want}, got {len(values)}: {_show(values)}")
+        held = self.held_positions if self.dice is not None else ()
+        fresh = iter(values)
+        old = self.dice or (0,) * N_DICE
+        dice = tuple(old[i] if (i + 1) in held else next(fresh) for i in range(N_DICE))
+        roll = Roll(held, tuple(values), dice)
+        if self.turn is None:
+            self.turns.append(Turn(self.current, self.round, self.card))
+        self.turns[-1].rolls.append(roll)
+        self.dice = dice
+        return roll
+
+    def _check_can_hold(self) -> None:
+        self._check_playing()
+        if self.dice is None:
+            raise IllegalMoveError("roll first: there are no dice to hold yet")
+        if self.rolls_left == 0:
+            raise IllegalMoveError("no rolls left to hold dice for: choose a box")
+
+    def toggle_hold(self, positions: Sequence[int | str]) -> tuple[int, ...]:
+        """Hold or release the dice at ``positions`` (1..5); returns the positions now held."""
+        self._check_can_hold()
+        chosen = _positions(positions)
+        if not chosen:
+            raise IllegalMoveError(f"say which dice to hold by number (1 to {N_DICE}), e.g. h 1 3")
+        for p in sorted(set(chosen)):
+            self.held[p - 1] = not self.held[p - 1]
+        return self.held_positions
+
+    def set_held(self, positions: Sequence[int | str]) -> tuple[int, ...]:
+        """Hold exactly the dice at ``positions`` (an empty list releases all)."""
+        self._check_can_hold()
+        chosen = set(_positions(positions))
+        self.held = [(i + 1) in chosen for i in range(N_DICE)]
+        return self.held_positions
+
+    def positions_of(self, faces: Sequence[int]) -> tuple[int, ...]:
+        """Positions that hold ``faces`` (a multiset), preferring dice already held, then leftmost."""
+        if self.dice is None:
+            raise IllegalMoveError("roll first: there are no dice yet")
+        faces = _faces(tuple(faces), "face")
+        order = sorted(range(N_DICE), key=lambda i: (not self.held[i], i))
+        free = list(order)
+        chosen = []
+        for f in faces:
+            i = next((i for i in free if self.dice[i] == f), None)
+            if i is None:
+                raise IllegalMoveError(
+                    f"cannot keep {' '.join(map(str, sorted(faces)))}: the dice are {_show(self.dice)}"
+                )
+            free.remove(i)
+            chosen.append(i + 1)
+        return tuple(sorted(chosen))
+
+    def keep_faces(self, faces: Sequence[int]) -> tuple[int, ...]:
+        """Hold dice showing ``faces`` (a multiset, e.g. ``(3, 3, 5)``); returns the positions held."""
+        self._check_can_hold()
+        return self.set_held(self.positions_of(faces))
+
+    def box_name(self, token: str | int) -> str:
+        """The box meant by a number (1-based, card order), a name, an alias players use
+        (``aces``, ``3k``, ``fh``, ``ss``, ``ch``, ``y``, Yatzy's ``1p`` ...; see :data:`BOX_ALIASES`)
+        or a start of a name that is unique among the open boxes (among all when none is open)."""
+        names = self.rules.box_names
+        if isinstance(token, int) and not isinstance(token, bool):
+            if not 1 <= token <= len(names):
+                raise IllegalMoveError(f"box number {shown(token)} is not on the card (1 to {len(names)})")
+            return names[token - 1]
+        text = box_key(token)
+        if not text:
+            raise IllegalMoveError("say which box, by name or number")
+        if text.isdecimal():
+            try:
+                return names[parse_whole(text, "box number", 1, len(names), error=IllegalMoveError) - 1]
+            except IllegalMoveError:
+                raise IllegalMoveError(
+                    f"box number {clipped(text)} is not on the card (1 to {len(names)})"
+                ) from None
+        if text in names:
+            return text
+        targets = BOX_ALIASES.get(text, ())
+        # the first target on the card, and its further rows (yatzy_2, ...): the first open one
+        target = next((t for t in targets if t in names), None)
+        if target is not None:
+            rows = [n for n in names if n == target or n.removeprefix(target + "_").isdecimal()]
+            return next((n for n in rows if self.card.scores[names.index(n)] is None), target)
+        starts = [n for n in names if n.startswith(text)]
+        open_starts = [n for n, v in zip(names, self.card.scores, strict=True) if v is None and n in starts]
+        if open_starts:
+            starts = open_starts
+        if len(starts) == 1:
+            return starts[0]
+        if starts:
+            raise IllegalMoveError(f"{token!r} could be {', '.join(starts)}: say which")
+        raise IllegalMoveError(f"unknown box {token!r} (boxes: {', '.join(names)})")
+
+    def score(self, box: str | int) -> Turn:
+        """Put the dice in ``box`` (name, unique start of a name, or number 1..); returns the finished turn.
+
+        Raises :class:`IllegalMoveError` before the first roll, for a filled box,
+        or for a box the Joker rule (or forced order) forbids, saying why.
+        """
+        self._check_playing()
+        name = self.box_name(box)
+        if self.dice is None:
+            raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
+        if self.rules.all_rolls and self.rolls_left > 0:
+            raise IllegalMoveError(
+                f"{self.rules.id} uses all three rolls: roll again before scoring "
+                f"({self.rolls_left} roll{'s' if self.rolls_left > 1 else ''} left)"
+            )
+        dice = Dice(self.dice)
+        card = self.card
+        placement = next((p for p in card.placements(dice) if p.box == name), None)
+        new_card = card.score(name, dice)  # raises with the reason when illegal
+        turn = self.turns[-1]
+        turn.box, turn.score, turn.bonus = name, placement.score, placement.bonus
+        self.cards[self.current] = new_card
+        self._next_player()
+        return turn
+
+    def _next_player(self) -> None:
+        self.dice = None
+        self.held = [False] * N_DICE
+        self.current += 1
+        if self.current == len(self.players):
+            self.current = 0
+            self.round += 1
+
+    def without_last_score(self) -> Game:
+        """The game as it was before the last box was filled (the dice and holds of that
+        moment, a later roll dropped): a new :class:`Game`, replayed from :meth:`to_dict`."""
+        data = self.to_dict("in_progress")
+        turns = data["turns"]
+        if turns and "box" not in turns[-1]:
+            turns.pop()
+        if not turns:
+            raise IllegalMoveError("nothing to undo: no box is filled yet")
+        for key in ("box", "score", "bonus"):
+            turns[-1].pop(key, None)
+        game = Game.from_dict(data)
+        if self.streams and all(s is None for s in self.streams):
+            game.streams = [None] * len(game.players)
+        return game
+
+    # --- review ----------------------------------------------------------------
+    def decisions(self, player: int | None = None) -> Iterator[Decision]:
+        """Every decision made so far (optionally one player's), in play order.
+
+        After roll ``k`` with rolls left, the decision is the dice held for roll
+        ``k + 1`` -- or, if the player scored instead, keeping all five (stop).
+        Then the box.  A turn abandoned before scoring gives only its keeps.
+        """
+        for t, turn in enumerate(self.turns, start=1):
+            if player is not None and turn.player != player:
+                continue
+            for k, roll in enumerate(turn.rolls, start=1):
+                dice = Dice(roll.dice)
+                rolls_left = MAX_ROLLS - k
+                common = dict(
+                    turn=t, player=turn.player, round=turn.round, roll=k, card=turn.card_before, dice=dice
+                )
+                if k < len(turn.rolls):
+                    nxt = turn.rolls[k].held
+                    keep = tuple(sorted(roll.dice[p - 1] for p in nxt))
+                    yield Decision(rolls_left=rolls_left, keep=keep, **common)
+                elif turn.box is not None:
+                    if rolls_left > 0:
+                        yield Decision(rolls_left=rolls_left, keep=dice.values, **common)
+                    yield Decision(rolls_left=0, box=turn.box, **common)
+
+    # --- saving and loading ------------------------------------------------------
+    def to_dict(self, status: str | None = None) -> dict:
+        """The game as a JSON-ready dict (see :mod:`solver.play.records` for where it is saved)."""
+        if status is None:
+            status = "finished" if self.is_over else "in_progress"
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
+        info = {k: v for k, v in self.info.items() if k not in _RESERVED}
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "rules": self.rules.id,
+            "status": status,
+            **info,
+            "players": [p.to_dict() for p in self.players],
+            "turns": [t.to_dict(self.players) for t in self.turns],
+            "final": [
+                {"name": p.name, "score": c.total, "card": str(c)}
+                for p, c in zip(self.players, self.cards, strict=True)
+            ],
+            "winners": self.winners() if self.is_over else [],
+        }
+
+    @classmethod
+    def from_dict(cls, data) -> Game:
+        """Replay a saved game, checking every entry; raises :class:`GameRecordError` at the first bad one."""
+        return _load(cls, data)
+
+
+_RESERVED = {"format", "format_version", "rules", "status", "players", "turns", "final", "winners"}
+
+
+def _load(cls, data) -> Game:
+    from .bots import builtin_bot_names, is_builtin_bot
+
+    err = GameRecordError
+    if not isinstance(data, dict):
+        raise err("a saved game must be a JSON object")
+    version = data.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version != FORMAT_VERSION:
+        raise err(f"format_version: {shown(version)} is not supported (expected {FORMAT_VERSION})")
+    if data.get("rules") is not None and not isinstance(data["rules"], str):
+        raise err(f"rules: {shown(data['rules'])} is not a rule set")
+    try:
+        rules = get_rules(data.get("rules"))
+    except SolverError as exc:
+        raise err(f"rules: {exc}") from None
+    players_raw = data.get("players")
+    if not isinstance(players_raw, list) or not players_raw:
+        raise err("players: need a non-empty list of players")
+    players = []
+    for i, p in enumerate(players_raw, start=1):
+        if isinstance(p, str):
+            p = {"name": p}
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+            raise err(f"player {i}: need an object with a non-empty name")
+        kind = p.get("kind", "human")
+        if kind not in ("human", "bot"):
+            raise err(f"player {i}: kind {shown(kind)} is not human or bot")
+        bot = p.get("bot")
+        if bot is not None and not isinstance(bot, str):
+            raise err(f"player {i}: bot {shown(bot)} is not a bot name")
+        if bot is not None and not is_builtin_bot(bot):  # never a module to import: files are data
+            raise err(
+                f"player {i}: bot {shown(bot)} is not a builtin bot ({builtin_bot_names()}); a saved game "
+                "names only those: give a bot of your own on the command line (--bot module:attr)"
+            )
+        players.append(Player(p["name"], kind, bot))
+    info = {k: v for k, v in data.items() if k not in _RESERVED}
+    _check_info(info)
+    try:
+        game = cls(rules, players, None, info)
+    except SolverError as exc:
+        raise err(f"players: {exc}") from None
+    status = data.get("status", "finished")
+    if status not in STATUSES:
+        raise err(f"status: {shown(status)} is not one of {', '.join(STATUSES)}")
+    turns = data.get("turns")
+    if not isinstance(turns, list):
+        raise err("turns: need a list of turns")
+    streams = _check_streams(game)
+    for t, entry in enumerate(turns, start=1):
+        where = f"turn {t}" + (
+            f" ({clipped(game.player.name)}, round {game.round})" if len(players) > 1 else ""
+        )
+        if game.is_over:
+            raise err(f"{where}: the game is already over after turn {t - 1}")
+        if not isinstance(entry, dict):
+            raise err(f"{where}: need an object with rolls and box")
+        name = entry.get("player", game.player.name)
+        if name != game.player.name:
+            raise err(f"{where}: it is {clipped(game.player.name)}'s turn, the file says {shown(name)}")
+        rolls = entry.get("rolls")
+        if not isinstance(rolls, list) or not rolls:
+            raise err(f"{where}: no rolls (the first roll of a turn is mandatory)")
+        if len(rolls) > MAX_ROLLS:
+            raise err(f"{where}: {len(rolls)} rolls, at most {MAX_ROLLS} are allowed")
+        for k, r in enumerate(rolls, start=1):
+            _replay_roll(game, r, f"{where} roll {k}", streams)
+        box = entry.get("box")
+        if box is None:
+            if t != len(turns) or status == "finished":
+                raise err(f"{where}: no box chosen (only the last turn of an unfinished game may stop early)")
+            continue
+        if not isinstance(box, str):
+            raise err(f"{where}: box {shown(box)} is not a box name")
+        dice = game.sorted_dice
+        try:
+            if box not in rules.box_names:
+                raise IllegalMoveError(f"unknown box {box!r} (boxes: {', '.join(rules.box_names)})")
+            done = game.score(box)
+        except SolverError as exc:
+            raise err(f"{where}: {exc}") from None
+        for key, got in (("score", done.score), ("bonus", done.bonus)):
+            if key not in entry:
+                continue
+            if not _is_whole(entry[key]):
+                raise err(f"{where}: {key} {shown(entry[key])} is not a whole number")
+            if entry[key] != got:
+                raise err(f"{where}: {dice} in {box} gives {key} {got}, the file says {shown(entry[key])}")
+    if status == "finished" and not game.is_over:
+        raise err(f"status: the file says finished, but the game stops after {len(turns)} turns")
+    final = data.get("final")
+    if status == "finished" and isinstance(final, list):
+        for k, entry in enumerate(final, start=1):
+            if isinstance(entry, dict) and "name" in entry and "score" in entry:
+                if not isinstance(entry["name"], str):
+                    raise err(f"final entry {k}: name {shown(entry['name'])} is not a player name")
+                got = dict(game.totals()).get(entry["name"])
+                if got is not None and (not _is_whole(entry["score"]) or got != entry["score"]):
+                    raise err(
+                        f"final: {clipped(entry['name'])} scored {got}, the file says {shown(entry['score'])}"
+                    )
+    if streams is not None:
+        game.streams = streams  # where the replay left them: the game goes on with the next dice
+    return game
+
+
+def _check_info(info: dict) -> None:
+    """The metadata of a saved game that the program reads, checked before it is used: the mode
+    and level are plain words, the date is ``YYYY-MM-DD``, the seed and the target are whole
+    numbers in range (never a bool or a float; a seed of 2**64 + 1 is not seed 1)."""
+    err = GameRecordError
+    for key, what in (("mode", "a game mode"), ("level", "a computer level")):
+        if key in info and not (isinstance(info[key], str) and WORD_PATTERN.fullmatch(info[key])):
+            raise err(f"{key}: {shown(info[key])} is not {what}")
+    if "date" in info and not (isinstance(info["date"], str) and DATE_PATTERN.fullmatch(info["date"])):
+        raise err(f"date: {shown(info['date'])} is not a date")
+    if "seed" in info:
+        if not _is_whole(info["seed"]):
+            raise err(f"seed: {shown(info['seed'])} is not a whole number")
+        whole_value(info["seed"], "seed", 0, MAX_SEED, error=err)
+    if "target" in info:
+        from ..core.bounded import MAX_TARGET
+
+        whole_value(info["target"], "target", 1, MAX_TARGET, error=err)
+    assisted = info.get("assisted")
+    if assisted is not None and not (
+        isinstance(assisted, list) and all(isinstance(a, str) and WORD_PATTERN.fullmatch(a) for a in assisted)
+    ):
+        raise err(f"assisted: {shown(assisted)} is not a list of the help used (hint, coach, undo)")
+
+
+def _check_streams(game: Game) -> list | None:
+    """Fresh streams to check the recorded values against: every seeded or daily game is checked.
+
+    A game that says its dice are ``seeded`` or ``daily`` gets the dice of that stream; its
+    ``stream_version``, when there, must be the whole number 1 (the only version): another
+    number, a float such as ``2.0``, a string or a bool is refused, and a forged file fails at
+    the first roll that the stream did not give.  Real dice (``"dice": "real"``) and files
+    without a ``dice`` entry are not checked.
+    """
+    info = game.info
+    dice = info.get("dice")
+    if dice is None or dice == "real":
+        return None
+    if dice not in ("seeded", "daily"):
+        raise GameRecordError(f"dice: {shown(dice)} is not seeded, daily or real")
+    version = info.get("stream_version", STREAM_VERSION)
+    if not _is_whole(version) or version != STREAM_VERSION:
+        raise GameRecordError(
+            f"stream_version: {shown(version)} is not a dice stream this version can replay"
+            f" (it knows {STREAM_VERSION})"
+        )
+    n = len(game.players)
+    if info.get("dice") == "daily":
+        date = info.get("date")
+        if not isinstance(date, str):
+            raise GameRecordError(f"date: {shown(date)} is not a date")
+        return [DailyStream(date) for _ in range(n)]
+    if info.get("dice") == "seeded":
+        seed = info.get("seed")
+        if not _is_whole(seed):
+            raise GameRecordError(f"seed: {shown(seed)} is not a whole number")
+        return [SeededStream(seed, game=i) for i in range(n)]
+    return None
+
+
+def _is_whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _replay_roll(game: Game, r, where: str, streams) -> None:
+    err = GameRecordError
+    if not isinstance(r, dict):
+        raise err(f"{where}: need an object with held, values and dice")
+    held, values = r.get("held", []), r.get("values")
+    if not isinstance(held, list):
+        raise err(f"{where}: held must be a list of die numbers")
+    if not isinstance(values, list):
+        raise err(f"{where}: values must be a list of dice")
+    try:
+        if game.dice is None:
+            if held:
+                raise IllegalMoveError(f"the first roll of a turn cannot hold dice (held {shown(held)})")
+        else:
+            if len(set(_positions(held))) != len(held):
+                raise IllegalMoveError(f"held {shown(held)} names a die twice")
+            game.set_held(held)
+        values = _faces(values)
+        if streams is not None:
+            expected = tuple(streams[game.current].next_five())
+            if values != expected:
+                source = (
+                    f"seed {game.info.get('seed')}"
+                    if game.info.get("dice") == "seeded"
+                    else (f"the daily dice of {game.info.get('date')}")
+                )
+                raise IllegalMoveError(
+                    f"values {_show(values)} are not the dice of {source} ({_show(expected)})"
+                )
+        roll = game.roll(values)
+    except SolverError as exc:
+        raise err(f"{where}: {exc}") from None
+    dice = r.get("dice")
+    if dice is not None and (not isinstance(dice, list) or tuple(dice) != roll.dice):
+        text = _show(dice) if isinstance(dice, list) else shown(dice)
+        raise err(
+            f"{where}: dice {text} do not follow from holding {_show(roll.held)} and rolling {_show(roll.values)}"
+            f" (that gives {_show(roll.dice)})"
+        )
+
+
+def play_bot_turn(game: Game, bot, rng) -> Turn:
+    """Play the current player's whole turn with ``bot`` (``choose_keep`` / ``choose_box``); a bot
+    with ``see_opponents`` is first given the other players' cards (seat order from the next)."""
+    hook = getattr(bot, "see_opponents", None)
+    if callable(hook):
+        n, me = len(game.cards), game.current
+        hook([game.cards[(me + k) % n] for k in range(1, n)])
+    game.roll()
+    while game.rolls_left > 0:
+        keep = tuple(bot.choose_keep(game.card, game.sorted_dice, game.rolls_left, rng))
+        if len(keep) == N_DICE:
+            break
+        game.keep_faces(keep)
+        game.roll()
+    return game.score(bot.choose_box(game.card, game.sorted_dice, rng))

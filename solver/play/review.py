@@ -1,0 +1,245 @@
+"""Review a game: every decision beside the optimal one and what it cost.
+
+A decision (:class:`solver.play.game.Decision`) is a keep after a roll with rolls
+left (keeping all five = stop and score) or the box chosen.  The advisor ranks
+all options of the position; the loss of a decision is its regret: the best
+option's expected score minus the chosen option's, in expected final points.
+Losses of one game add up: the sum is how many points the player's choices
+cost on average against optimal play from the same positions.
+
+The same :func:`judge` drives ``yahtzee play --coach``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..advice.advisor import Advisor, Option
+from ..core.errors import printable
+from ..core.position import Position
+from .game import Decision, Game
+
+MISTAKE = 1e-6  # a loss above this counts as a mistake (ties count as best)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One decision with the option chosen and the best one."""
+
+    decision: Decision
+    chosen: Option
+    best: Option
+    p_chosen: float | None = None  # P(final >= target) after the chosen option, playing for the target
+    p_best: float | None = None  # ... after the option that maximises it
+
+    @property
+    def loss(self) -> float:
+        return max(0.0, self.chosen.regret)
+
+    @property
+    def is_mistake(self) -> bool:
+        return self.loss > MISTAKE
+
+    def to_json(self) -> dict:
+        d = self.decision
+        return {
+            "turn": d.turn,
+            "round": d.round,
+            "roll": d.roll,
+            "kind": "keep" if d.is_keep else "box",
+            "card": str(d.card),
+            "dice": str(d.dice),
+            "rolls_left": d.rolls_left,
+            "choice": describe(self.chosen),
+            "best": describe(self.best),
+            "loss": round(self.loss, 6),
+            "expected_final_choice": round(self.chosen.expected_final, 6),
+            "expected_final_best": round(self.best.expected_final, 6),
+        } | (
+            {"p_target_choice": self.p_chosen, "p_target_best": self.p_best}
+            if self.p_chosen is not None
+            else {}
+        )
+
+
+def describe(option: Option) -> str:
+    """Short words for an option: ``keep 3 3 5``, ``stop``, ``keep nothing``, ``fours (12)``."""
+    if option.keep is None:
+        extra = f" +{option.bonus}" if option.bonus else ""
+        return f"{option.category} ({option.score}{extra})"
+    if len(option.keep) == 5:
+        return "stop and score"
+    if not option.keep:
+        return "reroll all"
+    return "keep " + " ".join(map(str, option.keep))
+
+
+def judge(advisor: Advisor, decision: Decision, target_advisor=None, target: int | None = None) -> Judgement:
+    """The chosen option of ``decision`` and the best one, from the advisor; with a
+    :class:`~solver.advice.advisor.TargetAdvisor` and ``target``, also P(final >= target) after the
+    chosen option and after the best one for the target."""
+    position = Position(decision.card, decision.dice, decision.rolls_left)
+    advice = advisor.advise(position)
+    if decision.is_keep:
+        chosen = advice.option_for(keep=decision.keep)
+    else:
+        chosen = advice.option_for(category=decision.box)
+    if target_advisor is None or target is None:
+        return Judgement(decision, chosen, advice.best)
+    aimed = target_advisor.advise(position, target)
+    mine = (
+        aimed.option_for(keep=decision.keep) if decision.is_keep else aimed.option_for(category=decision.box)
+    )
+    return Judgement(decision, chosen, advice.best, mine.p_target, aimed.options[0].p_target)
+
+
+def verdict_word(average: float, total: float) -> str:
+    if total < 0.005:
+        return "perfect play"
+    if average < 0.1:
+        return "excellent"
+    if average < 0.3:
+        return "good"
+    if average < 0.8:
+        return "fair"
+    return "room to improve"
+
+
+@dataclass(frozen=True)
+class PlayerReview:
+    name: str
+    score: int
+    complete: bool
+    judgements: tuple[Judgement, ...]
+
+    @property
+    def total_loss(self) -> float:
+        return sum(j.loss for j in self.judgements)
+
+    @property
+    def mistakes(self) -> tuple[Judgement, ...]:
+        return tuple(j for j in self.judgements if j.is_mistake)
+
+    @property
+    def average_loss(self) -> float:
+        return self.total_loss / len(self.judgements) if self.judgements else 0.0
+
+    @property
+    def worst(self) -> Judgement | None:
+        return max(self.judgements, key=lambda j: j.loss, default=None)
+
+    def verdict(self) -> str:
+        n, m = len(self.judgements), len(self.mistakes)
+        if not n:
+            return f"{printable(self.name)}: no decisions to review"
+        line = (
+            f"{printable(self.name)}: {self.score} points{'' if self.complete else ' (unfinished)'}; "
+            f"{n} decisions, {m} mistake{'s' if m != 1 else ''}, expected loss {self.total_loss:.2f} points "
+            f"({self.average_loss:.3f} per decision): {verdict_word(self.average_loss, self.total_loss)}"
+        )
+        worst = self.worst
+        if worst is not None and worst.is_mistake:
+            d = worst.decision
+            line += f"; biggest: turn {d.round} ({describe(worst.chosen)}, -{worst.loss:.2f})"
+        return line
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "score": self.score,
+            "complete": self.complete,
+            "decisions": [j.to_json() for j in self.judgements],
+            "n_decisions": len(self.judgements),
+            "mistakes": len(self.mistakes),
+            "total_loss": round(self.total_loss, 6),
+            "average_loss": round(self.average_loss, 6),
+            "verdict": self.verdict(),
+        }
+
+
+def review_game(
+    game: Game, advisor: Advisor, players: list[int] | None = None, target_advisor=None
+) -> list[PlayerReview]:
+    """A :class:`PlayerReview` for each player (or those given by index), in seat order; with a
+    target advisor, a solo game that played for a target (``game.info["target"]``) also gets
+    each decision's P(final >= target)."""
+    out = []
+    target = game.info.get("target") if target_advisor is not None and len(game.players) == 1 else None
+    for i, p in enumerate(game.players):
+        if players is not None and i not in players:
+            continue
+        judgements = tuple(judge(advisor, d, target_advisor, target) for d in game.decisions(i))
+        out.append(PlayerReview(p.name, game.cards[i].total, game.cards[i].is_complete, judgements))
+    return out
+
+
+def format_review(
+    game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False, win: dict | None = None
+) -> str:
+    """A table of every decision (or only the mistakes) per player, then one verdict line each."""
+    info = game.info
+    head = [game.rules.id, printable(str(info.get("mode", "game")))]
+    # only what the replay checked: a seed or date counts when the dice came from it
+    if info.get("dice") == "daily" and info.get("date"):
+        head.append(f"daily {printable(str(info['date']))}")
+    if info.get("dice") == "seeded" and info.get("seed") is not None:
+        head.append(f"seed {info['seed']}")
+    if info.get("dice") == "real":
+        head.append("real dice")
+    lines = ["Review: " + ", ".join(head)]
+    target = info.get("target")
+    for r in reviews:
+        lines.append("")
+        lines.append(f"{printable(r.name)}: {r.score} points")
+        rows = [j for j in r.judgements if j.is_mistake or not only_mistakes]
+        with_p = any(j.p_chosen is not None for j in r.judgements)
+        if with_p:
+            lines.append(
+                f"  P(>={target}): your chance of {printable(str(info.get('target_goal', 'the target')))} "
+                "after each choice (best: after the best choice for it)"
+            )
+        if rows:
+            lines.append(
+                f"  {'turn':>4} {'roll':>4}  {'dice':<5}  {'your choice':<22}  {'optimal':<22}  {'loss':>6}"
+                + (f"  {'P(>=' + str(target) + ')':>9}  {'best':>6}" if with_p else "")
+                + ("  P(win) before -> after" if win else "")
+            )
+        for j in rows:
+            d = j.decision
+            mine, best = describe(j.chosen), describe(j.best)
+            shown_best = best if j.is_mistake else "(best)"
+            roll = str(d.roll) if d.is_keep else "box"
+            mark = " *" if j.is_mistake else ""
+            line = f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}{mark}"
+            if j.p_chosen is not None:
+                line += f"  {100 * j.p_chosen:8.2f}%  {100 * j.p_best:5.1f}%"
+            if win and not d.is_keep and d.turn in win:
+                before, after = win[d.turn]
+                line += f"{'' if mark else '  '}  {100 * before:5.1f}% -> {100 * after:5.1f}%"
+            lines.append(line)
+        if only_mistakes and not rows and r.judgements:
+            lines.append("  no mistakes")
+    lines.append("")
+    lines.extend(r.verdict() for r in reviews)
+    return "\n".join(lines)
+
+
+def win_effects(game: Game, bot) -> dict[int, tuple[float, float]]:
+    """Multi-player games: for each scored turn (1-based index in ``game.turns``), the player's
+    chance to win (P(win) + P(tie)/2, :meth:`solver.advice.win.WinAdvisor.chances`) before the turn and
+    after it, against the other cards as they stood then."""
+    from ..core.card import ScoreCard
+
+    n = len(game.players)
+    cards = [ScoreCard.empty(game.rules) for _ in range(n)]
+    out = {}
+    for t, turn in enumerate(game.turns, start=1):
+        if not turn.is_complete:
+            break
+        p = turn.player
+        cards[p] = turn.card_before
+        before = bot.win.chances(cards)[p]
+        cards[p] = turn.card_before.score(turn.box, turn.dice)
+        after = bot.win.chances(cards)[p]
+        out[t] = (before, after)
+    return out

@@ -1,0 +1,141 @@
+"""What a game counts for: the rules the terminal (``yahtzee play``) and the web app share.
+
+A game sets the solo record only when it is one person alone in solo mode, on fresh seeded
+dice (not a replay of a seed played before, not real dice, not a daily) and unassisted (no
+hint, coach or undo); a daily's result is kept as the day's only for the first game of that
+day.  These functions read the game's ``info`` (as saved in its file) and nothing else, so
+both surfaces decide alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+
+    from .game import Game, Turn
+
+#: the computer's levels (``play --vs-computer --level``, the web's) and the bot each one is
+LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
+#: the name of the one person of a solo game (and of "you" against the computer)
+HUMAN = "You"
+
+
+def is_solo(game: Game) -> bool:
+    """One person alone (solo mode, seeded or real dice; not a daily)."""
+    return len(game.players) == 1 and not game.players[0].is_bot and game.info.get("mode", "solo") == "solo"
+
+
+def record_eligible(game: Game) -> bool:
+    """Whether the game may set the solo record: solo, unassisted, on fresh (not replayed, not real) dice."""
+    info = game.info
+    return (
+        is_solo(game) and info.get("dice") == "seeded" and not info.get("replay") and not info.get("assisted")
+    )
+
+
+def keeps_daily(game: Game) -> bool:
+    """Whether the game's result is offered as the day's (one person, a daily, not a replay)."""
+    return (
+        len(game.players) == 1
+        and not game.players[0].is_bot
+        and game.info.get("mode") == "daily"
+        and not game.info.get("replay")
+    )
+
+
+def mark_assisted(game: Game, how: str) -> bool:
+    """Mark the game assisted by ``how`` (``hint``, ``coach``, ``undo``); True when this costs it
+    the record (it was eligible until now: the surface says so, once)."""
+    used = list(game.info.get("assisted") or [])
+    if how in used:
+        return False
+    was_eligible = record_eligible(game)
+    game.info["assisted"] = used + [how]
+    return was_eligible
+
+
+def start_messages(game: Game, earlier, best) -> list[str]:
+    """What a surface says as a game starts: that it is a replay (``earlier``: what
+    :func:`earlier_play` found) or assisted, and -- when it may set the record -- the record to
+    beat (``best``: :func:`solver.play.records.solo_best`, ``None`` for none yet)."""
+    info, rules_id = game.info, game.rules.id
+    lines = []
+    if info.get("mode") == "daily" and earlier is not None:
+        lines.append(
+            f"you played the daily challenge of {info.get('date')} already ({earlier['score']} points): "
+            "this replay is not kept as the day's result"
+        )
+    elif is_solo(game) and info.get("replay"):
+        lines.append(f"you played seed {info.get('seed')} before: this replay does not count for your record")
+    elif is_solo(game) and info.get("assisted"):
+        lines.append(f"assisted game ({', '.join(info['assisted'])}): it does not count for your record")
+    if record_eligible(game):
+        lines.append(
+            f"your record for {rules_id}: {best['score']} ({best.get('date', '?')}); beat it!"
+            if best
+            else f"no record yet for {rules_id}: set one!"
+        )
+    return lines
+
+
+def assisted_message(how: str) -> str:
+    """What a surface says when ``how`` (hint, coach, undo) costs a game the record."""
+    return f"({how} used: this game is marked assisted and does not count for your record)"
+
+
+def record_message(game: Game, stored) -> str | None:
+    """The end of a solo game in words: the record it set, or why it does not count (real dice, a
+    replay, assisted); ``stored`` is what :func:`solver.play.records.store_game` returned (``None``:
+    the database could not be written, nothing to say)."""
+    if not is_solo(game) or stored is None:
+        return None
+    info, score, rules_id = game.info, game.cards[0].total, game.rules.id
+    previous, is_new = stored.previous, stored.is_new_record
+    if not record_eligible(game):
+        why = (
+            "real dice"
+            if info.get("dice") == "real"
+            else "a replay"
+            if info.get("replay")
+            else f"assisted: {', '.join(info.get('assisted') or [])}"
+        )
+        return f"{score} points ({why}): not counted for your record"
+    if is_new and previous:
+        return f"new record for {rules_id}: {score} (was {previous['score']})!"
+    if is_new:
+        return f"first record for {rules_id}: {score}"
+    if previous["score"] == score:
+        return f"you tied your record for {rules_id}: {score} (one more point beats it)"
+    gap = previous["score"] - score + 1
+    return f"your record for {rules_id} stays {previous['score']} ({gap} more points beat it)"
+
+
+def earlier_play(mode: str, rules_id: str, seed, date, data: str | os.PathLike | None = None):
+    """What makes a new game a replay: the kept daily result of that day, or (a seed the player
+    chose) a stored game on the same dice; ``None`` for fresh dice.  A store that cannot be read
+    raises :class:`~solver.core.errors.SolverError` (the caller warns and plays on)."""
+    from .records import daily_played, seed_played
+
+    if mode == "daily":
+        return daily_played(date, rules_id, data)
+    if mode == "solo" and seed is not None and seed_played(rules_id, seed, data):
+        return {"seed": seed}
+    return None
+
+
+def describe_bot_turn(turn: Turn) -> str:
+    """The computer's rolls and keeps in words."""
+    lines = []
+    for k, roll in enumerate(turn.rolls):
+        dice = " ".join(map(str, roll.dice))
+        if k == 0:
+            lines.append(f"  rolls  {dice}")
+        else:
+            prev = turn.rolls[k - 1].dice
+            kept = " ".join(str(f) for f in sorted(prev[p - 1] for p in roll.held)) or "nothing"
+            lines.append(f"  keeps {kept}, rolls again: {dice}")
+    if len(turn.rolls) < 3:
+        lines.append("  stops")
+    return "\n".join(lines)
