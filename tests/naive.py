@@ -81,7 +81,7 @@ class NaiveTurn:
         key = (dice, rerolls)
         best = self._hold.get(key)
         if best is None:
-            must_roll = rerolls > 0 and self.solver.core.rules.all_rolls
+            must_roll = rerolls > 0 and self.solver.rules.all_rolls
             best = float("-inf") if must_roll else self.stop(dice)
             if rerolls > 0:
                 for keep in proper_subkeeps(dice):

@@ -13,23 +13,17 @@ from solver.core.dice import Dice
 from solver.core.errors import UsageError
 from solver.core.position import Position
 from solver.core.rules import RULE_SETS, get_rules
-from solver.engine.turn import TurnValues
-from solver.play.bots import (
-    BOTS,
-    Bot,
-    FrequentBot,
+from solver.engine.heuristic import (
     HeuristicParams,
-    RandomBot,
-    TableBot,
     best_of_tries,
-    get_bot,
     greedy_table,
     heuristic_params,
     heuristic_table,
     heuristic_values,
-    immediate_points,
     turn_value,
 )
+from solver.engine.turn import TurnValues
+from solver.play.bots import BOTS, Bot, FrequentBot, RandomBot, TableBot, get_bot, immediate_points
 from solver.play.simulate import play_game
 
 slow = pytest.mark.slow

@@ -311,4 +311,7 @@ def test_triple_card_has_no_win_level(capsys):
     from solver.cli.entry import main
 
     assert main(["play", "--rules", "triple", "--level", "win"]) == 2
-    assert "triple card has no win level" in capsys.readouterr().err
+    assert (
+        "--level win: the yahtzee+triple computer is one of easy, medium, hard, perfect"
+        in capsys.readouterr().err
+    )

@@ -51,7 +51,7 @@ def test_solo_full_game_saves_and_keeps_the_record(monkeypatch, capsys, data):
     assert "=== game over ===" in out and "first record for yahtzee" in out
     [game] = saved_games(data)
     assert game["status"] == "finished" and game["mode"] == "solo" and game["seed"] == 1
-    assert len(game["turns"]) == 13 and game["rules"] == "yahtzee" and game["format_version"] == 1
+    assert len(game["turns"]) == 13 and game["rules"] == "yahtzee" and game["format_version"] == 2
     score = game["final"][0]["score"]
     best = records.solo_best("yahtzee", data)
     assert best["score"] == score and Path(best["game"]).exists()

@@ -9,7 +9,9 @@ import pytest
 
 from solver.advice.triple import TripleAdvisor
 from solver.cli.entry import main
+from solver.core.dice import Dice
 from solver.core.errors import CardError, IllegalMoveError, UsageError
+from solver.core.position import Position
 from solver.core.rules import get_rules
 from solver.core.triple_card import TripleCard
 from solver.play.triple import play_triple_game, simulate_triple
@@ -78,25 +80,25 @@ def test_hand_checked_game():
         ("fives", "55512"),
         ("sixes", "66612"),
     ]:
-        card = card.score(3, box, dice)  # column 3: 63 in the upper boxes, bonus 35
-    card = card.score(2, "yahtzee", "44444")  # column 2 holds 50
+        card = card.score(f"{box}@3", dice)  # column 3: 63 in the upper boxes, bonus 35
+    card = card.score("yahtzee@2", "44444")  # column 2 holds 50
     # a second Yahtzee: in column 2 the forced Joker sends it to fours (+100 bonus) ...
-    assert [(c, p.box, p.score, p.bonus) for c, p in card.placements("44444") if c == 1] == [
-        (1, "fours", 20, 100)
+    assert [(p.box, p.score, p.bonus) for p in card.placements("44444") if p.box.endswith("@2")] == [
+        ("fours@2", 20, 100)
     ]
     with pytest.raises(IllegalMoveError, match="column 2"):
-        card.score(2, "chance", "44444")
+        card.score("chance@2", "44444")
     # ... while column 1 (its yahtzee box open) takes it anywhere, without a bonus
-    assert {p.bonus for c, p in card.placements("44444") if c == 0} == {0}
-    card = card.score(2, "fours", "44444")
-    card = card.score(1, "chance", "66666")
+    assert {p.bonus for c, p in card.column_placements("44444") if c == 0} == {0}
+    card = card.score("fours@2", "44444")
+    card = card.score("chance@1", "66666")
     assert card.columns[2].upper_bonus == 35 and card.columns[0].upper_bonus == 0
     assert card.column_totals == (1 * 30, 2 * (50 + 20 + 100), 3 * (63 + 35))
     assert card.total == 30 + 340 + 294 == 664
     assert str(card).count("@") == 10 and "yahtzee_bonus@2=100" in str(card)
     assert TripleCard.parse(str(card)) == card
     with pytest.raises(IllegalMoveError, match="column 3"):
-        card.score(3, "ones", "11111")
+        card.score("ones@3", "11111")
     lines = card.format().splitlines()
     assert max(map(len, lines)) <= 80 and "664" in lines[-1]
 
@@ -148,12 +150,14 @@ def test_same_games_for_any_thread_count(tables_dir):
 
 def test_hint_ranks_the_triple_players_options(advisor):
     card = TripleCard.parse("ones@1=3,fours@3=12")
-    options = advisor.advise(card, "33456", 0)
+    options = advisor.advise(Position(card, Dice.parse("33456"), 0)).options
     assert options[0].best and all(o.regret >= 0 for o in options)
-    assert {o.column for o in options} == {0, 1, 2}
+    assert {o.column for o in options} == {1, 2, 3} and options[
+        0
+    ].box == f"{options[0].category}@{options[0].column}"
     # placements of a roll in the three columns: weighted values relative to the floor
     assert "of column" in options[0].describe()
-    keeps = advisor.advise(card, "33456", 2)
+    keeps = advisor.advise(Position(card, Dice.parse("33456"), 2)).options
     assert keeps[0].keep is not None and math.isfinite(keeps[0].expected_final)
     assert keeps[0].expected_final >= advisor.floor_value(card) - 1e-9  # one step of policy improvement
 
@@ -191,7 +195,6 @@ def test_cli_simulate_paired(capsys, tables_dir):
         (["simulate", "--rules", "triple", "--bot", "optimal", "--games", "5"], "optimal"),
         (["hint", "--rules", "triple", "--card", "ones=3", "--dice", "12345", "--rolls-left", "0"], "ones=3"),
         (["tables", "build", "--rules", "triple"], "triple"),
-        (["hint", "--rules", "triple", "--batch", "-"], "--batch"),
         (
             ["hint", "--rules", "triple", "--dice", "12345", "--rolls-left", "0", "--target", "900"],
             "--target",
@@ -211,64 +214,7 @@ def test_cli_value_and_rules(capsys, tables_dir):
     assert code == 0 and "x1, x2, x3" in out
 
 
-# --- play and review ----------------------------------------------------------------
-def test_computer_players_finish_a_game_and_review_it(tables_dir, tmp_path, capsys):
-    import io
-    from types import SimpleNamespace
-
-    from solver.play.triple_game import TripleGame, TripleSession, run_triple_review
-
-    players = [{"name": "A", "bot": "triple"}, {"name": "B", "bot": "random"}]
-    game = TripleGame(get_rules("triple"), players, {"mode": "hot-seat", "dice": "seeded", "seed": 4})
-    session = TripleSession(
-        game, tables_dir=tables_dir, data=tmp_path, inp=io.StringIO(""), out=io.StringIO()
-    )
-    assert session.run() == 0 and game.is_over
-    saved = json.loads(session.path.read_text())
-    assert saved["status"] == "finished" and saved["scores"] == [c.total for c in game.cards]
-    replayed = TripleGame.from_json(saved)
-    assert [c.total for c in replayed.cards] == saved["scores"]
-    # the triple computer plays as the numba triple player on its stream (player 0 = game 0)
-    result = simulate_triple("triple", "triple", 1, seed=4, tables_dir=tables_dir)
-    assert saved["scores"][0] == result.scores[0]
-    args = SimpleNamespace(
-        game=str(session.path), player="A", tables=str(tables_dir), json=True, mistakes=False
-    )
-    assert run_triple_review(args) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["finished"] and all(d["loss"] <= 1e-9 for d in data["decisions"])
-    assert "not proven optimal" in data["note"]
-
-
-def test_forged_triple_game_is_refused(tables_dir, tmp_path):
-    from solver.play.triple_game import GameRecordError, TripleGame
-
-    players = [{"name": "A", "bot": "greedy"}]
-    game = TripleGame(get_rules("triple"), players, {"mode": "solo", "dice": "seeded", "seed": 1})
-    game.score(1, "chance")
-    saved = game.to_json("abandoned")
-    saved["turns"][0]["rolls"][0] = [6, 6, 6, 6, 6]
-    with pytest.raises(GameRecordError, match="first roll"):
-        TripleGame.from_json(saved)
-
-
-def test_cli_play_and_review(capsys, tables_dir, tmp_path, monkeypatch):
-    import io
-
-    monkeypatch.setattr("sys.stdin", io.StringIO("k 9\ns chance@3\nhint\ns bogus@1\ns chance@3\nq\n"))
-    code, out, _ = run(
-        capsys, "play", "--rules", "triple", "--seed", "2", "--coach", "--data", str(tmp_path),
-        "--tables", str(tables_dir),
-    )  # fmt: skip
-    assert code == 0 and "chance in column 3" in out and "not proven optimal" in out
-    assert "! unknown box 'bogus'" in out and "! column 3: chance is already filled" in out
-    lines = out.splitlines()
-    assert max(map(len, [x for x in lines if not x.startswith(("!", "game abandoned"))])) <= 80
-    path = next((tmp_path / "games").glob("*.json"))
-    code, out, _ = run(capsys, "review", str(path), "--tables", str(tables_dir))
-    assert code == 0 and "You:" in out and "chance of column 3" in out
-    code, out, err = run(capsys, "play", "--rules", "triple", "--real-dice")
-    assert code == 2 and "real-dice" in err
+# --- play and review: tests/test_triple_play.py ------------------------------------
 
 
 @pytest.mark.slow

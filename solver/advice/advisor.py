@@ -60,6 +60,9 @@ class Option:
     stop_score: int | None = None
     p_target: float | None = None  # P(final >= target) under target play (target advice only)
     p_win: float | None = None  # P(win) + P(tie) / 2 against the opponents (win advice only)
+    #: on a card of several columns (the triple card): the box's column (1-based) and its weight
+    column: int | None = None
+    weight: int = 1
 
     @classmethod
     def _ranked(
@@ -100,11 +103,20 @@ class Option:
     def is_keep(self) -> bool:
         return self.keep is not None
 
+    @property
+    def box(self) -> str | None:
+        """The box as the card names it: ``fours``, or ``fours@3`` on a card of columns."""
+        if self.category is None or self.column is None:
+            return self.category
+        return f"{self.category}@{self.column}"
+
     def describe(self) -> str:
-        """The option in words: ``keep 3 4 5 6, reroll one die`` or ``score 30 in small_straight``."""
+        """The option in words: ``keep 3 4 5 6, reroll one die`` or ``score 30 in small_straight``
+        (``score 12 in fours of column 3 (x3)`` on the triple card)."""
         if self.keep is None:
             extra = f" (+{self.bonus} Yahtzee bonus)" if self.bonus else ""
-            return f"score {self.score} in {self.category}{extra}"
+            where = f" of column {self.column} (x{self.weight})" if self.column is not None else ""
+            return f"score {self.score} in {self.category}{where}{extra}"
         n = D.N_DICE - len(self.keep)
         if n == 0:
             where = f" {self.stop_score} in {self.stop_category}" if self.stop_category is not None else ""
@@ -115,11 +127,12 @@ class Option:
         return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
 
     def to_json(self) -> dict:
-        head = (
-            {"keep": list(self.keep)}
-            if self.keep is not None
-            else {"category": self.category, "score": self.score}
-        )
+        if self.keep is not None:
+            head: dict = {"keep": list(self.keep)}
+        elif self.column is not None:
+            head = {"column": self.column, "category": self.category, "score": self.score}
+        else:
+            head = {"category": self.category, "score": self.score}
         if self.stop_category is not None:
             head["stop_and_score"] = {"category": self.stop_category, "score": self.stop_score}
         if self.bonus:
@@ -205,10 +218,11 @@ class Advice:
         }
 
     def option_for(self, keep=None, category: str | None = None) -> Option:
-        """The option that keeps ``keep`` (faces) or scores ``category``."""
+        """The option that keeps ``keep`` (faces) or scores box ``category`` (``fours``; on the
+        triple card ``fours@3``)."""
         if category is not None:
             for o in self.options:
-                if o.category == category:
+                if o.box == category:
                     return o
             raise IllegalMoveError(f"{category} is not a legal box for {self.position.dice} on this card")
         want = tuple(sorted(keep or ()))
@@ -226,6 +240,9 @@ class Advisor:
     The table may be loaded with ``light=True`` (see :func:`solver.engine.tables.load_table`): a
     single hint then never imports numpy.
     """
+
+    #: what the advice is where it is not exact (None: exact, the table's)
+    note: str | None = None
 
     def __init__(self, table: Table):
         self.table = table

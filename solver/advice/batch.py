@@ -44,10 +44,11 @@ from ..core.dice import Dice
 from ..core.errors import SolverError, TableError, UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet, get_rules
+from ..core.triple_card import parse_card
 from ..engine.dp import kernel_values
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
-from .advisor import Advice, Advisor, Option
+from .advisor import Advice, Advisor, Option, checked_advice
 
 #: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
 #: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
@@ -468,7 +469,7 @@ class _Parser:
         key = (rules.id, card_text) if isinstance(card_text, str) or card_text is None else None
         card = self._cards.get(key) if key is not None else None
         if card is None:
-            card = ScoreCard.parse(card_text, rules)
+            card = parse_card(card_text, rules)
             if key is not None:
                 if len(self._cards) > 100_000:
                     self._cards.clear()
@@ -627,13 +628,25 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
         advisor = advisors.get(rid)
         if advisor is None:  # a missing table is built; a corrupt one errors its lines only
             try:
-                advisor = BatchAdvisor.load(rid, tables_dir)
+                advisor = (
+                    load_triple(rid, tables_dir)
+                    if get_rules(rid).triple
+                    else BatchAdvisor.load(rid, tables_dir)
+                )
             except SolverError as exc:
                 advisor = exc
             advisors[rid] = advisor
         if isinstance(advisor, SolverError):
             for i in idx:
                 results[i] = _error_line(numbers[i], advisor)
+            continue
+        if not isinstance(advisor, BatchAdvisor):  # the triple card: one position at a time
+            for i in idx:
+                try:
+                    advice = checked_advice(advisor, results[i])
+                    results[i] = json.dumps(advice.to_json() | {"note": advisor.note}, allow_nan=False)
+                except SolverError as exc:
+                    results[i] = _error_line(numbers[i], exc)
             continue
         ranked = advisor.rank([results[i] for i in idx])  # type: ignore[misc]
         for j, i in enumerate(idx):
@@ -642,3 +655,10 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
             except TableError as exc:
                 results[i] = _error_line(numbers[i], exc)
     return results  # type: ignore[return-value]
+
+
+def load_triple(rules_id: str, tables_dir):
+    """The triple card's advisor for a batch (its base table read light)."""
+    from .triple import TripleAdvisor
+
+    return TripleAdvisor.load(rules_id, tables_dir)

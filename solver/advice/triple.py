@@ -18,16 +18,16 @@ light); simulation runs in :func:`solver.engine._kernels.triple_games`.
 from __future__ import annotations
 
 import math
-import textwrap
-from dataclasses import dataclass
 from functools import cached_property
 
 from ..core import dice as D
 from ..core.dice import Dice
 from ..core.errors import UsageError
+from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
 from ..engine.turn import TIE_TOLERANCE, TurnValues, average_keeps, best_subkeep
+from .advisor import Advice, Option
 
 NOTE = (
     "best-known, not proven optimal: the triple player looks one turn ahead over the columns' "
@@ -37,50 +37,6 @@ NOTE = (
 
 
 # --- the advisor (plain Python, for hint) ---------------------------------------------
-@dataclass(frozen=True)
-class TripleOption:
-    """A keep (``keep`` set) or a placement (``column`` 0-based, ``category``, ``score``)."""
-
-    ev: float
-    expected_final: float
-    regret: float
-    best: bool
-    keep: tuple[int, ...] | None = None
-    column: int | None = None
-    category: str | None = None
-    score: int | None = None
-    bonus: int = 0
-    weight: int = 1
-
-    def describe(self) -> str:
-        if self.keep is None:
-            extra = f" (+{self.bonus} bonus)" if self.bonus else ""
-            return (
-                f"score {self.score} in {self.category} of column {self.column + 1} (x{self.weight}){extra}"
-            )
-        n = D.N_DICE - len(self.keep)
-        if n == 0:
-            return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score"
-        if not self.keep:
-            return "reroll all five dice"
-        words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
-        return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
-
-    def to_json(self) -> dict:
-        if self.keep is not None:
-            head: dict = {"keep": list(self.keep)}
-        else:
-            head = {"column": self.column + 1, "category": self.category, "score": self.score}
-            if self.bonus:
-                head["bonus"] = self.bonus
-        return head | {
-            "ev": round(self.ev, 9),
-            "expected_final": round(self.expected_final, 9),
-            "regret": round(self.regret, 9),
-            "best": self.best,
-        }
-
-
 class _Scaled:
     """``values`` times ``k`` entry by entry (the kernel's ``kappa * V``, the same float product)."""
 
@@ -165,9 +121,14 @@ class TripleTurn:
 class TripleAdvisor:
     """Ranks the options of triple positions from the base rule set's exact table."""
 
-    def __init__(self, table, rules: RuleSet):
+    def __init__(
+        self, table, rules: RuleSet, *, only_first: bool = False, kappa: tuple[float, ...] | None = None
+    ):
+        """``only_first``: the floor player's view (one column at a time); ``kappa``: per-column
+        scales of the values to come (the ``tuned`` player)."""
         self.table = table
         self.rules = triple_rules(rules)
+        self.only_first, self.kappa = only_first, kappa
         if table.rules != self.rules.single:
             raise UsageError(f"the {table.rules.id} table does not fit {self.rules.id}")
         self._cache: dict = {}
@@ -193,7 +154,7 @@ class TripleAdvisor:
     def turn(self, card: TripleCard) -> TripleTurn:
         if len(self._cache) > 4096:
             self._cache.clear()
-        return TripleTurn(card, self.table.values, self._cache)
+        return TripleTurn(card, self.table.values, self._cache, only_first=self.only_first, kappa=self.kappa)
 
     def floor_value(self, card: TripleCard) -> float:
         """Expected final score of the floor policy from the start of a turn on ``card``."""
@@ -204,31 +165,30 @@ class TripleAdvisor:
             if not col.is_complete
         )
 
-    def advise(self, card: TripleCard, dice: Dice | str, rolls_left: int) -> list[TripleOption]:
-        """Every option, best first (ties: keeps in keep order, placements column then card order)."""
-        if rolls_left not in (0, 1, 2):
-            raise UsageError(f"rolls left must be 0, 1 or 2, got {rolls_left!r}")
-        if card.is_complete:
-            raise UsageError(f"the card is full, there is no move to make: {card}")
-        dice = Dice.parse(dice)
+    #: what the advice is: best-known, not proven optimal (printed with it)
+    note = NOTE
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a triple position, best first (ties: keeps with more dice first,
+        placements column then card order), as :class:`~solver.advice.advisor.Option` with
+        ``column`` set on the boxes."""
+        card, dice, rolls_left = position.card, position.dice, position.rolls_left
+        if card.rules != self.rules:
+            raise UsageError(f"the card is a {card.rules.id} card, the advisor is for {self.rules.id}")
         tt = self.turn(card)
         base = card.total + tt.floor_ev
         raw: list[tuple[float, dict]] = []
         if rolls_left == 0:
             names = self.rules.single.box_names
             for ev, c, b, s, bonus in tt.placement_values(dice):
-                raw.append(
-                    (
-                        ev,
-                        {
-                            "column": c,
-                            "category": names[b],
-                            "score": s,
-                            "bonus": bonus,
-                            "weight": card.weights[c],
-                        },
-                    )
-                )
+                fields = {
+                    "column": c + 1,
+                    "category": names[b],
+                    "score": s,
+                    "bonus": bonus,
+                    "weight": card.weights[c],
+                }
+                raw.append((ev, fields))
         else:
             ev_table = tt.e0 if rolls_left == 1 else tt.e1
             stop = D.ROLL_OFFSET + dice.index
@@ -238,8 +198,8 @@ class TripleAdvisor:
                 raw.append((ev_table[k], {"keep": D.KEEPS[k]}))
         best_ev = max(v for v, _ in raw)
         order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
-        return [
-            TripleOption(
+        options = tuple(
+            Option(
                 ev=raw[i][0],
                 expected_final=base + raw[i][0],
                 regret=best_ev - raw[i][0],
@@ -247,22 +207,5 @@ class TripleAdvisor:
                 **raw[i][1],
             )
             for i in order
-        ]
-
-
-def format_triple_advice(card: TripleCard, dice: Dice, rolls_left: int, options, top: int = 5) -> str:
-    rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[rolls_left]
-    lines = [f"{card.rules.id} | {str(card) or 'empty card'} | dice {' '.join(map(str, dice))} | {rolls}"]
-    best = [o for o in options if o.best]
-    lines.append(f"Best: {best[0].describe()}")
-    if len(best) > 1:
-        lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
-    shown = options if top == 0 else options[: max(top, 1)]
-    width = max(len(o.describe()) for o in shown)
-    lines.append(f"  {'option':<{width}}  {'exp. final':>10}  {'loss':>7}")
-    for o in shown:
-        lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
-    if len(shown) < len(options):
-        lines.append(f"  ... {len(options) - len(shown)} more (--top 0 shows all)")
-    lines.append(textwrap.fill(f"note: {NOTE}", 80, subsequent_indent="  "))
-    return "\n".join(lines)
+        )
+        return Advice(position, options)

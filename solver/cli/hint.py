@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 
 from ..advice.advisor import checked_advice, value_json
 from ..engine.turn import check_finite
@@ -58,9 +59,9 @@ def register(sub) -> None:
 
 def _advisor(rules, tables_dir):
     """The advisor of one position: its table read without numpy (built first if missing)."""
-    from ..advice.advisor import Advisor
+    from ..advice import load_advisor
 
-    return Advisor.load(rules, tables_dir, build_if_missing=True, progress=True, light=True)
+    return load_advisor(rules, tables_dir, build_if_missing=True, progress=True, light=True)
 
 
 def run_hint(args) -> int:
@@ -82,9 +83,7 @@ def run_hint(args) -> int:
             raise UsageError(
                 f"--batch reads positions (as JSON lines) from the file; do not give {', '.join(given)}"
             )
-        # an unknown default rule set is a usage error, not one error per line
-        if get_rules(args.rules).triple:
-            raise UsageError("--batch does not take the triple card; ask one position at a time")
+        get_rules(args.rules)  # an unknown default rule set is a usage error, not one error per line
         return run_batch(args)
     if not args.dice or args.rolls_left is None:
         raise UsageError("hint needs --dice and --rolls-left (or --batch FILE)")
@@ -92,9 +91,9 @@ def run_hint(args) -> int:
         args.top = 5
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
-    if get_rules(args.rules).triple:
-        return run_triple_hint(args)
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
+    if position.rules.triple:
+        _no_target(args)
     if args.opponent_card is not None and args.target is not None:
         raise UsageError("give --target or --opponent-card, not both")
     if args.opponent_card is not None:
@@ -105,11 +104,16 @@ def run_hint(args) -> int:
         advice = advisor.advise(position, args.target)
         check_finite(position.rules, [o.p_target for o in advice.options], position)
     else:
-        advice = checked_advice(_advisor(position.rules, args.tables), position)
+        advisor = _advisor(position.rules, args.tables)
+        advice = checked_advice(advisor, position)
+    note = getattr(advisor, "note", None) if args.target is None and args.opponent_card is None else None
     if args.json:
-        print(json.dumps(advice.to_json(), allow_nan=False))
+        extra = {}
+        if note:  # the triple card: the floor policy's value and what the advice is
+            extra = {"floor_expected_final": round(advisor.floor_value(position.card), 9), "note": note}
+        print(json.dumps(advice.to_json() | extra, allow_nan=False))
     else:
-        print(format_advice(advice, args.top))
+        print(format_advice(advice, args.top, note))
     return 0
 
 
@@ -157,8 +161,9 @@ def target_advisor(rules, tables_dir):
     return TargetAdvisor(_advisor(rules, tables_dir), table)
 
 
-def format_advice(advice, top: int = 5) -> str:
-    """The advice as a short aligned table, best first."""
+def format_advice(advice, top: int = 5, note: str | None = None) -> str:
+    """The advice as a short aligned table, best first; ``note`` (what the advice is, where it is
+    not exact: the triple card's) last."""
     p = advice.position
     card = str(p.card) or "empty card"
     rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[p.rolls_left]
@@ -187,6 +192,8 @@ def format_advice(advice, top: int = 5) -> str:
             lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
     if len(shown) < len(advice.options):
         lines.append(f"  ... {len(advice.options) - len(shown)} more (--top 0 shows all)")
+    if note:
+        lines.append(textwrap.fill(f"note: {note}", 80, subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -249,44 +256,13 @@ def _is_binary(stream) -> bool:
 
 
 def _no_target(args) -> None:
-    if getattr(args, "target", None) is not None:
-        from ..core.errors import UsageError
+    for option in ("target", "opponent_card"):
+        if getattr(args, option, None) is not None:
+            from ..core.errors import UsageError
 
-        raise UsageError("--target does not take the triple card (no target tables for it)")
-
-
-def run_triple_hint(args) -> int:
-    """``hint --rules ...+triple``: the triple player's options (plain Python, no numba)."""
-    from ..advice.triple import NOTE, TripleAdvisor, format_triple_advice
-    from ..core.dice import Dice
-    from ..core.triple_card import TripleCard
-
-    _no_target(args)
-
-    card = TripleCard.parse(args.card, args.rules)
-    dice = Dice.parse(args.dice)
-    if card.is_complete:
-        from ..core.errors import UsageError
-
-        raise UsageError(f"the card is full, there is no move to make: {card}")
-    advisor = TripleAdvisor.load(card.rules, args.tables)
-    options = advisor.advise(card, dice, args.rolls_left)
-    check_finite(card.rules.single, [o.ev for o in options], str(card) or "the empty card")
-    if args.json:
-        out = {
-            "rules": card.rules.id,
-            "card": str(card),
-            "dice": str(dice),
-            "rolls_left": args.rolls_left,
-            "decision": "score" if args.rolls_left == 0 else "keep",
-            "floor_expected_final": round(advisor.floor_value(card), 9),
-            "options": [o.to_json() for o in options],
-            "note": NOTE,
-        }
-        print(json.dumps(out, allow_nan=False))
-    else:
-        print(format_triple_advice(card, dice, args.rolls_left, options, args.top))
-    return 0
+            raise UsageError(
+                f"--{option.replace('_', '-')} does not take the triple card (no target tables for it)"
+            )
 
 
 def run_triple_value(args) -> int:

@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 import random
 import sys
+import textwrap
 from itertools import zip_longest
 from pathlib import Path
 
+from ..core.card import ScoreCard
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.streams import MAX_SEED
+from ..core.triple_card import TripleCard
 from ..play import session as session_rules
 from ..play.session import HUMAN, LEVELS, describe_bot_turn
 from . import add_rules, add_tables, whole
@@ -39,7 +42,8 @@ commands:
   k 3 3 5, keep 3 3 5   hold dice by their faces
   u, release            release all held dice
   s 9, s full_house     score the dice in a box, by number, name, a start of an open box's name
-                        ('full') or an alias: aces 3k 4k fh ss/sm ls/lg ch y, Yatzy's 1p 2p
+                        ('full') or an alias: aces 3k 4k fh ss/sm ls/lg ch y, Yatzy's 1p 2p;
+                        on the triple card the box and its column: s fours@3, s fh 2
   undo                  take back the last box (solo games; the game no longer counts for records)
   hint, ?               the solver's three best options now (the game no longer counts for records)
   card, c               the card, with what each open box would score now in (brackets)
@@ -124,12 +128,11 @@ def run_play(args) -> int:
     if args.resume is not None:
         return resume_play(args)
     rules = get_rules(args.rules)
-    if rules.triple and (args.level == "win" or "computer:" in (args.players or "").replace(" ", "").lower()):
-        raise UsageError("the triple card has no win level nor computer:LEVEL players; use --level")
-    if rules.triple:  # the triple card has its own small game (solver.play.triple_game)
-        from ..play.triple_game import run_triple_play
-
-        return run_triple_play(args, rules)
+    levels = session_rules.levels(rules)
+    if args.level is not None and args.level not in levels:
+        raise UsageError(f"--level {args.level}: the {rules.id} computer is one of {', '.join(levels)}")
+    if rules.triple and args.target is not None:
+        raise UsageError("--target does not take the triple card (no target tables for it)")
     if args.players is not None:
         names = [n.strip() for n in args.players.split(",") if n.strip()]
         if not names:
@@ -161,9 +164,9 @@ def run_play(args) -> int:
         head, sep, rest = n.partition(":")
         if sep and head.strip().lower() == "computer":
             lvl = rest.strip().lower()
-            if lvl not in LEVELS:
-                raise UsageError(f"--players {n!r}: the computer's level is one of {', '.join(LEVELS)}")
-            players.append(Player(f"Computer ({lvl})", "bot", LEVELS[lvl]))
+            if lvl not in levels:
+                raise UsageError(f"--players {n!r}: the computer's level is one of {', '.join(levels)}")
+            players.append(Player(f"Computer ({lvl})", "bot", levels[lvl]))
         else:
             players.append(Player(n))
     if all(p.is_bot for p in players):
@@ -171,7 +174,7 @@ def run_play(args) -> int:
     level = None
     if args.vs_computer:
         level = args.level or "medium"
-        players.append(Player(f"Computer ({level})", "bot", LEVELS[level]))
+        players.append(Player(f"Computer ({level})", "bot", levels[level]))
     if date is not None:
         mode = "daily"
     elif args.vs_computer:
@@ -287,6 +290,7 @@ class PlaySession:
             color = _color_wanted(self.out)
         self.style = Style(color)
         self._advisor = None
+        self.noted = False  # the advisor's note shown (once a game)
         self._win = None  # the win bot for P(win) on screen (False: no target table)
         self._bots: dict[int, object] = {}
         self.resumed = path is not None
@@ -332,9 +336,9 @@ class PlaySession:
     @property
     def advisor(self):
         if self._advisor is None:
-            from ..advice.advisor import Advisor
+            from ..advice import load_advisor
 
-            self._advisor = Advisor.load(
+            self._advisor = load_advisor(
                 self.game.rules, self.tables_dir, build_if_missing=True, progress=True
             )
         return self._advisor
@@ -352,6 +356,8 @@ class PlaySession:
     def win_bot(self):
         """The win bot's tables for P(win) on screen, or None when its target table is not built
         (it is never built for this: a few minutes for yahtzee; ``yahtzee tables build --target``)."""
+        if self.game.rules.triple:
+            return None  # no target tables for the triple card
         if self._win is None:
             from ..core.errors import MissingTableError
             from ..engine.target import load_target
@@ -479,6 +485,8 @@ class PlaySession:
         from ..engine.target import get_target
 
         g = self.game
+        if g.rules.triple:
+            return  # no target tables for the triple card
         try:
             table = get_target(
                 g.rules, self.tables_dir, build_if_missing=explicit, light=True, announce=self.say
@@ -751,7 +759,7 @@ class PlaySession:
         self.say(
             f"{_verb(g.players[turn.player].name, 'scores')} {turn.score} in {name}{bonus}: total {new_card.total}"
         )
-        if new_card.upper_bonus and not card.upper_bonus:
+        if isinstance(new_card, ScoreCard) and new_card.upper_bonus and not card.upper_bonus:
             self.say(f"upper section reached {g.rules.upper_threshold}: +{g.rules.upper_bonus} bonus!")
         if self.coach:
             for d in decisions:
@@ -783,6 +791,9 @@ class PlaySession:
         for i, (text, o) in enumerate(rows, start=1):
             loss = "best" if o.best else f"-{o.regret:.2f}"
             self.say(f"  {i}. {text:<{width}}  {o.expected_final:7.2f}  {loss}")
+        if self.advisor.note and not self.noted:  # once a game: what the advice is
+            self.noted = True
+            self.say(textwrap.fill(f"  ({self.advisor.note})", 80, subsequent_indent="   "))
         if self._target_advisor is not None:
             position = Position(g.card, g.sorted_dice, g.rolls_left)
             aimed = self._target_advisor.advise(position, self.target)
@@ -908,8 +919,11 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
     score there now, or ``x`` where the Joker rule (or forced order) forbids them.
     With an upper bonus, ``upper pace`` says how far the upper boxes filled so far
     are above (``+3``) or below par, three of each face (which makes 63).
-    On a colour terminal (``style``) filled boxes are bold, previews dim.
+    On a colour terminal (``style``) filled boxes are bold, previews dim.  The triple
+    card shows its three weighted columns (:meth:`TripleCard.format`).
     """
+    if isinstance(card, TripleCard):
+        return card.format(preview if rolled else None)
     rules = card.rules
     style = style or Style(False)
 
@@ -1007,8 +1021,9 @@ def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, .
 def hint_text(option, rules) -> str:
     """A hint option in words with the command that plays it: absolute, so that following it
     never depends on what is held already (``k 2 2 2 2``, ``u`` then ``r``, ``s 10``)."""
-    if option.keep is None:
-        return f"{option.describe()} [s {rules.box_names.index(option.category) + 1}]"
+    if option.keep is None:  # on a card of columns the box by name and column (fours@3)
+        command = option.box if option.column is not None else rules.box_names.index(option.category) + 1
+        return f"{option.describe()} [s {command}]"
     if len(option.keep) == 5:
         if option.stop_category is None:
             return "stop and score"
@@ -1035,6 +1050,8 @@ def format_sheet(game, style: Style | None = None) -> str:
     style = style or Style(False)
     rules = game.rules
     n = len(game.players)
+    if rules.triple:
+        return format_column_sheet(game)
     col = max(5, min(12, (80 - 2 - 17) // max(n, 1) - 1))
     names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
     lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
@@ -1050,6 +1067,22 @@ def format_sheet(game, style: Style | None = None) -> str:
     if rules.bonus:
         lines.append(row("yahtzee bonus", [c.yahtzee_bonus_points for c in game.cards]))
     lines.append(row("total", [c.total for c in game.cards]))
+    return "\n".join(lines)
+
+
+def format_column_sheet(game) -> str:
+    """Every player's columns (weighted totals) and total side by side: the triple card's sheet
+    (each card's boxes: ``card`` in the game)."""
+    col = max(5, min(12, (80 - 2 - 17) // max(len(game.players), 1) - 1))
+    names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
+    lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
+    for c, w in enumerate(game.rules.weights):
+        values = [
+            f"{card.column_totals[c]} ({card.columns[c].n_filled}/{game.rules.single.n_boxes})"
+            for card in game.cards
+        ]
+        lines.append(f"  {f'column {c + 1} x{w}':<17}" + " ".join(f"{v:>{col}}" for v in values))
+    lines.append(f"  {'total':<17}" + " ".join(f"{card.total:>{col}}" for card in game.cards))
     return "\n".join(lines)
 
 

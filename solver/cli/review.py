@@ -31,11 +31,10 @@ def register(sub) -> None:
 
 
 def run_review(args) -> int:
-    from ..advice.advisor import Advisor
+    from ..advice import load_advisor
     from ..core.errors import UsageError, printable
     from ..play.records import load_game
     from ..play.review import format_review, review_game
-    from ..play.triple_game import is_triple_game_file, run_triple_review
 
     if args.last == (args.game is not None):
         raise UsageError("review needs GAME.json or --last (not both)")
@@ -45,8 +44,6 @@ def run_review(args) -> int:
         args.game = last_finished_path(args.data)
         if args.game is None:
             raise UsageError(f"no finished game in {data_dir(args.data)} to review")
-    if is_triple_game_file(args.game):  # the triple card's own games (solver.play.triple_game)
-        return run_triple_review(args)
     game = load_game(args.game)
     chosen = None
     if args.player is not None:
@@ -55,7 +52,7 @@ def run_review(args) -> int:
             shown = ", ".join(map(printable, names))
             raise UsageError(f"no player {args.player!r} in {printable(args.game)} (players: {shown})")
         chosen = [names.index(args.player)]
-    advisor = Advisor.load(game.rules, args.tables, build_if_missing=True, progress=True)
+    advisor = load_advisor(game.rules, args.tables, build_if_missing=True, progress=True)
     reviews = review_game(game, advisor, chosen, _target_advisor(game, advisor, args.tables))
     win = _win_effects(game, advisor, args.tables)
     if args.json:
@@ -69,6 +66,7 @@ def run_review(args) -> int:
                     "rules": game.rules.id,
                     "finished": game.is_over,
                     **info,
+                    **({"note": advisor.note} if advisor.note else {}),
                     "players": [r.to_json() for r in reviews],
                     **(
                         {"p_win_by_turn": [{"turn": t, "before": b, "after": a} for t, (b, a) in win.items()]}
@@ -79,14 +77,14 @@ def run_review(args) -> int:
             )
         )
     else:
-        print(format_review(game, reviews, only_mistakes=args.mistakes, win=win))
+        print(format_review(game, reviews, only_mistakes=args.mistakes, win=win, note=advisor.note))
     return 0
 
 
 def _win_effects(game, advisor, tables_dir):
     """Each scored turn's effect on the player's chance to win (multi-player games whose rule
     set has a target table; None otherwise: the table is not built for a review)."""
-    if len(game.players) < 2 or game.rules.order == "choose":
+    if len(game.players) < 2 or game.rules.order == "choose" or game.rules.triple:
         return None
     from ..core.errors import MissingTableError
     from ..engine.target import load_target
@@ -106,7 +104,12 @@ def _target_advisor(game, advisor, tables_dir):
     from ..core.bounded import MAX_TARGET
 
     target = game.info.get("target")
-    if len(game.players) != 1 or type(target) is not int or not 1 <= target <= MAX_TARGET:
+    if (
+        game.rules.triple
+        or len(game.players) != 1
+        or type(target) is not int
+        or not 1 <= target <= MAX_TARGET
+    ):
         return None  # none, or not a target the game could have had (a hand-edited file)
     from ..advice.advisor import TargetAdvisor
     from ..core.errors import MissingTableError

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ..core.triple_card import parse_card
+
 #: width of a histogram bin, in points
 BIN = 25
 BAR = 40
@@ -71,7 +73,6 @@ def _readable(game: dict) -> bool:
     """Whether a stored game's rule set and the person's final card can be read (a row of the
     database that is not one this program wrote is skipped with a warning)."""
     from ..core.bounded import clipped, shown
-    from ..core.card import ScoreCard
     from ..core.errors import SolverError
     from ..core.rules import get_rules
 
@@ -81,7 +82,7 @@ def _readable(game: dict) -> bool:
         card_text = game["final"][0].get("card")
         if not isinstance(card_text, str):
             raise SolverError(f"the final card {shown(card_text)} is not a card")
-        card = ScoreCard.parse(card_text, get_rules(game["rules"]))
+        card = parse_card(card_text, get_rules(game["rules"]))
         if card.total != _my_score(game):
             raise SolverError(f"the final card makes {card.total}, the score says {_my_score(game)}")
     except SolverError as exc:
@@ -93,17 +94,18 @@ def _readable(game: dict) -> bool:
 
 
 def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
-    from ..core.card import ScoreCard
     from ..core.rules import get_rules
 
     rules = get_rules(rules_id)
     scores = [_my_score(g) for g in games]
-    bonus = yahtzees = 0
+    bonus = yahtzees = 0.0
     for g in games:
-        card = ScoreCard.parse(g["final"][0]["card"], rules)
-        bonus += bool(card.upper_bonus)
-        rows = [rules.box_names.index(n) for n in rules.box_names if n in ("yahtzee", "yatzy", "yacht")]
-        yahtzees += any((card.scores[i] or 0) > 0 for i in rows)
+        card = parse_card(g["final"][0]["card"], rules)
+        columns = getattr(card, "columns", (card,))  # the triple card: the share of its columns
+        for col in columns:
+            rows = [i for i, n in enumerate(col.rules.box_names) if n in ("yahtzee", "yatzy", "yacht")]
+            bonus += bool(col.upper_bonus) / len(columns)
+            yahtzees += any((col.scores[i] or 0) > 0 for i in rows) / len(columns)
     n = len(scores)
     fair = [sc for sc, g in zip(scores, games, strict=True) if not g.get("assisted") and not g.get("replay")]
     histogram: dict[str, int] = {}

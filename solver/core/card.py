@@ -178,6 +178,11 @@ class ScoreCard:
         return all(s is not None for s in self.scores)
 
     @property
+    def box_names(self) -> tuple[str, ...]:
+        """Every box of the card, in card order (the rule set's; a card of columns names more)."""
+        return self.rules.box_names
+
+    @property
     def open_boxes(self) -> tuple[str, ...]:
         return tuple(n for n, s in zip(self.rules.box_names, self.scores, strict=True) if s is None)
 

@@ -9,13 +9,15 @@ from .card import ScoreCard
 from .dice import Dice
 from .errors import UsageError
 from .rules import RuleSet, get_rules
+from .triple_card import TripleCard, parse_card
 
 
 @dataclass(frozen=True)
 class Position:
-    """Rule set, card, dice and rolls left (0, 1 or 2)."""
+    """Rule set, card, dice and rolls left (0, 1 or 2); the card is a :class:`ScoreCard` or,
+    under ``+triple``, a :class:`TripleCard`."""
 
-    card: ScoreCard
+    card: ScoreCard | TripleCard
     dice: Dice
     rolls_left: int
 
@@ -30,13 +32,15 @@ class Position:
         return self.card.rules
 
     @classmethod
-    def parse(cls, card: str | ScoreCard | None, dice: str | Dice, rolls_left, rules=None) -> Position:
+    def parse(
+        cls, card: str | ScoreCard | TripleCard | None, dice: str | Dice, rolls_left, rules=None
+    ) -> Position:
         """A position from text (or values); ``rules`` defaults to a given card's, else ``yahtzee``."""
-        if rules is None and isinstance(card, ScoreCard):
+        if rules is None and isinstance(card, ScoreCard | TripleCard):
             rules = card.rules
         rules = get_rules(rules)
         rolls_left = whole_value(rolls_left, "rolls left", 0, 2)
-        card = ScoreCard.parse(card, rules)
+        card = card if isinstance(card, ScoreCard | TripleCard) else parse_card(card, rules)
         if card.rules != rules:
             raise UsageError(f"the card is a {card.rules.id} card, the position is {rules.id}")
         return cls(card, Dice.parse(dice), rolls_left)

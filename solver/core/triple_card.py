@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bounded import parse_whole, shown, whole_value
-from .card import ScoreCard
+from .card import Placement, ScoreCard
 from .dice import Dice
 from .errors import CardError, IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
@@ -135,14 +135,58 @@ class TripleCard:
         except IllegalMoveError:
             raise IllegalMoveError(f"column {shown(column)} is not one of 1..{n_col}") from None
 
-    def placements(self, dice: Dice | str) -> list[tuple[int, object]]:
-        """Every legal ``(column, Placement)`` (0-based column) for a roll."""
+    # --- the card protocol of :class:`~solver.core.card.ScoreCard`, boxes named ``BOX@COLUMN`` ----
+    def key(self, column: int, box: str) -> str:
+        """The name of ``box`` in ``column`` (1-based): ``fours@3``."""
+        return f"{box}{COLUMN_SEP}{column}"
+
+    def split_key(self, key: str) -> tuple[int, str]:
+        """``"fours@3"`` -> ``(2, "fours")`` (the 0-based column); raises IllegalMoveError."""
+        box, at, column = str(key).partition(COLUMN_SEP)
+        if not at:
+            raise IllegalMoveError(
+                f"say the column of {shown(key)}: BOX{COLUMN_SEP}COLUMN, e.g. fours{COLUMN_SEP}3"
+            )
+        c = self.column_index(column.strip())
+        if box not in self.rules.single.box_names:
+            raise IllegalMoveError(
+                f"unknown box {shown(box)} (boxes: {', '.join(self.rules.single.box_names)})"
+            )
+        return c, box
+
+    @property
+    def box_names(self) -> tuple[str, ...]:
+        """Every box of the card, column by column in card order (``ones@1`` .. ``chance@3``)."""
+        return tuple(
+            self.key(c + 1, b) for c in range(len(self.columns)) for b in self.rules.single.box_names
+        )
+
+    @property
+    def open_boxes(self) -> tuple[str, ...]:
+        return tuple(self.key(c + 1, b) for c, col in enumerate(self.columns) for b in col.open_boxes)
+
+    def get(self, key: str) -> int | None:
+        """The score in box ``key`` (``fours@3``), None while open."""
+        c, box = self.split_key(key)
+        return self.columns[c].get(box)
+
+    def column_placements(self, dice: Dice | str) -> list[tuple[int, Placement]]:
+        """Every legal ``(column, Placement)`` (0-based column, the column's own box names)."""
         dice = Dice.parse(dice)
         return [(c, p) for c in self.open_columns for p in self.columns[c].placements(dice)]
 
-    def score(self, column, box: str, dice: Dice | str) -> TripleCard:
-        """The card after putting ``dice`` in ``box`` of ``column`` (1-based)."""
-        c = self.column_index(column)
+    def placements(self, dice: Dice | str) -> list[Placement]:
+        """Every legal placement of a roll, its box named ``BOX@COLUMN``, the score as the
+        column writes it (the column's weight applies to the total)."""
+        return [Placement(self.key(c + 1, p.box), p.score, p.bonus) for c, p in self.column_placements(dice)]
+
+    def preview(self, dice: Dice | str) -> dict[str, int]:
+        """What each open box would score now (legal placements only), by ``BOX@COLUMN``."""
+        return {p.box: p.score for p in self.placements(dice)}
+
+    def score(self, key: str, dice: Dice | str) -> TripleCard:
+        """The card after putting ``dice`` in box ``key`` (``fours@3``)."""
+        c, box = self.split_key(key)
         cols = list(self.columns)
         try:
             cols[c] = cols[c].score(box, dice)
@@ -150,9 +194,9 @@ class TripleCard:
             raise IllegalMoveError(f"column {c + 1}: {exc}") from None
         return TripleCard(self.rules, tuple(cols))
 
-    def format(self, preview: dict[tuple[int, str], int] | None = None) -> str:
+    def format(self, preview: dict[str, int] | None = None) -> str:
         """The card in three columns (under 80 characters); open boxes show ``(n)`` previews
-        keyed by ``(column index, box)`` when given."""
+        keyed by ``BOX@COLUMN`` when given."""
         rows = [col.rows() for col in self.columns]
         head = f"  {'':<16}" + "".join(f"{f'col {c + 1} x{w}':>10}" for c, w in enumerate(self.weights))
         lines = [head]
@@ -161,7 +205,8 @@ class TripleCard:
             for c in range(len(self.columns)):
                 value = rows[c][i][1]
                 if value is None:
-                    shown = f"({preview[(c, name)]})" if preview and (c, name) in preview else "-"
+                    key = self.key(c + 1, name)
+                    shown = f"({preview[key]})" if preview and key in preview else "-"
                 else:
                     shown = str(value)
                 cells.append(f"{shown:>10}")
@@ -169,3 +214,15 @@ class TripleCard:
         lines.append(f"  {'weighted':<16}" + "".join(f"{t:>10}" for t in self.column_totals))
         lines.append(f"  {'TOTAL':<16}{self.total:>10}")
         return "\n".join(lines)
+
+
+def empty_card(rules: RuleSet | str | None) -> ScoreCard | TripleCard:
+    """The empty card of a rule set: a :class:`ScoreCard`, or a :class:`TripleCard` for ``+triple``."""
+    rules = get_rules(rules)
+    return TripleCard.empty(rules) if rules.triple else ScoreCard.empty(rules)
+
+
+def parse_card(text, rules: RuleSet | str | None = None) -> ScoreCard | TripleCard:
+    """A card of a rule set from its notation (``ones=3`` or, on the triple card, ``ones@1=3``)."""
+    rules = get_rules(rules)
+    return TripleCard.parse(text, rules) if rules.triple else ScoreCard.parse(text, rules)

@@ -16,6 +16,7 @@ from ..core.streams import MASK64, mix64
 from ..core.threads import Workers
 from .turn import TIE_TOLERANCE
 
+MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
 STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 

@@ -252,7 +252,8 @@ def check_finite(rules, values, what) -> None:
     if bad is not None or not values:
         from ..core.errors import TableError
 
+        table = rules.single.id  # the triple card reads its base's table
         raise TableError(
-            f"the {rules.id} table gives {bad} for {what}: it is damaged; rebuild it with: "
-            f"yahtzee tables build --rules {rules.id} --force"
+            f"the {table} table gives {bad} for {what}: it is damaged; rebuild it with: "
+            f"yahtzee tables build --rules {table} --force"
         )

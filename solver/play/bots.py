@@ -62,9 +62,6 @@ import importlib
 import inspect
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
@@ -75,6 +72,7 @@ from ..core.card import ScoreCard
 from ..core.dice import Dice
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
+from ..engine.heuristic import greedy_table, heuristic_table
 
 
 class Bot:
@@ -304,195 +302,6 @@ class WinBot(_TurnValuesBot):
         return self.win.turn_values(card, self.opponents)
 
 
-# --- the heuristic evaluation --------------------------------------------------
-#: The heuristic's only constants, rule-agnostic, tuned by simulation on ``yahtzee`` and
-#: ``yatzy`` (a grid, 10,000 games each, seed 1; the optimum is flat: within about half a
-#: point for TRIES_PER_TURN 0.2-0.3, BONUS_SCALE 3-5, BONUS_SHIFT 0-0.5): the tries an
-#: open box gets per further open box (``k = 1 + TRIES_PER_TURN x (n - 1)``, ``n`` open) ...
-TRIES_PER_TURN = 0.25
-#: ... and the scale and shift of the logistic chance to reach the upper bonus.
-BONUS_SCALE = 4.0
-BONUS_SHIFT = 0.25
-
-
-@dataclass(frozen=True)
-class HeuristicParams:
-    """The heuristic evaluation of a card for one rule set (see :func:`heuristic_params`).
-
-    ``box_values[name][n - 1]``: what open box ``name`` is worth while ``n`` boxes are
-    open.  The upper bonus counts as ``bonus x P(reach it)`` with
-    ``P = logistic((worth of the open upper boxes - points still needed) / bonus_scale
-    + bonus_shift)``.  Once a five-of-a-kind row holds 50, each open box adds
-    ``five_kind_bonus_per_turn`` (future five-of-a-kind bonuses).
-    """
-
-    box_values: dict[str, tuple[float, ...]]
-    bonus_scale: float = BONUS_SCALE
-    bonus_shift: float = BONUS_SHIFT
-    five_kind_bonus_per_turn: float = 0.0
-
-
-def turn_value(final, all_rolls: bool = False) -> np.ndarray:
-    """Expected worth of one turn whose last roll ``r`` is worth ``final[r]``.
-
-    ``final`` (252,) or (252, m), one column per goal: the dice are kept to maximise the
-    expected worth of the roll the turn stops on (under ``all_rolls`` the third one).
-    The turn recursion of :mod:`solver.engine._kernels` (``V = sum_r P(r) R2(r)``) on arrays.
-    """
-    final = np.asarray(final, dtype=np.float64)
-    x = np.zeros((D.N_KEEPS, *final.shape[1:]))
-    x[D.ROLL_OFFSET :] = final
-    by_size = _keeps_by_size()
-    for _ in range(2):
-        for keeps, plus, _minus, _present in by_size[::-1]:  # E(K) = mean over faces of E(K + face)
-            if plus is not None:
-                x[keeps] = x[plus].mean(axis=1)
-        for keeps, plus, minus, present in by_size[1:]:  # R(K) = max(E(K), R(K - face) for the faces of K)
-            best = np.where(present.reshape(present.shape + (1,) * (x.ndim - 1)), x[minus], -np.inf).max(
-                axis=1
-            )
-            stop = plus is not None or not all_rolls  # a roll may not be kept whole under all-rolls
-            x[keeps] = np.maximum(x[keeps], best) if stop else best
-    return D.ROLL_PROB @ x[D.ROLL_OFFSET :]
-
-
-@lru_cache(maxsize=1)
-def _keeps_by_size() -> list[tuple]:
-    """Per number of dice 0..5: the keeps, their ``K + face`` (None for 5 dice), their
-    ``K - face`` (a valid index) and which of those faces are in ``K``."""
-    out = []
-    for s in range(D.N_DICE + 1):
-        keeps = np.flatnonzero(D.KEEP_SIZE == s)
-        sub = D.REMOVE_DIE[keeps]
-        out.append((keeps, D.ADD_DIE[keeps] if s < D.N_DICE else None, np.maximum(sub, 0), sub >= 0))
-    return out
-
-
-def best_of_tries(rules: RuleSet, tries: int) -> np.ndarray:
-    """(tries, n_boxes): ``W[k - 1, b]``, the expected score of box ``b`` with ``k`` turns to
-    fill it, each turn played for it alone and its score kept or passed on to the next.
-
-    ``W[0]`` is one turn for the box: ``turn_value(score)``; then
-    ``W[k] = turn_value(max(score, W[k - 1]))``.
-    """
-    score = rules.score_table.astype(np.float64)
-    out = np.empty((tries, rules.n_boxes))
-    out[0] = turn_value(score, rules.all_rolls)
-    for k in range(1, tries):
-        out[k] = turn_value(np.maximum(score, out[k - 1]), rules.all_rolls)
-    return out
-
-
-def heuristic_params(rules: RuleSet | str | None = None) -> HeuristicParams:
-    """The heuristic's evaluation, derived from the rule set alone (its scorers, bonuses,
-    number of turns, roll and order rules), so that it plays any rule set.
-
-    * An open box is worth its expected score with ``k`` tries (:func:`best_of_tries`):
-      ``k = 1`` when it is the last box open (exact then), plus ``TRIES_PER_TURN`` per
-      further open box, interpolated between whole tries.  Under a fill order every box
-      gets exactly one turn: ``k = 1``.
-    * The upper bonus: the open upper boxes' worth against the points still needed.
-    * Future five-of-a-kind bonuses: ``bonus x P(five of a kind in a turn played for
-      it)`` per open box; 0 where the rule set has no such bonus.
-    """
-    rules = get_rules(rules)
-    n = rules.n_boxes
-    per_turn = 0.0 if rules.forced_order else TRIES_PER_TURN
-    k = 1.0 + per_turn * np.arange(n)  # tries while 1 .. n boxes are open
-    w = best_of_tries(rules, int(np.ceil(k[-1])) + 1)
-    whole = np.floor(k).astype(np.int64)
-    frac = (k - whole)[:, None]
-    worth = (1 - frac) * w[whole - 1] + frac * w[whole]  # (boxes open - 1, box)
-    five = np.array([float(len(set(roll)) == 1) for roll in D.ROLLS])
-    bonus = rules.bonus * float(turn_value(five, rules.all_rolls)) if rules.bonus else 0.0
-    return HeuristicParams(
-        box_values={name: tuple(worth[:, b].tolist()) for b, name in enumerate(rules.box_names)},
-        bonus_scale=BONUS_SCALE,
-        bonus_shift=BONUS_SHIFT,
-        five_kind_bonus_per_turn=bonus,
-    )
-
-
-def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams | None = None) -> np.ndarray:
-    """The heuristic bot's evaluation of every card state, in the layout of a value table.
-
-    ``H[mask, u, f]`` = the values of the open boxes + upper bonus x the estimated chance
-    to still reach it + future five-of-a-kind bonuses (see :class:`HeuristicParams`).
-    Derived from the rules in a few milliseconds: no dynamic program, no table file.
-    """
-    rules = get_rules(rules)
-    p = params or heuristic_params(rules)
-    n = rules.n_boxes
-    masks = np.arange(1 << n, dtype=np.int64)
-    n_open = np.zeros(1 << n, dtype=np.int64)
-    for b in range(n):
-        n_open += (masks >> b) & 1 == 0
-    for name in rules.box_names:
-        if name not in p.box_values:
-            raise UsageError(f"the heuristic has no value for box {name!r} of {rules.id}")
-        if len(p.box_values[name]) != n:
-            raise UsageError(
-                f"the heuristic values of box {name!r} are for {len(p.box_values[name])} boxes, not {n}"
-            )
-    open_value = np.zeros(1 << n)
-    par_left = np.zeros(1 << n)  # the worth of the open upper boxes
-    upper_open = np.zeros(1 << n, dtype=bool)
-    for b, box in enumerate(rules.boxes):
-        is_open = (masks >> b) & 1 == 0
-        worth = np.array((0.0, *p.box_values[box.name]))  # by number of open boxes
-        open_value += np.where(is_open, worth[n_open], 0.0)
-        if box.is_upper:
-            par_left += np.where(is_open, worth[n_open], 0.0)
-            upper_open |= is_open
-    values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
-    base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)
-    if rules.has_upper_bonus:
-        u = np.arange(rules.upper_cap + 1, dtype=np.float64)
-        need = rules.upper_threshold - u  # points still needed (0 once reached)
-        z = (par_left[:, None] - need[None, :]) / p.bonus_scale + p.bonus_shift
-        chance = 1.0 / (1.0 + np.exp(-z))
-        chance = np.where(upper_open[:, None], chance, 0.0)
-        chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
-        base += rules.upper_bonus * chance
-    for f in range(rules.n_flags):
-        values[:, :, f] = base + (f * p.five_kind_bonus_per_turn * n_open)[:, None]
-    values[rules.full_mask] = 0.0
-    return values
-
-
-def heuristic_table(rules: RuleSet | str | None = None, params: HeuristicParams | None = None):
-    """The heuristic evaluation wrapped as a :class:`~solver.engine.tables.Table` (for an Advisor);
-    the derived one is made once per rule set (a few recent ones are kept)."""
-    rules = get_rules(rules)
-    if params is None:
-        return _derived_heuristic_table(rules)
-    return _heuristic_table(rules, params)
-
-
-@lru_cache(maxsize=4)
-def _derived_heuristic_table(rules: RuleSet):
-    return _heuristic_table(rules, None)
-
-
-def _heuristic_table(rules: RuleSet, params: HeuristicParams | None):
-    from ..engine.tables import Table
-
-    values = heuristic_values(rules, params)
-    values.setflags(write=False)
-    return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
-
-
-def greedy_table(rules: RuleSet | str | None = None):
-    """All zeros: a card is worth nothing beyond this turn (the greedy bot's evaluation)."""
-    from ..engine.tables import Table
-
-    rules = get_rules(rules)
-    values = np.zeros((1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags))
-    values.setflags(write=False)
-    return Table(rules, values, {"source": "greedy"}, Path(f"<greedy {rules.id}>"))
-
-
-# --- registry -------------------------------------------------------------
 def _optimal(rules: RuleSet, tables_dir=None, *, build_if_missing: bool = True, progress: bool = True) -> Bot:
     from ..advice.advisor import Advisor
 
@@ -566,7 +375,9 @@ def is_builtin_bot(name) -> bool:
     if not isinstance(name, str):
         return False
     key = name.strip().lower()
-    if key in BOTS or key in MATCH_BOTS:
+    from .triple import TRIPLE_BOTS
+
+    if key in BOTS or key in MATCH_BOTS or key in TRIPLE_BOTS:
         return True
     head, sep, target = key.partition(":")
     if head != "target" or not sep:
@@ -581,8 +392,10 @@ def is_builtin_bot(name) -> bool:
 
 
 def builtin_bot_names() -> str:
-    """The builtin bots, for messages: ``optimal, heuristic, ..., win, target:T``."""
-    return ", ".join([*BOTS, *MATCH_BOTS, "target:T"])
+    """The builtin bots, for messages: ``optimal, heuristic, ..., win, target:T, triple, ...``."""
+    from .triple import TRIPLE_BOTS
+
+    return ", ".join(dict.fromkeys([*BOTS, *MATCH_BOTS, "target:T", *TRIPLE_BOTS]))
 
 
 def get_bot(
@@ -595,7 +408,7 @@ def get_bot(
     user_bots: bool = True,
 ) -> Bot:
     """A bot by name (:data:`BOTS`: ``optimal``, ``heuristic``, ``greedy``, ``frequent``,
-    ``random``) or ``module:attr``.
+    ``random``; on the triple card :data:`solver.play.triple.TRIPLE_BOTS`) or ``module:attr``.
 
     ``module:attr`` imports a user's bot: ``attr`` is a :class:`Bot` instance, or a
     class/factory called with ``rules`` (when it takes an argument) or with nothing.
@@ -607,6 +420,12 @@ def get_bot(
     key = str(name).strip()
     if not user_bots and not is_builtin_bot(key):
         raise UsageError(f"bot {shown(name)} is not a builtin bot ({builtin_bot_names()})")
+    if rules.triple and (
+        ":" not in key or key.lower().startswith("target:")
+    ):  # the triple card's own players (solver.play.triple)
+        from .triple import TripleBot
+
+        return TripleBot(key, rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     if key.lower().startswith("target:"):
         return _target(rules, key, tables_dir, build_if_missing=build_if_missing, progress=progress)
     factory = BOTS.get(key.lower()) or MATCH_BOTS.get(key.lower())

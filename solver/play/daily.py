@@ -38,17 +38,24 @@ def released_date(date: str) -> str:
 
 
 def optimal_bot(rules: RuleSet, tables_dir=None):
-    """The optimal bot of :mod:`solver.play.bots` (its table is built when missing, progress on stderr)."""
+    """The optimal bot of :mod:`solver.play.bots` (its table is built when missing, progress on
+    stderr); on the triple card the best-known player, ``triple``."""
     from .bots import get_bot
 
-    return get_bot("optimal", rules, tables_dir)
+    return get_bot(best_bot_name(rules), rules, tables_dir)
+
+
+def best_bot_name(rules: RuleSet) -> str:
+    """The bot whose score on the day's dice is the day's target."""
+    return "triple" if rules.triple else "optimal"
 
 
 def optimal_game(date: str, rules: str | RuleSet | None = None, tables_dir=None, bot=None) -> Game:
     """The optimal player's game on the dice of ``date``."""
     rules = get_rules(rules)
     bot = bot or optimal_bot(rules, tables_dir)
-    game = Game.new(rules, [Player("optimal", "bot", "optimal")], date=date, info={"mode": "daily"})
+    name = best_bot_name(rules)
+    game = Game.new(rules, [Player(name, "bot", name)], date=date, info={"mode": "daily"})
     rng = random.Random(0)
     while not game.is_over:
         play_bot_turn(game, bot, rng)
@@ -69,6 +76,18 @@ def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: i
         f"rules: {rules.id}",
         f"{name}: {card.total} points{marks}",
     ]
+    if rules.triple:  # the columns' weighted totals
+        lines.append(
+            " | ".join(
+                f"column {c + 1} x{w} {t}"
+                for c, (w, t) in enumerate(zip(rules.weights, card.column_totals, strict=True))
+            )
+        )
+        if optimal is not None:
+            lines.append(
+                f"the triple player (best-known) on the same dice: {optimal} points ({card.total - optimal:+d})"
+            )
+        return "\n".join(lines)
     boxes = [f"{n} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)]
     lines.append(" | ".join(boxes[i] for i in rules.upper_indices) + f" | upper bonus {card.upper_bonus}")
     lower = " | ".join(boxes[i] for i in rules.lower_indices)

@@ -37,10 +37,15 @@ from ..core.dice import N_DICE, N_FACES, Dice
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MAX_SEED, STREAM_VERSION, DailyStream, SeededStream
+from ..core.triple_card import COLUMN_SEP, TripleCard, empty_card
 
 MAX_ROLLS = 3
 FORMAT = "yahtzee-solver game"
-FORMAT_VERSION = 1
+#: 2: any card, the triple card's boxes named ``BOX@COLUMN``; version 1 files (single cards) and
+#: the triple card's old files (:data:`OLD_TRIPLE_FORMAT`) still load
+FORMAT_VERSION = 2
+READS_VERSIONS = (1, 2)
+OLD_TRIPLE_FORMAT = "yahtzee-solver triple game"
 STATUSES = ("in_progress", "finished", "abandoned")
 #: a game mode or computer level as saved (``solo``, ``vs-computer``, ``hard``, ...): a plain word,
 #: since the mode is part of the game's file name
@@ -189,6 +194,80 @@ def _show(values) -> str:
     return shown(list(values))
 
 
+def single_box_name(card: ScoreCard, token: str | int) -> str:
+    """The box of a single card meant by ``token``: a number (1-based, card order), a name, an
+    alias players use (``aces``, ``3k``, ``fh``, ``ss``, ``ch``, ``y``, Yatzy's ``1p`` ...; see
+    :data:`BOX_ALIASES`) or a start of a name that is unique among the open boxes (among all
+    when none is open)."""
+    names = card.rules.box_names
+    if isinstance(token, int) and not isinstance(token, bool):
+        if not 1 <= token <= len(names):
+            raise IllegalMoveError(f"box number {shown(token)} is not on the card (1 to {len(names)})")
+        return names[token - 1]
+    text = box_key(token)
+    if not text:
+        raise IllegalMoveError("say which box, by name or number")
+    if text.isdecimal():
+        try:
+            return names[parse_whole(text, "box number", 1, len(names), error=IllegalMoveError) - 1]
+        except IllegalMoveError:
+            raise IllegalMoveError(
+                f"box number {clipped(text)} is not on the card (1 to {len(names)})"
+            ) from None
+    if text in names:
+        return text
+    targets = BOX_ALIASES.get(text, ())
+    # the first target on the card, and its further rows (yatzy_2, ...): the first open one
+    target = next((t for t in targets if t in names), None)
+    if target is not None:
+        rows = [n for n in names if n == target or n.removeprefix(target + "_").isdecimal()]
+        return next((n for n in rows if card.scores[names.index(n)] is None), target)
+    starts = [n for n in names if n.startswith(text)]
+    open_starts = [n for n, v in zip(names, card.scores, strict=True) if v is None and n in starts]
+    if open_starts:
+        starts = open_starts
+    if len(starts) == 1:
+        return starts[0]
+    if starts:
+        raise IllegalMoveError(f"{token!r} could be {', '.join(starts)}: say which")
+    raise IllegalMoveError(f"unknown box {token!r} (boxes: {', '.join(names)})")
+
+
+def column_box_name(card: TripleCard, token: str | int) -> str:
+    """The box of a card of columns meant by ``token``: ``BOX@COLUMN`` or ``BOX COLUMN`` (the box
+    as :func:`single_box_name` reads it within that column: ``4s@3``, ``full 2``), or a box
+    alone where only one column has it open; the answer is ``BOX@COLUMN`` (``fours@3``)."""
+    text = str(token).strip()
+    if COLUMN_SEP in text:
+        box, _, column = text.rpartition(COLUMN_SEP)
+    else:
+        words = text.split()
+        box, column = (
+            (" ".join(words[:-1]), words[-1]) if len(words) > 1 and words[-1].isdecimal() else (text, None)
+        )
+    if column is not None:
+        c = card.column_index(column.strip())
+        return card.key(c + 1, single_box_name(card.columns[c], box.strip()))
+    found = {}
+    for c in card.open_columns:
+        try:
+            name = single_box_name(card.columns[c], box)
+        except IllegalMoveError:
+            continue
+        if card.columns[c].get(name) is None:
+            found[c] = name
+    if len(found) == 1:
+        ((c, name),) = found.items()
+        return card.key(c + 1, name)
+    if found:
+        raise IllegalMoveError(
+            f"{shown(text)} is open in columns {', '.join(str(c + 1) for c in found)}: say which, e.g. "
+            + f"s {next(iter(found.values()))}{COLUMN_SEP}{next(iter(found)) + 1}"
+        )
+    single_box_name(card.columns[0], box)  # an unknown box: its own message
+    raise IllegalMoveError(f"{shown(text)} is filled in every column")
+
+
 class Game:
     """The state of one game; see the module docstring.
 
@@ -218,7 +297,7 @@ class Game:
         if len(self.streams) != len(self.players):
             raise UsageError(f"{len(self.players)} players but {len(self.streams)} dice streams")
         self.info = dict(info or {})
-        self.cards = [ScoreCard.empty(self.rules) for _ in self.players]
+        self.cards = [empty_card(self.rules) for _ in self.players]
         self.turns: list[Turn] = []
         self.current = 0
         self.round = 1
@@ -424,41 +503,11 @@ class Game:
         return self.set_held(self.positions_of(faces))
 
     def box_name(self, token: str | int) -> str:
-        """The box meant by a number (1-based, card order), a name, an alias players use
-        (``aces``, ``3k``, ``fh``, ``ss``, ``ch``, ``y``, Yatzy's ``1p`` ...; see :data:`BOX_ALIASES`)
-        or a start of a name that is unique among the open boxes (among all when none is open)."""
-        names = self.rules.box_names
-        if isinstance(token, int) and not isinstance(token, bool):
-            if not 1 <= token <= len(names):
-                raise IllegalMoveError(f"box number {shown(token)} is not on the card (1 to {len(names)})")
-            return names[token - 1]
-        text = box_key(token)
-        if not text:
-            raise IllegalMoveError("say which box, by name or number")
-        if text.isdecimal():
-            try:
-                return names[parse_whole(text, "box number", 1, len(names), error=IllegalMoveError) - 1]
-            except IllegalMoveError:
-                raise IllegalMoveError(
-                    f"box number {clipped(text)} is not on the card (1 to {len(names)})"
-                ) from None
-        if text in names:
-            return text
-        targets = BOX_ALIASES.get(text, ())
-        # the first target on the card, and its further rows (yatzy_2, ...): the first open one
-        target = next((t for t in targets if t in names), None)
-        if target is not None:
-            rows = [n for n in names if n == target or n.removeprefix(target + "_").isdecimal()]
-            return next((n for n in rows if self.card.scores[names.index(n)] is None), target)
-        starts = [n for n in names if n.startswith(text)]
-        open_starts = [n for n, v in zip(names, self.card.scores, strict=True) if v is None and n in starts]
-        if open_starts:
-            starts = open_starts
-        if len(starts) == 1:
-            return starts[0]
-        if starts:
-            raise IllegalMoveError(f"{token!r} could be {', '.join(starts)}: say which")
-        raise IllegalMoveError(f"unknown box {token!r} (boxes: {', '.join(names)})")
+        """The box meant by ``token`` on the current player's card: see :func:`single_box_name`
+        and, on the triple card, :func:`column_box_name` (``fours@3``)."""
+        if isinstance(self.card, TripleCard):
+            return column_box_name(self.card, token)
+        return single_box_name(self.card, token)
 
     def score(self, box: str | int) -> Turn:
         """Put the dice in ``box`` (name, unique start of a name, or number 1..); returns the finished turn.
@@ -573,8 +622,10 @@ def _load(cls, data) -> Game:
     err = GameRecordError
     if not isinstance(data, dict):
         raise err("a saved game must be a JSON object")
+    if data.get("format") == OLD_TRIPLE_FORMAT:
+        return _load_old_triple(cls, data)
     version = data.get("format_version")
-    if isinstance(version, bool) or not isinstance(version, int) or version != FORMAT_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version not in READS_VERSIONS:
         raise err(f"format_version: {shown(version)} is not supported (expected {FORMAT_VERSION})")
     if data.get("rules") is not None and not isinstance(data["rules"], str):
         raise err(f"rules: {shown(data['rules'])} is not a rule set")
@@ -643,8 +694,8 @@ def _load(cls, data) -> Game:
             raise err(f"{where}: box {shown(box)} is not a box name")
         dice = game.sorted_dice
         try:
-            if box not in rules.box_names:
-                raise IllegalMoveError(f"unknown box {box!r} (boxes: {', '.join(rules.box_names)})")
+            if box not in game.card.box_names:
+                raise IllegalMoveError(f"unknown box {shown(box)} (boxes: {', '.join(game.card.box_names)})")
             done = game.score(box)
         except SolverError as exc:
             raise err(f"{where}: {exc}") from None
@@ -670,6 +721,84 @@ def _load(cls, data) -> Game:
                     )
     if streams is not None:
         game.streams = streams  # where the replay left them: the game goes on with the next dice
+    return game
+
+
+def _load_old_triple(cls, data: dict) -> Game:
+    """A game the triple card's old game saved (:data:`OLD_TRIPLE_FORMAT`, ``version`` 1: each
+    turn's sorted rolls, the faces kept between them, the column and the box), replayed move by
+    move through this model -- every roll checked against its stream -- so it plays, resumes and
+    reviews like any game (saved again, it is a version 2 file)."""
+    from .bots import builtin_bot_names, is_builtin_bot
+
+    err = GameRecordError
+    if not _is_whole(data.get("version")) or data.get("version") != 1:
+        raise err(f"version: {shown(data.get('version'))} is not an old triple game's version (1)")
+    if not isinstance(data.get("rules"), str):
+        raise err(f"rules: {shown(data.get('rules'))} is not a rule set")
+    try:
+        rules = get_rules(data["rules"])
+    except SolverError as exc:
+        raise err(f"rules: {exc}") from None
+    if not rules.triple:
+        raise err(f"rules: {rules.id} is not a triple card")
+    raw = data.get("players")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 8:
+        raise err("players: need a list of 1 to 8 players")
+    players = []
+    for i, p in enumerate(raw, start=1):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+            raise err(f"player {i}: need an object with a non-empty name")
+        bot = p.get("bot")
+        if bot is not None and not is_builtin_bot(bot):  # never a module to import: files are data
+            raise err(f"player {i}: bot {shown(bot)} is not a builtin bot ({builtin_bot_names()})")
+        players.append(Player(p["name"], "bot" if bot else "human", bot))
+    info = {k: data[k] for k in ("mode", "dice", "seed", "date", "level") if k in data}
+    if info.get("dice") not in ("seeded", "daily"):
+        raise err(f"dice: {shown(info.get('dice'))} is not seeded or daily")
+    info["stream_version"] = STREAM_VERSION
+    _check_info(info)
+    try:
+        game = cls(rules, players, None, info)
+    except SolverError as exc:
+        raise err(f"players: {exc}") from None
+    game.streams = _check_streams(game)
+    status = data.get("status", "finished")
+    if status not in STATUSES:
+        raise err(f"status: {shown(status)} is not one of {', '.join(STATUSES)}")
+    turns = data.get("turns")
+    if not isinstance(turns, list) or len(turns) > rules.n_turns * len(players):
+        raise err(f"turns: need a list of at most {rules.n_turns * len(players)} turns")
+    for n, entry in enumerate(turns, start=1):
+        try:
+            if not isinstance(entry, dict):
+                raise IllegalMoveError("need an object with rolls, keeps, column and box")
+            if entry.get("player") != game.current or not _is_whole(entry.get("player")):
+                raise IllegalMoveError(f"player {shown(entry.get('player'))} plays out of turn")
+            rolls, keeps = entry.get("rolls"), entry.get("keeps")
+            if not (isinstance(rolls, list) and isinstance(keeps, list) and 1 <= len(rolls) <= MAX_ROLLS):
+                raise IllegalMoveError(f"a turn has 1 to {MAX_ROLLS} rolls and a list of keeps")
+            if len(keeps) != len(rolls) - 1:
+                raise IllegalMoveError("one keep between two rolls")
+            for k, want in enumerate(rolls):
+                if k:
+                    if not isinstance(keeps[k - 1], list):
+                        raise IllegalMoveError(f"keep {k}: {shown(keeps[k - 1])} is not a list of faces")
+                    game.keep_faces(_faces(keeps[k - 1], "kept face"))
+                game.roll()
+                got = tuple(sorted(game.dice))
+                if not isinstance(want, list) or tuple(sorted(_faces(want))) != got:
+                    raise IllegalMoveError(f"roll {k + 1}: {shown(want)} is not the stream's {_show(got)}")
+            column, box = entry.get("column"), entry.get("box")
+            if not _is_whole(column) or not isinstance(box, str):
+                raise IllegalMoveError(
+                    f"column {shown(column)} and box {shown(box)} are not a box of the card"
+                )
+            game.score(f"{box}{COLUMN_SEP}{column}")
+        except SolverError as exc:
+            raise err(f"turn {n}: {exc}") from None
+    if status == "finished" and not game.is_over:
+        raise err(f"status: the file says finished, but the game stops after {len(turns)} turns")
     return game
 
 

@@ -12,6 +12,7 @@ The same :func:`judge` drives ``yahtzee play --coach``.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from ..advice.advisor import Advisor, Option
@@ -66,7 +67,7 @@ def describe(option: Option) -> str:
     """Short words for an option: ``keep 3 3 5``, ``stop``, ``keep nothing``, ``fours (12)``."""
     if option.keep is None:
         extra = f" +{option.bonus}" if option.bonus else ""
-        return f"{option.category} ({option.score}{extra})"
+        return f"{option.box} ({option.score}{extra})"
     if len(option.keep) == 5:
         return "stop and score"
     if not option.keep:
@@ -174,9 +175,15 @@ def review_game(
 
 
 def format_review(
-    game: Game, reviews: list[PlayerReview], *, only_mistakes: bool = False, win: dict | None = None
+    game: Game,
+    reviews: list[PlayerReview],
+    *,
+    only_mistakes: bool = False,
+    win: dict | None = None,
+    note: str | None = None,
 ) -> str:
-    """A table of every decision (or only the mistakes) per player, then one verdict line each."""
+    """A table of every decision (or only the mistakes) per player, then one verdict line each;
+    ``note`` says what the advice is where it is not exact (the triple card's)."""
     info = game.info
     head = [game.rules.id, printable(str(info.get("mode", "game")))]
     # only what the replay checked: a seed or date counts when the dice came from it
@@ -187,6 +194,8 @@ def format_review(
     if info.get("dice") == "real":
         head.append("real dice")
     lines = ["Review: " + ", ".join(head)]
+    if note:
+        lines.append(textwrap.fill(f"compared with {note}", 80, subsequent_indent="  "))
     target = info.get("target")
     for r in reviews:
         lines.append("")

@@ -18,8 +18,15 @@ if TYPE_CHECKING:
 
 #: the computer's levels (``play --vs-computer --level``, the web's) and the bot each one is
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
+#: the triple card's computer levels: its own players (:data:`solver.play.triple.TRIPLE_BOTS`)
+TRIPLE_LEVELS = {"easy": "random", "medium": "greedy", "hard": "heuristic", "perfect": "triple"}
 #: the name of the one person of a solo game (and of "you" against the computer)
 HUMAN = "You"
+
+
+def levels(rules) -> dict[str, str]:
+    """The computer's levels for a rule set (level -> bot name)."""
+    return TRIPLE_LEVELS if rules.triple else LEVELS
 
 
 def is_solo(game: Game) -> bool:

@@ -35,13 +35,12 @@ from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
-from ..engine.playout import finish_games, result_arrays, run_games, store_results
+from ..engine.playout import MAX_GAMES, finish_games, result_arrays, run_games, store_results
 from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
 #: a game with the report's statistics, so about 4 GB at the cap, and some 7 minutes for the
 #: optimal bot); play more as several calls with ``game0`` (or seeds) and pool the results.
-MAX_GAMES = 100_000_000
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 
 PERCENTILES = (5, 25, 50, 75, 95)

@@ -6,11 +6,13 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..advice.triple import TripleAdvisor, TripleTurn
 from ..core import dice as D
 from ..core.dice import Dice
 from ..core.errors import UsageError
+from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
 from ..engine.turn import TIE_TOLERANCE
@@ -42,8 +44,57 @@ def play_triple_game(advisor: TripleAdvisor, seed: int, game: int, bot: str = "t
         options = tt.placement_values(dice)
         best = max(o[0] for o in options)
         _, c, b, _, _ = next(o for o in options if o[0] >= best - TIE_TOLERANCE)
-        card = card.score(c + 1, names[b], dice)
+        card = card.score(card.key(c + 1, names[b]), dice)
     return card
+
+
+class TripleBot:
+    """A player of the triple card in the bot protocol of :mod:`solver.play.bots` (``choose_keep``,
+    ``choose_box``, the box named ``BOX@COLUMN``): ``triple``, ``tuned`` and ``floor`` play by the
+    exact single-card table (:class:`~solver.advice.triple.TripleAdvisor`), ``heuristic`` and
+    ``greedy`` by the heuristic or an all-zero evaluation, ``random`` uniformly.  Ties as the
+    kernels break them: the keep with the most dice, the box first by column, then card order."""
+
+    def __init__(self, name: str, rules: RuleSet, tables_dir=None, *, build_if_missing=True, progress=True):
+        self.name = check_bot(name)
+        self.rules = triple_rules(rules)
+        self.advisor = None
+        if self.name != "random":
+            self.advisor = value_advisor(self.name, self.rules, tables_dir, build_if_missing, progress)
+
+    def choose_keep(self, card: TripleCard, dice: Dice, rolls_left: int, rng) -> tuple[int, ...]:
+        if self.advisor is None:
+            return rng.choice([D.KEEPS[k] for k in D.ROLL_SUBKEEPS[dice.index]])
+        advice = self.advisor.advise(Position(card, dice, rolls_left))
+        return max((o.keep for o in advice.options if o.best), key=D.keep_index)
+
+    def choose_box(self, card: TripleCard, dice: Dice, rng) -> str:
+        if self.advisor is None:
+            return rng.choice(card.placements(dice)).box
+        advice = self.advisor.advise(Position(card, dice, 0))
+        index = self.rules.single.box_index
+        return min((o for o in advice.options if o.best), key=lambda o: (o.column, index[o.category])).box
+
+
+def value_advisor(
+    name: str, rules: RuleSet, tables_dir=None, build_if_missing=True, progress=True
+) -> TripleAdvisor:
+    """The advisor a triple player plays by: the exact base table (``triple``, ``tuned`` with its
+    column scales, ``floor`` one column at a time), the heuristic evaluation or all zeros."""
+    if name in ("triple", "tuned", "floor"):
+        advisor = TripleAdvisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+        return TripleAdvisor(advisor.table, rules, only_first=name == "floor", kappa=BOT_KAPPA.get(name))
+    import numpy as np
+
+    from ..engine.heuristic import heuristic_values
+    from ..engine.tables import Table
+
+    single = rules.single
+    if name == "heuristic":
+        values = heuristic_values(single)
+    else:
+        values = np.zeros((1 << single.n_boxes, single.upper_cap + 1, single.n_flags))
+    return TripleAdvisor(Table(single, values, {"source": name}, Path(f"<{name} {single.id}>")), rules)
 
 
 # --- simulation ---------------------------------------------------------------
@@ -113,7 +164,7 @@ def _bot_values(name: str, rules: RuleSet, tables_dir, build_if_missing: bool, p
             get_table(single, tables_dir, build_if_missing=build_if_missing, progress=progress).values
         )
     if name == "heuristic":
-        from ..play.bots import heuristic_values
+        from ..engine.heuristic import heuristic_values
 
         return kernel_values(heuristic_values(single))
     return kernel_values(np.zeros((1 << single.n_boxes, single.upper_cap + 1, single.n_flags)))
@@ -148,7 +199,7 @@ def simulate_triple(
     from ..core.threads import Workers, resolve_threads
     from ..engine import _kernels as K
     from ..engine.dp import rule_arrays
-    from ..play.simulate import MAX_GAMES
+    from ..engine.playout import MAX_GAMES
 
     rules = triple_rules(rules)
     name = check_bot(bot)
