@@ -627,3 +627,30 @@ def test_win_games_share_the_tables_of_their_rule_set(tmp_path, monkeypatch):
         bots.append(service.game(game["id"]).bots[1])
     assert len(reads) == 1
     assert bots[0] is not bots[1] and bots[0].table is bots[1].table
+
+
+def test_the_triple_card_through_the_api(client, data, tables):
+    """The triple card is a game like any other: its boxes named BOX@COLUMN, the computer at
+    every level its own players, hints with the note that they are best-known, saved to the
+    data folder and reviewable."""
+    state = client.post(
+        "/api/games", json={"mode": "vs-computer", "level": "perfect", "seed": 3, "rules": "triple"}
+    ).json()
+    assert state["rules"] == "yahtzee+triple" and state["weights"] == [1, 2, 3] and len(state["boxes"]) == 39
+    game_id = state["id"]
+    state = client.post(f"/api/games/{game_id}/roll", json={}).json()
+    hint = client.post(f"/api/games/{game_id}/hint", json={}).json()
+    assert hint["options"][0]["best"] and "keep" in hint["options"][0]
+    refused = client.post(f"/api/games/{game_id}/score", json={"box": 3})
+    assert refused.status_code == 400 and "fours@3" in refused.json()["error"]
+    box = next(b for b in state["boxes"] if b["allowed"] and b["column"] == 3)
+    state = client.post(f"/api/games/{game_id}/score", json={"box": box["name"]}).json()
+    assert state["round"] == 2 and [len(p["columns"]) for p in state["players"]] == [3, 3]
+    assert state["players"][0]["columns"][2]["total"] == box["preview"]
+    assert any(e.startswith("Computer (perfect) scores") and "@" in e for e in state["events"])
+    got = client.get(
+        "/api/hint", params={"rules": "triple", "dice": "33456", "rolls_left": 0, "card": "ones@1=3"}
+    ).json()
+    assert {o["column"] for o in got["options"]} == {1, 2, 3} and "not proven optimal" in got["note"]
+    [saved] = (data / "games").glob("*.json")
+    assert json.loads(saved.read_text())["turns"][0]["box"] == box["name"]

@@ -156,6 +156,10 @@ class TripleAdvisor:
             self._cache.clear()
         return TripleTurn(card, self.table.values, self._cache, only_first=self.only_first, kappa=self.kappa)
 
+    def card_value(self, card: TripleCard) -> float:
+        """Expected points still to come from the start of a turn (the floor policy's: a lower bound)."""
+        return self.floor_value(card) - card.total
+
     def floor_value(self, card: TripleCard) -> float:
         """Expected final score of the floor policy from the start of a turn on ``card``."""
         values = self.table.values

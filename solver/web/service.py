@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.card import ScoreCard
 from ..core.errors import SolverError, TableError, UsageError, printable
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class Service:
         request has that side effect, a GET least of all): a missing table is a 409 that names
         the build (``POST /api/tables``).  Reading one rule set's table never makes another
         rule set's requests wait."""
-        from ..advice.advisor import Advisor
+        from ..advice import load_advisor
         from ..core.errors import MissingTableError
 
         rules = self.rules(rules)
@@ -226,15 +227,16 @@ class Service:
             if found is not None:
                 return found
             try:
-                advisor = Advisor.load(rules, self.tables_dir, build_if_missing=False, light=True)
+                advisor = load_advisor(rules, self.tables_dir, build_if_missing=False, light=True)
             except MissingTableError:
                 self._forget_loading(rules.id, loading)
+                base = rules.single.id  # the triple card plays by its base's table
                 raise ApiError(
                     409,
-                    f"no table for {rules.id} on this server yet: build it (POST /api/tables with "
-                    f'{{"rules": "{rules.id}"}}, the page\'s Build button, or yahtzee tables build '
-                    f"--rules {rules.id})",
-                    {"build": rules.id},
+                    f"no table for {base} on this server yet: build it (POST /api/tables with "
+                    f'{{"rules": "{base}"}}, the page\'s Build button, or yahtzee tables build '
+                    f"--rules {base})",
+                    {"build": base},
                 ) from None
             except SolverError as exc:
                 self._forget_loading(rules.id, loading)
@@ -281,7 +283,7 @@ class Service:
         from ..engine.tables import table_paths
 
         _fields(params, ("rules",), ("rules",))
-        rules = self.rules(params["rules"])
+        rules = self.rules(params["rules"]).single  # the triple card's table is its base's
         if all(p.is_file() for p in table_paths(rules, self.tables_dir)):
             return rules.id, None
         return rules.id, [
@@ -312,7 +314,12 @@ class Service:
                 rules,
             )
             if target is None:
-                return checked_advice(self.advisor(rules), position).to_json()
+                advisor = self.advisor(rules)
+                return checked_advice(advisor, position).to_json() | (
+                    {"note": advisor.note} if advisor.note else {}
+                )
+            if rules.triple:
+                raise ApiError(400, "target does not take the triple card (no target tables for it)")
             advice = self.target_advisor(rules).advise(position, target)
             check_finite(rules, [o.p_target for o in advice.options], position)
             return advice.to_json()
@@ -389,12 +396,12 @@ class Service:
     def value(self, params: dict) -> dict:
         """``yahtzee value --json``: fields ``card`` (default empty) and ``rules``."""
         from ..advice.advisor import value_json
-        from ..core.card import ScoreCard
+        from ..core.triple_card import parse_card
 
         _fields(params, ("card", "rules"))
         rules = self.rules(params.get("rules"))
         try:
-            card = ScoreCard.parse(_text(params, "card", ""), rules)
+            card = parse_card(_text(params, "card", ""), rules)
             return value_json(self.advisor(rules), card)
         except SolverError as exc:
             raise api_error(exc) from None
@@ -441,7 +448,7 @@ class Service:
         from ..play.daily import parse_date, released_date
         from ..play.game import Game, Player
         from ..play.records import new_game_path
-        from ..play.session import HUMAN, LEVELS, earlier_play, record_eligible, start_messages
+        from ..play.session import HUMAN, earlier_play, levels, record_eligible, start_messages
 
         _fields(params, ("mode", "rules", "level", "date", "seed"))
         mode = _text(params, "mode", "solo")
@@ -449,6 +456,7 @@ class Service:
             raise ApiError(400, f"mode {mode!r} is not one of {', '.join(MODES)}")
         rules = self.rules(params.get("rules"))
         level = _text(params, "level")
+        LEVELS = levels(rules)  # noqa: N806 - the rule set's table of levels
         if mode == "vs-computer":
             level = "medium" if level is None else level
             if level not in LEVELS:
@@ -652,6 +660,8 @@ class Service:
         g = web.game
         box = params["box"]
         if not isinstance(box, str):
+            if g.rules.triple:
+                raise ApiError(400, "box must be a box and its column on the triple card, such as fours@3")
             box = _whole(box, "box number", 1, len(g.rules.box_names))
         elif len(box) > 100:
             from ..core.bounded import shown
@@ -670,7 +680,7 @@ class Service:
         new_card = g.cards[turn.player]
         bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
         web.events.append(f"You score {turn.score} in {name}{bonus}: total {new_card.total}")
-        if new_card.upper_bonus and not card.upper_bonus:
+        if isinstance(new_card, ScoreCard) and new_card.upper_bonus and not card.upper_bonus:
             web.events.append(
                 f"upper section reached {g.rules.upper_threshold}: +{g.rules.upper_bonus} bonus!"
             )
@@ -779,11 +789,14 @@ class Service:
             from ..play.daily import optimal_game, share_text
 
             self._save(web, "finished", store=False)  # the file first: kept even if the optimum fails
-            bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == "optimal"), None)
+            from ..play.daily import best_bot_name
+
+            best = best_bot_name(g.rules)
+            bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == best), None)
             if bot is None:
                 from ..play.bots import get_bot
 
-                bot = get_bot("optimal", g.rules, self.tables_dir, build_if_missing=False, progress=False)
+                bot = get_bot(best, g.rules, self.tables_dir, build_if_missing=False, progress=False)
             optimal = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=bot).cards[0].total
             web.optimal = optimal
             web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
@@ -810,33 +823,24 @@ class Service:
                         g.card.score(name, g.sorted_dice)
                     except SolverError as exc:
                         reasons[name] = str(exc)
-        cards = []
-        for p, c in zip(g.players, g.cards, strict=True):
-            cards.append(
-                {
-                    "name": p.name,
-                    "kind": p.kind,
-                    "card": str(c),
-                    "scores": list(c.scores),
-                    "upper_total": c.upper_total,
-                    "upper_bonus": c.upper_bonus,
-                    "yahtzee_bonus": c.yahtzee_bonus_points,
-                    "total": c.total,
-                }
-            )
+        cards = [
+            {"name": p.name, "kind": p.kind} | card_json(c) for p, c in zip(g.players, g.cards, strict=True)
+        ]
         boxes = []
         card = g.cards[shown]
-        for i, name in enumerate(rules.box_names):
-            score = card.scores[i]
+        upper = {rules.single.box_names[i] for i in rules.single.upper_indices}
+        for name in card.box_names:  # ``fours`` or, on the triple card, ``fours@3``
+            category, _, column = name.partition("@")
             boxes.append(
                 {
                     "name": name,
-                    "upper": i in rules.upper_indices,
-                    "score": score,
+                    "upper": category in upper,
+                    "score": card.get(name),
                     "preview": preview.get(name),
                     "allowed": name in preview,
                     "reason": reasons.get(name),
                 }
+                | ({"column": int(column), "category": category} if column else {})
             )
         info = g.info
         out = {
@@ -858,7 +862,8 @@ class Service:
             "rolls_left": g.rolls_left,
             "must_use_all_rolls": rules.all_rolls,
             "coach_on": bool(info.get("coach")),
-            "upper_threshold": rules.upper_threshold if rules.has_upper_bonus else None,
+            "upper_threshold": rules.upper_threshold if rules.has_upper_bonus and not rules.triple else None,
+            "weights": list(rules.weights),
             "boxes": boxes,
             "players": cards,
             "events": list(web.events),
@@ -873,3 +878,32 @@ class Service:
             "review": web.review,
         }
         return out
+
+
+def card_json(card) -> dict:
+    """A card as the pages read it: its boxes' scores, upper total and bonuses, total; a card of
+    columns (the triple card) as its columns, each with its weight."""
+    if hasattr(card, "columns"):
+        columns = [card_json(col) | {"weight": w} for w, col in zip(card.weights, card.columns, strict=True)]
+        return {
+            "card": str(card),
+            "columns": columns,
+            # the play page's one table: every box in ``box_names`` order, the weighted bonuses
+            "scores": [card.get(name) for name in card.box_names],
+            "upper_total": None,
+            "upper_bonus": sum(
+                w * col.upper_bonus for w, col in zip(card.weights, card.columns, strict=True)
+            ),
+            "yahtzee_bonus": sum(
+                w * col.yahtzee_bonus_points for w, col in zip(card.weights, card.columns, strict=True)
+            ),
+            "total": card.total,
+        }
+    return {
+        "card": str(card),
+        "scores": list(card.scores),
+        "upper_total": card.upper_total,
+        "upper_bonus": card.upper_bonus,
+        "yahtzee_bonus": card.yahtzee_bonus_points,
+        "total": card.total,
+    }
