@@ -295,6 +295,7 @@ def test_cli_usage_errors_are_one_line(capsys, argv, words):
     assert out == "" and err.count("\n") == 1 and words in err and "Traceback" not in err
 
 
+@pytest.mark.slow  # a target table built and pushed forward: in CI, not the fast loop
 def test_target_policy_distribution(tmp_path, capsys):
     """Under target play: P(final >= T) is the target table's (to the bots' tie tolerance), the
     probabilities sum to 1, and the target bot's simulated games agree within 4 standard errors."""

@@ -117,6 +117,7 @@ def test_spread_of_one_opponent_is_a_distribution_centred_on_its_estimate(small,
     )
 
 
+@pytest.mark.slow  # every game of both engines: in CI, not the fast loop
 def test_numba_and_python_engines_play_the_same_games(small):
     rules, folder = small
     for bots in (["win", "optimal"], ["greedy", "win"], ["optimal", "frequent"]):

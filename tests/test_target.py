@@ -198,6 +198,7 @@ def test_target_bot_matches_the_exact_probability_and_beats_optimal(target_dir):
     assert diff.mean() > 4 * diff.std() / np.sqrt(games)  # paired: on the same dice
 
 
+@pytest.mark.slow  # Python against numba, game by game: in CI, not the fast loop
 def test_target_bot_python_and_numba_play_the_same_games(target_dir):
     from solver.play.simulate import simulate
 

@@ -335,19 +335,26 @@ class Advisor:
                         )
                         continue
                 raw.append((ev[k], {"keep": D.KEEPS[k]}))
-        best_ev = max(v for v, _ in raw)
-        order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
-        options = tuple(
-            Option(
-                ev=raw[i][0],
-                expected_final=base + raw[i][0],
-                regret=best_ev - raw[i][0],
-                best=best_ev - raw[i][0] <= TIE_TOLERANCE,
-                **raw[i][1],
-            )
-            for i in order
+        return ranked_advice(position, base, raw)
+
+
+def ranked_advice(position: Position, base: float, raw: list[tuple[float, dict]]) -> Advice:
+    """The advice of ``position`` from ``(ev, fields of the option)`` pairs: best first (a stable
+    sort, so equal values keep the order given), ``expected_final = base + ev`` and each option's
+    regret against the best (``best`` within :data:`~solver.engine.turn.TIE_TOLERANCE`)."""
+    best_ev = max(v for v, _ in raw)
+    order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
+    options = tuple(
+        Option(
+            ev=raw[i][0],
+            expected_final=base + raw[i][0],
+            regret=best_ev - raw[i][0],
+            best=best_ev - raw[i][0] <= TIE_TOLERANCE,
+            **raw[i][1],
         )
-        return Advice(position, options)
+        for i in order
+    )
+    return Advice(position, options)
 
 
 class TargetAdvisor:

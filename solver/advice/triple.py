@@ -26,8 +26,8 @@ from ..core.errors import UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
-from ..engine.turn import TIE_TOLERANCE, TurnValues, average_keeps, best_subkeep
-from .advisor import Advice, Option
+from ..engine.turn import TurnValues, average_keeps, best_subkeep
+from .advisor import Advice, ranked_advice
 
 NOTE = (
     "best-known, not proven optimal: the triple player looks one turn ahead over the columns' "
@@ -200,16 +200,4 @@ class TripleAdvisor:
                 if k == stop and self.rules.all_rolls:
                     continue
                 raw.append((ev_table[k], {"keep": D.KEEPS[k]}))
-        best_ev = max(v for v, _ in raw)
-        order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
-        options = tuple(
-            Option(
-                ev=raw[i][0],
-                expected_final=base + raw[i][0],
-                regret=best_ev - raw[i][0],
-                best=best_ev - raw[i][0] <= TIE_TOLERANCE,
-                **raw[i][1],
-            )
-            for i in order
-        )
-        return Advice(position, options)
+        return ranked_advice(position, base, raw)

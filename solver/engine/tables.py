@@ -29,13 +29,16 @@ import stat
 import struct
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import MissingTableError, TableError, out_of_memory
 from ..core.fileio import NotRegularFileError, file_kind, json_depth_ok, open_regular
 from ..core.rules import RuleSet, get_rules
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     import numpy as np
@@ -567,8 +570,6 @@ def build_table(
     import sys
     import threading
 
-    from tqdm import tqdm
-
     from ..core.fileio import remove_stale_temporaries
     from . import dp
 
@@ -577,7 +578,6 @@ def build_table(
     folder = table_paths(rules, tables_dir)[0].parent
     check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
-    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     notice = threading.Timer(
         1.0, lambda: print("compiling the solver (first run only; cached afterwards) ...", file=sys.stderr)
     )
@@ -587,18 +587,38 @@ def build_table(
         dp.load_kernels(rules)
     finally:
         notice.cancel()
+    values, wall, cpu = timed_solve(
+        rules, f"building {rules.id}", lambda tick: dp.solve(rules, progress=tick, threads=threads), progress
+    )
+    return save_table(rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu)
+
+
+def timed_solve(rules: RuleSet, what: str, solve: Callable, progress: bool):
+    """``(values, wall seconds, CPU seconds)`` of ``solve(tick)``, a dynamic program over the rule
+    set's masks that calls ``tick(n)`` as it finishes ``n`` of them (a bar on stderr with
+    ``progress``): how every table, value or target, is built."""
+    from tqdm import tqdm
+
+    from . import dp
+
+    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with tqdm(
-        total=n_masks,
-        desc=f"building {rules.id}",
-        unit="mask",
-        disable=not progress,
-        leave=False,
-        dynamic_ncols=True,
+        total=n_masks, desc=what, unit="mask", disable=not progress, leave=False, dynamic_ncols=True
     ) as bar:
-        values = dp.solve(rules, progress=bar.update, threads=threads)
-    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
-    return save_table(rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu)
+        values = solve(bar.update)
+    return values, time.perf_counter() - start_wall, time.process_time() - start_cpu
+
+
+def get_or_build(load: Callable[[], T], build: Callable[[], T], build_if_missing: bool) -> T:
+    """The one get-or-build of every table, value or target: ``load()``; when the table is missing
+    and ``build_if_missing``, ``build()`` (which answers what ``load()`` would have)."""
+    try:
+        return load()
+    except MissingTableError:
+        if not build_if_missing:
+            raise
+    return build()
 
 
 def get_table(
@@ -613,13 +633,12 @@ def get_table(
 
     ``light``: the values without numpy, see :func:`load_table`.
     """
-    try:
-        return load_table(rules, tables_dir, light=light)
-    except MissingTableError:
-        if not build_if_missing:
-            raise
-    table = build_table(rules, tables_dir, progress=progress)
-    return load_table(rules, tables_dir, light=True, check_hash=False) if light else table
+
+    def build() -> Table:
+        table = build_table(rules, tables_dir, progress=progress)
+        return load_table(rules, tables_dir, light=True, check_hash=False) if light else table
+
+    return get_or_build(lambda: load_table(rules, tables_dir, light=light), build, build_if_missing)
 
 
 def verify_table(

@@ -348,15 +348,15 @@ def get_target(
     """The target table of ``rules`` (:func:`load_target`), built first when missing and
     ``build_if_missing`` (``announce`` is told so first: a build takes minutes); the one
     get-or-build of target tables, as :func:`solver.engine.tables.get_table` is of value tables."""
-    try:
+    from .tables import get_or_build
+
+    def build() -> TargetTable:
+        if announce is not None:
+            announce(f"building the {get_rules(rules).id} target table (once; a few minutes for yahtzee) ...")
+        build_target(rules, tables_dir, progress=progress)
         return load_target(rules, tables_dir, light=light)
-    except MissingTableError:
-        if not build_if_missing:
-            raise
-    if announce is not None:
-        announce(f"building the {get_rules(rules).id} target table (once; a few minutes for yahtzee) ...")
-    build_target(rules, tables_dir, progress=progress)
-    return load_target(rules, tables_dir, light=light)
+
+    return get_or_build(lambda: load_target(rules, tables_dir, light=light), build, build_if_missing)
 
 
 def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool = False) -> TargetTable:
@@ -460,33 +460,23 @@ def build_target(
 ) -> TargetTable:
     """Solve the target DP of ``rules`` for targets up to ``t_max`` and save it (tqdm bar)."""
     import resource
-    import time
-
-    from tqdm import tqdm
 
     from ..core.fileio import remove_stale_temporaries
-    from . import dp
-    from .tables import check_writable
+    from .tables import check_writable, timed_solve
 
     rules = get_rules(rules)
     rules.require_single("a target table")
     folder = target_paths(rules, tables_dir)[0].parent
     check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))
-    n_masks = sum(len(level) for level in dp.masks_by_level(rules))
-    start_wall, start_cpu = time.perf_counter(), time.process_time()
-    with tqdm(
-        total=n_masks,
-        desc=f"building {rules.id} target table",
-        unit="mask",
-        disable=not progress,
-        leave=False,
-        dynamic_ncols=True,
-    ) as bar:
-        values = solve_target(rules, t_max, progress=bar.update, threads=threads)
+    values, wall, cpu = timed_solve(
+        rules,
+        f"building {rules.id} target table",
+        lambda tick: solve_target(rules, t_max, progress=tick, threads=threads),
+        progress,
+    )
     small = compact(values)
     del values
-    wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     # what expected-score play reaches from the empty card, for ``value --target`` at once
     from ..core.card import ScoreCard
