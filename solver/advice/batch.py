@@ -489,12 +489,7 @@ _BOM = "\ufeff"
 
 
 def advise_json_lines(
-    lines: Iterable[str | bytes],
-    default_rules=None,
-    tables_dir=None,
-    *,
-    chunk: int = JSON_CHUNK,
-    idle: float | None = None,
+    lines: Iterable[str | bytes], default_rules=None, tables_dir=None, **batching
 ) -> Iterator[str]:
     """One JSON output line per input line, in order (the ``hint --json`` object).
 
@@ -504,9 +499,9 @@ def advise_json_lines(
     ``{"error": "line N: ..."}`` and the rest go on.  A missing table is built first;
     a corrupt one, or one that gives a value that is not finite, answers
     ``{"error": ...}`` on the lines of its rule set only.  Lines are answered ``chunk``
-    at a time (see :func:`advise_json_batches` for ``idle``).
+    at a time (``batching``: ``chunk`` and ``idle`` of :func:`advise_json_batches`).
     """
-    for answers in advise_json_batches(lines, default_rules, tables_dir, chunk=chunk, idle=idle):
+    for answers in advise_json_batches(lines, default_rules, tables_dir, **batching):
         yield from answers
 
 

@@ -23,6 +23,16 @@ _EMPTY_WORDS = {"", "-", "empty", "none"}
 MAX_ENTRY = 1_000_000
 
 
+def card_text(text, example: str) -> str | None:
+    """The notation of a card to read, stripped; ``None`` for the empty card (``""``, ``-``,
+    ``empty``, ``none``); anything but text is a :class:`CardError` naming it (``example``: what
+    a card looks like)."""
+    if text is not None and not isinstance(text, str):
+        raise CardError(f"a card is text like {example!r}, got {shown(text)}")
+    text = (text or "").strip()
+    return None if text.lower() in _EMPTY_WORDS else text
+
+
 def box_key(name) -> str:
     """A box name as typed (``Full House``, ``full-house``) in the card's spelling (``full_house``)."""
     return str(name).strip().lower().replace(" ", "_").replace("-", "_")
@@ -107,10 +117,8 @@ class ScoreCard:
         rules = get_rules(rules)
         if isinstance(text, ScoreCard):
             return text
-        if text is not None and not isinstance(text, str):
-            raise CardError(f"a card is text like 'ones=3,fours=12', got {shown(text)}")
-        text = (text or "").strip()
-        if text.lower() in _EMPTY_WORDS:
+        text = card_text(text, "ones=3,fours=12")
+        if text is None:
             return cls.empty(rules)
         scores: list[int | None] = [None] * rules.n_boxes
         bonus_count = 0

@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bounded import parse_whole, shown, whole_value
-from .card import Placement, ScoreCard
+from .card import Placement, ScoreCard, card_text
 from .dice import Dice
 from .errors import CardError, IllegalMoveError, UsageError
 from .rules import RuleSet, get_rules
 
 COLUMN_SEP = "@"
-_EMPTY_WORDS = {"", "-", "empty", "none"}
 
 
 def triple_rules(rules: RuleSet | str | None) -> RuleSet:
@@ -58,11 +57,9 @@ class TripleCard:
         rules = triple_rules(rules)
         if isinstance(text, TripleCard):
             return text
-        if text is not None and not isinstance(text, str):
-            raise CardError(f"a triple card is text like 'ones@1=3,fours@3=12', got {text!r}")
-        text = (text or "").strip()
+        text = card_text(text, "ones@1=3,fours@3=12")
         n_col = len(rules.weights)
-        if text.lower() in _EMPTY_WORDS:
+        if text is None:
             return cls.empty(rules)
         parts: list[list[str]] = [[] for _ in range(n_col)]
         for entry in text.replace(";", ",").split(","):

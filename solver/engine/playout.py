@@ -8,6 +8,8 @@ here are arrays (a value table, a target table) or the kernels' simple rules; th
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..core import dice as D
@@ -257,3 +259,20 @@ def run_games(
                 out["cards"][c0 + ids] = state[:, :nb]  # back in game order
             del state
     return out
+
+
+@contextlib.contextmanager
+def progress_ticks(progress, total: int, desc: str):
+    """The ``tick(n)`` a run of ``total`` games calls as ``n`` more finish: a tqdm bar on stderr
+    for ``progress=True``, the caller's own function, or nothing (``False``)."""
+    if progress is True:
+        from tqdm import tqdm
+
+        with tqdm(
+            total=total, desc=desc, unit="game", unit_scale=True, leave=False, dynamic_ncols=True
+        ) as bar:
+            yield bar.update
+    elif callable(progress):
+        yield progress
+    else:
+        yield lambda n: None

@@ -38,10 +38,10 @@ from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
-from ..engine.playout import STATE_WIDTH, game_totals_of, table_turn, target_turn
+from ..engine.playout import STATE_WIDTH, game_totals_of, progress_ticks, table_turn, target_turn
 from ..engine.turn import TIE_TOLERANCE
-from .bots import WinBot, bot_name, get_bot
-from .simulate import fast_kind, game_rng, play_turn
+from .bots import WinBot, bot_name
+from .simulate import fast_kind, game_rng, play_turn, resolve_bot
 
 MAX_PLAYERS = 8
 MAX_GAMES = 20_000_000  # per call (scores are kept per game and seat)
@@ -415,13 +415,7 @@ def play_match(
         raise UsageError(f"games must be at most {MAX_GAMES:,} per match, got {games:,}")
     if engine not in ("auto", "numba", "python"):
         raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
-    made = []
-    for bot in bots:
-        if isinstance(bot, str):
-            bot = get_bot(bot, rules, tables_dir, build_if_missing=build_if_missing, progress=bool(progress))
-        elif not (callable(getattr(bot, "choose_keep", None)) and callable(getattr(bot, "choose_box", None))):
-            raise UsageError(f"{bot!r} is not a bot (it needs choose_keep and choose_box methods)")
-        made.append(bot)
+    made = [resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress)) for bot in bots]
     shared = [b for k, b in enumerate(made) if any(b is c for c in made[:k])]
     if any(callable(getattr(b, "see_opponents", None)) for b in shared):
         raise UsageError("give each player its own bot object (the same object twice shares its state)")
@@ -430,28 +424,13 @@ def play_match(
         raise UsageError("these bots have no numba engine together (user bots, two win bots, order=choose)")
     use_numba = kinds is not None and engine != "python"
     n_threads = resolve_threads(threads) if use_numba else 1
-    bar = None
-    if progress is True:
-        from tqdm import tqdm
-
-        bar = tqdm(total=games, desc="match", unit="game", unit_scale=True, leave=False, dynamic_ncols=True)
-        tick = bar.update
-    elif callable(progress):
-        tick = progress
-    else:
-
-        def tick(n):
-            return None
 
     start = time.perf_counter()
-    try:
+    with progress_ticks(progress, games, "match") as tick:
         if use_numba:
             scores = _run_numba(rules, made, kinds, games, int(seed), n_threads, tick)
         else:
             scores = _run_python(rules, made, games, int(seed), tick)
-    finally:
-        if bar is not None:
-            bar.close()
     p = len(made)
     seats = np.empty((games, p), dtype=np.int64)
     g = np.arange(games)

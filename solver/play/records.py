@@ -962,17 +962,22 @@ def last_finished_path(data: str | os.PathLike | None = None) -> str | None:
     return None
 
 
-def finished_games(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
-    """Every finished game (of one rule set), oldest first, as its saved JSON (rows that are not
-    saved games skipped with a warning)."""
+def _select(data, sql: str, rules_id: str | None, order: str) -> list:
+    """The rows of ``sql`` (of one rule set, with ``rules_id``) ordered by ``order``; none when
+    there is no database yet."""
     with _reading(data) as con:
         if con is None:
             return []
-        sql = "SELECT id, json FROM games WHERE status = 'finished'"
         args: tuple = ()
         if rules_id:
-            sql, args = sql + " AND rules = ?", (rules_id,)
-        rows = con.execute(sql + " ORDER BY id", args).fetchall()
+            sql, args = sql + (" AND" if " WHERE " in sql else " WHERE") + " rules = ?", (rules_id,)
+        return con.execute(f"{sql} ORDER BY {order}", args).fetchall()
+
+
+def finished_games(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
+    """Every finished game (of one rule set), oldest first, as its saved JSON (rows that are not
+    saved games skipped with a warning)."""
+    rows = _select(data, "SELECT id, json FROM games WHERE status = 'finished'", rules_id, "id")
     games = [_row_game(row_id, text) for row_id, text in rows]
     return [g for g in games if g is not None]
 
@@ -980,13 +985,6 @@ def finished_games(data: str | os.PathLike | None = None, rules_id: str | None =
 def daily_results(data: str | os.PathLike | None = None, rules_id: str | None = None) -> list[dict]:
     """The kept daily results, oldest date first: ``{"date", "rules", "name", "score", "optimal"}``
     (rows that are not results skipped with a warning)."""
-    with _reading(data) as con:
-        if con is None:
-            return []
-        sql = "SELECT date, rules, name, score, optimal FROM daily"
-        args: tuple = ()
-        if rules_id:
-            sql, args = sql + " WHERE rules = ?", (rules_id,)
-        rows = con.execute(sql + " ORDER BY date", args).fetchall()
+    rows = _select(data, "SELECT date, rules, name, score, optimal FROM daily", rules_id, "date")
     results = [_daily_row(r, data) for r in rows]
     return [r for r in results if r is not None]

@@ -35,7 +35,7 @@ from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
-from ..engine.playout import MAX_GAMES, finish_games, result_arrays, run_games, store_results
+from ..engine.playout import MAX_GAMES, finish_games, progress_ticks, result_arrays, run_games, store_results
 from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
@@ -142,7 +142,8 @@ def histogram(scores: np.ndarray, width: int = 25, top: float = 99.9) -> tuple[n
     return edges, counts
 
 
-def _resolve_bot(bot, rules: RuleSet, tables_dir, build_if_missing: bool, progress: bool):
+def resolve_bot(bot, rules: RuleSet, tables_dir, build_if_missing: bool, progress: bool):
+    """A bot by name (:func:`~solver.play.bots.get_bot`) or the object itself, checked to be one."""
     if isinstance(bot, str):
         return get_bot(bot, rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
     if not (callable(getattr(bot, "choose_keep", None)) and callable(getattr(bot, "choose_box", None))):
@@ -199,35 +200,15 @@ def simulate(
         raise UsageError(f"chunk must be 1 or more, got {chunk}")
     if engine not in ("auto", "numba", "python"):
         raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
-    bot = _resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
+    bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
     if engine == "numba" and fast is None:
         raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
     use_numba = fast is not None and engine != "python"
     n_threads = resolve_threads(threads) if use_numba else 1
 
-    bar = None
-    if progress is True:
-        from tqdm import tqdm
-
-        bar = tqdm(
-            total=games,
-            desc=f"{bot_name(bot)} on {rules.id}",
-            unit="game",
-            unit_scale=True,
-            leave=False,
-            dynamic_ncols=True,
-        )
-        tick = bar.update
-    elif callable(progress):
-        tick = progress
-    else:
-
-        def tick(n):
-            return None
-
     start_wall, start_cpu = time.perf_counter(), time.process_time()
-    try:
+    with progress_ticks(progress, games, f"{bot_name(bot)} on {rules.id}") as tick:
         if use_numba:
             parts = _run_numba(
                 rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk)
@@ -236,9 +217,6 @@ def simulate(
         else:
             parts = _run_python(rules, bot, games, int(seed), int(game0), tick, keep_cards)
             engine_used = "python"
-    finally:
-        if bar is not None:
-            bar.close()
     wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
     return SimulationResult(
         rules=rules,

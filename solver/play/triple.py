@@ -199,7 +199,7 @@ def simulate_triple(
     from ..core.threads import Workers, resolve_threads
     from ..engine import _kernels as K
     from ..engine.dp import rule_arrays
-    from ..engine.playout import MAX_GAMES
+    from ..engine.playout import MAX_GAMES, progress_ticks
 
     rules = triple_rules(rules)
     name = check_bot(bot)
@@ -223,23 +223,11 @@ def simulate_triple(
     width = n_col * nb + K.TRIPLE_COLUMN_EXTRA * n_col + 1
     seed_mixed = np.uint64(mix64(int(seed) & MASK64))
     n_threads = resolve_threads(threads)
-    bar = None
-    if progress is True:
-        from tqdm import tqdm
-
-        bar = tqdm(total=games, desc=f"{name} on {rules.id}", unit="game", unit_scale=True, leave=False)
-        tick = bar.update
-    elif callable(progress):
-        tick = progress
-    else:
-
-        def tick(n):
-            return None
 
     scores = np.empty(games, dtype=np.int64)
     column_scores = np.empty((games, n_col), dtype=np.int64)
     start = time.perf_counter()
-    try:
+    with progress_ticks(progress, games, f"{name} on {rules.id}") as tick:
         with Workers(n_threads) as workers:
             for c0 in range(0, games, CHUNK * n_threads):
                 n = min(CHUNK * n_threads, games - c0)
@@ -254,9 +242,6 @@ def simulate_triple(
                 workers.run(work, 0, n)
                 column_scores[c0 : c0 + n] = column_totals(single, rules.weights, state)
                 tick(n)
-    finally:
-        if bar is not None:
-            bar.close()
     scores[:] = column_scores.sum(axis=1)
     return TripleResult(
         rules, name, int(seed), int(game0), scores, column_scores, n_threads, time.perf_counter() - start
