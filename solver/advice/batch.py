@@ -29,6 +29,7 @@ for a few hundred states; the two agree bit for bit.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import queue
@@ -539,13 +540,7 @@ def _line_batches(lines: Iterable, chunk: int, idle: float | None) -> Iterator[l
     """Numbered lines, ``chunk`` at a time (sooner after ``idle`` seconds without input)."""
     numbered = enumerate(lines, start=1)
     if idle is None:
-        batch: list[tuple[int, object]] = []
-        for item in numbered:
-            batch.append(item)
-            if len(batch) >= chunk:
-                yield batch
-                batch = []
-        if batch:
+        while batch := list(itertools.islice(numbered, chunk)):
             yield batch
         return
     inbox: queue.SimpleQueue = queue.SimpleQueue()
@@ -560,7 +555,7 @@ def _line_batches(lines: Iterable, chunk: int, idle: float | None) -> Iterator[l
         inbox.put(done)
 
     threading.Thread(target=read, name="hint-batch-reader", daemon=True).start()
-    batch = []
+    batch: list[tuple[int, object]] = []
     while True:
         try:
             item = inbox.get(timeout=idle) if batch else inbox.get()
