@@ -431,3 +431,37 @@ def test_missing_table_offers_a_build_button(browser, tmp_path_factory):
         )
         assert not d.find_element(By.ID, "error").is_displayed()
         assert any(p.name.startswith(small) for p in folder.iterdir())
+
+
+def test_triple_card_game(browser, site):
+    """The triple card on the play page: its 39 boxes named BOX@COLUMN, a box scored by a click,
+    the computer's turn after it, the totals weighted."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    base, data = site
+    d = browser
+    open_page(d, base + "/play")
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
+    Select(d.find_element(By.ID, "level")).select_by_value("hard")
+    rules = d.find_element(By.ID, "rules")
+    rules.clear()
+    rules.send_keys("triple")
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state() == "r1-3", "the triple game")
+    assert "turn 1 of 39" in d.find_element(By.ID, "status").text
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state() == "r1-2", "the roll")
+    boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
+    names = [b.get_attribute("id").removeprefix("box-") for b in boxes]
+    assert len(names) == 39 and all("@" in n for n in names)
+    chance = next(b for b in boxes if b.get_attribute("id") == "box-chance@3")
+    chance.click()
+    wait(lambda: state() == "r2-3", "the computer's turn")
+    messages = d.find_element(By.ID, "messages").text
+    assert "You score " in messages and " in chance@3:" in messages and "Computer (hard) scores" in messages
+    totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
+    you = int(totals[0])
+    assert you % 3 == 0 and you > 0  # column 3 counts three times
+    shot(d, "play-triple.png")
