@@ -1,7 +1,9 @@
 """A game of Yahtzee or Yatzy as a UI-free model: players, turns, rolls, holds, boxes.
 
-A :class:`Game` knows the rule set, the players (each with a
-:class:`~solver.core.card.ScoreCard`), the turn order and where the dice come from.
+A :class:`Game` knows the rule set, the players (each with a card: a
+:class:`~solver.core.card.ScoreCard`, or on the triple card a
+:class:`~solver.core.triple_card.TripleCard` whose boxes are named ``BOX@COLUMN``), the
+turn order and where the dice come from.  It is the one game model of every card shape.
 The user interface (``yahtzee play``), the bots and the review all drive the
 same few methods:
 
