@@ -429,25 +429,34 @@ def test_stats_and_review_last(monkeypatch, capsys, data, tables_dir):
     play(monkeypatch, capsys, data, [*base, "--daily", "2026-10-17"], whole_game(n))
     play(monkeypatch, capsys, data, [*base, "--seed", "3"], ["r", "q"])  # unfinished: not counted
     scores = [g["final"][0]["score"] for g in saved_games(data) if g["status"] == "finished"]
+    # typed-in dice prove nothing: 66666 every turn is neither the best nor in the unassisted average
+    play(
+        monkeypatch,
+        capsys,
+        data,
+        [*base, "--real-dice"],
+        [x for i in range(1, n + 1) for x in ("66666", f"s {i}")],
+    )
     assert main(["stats", "--data", str(data), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     s = stats["rules"][SMALL]
-    assert s["games"] == 3 and s["assisted"] == 1 and s["best"] == max(scores)
-    assert s["average"] == round(sum(scores) / 3, 2)
+    assert s["games"] == 4 and s["assisted"] == 1 and s["real_dice"] == 1 and s["best"] == max(scores)
+    real = next(g["final"][0]["score"] for g in saved_games(data) if g.get("dice") == "real")
+    assert real > max(scores) and s["average"] == round((sum(scores) + real) / 4, 2)
     fair = [
         g["final"][0]["score"]
         for g in saved_games(data)
-        if g["status"] == "finished" and not g.get("assisted")
+        if g["status"] == "finished" and not g.get("assisted") and g.get("dice") != "real"
     ]
     assert len(fair) == 2 and s["unassisted_average"] == round(sum(fair) / 2, 2)
     assert s["record"] == records.solo_best(SMALL, data)["score"]
-    assert sum(s["histogram"].values()) == 3
+    assert sum(s["histogram"].values()) == 4
     assert stats["daily"]["played"] == 1 and stats["daily"]["history"][0]["date"] == "2026-10-17"
     assert main(["stats", "--data", str(data), "--rules", SMALL]) == 0
     text = capsys.readouterr().out
-    assert f"{SMALL}: 3 games finished" in text and "daily: 1 played" in text
+    assert f"{SMALL}: 4 games finished" in text and "daily: 1 played" in text and "1 on real dice" in text
     assert main(["review", "--last", "--data", str(data), "--tables", str(tables_dir)]) == 0
-    assert "daily" in capsys.readouterr().out.splitlines()[0]
+    assert "real dice" in capsys.readouterr().out.splitlines()[0]  # the last game finished
     assert main(["review", "--last", "--data", str(data / "nothing")]) == 2
 
 

@@ -107,7 +107,11 @@ def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
             bonus += bool(col.upper_bonus) / len(columns)
             yahtzees += any((col.scores[i] or 0) > 0 for i in rows) / len(columns)
     n = len(scores)
-    fair = [sc for sc, g in zip(scores, games, strict=True) if not g.get("assisted") and not g.get("replay")]
+    # fresh dice: not typed in from a table (real dice prove nothing), not a seed played before
+    fresh = [
+        sc for sc, g in zip(scores, games, strict=True) if g.get("dice") != "real" and not g.get("replay")
+    ]
+    fair = [sc for sc, g in zip(scores, games, strict=True) if _fair(g)]
     histogram: dict[str, int] = {}
     for s in sorted(scores):
         lo = s // BIN * BIN
@@ -118,9 +122,10 @@ def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
         "by_mode": {m: sum(g.get("mode") == m for g in games) for m in ("solo", "daily", "vs-computer")},
         "assisted": sum(bool(g.get("assisted")) for g in games),
         "replays": sum(bool(g.get("replay")) for g in games),
+        "real_dice": sum(g.get("dice") == "real" for g in games),
         "average": round(sum(scores) / n, 2) if n else None,
         "unassisted_average": round(sum(fair) / len(fair), 2) if fair else None,
-        "best": max(scores) if n else None,
+        "best": max(fresh) if fresh else None,  # on the program's dice, never a replay
         "record": record["score"] if record else None,
         "upper_bonus_rate": round(bonus / n, 4) if n else None,
         "five_of_a_kind_rate": round(yahtzees / n, 4) if n else None,
@@ -157,11 +162,13 @@ def format_stats(result: dict) -> str:
         if not s["games"]:
             continue
         modes = ", ".join(f"{v} {k}" for k, v in s["by_mode"].items() if v)
-        lines.append(f"  modes        {modes} ({s['assisted']} assisted, {s['replays']} replays)")
+        real = f", {s['real_dice']} on real dice" if s["real_dice"] else ""
+        lines.append(f"  modes        {modes} ({s['assisted']} assisted, {s['replays']} replays{real})")
         fair = s["unassisted_average"]
         lines.append(
             f"  average      {s['average']:.1f} ({'-' if fair is None else f'{fair:.1f}'} unassisted, "
-            f"no replays)   best {s['best']}   record {s['record'] or '-'}"
+            f"no replays, no real dice)   best {s['best'] if s['best'] is not None else '-'}   "
+            f"record {s['record'] or '-'}"
         )
         lines.append(
             f"  upper bonus  {s['upper_bonus_rate']:.0%}   five of a kind {s['five_of_a_kind_rate']:.0%}"
@@ -177,3 +184,8 @@ def format_stats(result: dict) -> str:
             opt = f" (optimal {entry['optimal']:.0f})" if entry.get("optimal") is not None else ""
             lines.append(f"  {entry['date']}  {entry['rules']}  {entry['score']}{opt}")
     return "\n".join(lines)
+
+
+def _fair(game: dict) -> bool:
+    """Whether a game counts for the unassisted average: no help, fresh dice of the program's."""
+    return not game.get("assisted") and not game.get("replay") and game.get("dice") != "real"
