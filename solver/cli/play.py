@@ -71,7 +71,7 @@ def register(sub) -> None:
         default=None,
         help="computer strength (implies --vs-computer), its mean yahtzee score measured by simulate: "
         + ", ".join(f"{k} ~{v:.0f}" for k, v in LEVEL_MEANS.items())
-        + f"; win: the hardest, plays to beat you (wins {100 * WIN_LEVEL_RATE:.1f}% against perfect)"
+        + f"; win: the hardest, plays to beat you (wins {100 * WIN_LEVEL_RATE:.1f}%% against perfect)"
         + "; default medium",
     )
     p.add_argument(
