@@ -457,3 +457,10 @@ def test_the_suite_never_uses_the_users_folders(tmp_path_factory):
     base = tmp_path_factory.getbasetemp()
     for folder in (records.data_dir(), resolve_dir(None)):
         assert base in folder.resolve().parents, folder
+
+
+def test_play_help_shows_the_win_levels_rate(capsys):
+    """argparse formats help with %: a lone % in --level's help once printed the action's dict."""
+    assert main(["play", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "% against perfect" in out and "option_strings" not in out

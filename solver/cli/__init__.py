@@ -1,5 +1,7 @@
 """The command line: :func:`main` (:mod:`solver.cli.entry`) and one module per command, each with
-``register(subparsers)``; the helpers below are the options the commands share."""
+``register(subparsers)``; the helpers below are what the commands share: the options that mean
+the same in each (one registration, one help text), their checks, and the PNG files that
+``simulate --hist`` and ``distribution --plot`` write."""
 
 from __future__ import annotations
 
@@ -54,17 +56,17 @@ def decimal(low: float, high: float):
     return number
 
 
-def add_rules(parser: argparse.ArgumentParser, many: str | None = None) -> None:
-    """``--rules ID``; with ``many`` (the help text) ``--rules ID [ID ...]``."""
+def add_rules(
+    parser: argparse.ArgumentParser,
+    many: str | None = None,
+    one: str = "rule set: BASE+MOD+... e.g. yatzy+all-rolls (default: yahtzee; see: yahtzee rules)",
+) -> None:
+    """``--rules SPEC`` (``one`` its help text, for a command whose default is not yahtzee's);
+    with ``many`` (the help text) ``--rules SPEC [SPEC ...]``."""
     if many:
         parser.add_argument("--rules", nargs="+", metavar="SPEC", help=many)
     else:
-        parser.add_argument(
-            "--rules",
-            default=None,
-            metavar="SPEC",
-            help="rule set: BASE+MOD+... e.g. yatzy+all-rolls (default: yahtzee; see: yahtzee rules)",
-        )
+        parser.add_argument("--rules", default=None, metavar="SPEC", help=one)
 
 
 def add_seed_and_threads(
@@ -83,13 +85,114 @@ def add_seed_and_threads(
     parser.add_argument("--threads", type=whole(), default=None, metavar="N", help=threads_help)
 
 
+def check_threads(threads: int | None) -> None:
+    """``--threads`` of :func:`add_seed_and_threads` (or of ``tables build``): 1 or more, or unset."""
+    from ..core.errors import UsageError
+
+    if threads is not None and threads < 1:
+        raise UsageError(f"--threads must be 1 or more, got {threads}")
+
+
 def add_tables(parser: argparse.ArgumentParser) -> None:
+    """``--tables DIR``: where the table files are read (and built)."""
     parser.add_argument(
         "--tables",
         metavar="DIR",
         default=None,
         help="folder of table files (default: $YAHTZEE_TABLES, tables/ of a checkout, or the user cache)",
     )
+
+
+def add_data(
+    parser: argparse.ArgumentParser,
+    help: str = "folder for saved games and records (default $YAHTZEE_DATA, else $XDG_DATA_HOME/yahtzee-solver)",
+) -> None:
+    """``--data DIR``: the folder of saved games and the records database (:mod:`solver.play.records`)."""
+    parser.add_argument("--data", metavar="DIR", default=None, help=help)
+
+
+def add_json(parser: argparse.ArgumentParser, help: str = "print one JSON object") -> None:
+    """``--json``: the result as JSON on stdout instead of text."""
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress bar on stderr."""
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_target(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--target T``, a final score to reach (what the command does with it is ``help``)."""
+    parser.add_argument("--target", type=whole(), default=None, metavar="T", help=help)
+
+
+def bot_descriptions() -> str:
+    """The bots by name, each with its one line, as the descriptions of simulate and match list them."""
+    from ..play.bots import BOT_DESCRIPTIONS
+
+    return "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
+
+
+#: how to get matplotlib, which draws the PNG files: in the options' help and the error without it
+PLOT_EXTRA = "pip install 'yahtzee-solver[plot]'"
+
+
+def add_png(parser: argparse.ArgumentParser, option: str, help: str) -> None:
+    """``option PNG``: a picture to draw (``help``, then what it needs)."""
+    parser.add_argument(option, metavar="PNG", default=None, help=f"{help} (needs matplotlib: {PLOT_EXTRA})")
+
+
+def check_png(option: str, path: str) -> None:
+    """Before the work: a PNG can be drawn (matplotlib is installed) and written (its folder exists),
+    so a long computation never ends in "cannot write"."""
+    import os
+
+    from ..core.errors import UsageError
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(f"{option} needs matplotlib, which is not installed: {PLOT_EXTRA}") from None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option} {path!r}: folder {folder} does not exist")
+
+
+def write_png(option: str, path: str, draw) -> None:
+    """Draw a figure with matplotlib's Agg backend (``draw(pyplot)`` returns it) and write it to
+    ``path`` as a PNG, atomically; a folder, ``/dev/full`` or a FIFO is never replaced, and a file
+    that cannot be written is one :class:`~solver.core.errors.SolverError` naming ``option``."""
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..core.errors import SolverError
+    from ..core.fileio import atomic_write
+
+    fig = draw(plt)
+    try:
+        if os.path.lexists(path) and not os.path.isfile(path):
+            raise SolverError(f"cannot write {option} {path!r}: not a regular file")
+        atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
+    except OSError as exc:
+        raise SolverError(f"cannot write {option} {path!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def write_png_after_report(option: str, path: str, draw, what: str, json_output: bool) -> None:
+    """The PNG, once the report is on stdout (a picture that cannot be written, a full disk, must
+    not lose the report); the text report then says where it went (``what`` written to ``path``),
+    a JSON one keeps stdout to its one object."""
+    import sys
+
+    sys.stdout.flush()
+    write_png(option, path, draw)
+    if not json_output:
+        print(f"{what} written to {path}")
 
 
 from .entry import build_parser, main  # noqa: E402  (the helpers above are what the commands import)

@@ -8,11 +8,9 @@ position, picks the policy (:func:`policy_distribution`), and prints text, JSON
 from __future__ import annotations
 
 import json
-import os
-import sys
 
 from ..engine.distribution import POLICIES, check_targets, parse_policy, read_position
-from . import add_rules, add_tables, whole
+from . import add_json, add_png, add_rules, add_tables, check_png, whole, write_png_after_report
 
 
 def register(sub) -> None:
@@ -43,13 +41,8 @@ def register(sub) -> None:
         metavar="T",
         help=f"report P(final >= T) for these scores (default {' '.join(map(str, DEFAULT_TARGETS))})",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--plot",
-        metavar="PNG",
-        default=None,
-        help="draw the distribution to a PNG (needs matplotlib: pip install 'yahtzee-solver[plot]')",
-    )
+    add_json(p)
+    add_png(p, "--plot", "draw the distribution to a PNG")
     add_tables(p)
     p.set_defaults(func=run_distribution)
 
@@ -105,7 +98,7 @@ def run_distribution(args) -> int:
     from ..engine.tables import get_table
 
     if args.plot:
-        _check_plot(args.plot)
+        check_png("--plot", args.plot)
 
     def values_of(rules):
         return get_table(rules, args.tables, build_if_missing=True, progress=True).values
@@ -120,10 +113,11 @@ def run_distribution(args) -> int:
         where = "" if args.dice is None else f" | dice {_dice_words(args.dice)} | {_rolls(args.rolls_left)}"
         print(format_distribution(dist, targets, where))
     if args.plot:
-        sys.stdout.flush()
-        write_plot(args.plot, dist)
-        if not args.json:
-            print(f"plot written to {args.plot}")
+
+        def draw(plt):
+            return draw_plot(plt, dist)
+
+        write_png_after_report("--plot", args.plot, draw, "plot", args.json)
     return 0
 
 
@@ -208,32 +202,12 @@ def text_histogram(dist, bar: int = 40, bins: int = 16) -> list[str]:
     return lines
 
 
-def _check_plot(path: str) -> None:
-    from ..core.errors import UsageError
-
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "--plot needs matplotlib, which is not installed: pip install 'yahtzee-solver[plot]'"
-        ) from None
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"--plot {path!r}: folder {folder} does not exist")
-
-
-def write_plot(path: str, dist) -> None:
-    """A PNG bar chart of the pmf with the mean marked (matplotlib, Agg backend), written atomically."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def draw_plot(plt, dist):
+    """The figure of ``--plot``: a bar chart of the pmf with the mean marked, drawn with ``plt``
+    (matplotlib.pyplot)."""
     import textwrap
 
-    import matplotlib.pyplot as plt
     import numpy as np
-
-    from ..core.errors import SolverError
-    from ..core.fileio import atomic_write
 
     nonzero = np.flatnonzero(dist.pmf)
     lo, hi = int(nonzero[0]), int(nonzero[-1])
@@ -253,11 +227,4 @@ def write_plot(path: str, dist) -> None:
     ax.set_ylabel("probability")
     ax.legend()
     fig.tight_layout()
-    try:
-        if os.path.lexists(path) and not os.path.isfile(path):  # a folder, /dev/full, a FIFO: never replaced
-            raise SolverError(f"cannot write --plot {path!r}: not a regular file")
-        atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
-    except OSError as exc:
-        raise SolverError(f"cannot write --plot {path!r}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
+    return fig

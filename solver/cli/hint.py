@@ -8,7 +8,7 @@ import textwrap
 
 from ..advice.advisor import checked_advice, value_json
 from ..engine.turn import check_finite
-from . import add_rules, add_tables, whole
+from . import add_json, add_rules, add_tables, add_target, whole
 
 
 def register(sub) -> None:
@@ -22,15 +22,9 @@ def register(sub) -> None:
     h.add_argument(
         "--top", type=whole(), default=None, metavar="N", help="options to show (default 5; 0 = all)"
     )
-    h.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(h)
     h.add_argument("--batch", metavar="FILE", help="JSON lines in (- for stdin), JSON lines out")
-    h.add_argument(
-        "--target",
-        type=whole(),
-        default=None,
-        metavar="T",
-        help="rank by the probability of a final score of at least T (target table; built if missing)",
-    )
+    add_target(h, "rank by the probability of a final score of at least T (target table; built if missing)")
     h.add_argument(
         "--opponent-card",
         action="append",
@@ -45,14 +39,8 @@ def register(sub) -> None:
     v = sub.add_parser("value", help="expected final score of a card before rolling")
     v.add_argument("--card", default="", help="filled boxes (default: empty card)")
     add_rules(v)
-    v.add_argument("--json", action="store_true", help="print one JSON object")
-    v.add_argument(
-        "--target",
-        type=whole(),
-        default=None,
-        metavar="T",
-        help="P(final >= T) under target play and under expected-score play",
-    )
+    add_json(v)
+    add_target(v, "P(final >= T) under target play and under expected-score play")
     add_tables(v)
     v.set_defaults(func=run_value)
 

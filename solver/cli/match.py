@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 
-from . import add_rules, add_seed_and_threads, add_tables, whole
+from . import (
+    add_json,
+    add_quiet,
+    add_rules,
+    add_seed_and_threads,
+    add_tables,
+    bot_descriptions,
+    check_threads,
+    whole,
+)
 
 
 def register(sub) -> None:
-    from ..play.bots import BOT_DESCRIPTIONS
     from ..play.match import MAX_GAMES, MAX_PLAYERS
 
-    bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
     p = sub.add_parser(
         "match",
         help="play bots against each other in full multi-player games and report win rates",
@@ -20,7 +27,7 @@ def register(sub) -> None:
             f"{MAX_PLAYERS} bots, taking turns in seat order; the seats rotate between games and "
             "each player rolls its own seeded dice (same seed, same results, any thread count). "
             "Reports wins, ties and losses per bot with standard errors, mean scores and the "
-            "head-to-head matrix. Bots: " + bots + "; or module:attr for your own."
+            "head-to-head matrix. Bots: " + bot_descriptions() + "; or module:attr for your own."
         ),
     )
     add_rules(p)
@@ -33,8 +40,8 @@ def register(sub) -> None:
         help=f"games (default 10000, at most {MAX_GAMES:,})",
     )
     add_seed_and_threads(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_json(p)
+    add_quiet(p)
     add_tables(p)
     p.set_defaults(func=run_match)
 
@@ -58,8 +65,7 @@ def run_match(args) -> int:
             raise UsageError(f"unknown bot {name!r} (known: {known}, target:T, or module:attr)")
     if args.games < 1 or args.games > MAX_GAMES:
         raise UsageError(f"--games must be 1 to {MAX_GAMES:,}, got {args.games}")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be 1 or more, got {args.threads}")
+    check_threads(args.threads)
     result = play_match(
         rules,
         names,

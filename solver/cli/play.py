@@ -25,7 +25,7 @@ from ..core.streams import MAX_SEED
 from ..core.triple_card import TripleCard
 from ..play import session as session_rules
 from ..play.session import HUMAN, LEVELS, describe_bot_turn
-from . import add_rules, add_tables, whole
+from . import add_data, add_rules, add_tables, add_target, whole
 
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
 #: against the perfect player, measured by ``python benchmarks/bench_win.py``
@@ -71,7 +71,7 @@ def register(sub) -> None:
         default=None,
         help="computer strength (implies --vs-computer), its mean yahtzee score measured by simulate: "
         + ", ".join(f"{k} ~{v:.0f}" for k, v in LEVEL_MEANS.items())
-        + f"; win: the hardest, plays to beat you (wins {100 * WIN_LEVEL_RATE:.1f}% against perfect)"
+        + f"; win: the hardest, plays to beat you (wins {100 * WIN_LEVEL_RATE:.1f}%% against perfect)"
         + "; default medium",
     )
     p.add_argument(
@@ -95,11 +95,9 @@ def register(sub) -> None:
         metavar="S",
         help=f"dice seed (0 to {MAX_SEED}), for a reproducible game",
     )
-    p.add_argument(
-        "--target",
-        type=whole(),
-        metavar="T",
-        help="solo: show your chance of reaching T as you go, and the move that maximises it "
+    add_target(
+        p,
+        "solo: show your chance of reaching T as you go, and the move that maximises it "
         "(default: your record + 1, when the target table is built: yahtzee tables build --target)",
     )
     p.add_argument(
@@ -111,12 +109,7 @@ def register(sub) -> None:
     )
     add_rules(p)
     add_tables(p)
-    p.add_argument(
-        "--data",
-        metavar="DIR",
-        default=None,
-        help="folder for saved games and records (default $YAHTZEE_DATA, else $XDG_DATA_HOME/yahtzee-solver)",
-    )
+    add_data(p)
     p.set_defaults(func=run_play)
 
 

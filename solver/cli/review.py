@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import add_tables
+from . import add_data, add_json, add_tables
 
 
 def register(sub) -> None:
@@ -20,12 +20,10 @@ def register(sub) -> None:
         help="a saved game (see the games/ folder of the data folder)",
     )
     p.add_argument("--last", action="store_true", help="the game finished last (from the data folder)")
-    p.add_argument(
-        "--data", metavar="DIR", default=None, help="data folder for --last (default as yahtzee play)"
-    )
+    add_data(p, "data folder for --last (default as yahtzee play)")
     p.add_argument("--player", metavar="NAME", help="review only this player (default: every player)")
     p.add_argument("--mistakes", action="store_true", help="list only the decisions that lost points")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     add_tables(p)
     p.set_defaults(func=run_review)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from . import add_json
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -14,7 +16,7 @@ def register(sub) -> None:
         "fill order -- so you can check it is the game you play.",
     )
     p.add_argument("spec", nargs="?", metavar="SPEC", help="a rule set, e.g. yatzy+order=down")
-    p.add_argument("--json", action="store_true", help="print the rule set's parameters as JSON")
+    add_json(p, "print the rule set's parameters as JSON")
     p.set_defaults(func=run)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_tables, decimal, whole
+from . import add_data, add_rules, add_tables, decimal, whole
 
 WEB_HINT = 'yahtzee serve needs the web extra: pip install -e ".[web]" (in a checkout) or pip install "yahtzee-solver[web]"'
 
@@ -26,19 +26,9 @@ def register(sub) -> None:
         "--port", type=whole(0, 65535), default=8000, help="port (default 8000; 0 picks a free one)"
     )
     p.add_argument("--open", action="store_true", help="open the advisor page in the web browser")
-    p.add_argument(
-        "--rules",
-        default=None,
-        metavar="SPEC",
-        help="rule set whose table is loaded (built when missing) before serving (default: yahtzee)",
-    )
+    add_rules(p, one="rule set whose table is loaded (built when missing) before serving (default: yahtzee)")
     add_tables(p)
-    p.add_argument(
-        "--data",
-        metavar="DIR",
-        default=None,
-        help="folder for saved games and records (default $YAHTZEE_DATA, else $XDG_DATA_HOME/yahtzee-solver)",
-    )
+    add_data(p)
     p.add_argument(
         "--job-memory",
         type=decimal(0.25, 1024),

@@ -3,26 +3,37 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 
-from . import add_rules, add_seed_and_threads, add_tables, whole
+from . import (
+    add_json,
+    add_png,
+    add_quiet,
+    add_rules,
+    add_seed_and_threads,
+    add_tables,
+    add_target,
+    bot_descriptions,
+    check_png,
+    check_threads,
+    whole,
+    write_png_after_report,
+)
 
 HIST_BIN = 25  # points per bin of the text histogram
 
 
 def register(sub) -> None:
-    from ..play.bots import BOT_DESCRIPTIONS
     from ..play.simulate import MAX_GAMES
 
-    bots = "; ".join(f"{name}: {text}" for name, text in BOT_DESCRIPTIONS.items())
     p = sub.add_parser(
         "simulate",
         help="play many seeded games with a bot and report its strength",
         description=(
             "Play many seeded games and report the score distribution. Game g of seed S always gets "
             "the same dice (each roll takes the next five dice of its stream, also for kept dice), so "
-            "--vs compares two bots on identical luck. Bots: " + bots + "; or module:attr for your own. "
+            "--vs compares two bots on identical luck. Bots: "
+            + bot_descriptions()
+            + "; or module:attr for your own. "
             "On the triple card (--rules triple): triple, tuned, floor, heuristic, greedy, random."
         ),
     )
@@ -37,21 +48,10 @@ def register(sub) -> None:
     )
     add_seed_and_threads(p, "worker threads (default: all cores; the scores do not depend on it)")
     p.add_argument("--vs", metavar="BOT", default=None, help="also play BOT on the same dice and compare")
-    p.add_argument("--json", action="store_true", help="print one JSON object (report and settings)")
-    p.add_argument(
-        "--hist",
-        metavar="PNG",
-        default=None,
-        help="write a histogram of final scores (needs matplotlib: pip install 'yahtzee-solver[plot]')",
-    )
-    p.add_argument(
-        "--target",
-        type=whole(),
-        default=None,
-        metavar="T",
-        help="also report the share of games scoring at least T (default with --bot target:T: T)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_json(p, "print one JSON object (report and settings)")
+    add_png(p, "--hist", "write a histogram of final scores")
+    add_target(p, "also report the share of games scoring at least T (default with --bot target:T: T)")
+    add_quiet(p)
     add_tables(p)
     p.set_defaults(func=run_simulate)
 
@@ -89,20 +89,6 @@ def _check_bot_name(name: str) -> None:
         raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
 
 
-def _check_hist(path: str) -> None:
-    from ..core.errors import UsageError
-
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "--hist needs matplotlib, which is not installed: pip install 'yahtzee-solver[plot]'"
-        ) from None
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"--hist {path!r}: folder {folder} does not exist")
-
-
 def run_simulate(args) -> int:
     import time
 
@@ -119,15 +105,14 @@ def run_simulate(args) -> int:
             f"--games must be at most {MAX_GAMES:,} (the results are kept per game; play more as "
             f"several runs with other seeds), got {args.games:,}"
         )
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be 1 or more, got {args.threads}")
+    check_threads(args.threads)
     if rules.triple:
         return run_triple_simulate(args, rules)
     _check_bot_name(args.bot)
     if args.vs is not None:
         _check_bot_name(args.vs)
     if args.hist:
-        _check_hist(args.hist)
+        check_png("--hist", args.hist)
     target = args.target
     if target is None and args.bot.strip().lower().startswith("target:"):
         from ..core.bounded import parse_target, shown
@@ -162,10 +147,7 @@ def run_simulate(args) -> int:
         if shares is not None:
             print(format_shares(shares, results[0].games))
     if args.hist:
-        sys.stdout.flush()
-        write_histogram(args.hist, results)
-        if not args.json:
-            print(f"histogram written to {args.hist}")
+        _write_histogram(args, results)
     return 0
 
 
@@ -262,20 +244,25 @@ def format_report(results, pair, seconds: float, hist_path: str | None) -> str:
             lines += _text_histogram(result)
         lines.append("")
     if pair is not None:
-        a, b = pair["bot"], pair["vs"]
-        n = results[0].games
-        lines.append(f"{a} vs {b} on the same dice ({n:,} games):")
-        lines.append(
-            f"  difference    {pair['mean_difference']:+8.2f} points per game   se {pair['standard_error']:.3f}, "
-            f"95% CI {pair['ci95'][0]:+.2f} .. {pair['ci95'][1]:+.2f}"
-        )
-        lines.append(
-            f"  {a} wins {pair['wins']:,} ({100 * pair['wins'] / n:.1f}%), ties {pair['ties']:,} "
-            f"({100 * pair['ties'] / n:.1f}%), {b} wins {pair['losses']:,} ({100 * pair['losses'] / n:.1f}%)"
-        )
+        lines += _paired_lines(pair, results[0].games)
         lines.append("")
     lines.append(f"total {seconds:.2f} s")
     return "\n".join(lines).rstrip("\n")
+
+
+def _paired_lines(pair: dict, games: int, tie_share: bool = True) -> list[str]:
+    """Two bots on the same dice (:func:`solver.play.simulate.paired`): the mean difference and
+    who won how often; ``tie_share``: the ties as a share too (the triple card's report gives
+    only their count)."""
+    a, b = pair["bot"], pair["vs"]
+    ties = f"{pair['ties']:,}" + (f" ({100 * pair['ties'] / games:.1f}%)" if tie_share else "")
+    return [
+        f"{a} vs {b} on the same dice ({games:,} games):",
+        f"  difference    {pair['mean_difference']:+8.2f} points per game   se {pair['standard_error']:.3f}, "
+        f"95% CI {pair['ci95'][0]:+.2f} .. {pair['ci95'][1]:+.2f}",
+        f"  {a} wins {pair['wins']:,} ({100 * pair['wins'] / games:.1f}%), ties {ties}, "
+        f"{b} wins {pair['losses']:,} ({100 * pair['losses'] / games:.1f}%)",
+    ]
 
 
 def format_shares(shares: dict, games: int) -> str:
@@ -292,16 +279,19 @@ def format_shares(shares: dict, games: int) -> str:
     return "\n".join(lines)
 
 
-def write_histogram(path: str, results) -> None:
-    """A PNG histogram of final scores, each bot's mean marked (matplotlib, Agg backend)."""
-    import matplotlib
+def _write_histogram(args, results) -> None:
+    """``--hist``: the PNG of :func:`draw_histogram`, once the report is on stdout."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def draw(plt):
+        return draw_histogram(plt, results)
+
+    write_png_after_report("--hist", args.hist, draw, "histogram", args.json)
+
+
+def draw_histogram(plt, results):
+    """The figure of ``--hist``: a histogram of final scores, each bot's mean marked, drawn with
+    ``plt`` (matplotlib.pyplot)."""
     import numpy as np
-
-    from ..core.errors import SolverError
-    from ..core.fileio import atomic_write
 
     top = max(float(np.percentile(r.scores, 99.9)) for r in results)
     lo = min(int(r.scores.min()) for r in results)
@@ -324,14 +314,7 @@ def write_histogram(path: str, results) -> None:
     ax.set_ylabel("games")
     ax.legend()
     fig.tight_layout()
-    try:
-        if os.path.lexists(path) and not os.path.isfile(path):  # a folder, /dev/full, a FIFO: never replaced
-            raise SolverError(f"cannot write --hist {path!r}: not a regular file")
-        atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
-    except OSError as exc:
-        raise SolverError(f"cannot write --hist {path!r}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
+    return fig
 
 
 def run_triple_simulate(args, rules) -> int:
@@ -347,7 +330,7 @@ def run_triple_simulate(args, rules) -> int:
         raise UsageError("--target does not take the triple card")
     names = [check_bot(args.bot)] + ([check_bot(args.vs)] if args.vs is not None else [])
     if args.hist:
-        _check_hist(args.hist)
+        check_png("--hist", args.hist)
     start = time.perf_counter()
     results = [
         simulate_triple(
@@ -401,23 +384,11 @@ def run_triple_simulate(args, rules) -> int:
                 f"floor (each column in turn, played optimally): {floor:.4f} = 6 x {single.reference_value}"
             )
         if pair is not None:
-            a, b, n = pair["bot"], pair["vs"], results[0].games
-            lines.append(f"{a} vs {b} on the same dice ({n:,} games):")
-            lines.append(
-                f"  difference    {pair['mean_difference']:+8.2f} points per game   se {pair['standard_error']:.3f}, "
-                f"95% CI {pair['ci95'][0]:+.2f} .. {pair['ci95'][1]:+.2f}"
-            )
-            lines.append(
-                f"  {a} wins {pair['wins']:,} ({100 * pair['wins'] / n:.1f}%), ties {pair['ties']:,}, "
-                f"{b} wins {pair['losses']:,} ({100 * pair['losses'] / n:.1f}%)"
-            )
+            lines += _paired_lines(pair, results[0].games, tie_share=False)
         lines.append(f"total {seconds:.2f} s")
         print("\n".join(lines))
     if args.hist:
-        sys.stdout.flush()
-        write_histogram(args.hist, results)
-        if not args.json:
-            print(f"histogram written to {args.hist}")
+        _write_histogram(args, results)
     return 0
 
 

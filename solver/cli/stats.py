@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..core.triple_card import parse_card
+from . import add_data, add_json, add_rules
 
 #: width of a histogram bin, in points
 BIN = 25
@@ -20,14 +21,9 @@ def register(sub) -> None:
         description="Statistics of the games you finished (solo, daily and against the computer: "
         "your own card), from the records database of the data folder.",
     )
-    p.add_argument("--rules", default=None, metavar="SPEC", help="one rule set (default: every one played)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--data",
-        metavar="DIR",
-        default=None,
-        help="folder of saved games and records (default $YAHTZEE_DATA, else $XDG_DATA_HOME/yahtzee-solver)",
-    )
+    add_rules(p, one="one rule set (default: every one played)")
+    add_json(p)
+    add_data(p)
     p.set_defaults(func=run_stats)
 
 

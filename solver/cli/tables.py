@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_rules, add_tables, whole
+from . import add_quiet, add_rules, add_tables, check_threads, whole
 
 
 def register(sub) -> None:
@@ -21,7 +21,7 @@ def register(sub) -> None:
     b.add_argument(
         "--threads", type=whole(), default=None, help="worker threads (the result does not depend on it)"
     )
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(b)
     b.add_argument(
         "--target",
         action="store_true",
@@ -73,8 +73,7 @@ def run_build(args) -> int:
     from ..core.errors import TableError, UsageError
     from ..engine.tables import build_table, load_table, resolve_dir
 
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    check_threads(args.threads)
     if args.t_max is not None and not args.target:
         raise UsageError("--t-max goes with --target")
     if args.target:
