@@ -65,7 +65,22 @@ def store_results(out: dict, start: int, part: dict) -> None:
     out["box_sums"] += part["box_sums"]
 
 
-def _lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]]]:
+def lane_groups(rest: np.ndarray, n_flags: int, cap: int, pos_lane: np.ndarray):
+    """``(lane_u, lane_f, group_lane, group_mask, game_start)`` of sorted lane keys whose state part
+    ``rest = (mask * (cap + 1) + u) * n_flags + f`` is what is left of them: each lane's upper
+    total and flag, the lanes grouped by mask (``group_lane[g]`` the first lane of group ``g``,
+    ``group_mask[g]`` its mask) and the first game of each group (``pos_lane``: each game's
+    lane, sorted)."""
+    lane_f = (rest % n_flags).astype(np.int64)
+    lane_u = (rest // n_flags % (cap + 1)).astype(np.int64)
+    lane_mask = rest // n_flags // (cap + 1)
+    starts = np.flatnonzero(np.diff(lane_mask)) + 1
+    group_lane = np.concatenate(([0], starts, [len(rest)])).astype(np.int64)
+    group_mask = lane_mask[group_lane[:-1]].astype(np.int64)
+    return lane_u, lane_f, group_lane, group_mask, np.searchsorted(pos_lane, group_lane)
+
+
+def lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]]]:
     """``(width, batches)``: batches ``(g0, g1, l0)`` of consecutive groups whose lanes fit in
     ``width`` rows of decision tables (at most :data:`LANE_BUDGET`, or one group's lanes if
     more); ``l0`` is the first lane of the batch."""
@@ -88,7 +103,7 @@ def table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, gam
         state, ids, spare, spare_ids, values.shape[0], values.shape[1] - 1, values.shape[2], nb
     )
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
-    width, batches = _lane_batches(group_lane)
+    width, batches = lane_batches(group_lane)
     e0_all = np.empty((width, D.N_KEEPS))
     e1_all = np.empty((width, D.N_KEEPS))
     succ_all = np.empty((6 * nb, width))
@@ -146,15 +161,10 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         pos_lane = pos_lane[order].astype(np.int64)
         game_need = np.ascontiguousarray(need[tg][order])
         lane_need = (lanes % (t_max + 1)).astype(np.int64)
-        rest = lanes // (t_max + 1)
-        lane_f = (rest % n_flags).astype(np.int64)
-        lane_u = (rest // n_flags % (cap + 1)).astype(np.int64)
-        lane_mask = rest // n_flags // (cap + 1)
-        starts = np.flatnonzero(np.diff(lane_mask)) + 1
-        group_lane = np.concatenate(([0], starts, [len(lanes)])).astype(np.int64)
-        group_mask = lane_mask[group_lane[:-1]].astype(np.int64)
-        game_start = np.searchsorted(pos_lane, group_lane)  # first game of each group
-        width, batches = _lane_batches(group_lane)
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(
+            lanes // (t_max + 1), n_flags, cap, pos_lane
+        )
+        width, batches = lane_batches(group_lane)
         e0_all = np.empty((width, D.N_KEEPS))
         e1_all = np.empty((width, D.N_KEEPS))
         for g0, g1, l0 in batches:

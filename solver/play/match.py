@@ -38,7 +38,15 @@ from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
-from ..engine.playout import STATE_WIDTH, game_totals_of, progress_ticks, table_turn, target_turn
+from ..engine.playout import (
+    STATE_WIDTH,
+    game_totals_of,
+    lane_batches,
+    lane_groups,
+    progress_ticks,
+    table_turn,
+    target_turn,
+)
 from ..engine.turn import TIE_TOLERANCE
 from .bots import WinBot, bot_name
 from .simulate import fast_kind, game_rng, play_turn, resolve_bot
@@ -252,23 +260,11 @@ def _win_turn(
         lane_need = (rest % span - shift).astype(np.int64)
         rest = rest // span
         lane_k = (rest % n_k).astype(np.int64)
-        rest = rest // n_k
-        lane_f = (rest % n_flags).astype(np.int64)
-        lane_u = (rest // n_flags % (cap + 1)).astype(np.int64)
-        lane_mask = rest // n_flags // (cap + 1)
-        starts = np.flatnonzero(np.diff(lane_mask)) + 1
-        group_lane = np.concatenate(([0], starts, [len(lanes)])).astype(np.int64)
-        group_mask = lane_mask[group_lane[:-1]].astype(np.int64)
-        game_start = np.searchsorted(pos_lane, group_lane)
-        n_groups = len(group_mask)
-        width = max(min(8192, len(lanes)), int(np.diff(group_lane).max(initial=0)))
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(rest // n_k, n_flags, cap, pos_lane)
+        width, batches = lane_batches(group_lane)
         e0_all = np.empty((width, D.N_KEEPS))
         e1_all = np.empty((width, D.N_KEEPS))
-        g0 = 0
-        while g0 < n_groups:
-            g1 = max(g0 + 1, int(np.searchsorted(group_lane, group_lane[g0] + width, side="right")) - 1)
-            g1 = min(g1, n_groups)
-            l0 = int(group_lane[g0])
+        for g0, g1, l0 in batches:
 
             def tables(a: int, b: int, l0=l0) -> None:
                 K.mixed_win_group_tables(
@@ -284,7 +280,6 @@ def _win_turn(
 
             workers.run(tables, g0, g1)
             workers.run(play, int(game_start[g0]), int(game_start[g1]))
-            g0 = g1
         parts_state.append(games)
         parts_ids.append(game_ids)
     return np.concatenate(parts_state), np.concatenate(parts_ids)
