@@ -164,27 +164,36 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(
             lanes // (t_max + 1), n_flags, cap, pos_lane
         )
-        width, batches = lane_batches(group_lane)
-        e0_all = np.empty((width, D.N_KEEPS))
-        e1_all = np.empty((width, D.N_KEEPS))
-        for g0, g1, l0 in batches:
 
-            def tables(a: int, b: int, l0=l0) -> None:
-                K.target_group_tables(
-                    a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0_all, e1_all
-                )  # fmt: skip
+        def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.target_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0_all, e1_all
+            )  # fmt: skip
 
-            def play(a: int, b: int, l0=l0) -> None:
-                K.play_target_games(
-                    a, b, l0, pos_lane, game_need, games, game_ids, seed_mixed, game0, e0_all, e1_all,
-                    w, w_off, w_len, TIE_TOLERANCE, ra,
-                )  # fmt: skip
+        def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.play_target_games(
+                a, b, l0, pos_lane, game_need, games, game_ids, seed_mixed, game0, e0_all, e1_all,
+                w, w_off, w_len, TIE_TOLERANCE, ra,
+            )  # fmt: skip
 
-            workers.run(tables, g0, g1)
-            workers.run(play, int(game_start[g0]), int(game_start[g1]))
+        run_lane_batches(workers, group_lane, game_start, tables, play)
         parts_state.append(games)
         parts_ids.append(game_ids)
     return np.concatenate(parts_state), np.concatenate(parts_ids)
+
+
+def run_lane_batches(workers, group_lane: np.ndarray, game_start: np.ndarray, tables, play) -> None:
+    """The turn of lanes grouped by mask, a batch of groups at a time (:func:`lane_batches`):
+    ``tables(a, b, l0, e0, e1)`` fills the decision tables of groups ``a .. b`` (rows from lane
+    ``l0``) in parallel, then ``play(a, b, l0, e0, e1)`` plays their games ``a .. b``."""
+    width, batches = lane_batches(group_lane)
+    e0_all = np.empty((width, D.N_KEEPS))
+    e1_all = np.empty((width, D.N_KEEPS))
+    for g0, g1, l0 in batches:
+        workers.run(lambda a, b, l0=l0: tables(a, b, l0, e0_all, e1_all), g0, g1)
+        workers.run(
+            lambda a, b, l0=l0: play(a, b, l0, e0_all, e1_all), int(game_start[g0]), int(game_start[g1])
+        )
 
 
 def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..advice.win import WinAdvisor, spread_table
-from ..core import dice as D
 from ..core.card import ScoreCard
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
@@ -41,9 +40,9 @@ from ..core.threads import Workers, resolve_threads
 from ..engine.playout import (
     STATE_WIDTH,
     game_totals_of,
-    lane_batches,
     lane_groups,
     progress_ticks,
+    run_lane_batches,
     table_turn,
     target_turn,
 )
@@ -261,25 +260,20 @@ def _win_turn(
         rest = rest // span
         lane_k = (rest % n_k).astype(np.int64)
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(rest // n_k, n_flags, cap, pos_lane)
-        width, batches = lane_batches(group_lane)
-        e0_all = np.empty((width, D.N_KEEPS))
-        e1_all = np.empty((width, D.N_KEEPS))
-        for g0, g1, l0 in batches:
 
-            def tables(a: int, b: int, l0=l0) -> None:
-                K.mixed_win_group_tables(
-                    a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_min, lane_k, qs, qlen, tie,
-                    w, w_off, w_len, ra, e0_all, e1_all,
-                )  # fmt: skip
+        def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.mixed_win_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_min, lane_k, qs, qlen, tie,
+                w, w_off, w_len, ra, e0_all, e1_all,
+            )  # fmt: skip
 
-            def play(a: int, b: int, l0=l0) -> None:
-                K.play_mixed_win_games(
-                    a, b, l0, pos_lane, game_need, game_min, game_k, qs, qlen, games, game_ids, seed_mixed, 0,
-                    e0_all, e1_all, w, w_off, w_len, tie, TIE_TOLERANCE, ra,
-                )  # fmt: skip
+        def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.play_mixed_win_games(
+                a, b, l0, pos_lane, game_need, game_min, game_k, qs, qlen, games, game_ids, seed_mixed, 0,
+                e0_all, e1_all, w, w_off, w_len, tie, TIE_TOLERANCE, ra,
+            )  # fmt: skip
 
-            workers.run(tables, g0, g1)
-            workers.run(play, int(game_start[g0]), int(game_start[g1]))
+        run_lane_batches(workers, group_lane, game_start, tables, play)
         parts_state.append(games)
         parts_ids.append(game_ids)
     return np.concatenate(parts_state), np.concatenate(parts_ids)
