@@ -654,3 +654,22 @@ def test_the_triple_card_through_the_api(client, data, tables):
     assert {o["column"] for o in got["options"]} == {1, 2, 3} and "not proven optimal" in got["note"]
     [saved] = (data / "games").glob("*.json")
     assert json.loads(saved.read_text())["turns"][0]["box"] == box["name"]
+
+
+def test_a_move_on_an_out_of_date_page_is_refused(client, data):
+    """Two tabs on one game: tab A shows the first roll, tab B rolls again; A's click on a box is
+    a 409 that changes nothing and carries the game as it is now (the page redraws it)."""
+    state = client.post("/api/games", json={"mode": "solo", "seed": 8}).json()
+    game_id, v0 = state["id"], state["version"]
+    seen = client.post(f"/api/games/{game_id}/roll", json={"version": v0}).json()  # tab A's view
+    now = client.post(f"/api/games/{game_id}/roll", json={"version": seen["version"]}).json()  # tab B
+    assert now["version"] == seen["version"] + 1 and now["rolls_left"] == 1
+    box = next(b["name"] for b in seen["boxes"] if b["allowed"])
+    for action, body in (("score", {"box": box}), ("hold", {"held": [1]}), ("roll", {}), ("hint", {})):
+        stale = client.post(f"/api/games/{game_id}/{action}", json={**body, "version": seen["version"]})
+        assert stale.status_code == 409 and "another tab" in stale.json()["error"], action
+        assert stale.json()["state"] == now  # nothing was done
+    bad = client.post(f"/api/games/{game_id}/roll", json={"version": "1"})
+    assert bad.status_code == 400
+    scored = client.post(f"/api/games/{game_id}/score", json={"box": box, "version": now["version"]})
+    assert scored.status_code == 200 and scored.json()["round"] == 2

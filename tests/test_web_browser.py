@@ -188,7 +188,13 @@ def test_solo_game_of_13_turns(browser, site):
             d.find_element(By.ID, "hint").click()
             items = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#hint-box li"), "the hint")
             assert "expected final" in items[0].text and "(best)" in items[0].text
+            version = d.execute_script("return document.body.dataset.version")
             d.find_element(By.ID, "coach").click()
+            # the coach is a move: the page redraws once the server has it (no box click before)
+            wait(
+                lambda v=version: d.execute_script("return document.body.dataset.version") != v,
+                "the coach on",
+            )
             shot(d, "play.png")
         boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
         assert boxes, "an open box to score"

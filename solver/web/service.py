@@ -166,6 +166,8 @@ class WebGame:
     share: str | None = None
     record: str | None = None
     status: str = "in_progress"
+    #: counts the moves that changed the game: a move made on an older state (another tab) is refused
+    version: int = 0
 
 
 class Service:
@@ -580,7 +582,9 @@ class Service:
     def act(self, game_id: str, action: str, params: dict) -> dict:
         """A move in a game: ``roll``, ``hold`` (``held``: die positions 1..5), ``score`` (``box``),
         ``coach`` (``on``: true or false), ``hint`` (the answer is the hint), ``quit``; returns the
-        game's state.  An illegal move is refused (400) and changes nothing."""
+        game's state.  An illegal move is refused (400) and changes nothing.  ``version`` (the
+        state's, as the page last showed it) makes a move on an out-of-date page -- another tab
+        has moved since -- a 409 whose ``state`` is the game as it is now."""
         web = self.game(game_id)
         moves = {
             "roll": ((), (), self._roll),
@@ -593,8 +597,16 @@ class Service:
         if action not in moves:
             raise ApiError(404, f"unknown move {action!r} (moves: {', '.join(moves)})")
         allowed, required, run = moves[action]
-        _fields(params, allowed, required)
+        _fields(params, (*allowed, "version"), required)
         with web.lock:
+            seen = params.get("version")
+            if seen is not None and _whole(seen, "version", 0, 1 << 62, text=False) != web.version:
+                raise ApiError(
+                    409,
+                    f"this page shows the game as it was {web.version - seen} move(s) ago (another tab "
+                    "or window moved since): here it is as it is now; nothing was done",
+                    {"state": self.state(web)},
+                )
             if web.status != "in_progress" or web.game.is_over:
                 status = "finished" if web.game.is_over else web.status
                 raise ApiError(409, f"the game is {status}: start a new one")
@@ -602,7 +614,10 @@ class Service:
                 answer = run(web, params)
             except SolverError as exc:
                 raise api_error(exc) from None
-            return answer if action == "hint" else self.state(web)
+            if action == "hint":  # asking changes what the game counts for, not the position
+                return answer
+            web.version += 1
+            return self.state(web)
 
     # --- moves -----------------------------------------------------------------------------
     def _decision(self, g, **kw):
@@ -845,6 +860,7 @@ class Service:
         info = g.info
         out = {
             "id": web.id,
+            "version": web.version,
             "rules": rules.id,
             "title": rules.title,
             "mode": info.get("mode"),

@@ -24,6 +24,7 @@ const YZ = {
     if (!response.ok) {
       const error = new Error(data.error || `the server answered ${response.status}`);
       error.build = data.build;  // a rule set whose table is missing: it can be built (POST /api/tables)
+      error.state = data.state;  // a move on an out-of-date page: the game as it is now
       throw error;
     }
     return data;

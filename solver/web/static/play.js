@@ -22,6 +22,7 @@
     } catch (e) {
       showError(e.message);
       missingTable = e.build || null;
+      if (e.state) render(e.state);  // another tab moved: show the game as it is now
       return null;
     } finally {
       busy = false;
@@ -29,7 +30,8 @@
   }
 
   async function move(action, body) {
-    const state = await call(`/api/games/${game.id}/${action}`, body || {});
+    // the state this page shows: a move on an older one (another tab moved since) is refused
+    const state = await call(`/api/games/${game.id}/${action}`, {...(body || {}), version: game.version});
     if (state) {
       $("hint-box").replaceChildren();
       render(state);
@@ -163,6 +165,7 @@
     renderMessages(s);
     if (s.over) renderEnd(s);
     document.body.dataset.state = s.over ? "over" : `r${s.round}-${s.rolls_left}`;
+    document.body.dataset.version = String(s.version);  // what the page shows (tests wait on it)
   }
 
   async function toggle(i) {
@@ -188,7 +191,8 @@
 
   async function hint() {
     if (!game || game.dice === null || game.over) return;
-    const advice = await call(`/api/games/${game.id}/hint`, {});  // a POST: a hint marks the game assisted
+    // a POST: a hint marks the game assisted; of the position this page shows
+    const advice = await call(`/api/games/${game.id}/hint`, {version: game.version});
     if (!advice) return;
     const box = $("hint-box");
     box.replaceChildren(YZ.el("h3", {text: "Hint"}));
