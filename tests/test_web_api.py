@@ -314,7 +314,7 @@ def test_vs_computer_and_coach(client, data):
     assert filled == [1, 1]
     assert any(e.startswith("Computer (hard) scores") for e in state["events"])
     assert state["coach"][-1]["choice"].startswith(box)
-    assert state["coach"][0]["choice"] == "stop and score"
+    assert state["coach"][0]["choice"].startswith("stop: ")  # the box stopping implies, named
     assert (state["coach"][0]["loss"] > 0) == (len(best["keep"]) < 5)
     assert state["record"] is None
 
@@ -389,6 +389,7 @@ def test_joker_rule_reason_shown(tables, data):
     web = WebGame(id="x", game=game, path=data / "x.json", rng=None)
     boxes = {b["name"]: b for b in service.state(web)["boxes"]}
     assert boxes["fours"]["allowed"] and boxes["fours"]["preview"] == 20
+    assert boxes["fours"]["bonus"] == 100  # the page shows (20+100): what scoring adds
     assert not boxes["chance"]["allowed"] and "Joker" in boxes["chance"]["reason"]
 
 

@@ -64,12 +64,16 @@ class Judgement:
 
 
 def describe(option: Option) -> str:
-    """Short words for an option: ``keep 3 3 5``, ``stop``, ``keep nothing``, ``fours (12)``."""
+    """Short words for an option: ``keep 3 3 5``, ``stop: full_house (25)``, ``reroll all``, ``fours (12)``."""
     if option.keep is None:
         extra = f" +{option.bonus}" if option.bonus else ""
         return f"{option.box} ({option.score}{extra})"
-    if len(option.keep) == 5:
-        return "stop and score"
+    if len(option.keep) == 5:  # the box stopping implies, where the advisor names it
+        return (
+            "stop and score"
+            if option.stop_category is None
+            else f"stop: {option.stop_category} ({option.stop_score})"
+        )
     if not option.keep:
         return "reroll all"
     return "keep " + " ".join(map(str, option.keep))

@@ -67,11 +67,13 @@
     if (p !== s.current || s.players[p].kind !== "human" || s.over) return YZ.el("td", {class: "num", text: ""});
     if (s.dice === null) return YZ.el("td", {class: "num", text: "\u00b7"});
     if (box.allowed) {
-      const label = `${YZ.label(box.name)}: score ${box.preview}`;
+      // a Yahtzee bonus comes on top of the box's score: shown with it, as scoring adds it
+      const extra = box.bonus ? ` + ${box.bonus} bonus` : "";
+      const label = `${YZ.label(box.name)}: score ${box.preview}${extra}`;
       const disabled = s.must_use_all_rolls && s.rolls_left > 0;
       return YZ.el("td", {},
         YZ.el("button", {type: "button", class: "box-btn", id: `box-${box.name}`, "aria-label": label,
-          disabled, onclick: () => move("score", {box: box.name})}, `(${box.preview})`));
+          disabled, onclick: () => move("score", {box: box.name})}, `(${box.preview}${box.bonus ? `+${box.bonus}` : ""})`));
     }
     return YZ.el("td", {}, YZ.el("span", {class: "reason", text: `not allowed: ${box.reason || "not for these dice"}`}));
   }
