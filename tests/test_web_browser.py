@@ -471,3 +471,14 @@ def test_triple_card_game(browser, site):
     you = int(totals[0])
     assert you % 3 == 0 and you > 0  # column 3 counts three times
     shot(d, "play-triple.png")
+
+
+def test_a_bad_link_says_what_was_wrong(browser, site):
+    """``/?dice=99999&rolls=7``: the advice of the page's own position, and a line naming both values."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    open_page(browser, base + "/?dice=99999&rolls=7")
+    error = wait(lambda: browser.find_element(By.ID, "error").text, "the link's error")
+    assert "dice=99999" in error and "rolls=7" in error and "cannot be used" in error
+    assert wait(lambda: browser.find_element(By.ID, "best").text, "the advice shown")

@@ -213,15 +213,26 @@
     timer = setTimeout(advise, 150);
   }
 
+  /** The position in the page's address; what cannot be used is named (and the default kept),
+   *  never silently rewritten: `?dice=99999&rolls=7` says so. */
   function readUrl() {
     const params = new URLSearchParams(location.search);
-    const dice = (params.get("dice") || "").replace(/[^1-6]/g, "");
-    if (dice.length === 5) state.dice = dice.split("").map(Number);
+    const bad = [];
+    const dice = params.get("dice");
+    if (dice !== null) {
+      const faces = dice.replace(/[\s,]/g, "");
+      if (/^[1-6]{5}$/.test(faces)) state.dice = faces.split("").map(Number);
+      else bad.push(`dice=${dice} (five faces from 1 to 6, such as 33456)`);
+    }
     const rolls = params.get("rolls");
-    if (["0", "1", "2"].includes(rolls)) document.querySelector(`input[name="rolls"][value="${rolls}"]`).checked = true;
+    if (rolls !== null) {
+      if (["0", "1", "2"].includes(rolls)) document.querySelector(`input[name="rolls"][value="${rolls}"]`).checked = true;
+      else bad.push(`rolls=${rolls} (0, 1 or 2 rolls left)`);
+    }
     const goal = (params.get("target") || "").trim();
     if (/^[0-9]+$/.test(goal)) $("target").value = goal;
-    return {rules: params.get("rules") || "yahtzee", card: params.get("card") || ""};
+    else if (goal) bad.push(`target=${goal} (a score)`);
+    return {rules: params.get("rules") || "yahtzee", card: params.get("card") || "", bad};
   }
 
   async function start() {
@@ -273,6 +284,10 @@
       if (await useCardText(wanted.card)) {
         clearTimeout(timer);
         await advise();
+      }
+      if (wanted.bad.length) {  // said, with the advice of the position shown kept in view
+        $("error").textContent = `This link's ${wanted.bad.join("; ")} cannot be used: the position shown keeps the page's own.`;
+        $("error").hidden = false;
       }
     } catch (e) {
       showError(e.message, e.build);
