@@ -316,3 +316,16 @@ def test_triple_card_has_no_win_level(capsys):
         "--level win: the yahtzee+triple computer is one of easy, medium, hard, perfect"
         in capsys.readouterr().err
     )
+
+
+def test_chances_to_win_add_up_to_one(small, win_bot):
+    """Each player's figure is its own approximation; shown side by side they add up to 100%, and
+    a player whose opponents have finished keeps its exact value."""
+    rules, _ = small
+    mid = [card(rules, "ones=3"), card(rules, "chance=20"), card(rules, "")]
+    for cards in (mid[:2], mid):
+        chances = win_bot.win.chances(cards)
+        assert sum(chances) == pytest.approx(1.0, abs=1e-12) and all(0 <= c <= 1 for c in chances)
+    me, done = card(rules, "chance=20,yahtzee=0"), card(rules, "ones=0,chance=21,yahtzee=0")
+    exact = win_bot.win.chance(me, [done])
+    assert win_bot.win.chances([me, done]) == pytest.approx([exact, 1 - exact], abs=1e-12)

@@ -152,11 +152,22 @@ class WinAdvisor:
         return mixed_win_value(self.table, card.state, b0 - card.total, q, self.TIE, floor - card.total)
 
     def chances(self, cards: list[ScoreCard]) -> list[float]:
-        """Each player's chance to win from here (P(win) + P(tie) / 2), the cards in seat order:
-        each player is valued at the start of its next turn against the others (exact for a
-        player whose opponents have all finished, else the approximation; every player assumed
-        to play to win from here)."""
-        return [self.chance(card, [c for k, c in enumerate(cards) if k != s]) for s, card in enumerate(cards)]
+        """Each player's chance to win from here (P(win) + P(tie) / 2), the cards in seat order,
+        adding up to 1 (ties counted half): each player is valued at the start of its next turn
+        against the others (every player assumed to play to win from here), then the figures are
+        made to agree -- a player whose opponents have all finished keeps its exact value and the
+        others share the rest in proportion; otherwise, each being its own approximation, all
+        are scaled to add up to 1."""
+        raw = [self.chance(card, [c for k, c in enumerate(cards) if k != s]) for s, card in enumerate(cards)]
+        exact = [s for s in range(len(cards)) if all(c.is_complete for k, c in enumerate(cards) if k != s)]
+        fixed = exact[0] if len(exact) == 1 and not cards[exact[0]].is_complete else None
+        rest = [s for s in range(len(cards)) if s != fixed]
+        share = 1.0 - (raw[fixed] if fixed is not None else 0.0)
+        total = sum(raw[s] for s in rest)
+        out = list(raw)
+        for s in rest:
+            out[s] = share * raw[s] / total if total > 0 else share / len(rest)
+        return out
 
     def advise(self, position, opponents: list[ScoreCard]):
         opponents = list(opponents)
