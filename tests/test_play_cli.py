@@ -464,3 +464,19 @@ def test_play_help_shows_the_win_levels_rate(capsys):
     assert main(["play", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "% against perfect" in out and "option_strings" not in out
+
+
+def test_every_line_fits_80_columns(monkeypatch, capsys, data):
+    """A long rule id, the help, the real-dice intro and a refusal naming every box: wrapped at words."""
+    long_rules = "yahtzee+without=ones,twos,threes,four_of_a_kind,full_house,small_straight"
+    rc, out, _ = play(
+        monkeypatch,
+        capsys,
+        data,
+        ["--rules", long_rules, "--real-dice"],
+        ["help", "11111", "s bogus", "s yahtzee", "q"],
+    )
+    assert rc == 0
+    lines = [line for line in out.splitlines() if os.sep not in line]  # a path stays whole, to copy
+    assert lines and max(len(line) for line in lines) <= 80, max(lines, key=len)
+    assert any(line.startswith("! unknown box 'bogus'") for line in lines)  # wrapped too

@@ -303,7 +303,7 @@ class PlaySession:
 
     # --- output ----------------------------------------------------------------
     def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+        self.out.write("\n".join(fit(line) for line in text.split("\n")) + "\n")
 
     def refuse(self, reason: str) -> None:
         self.say(f"! {reason}")
@@ -969,6 +969,23 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
             + ")"
         )
     return "\n".join(out)
+
+
+#: the terminal's width: every line the game prints fits (a longer one is wrapped at words)
+WIDTH = 80
+
+
+def fit(line: str, width: int = WIDTH) -> str:
+    """``line`` wrapped at words to ``width`` columns, the continuation indented under its text
+    (``! `` refusals and ``  coach:`` lines alike); a line that fits, one in colour and one that
+    names a file are kept as they are."""
+    if _visible_len(line) <= width or "\x1b[" in line or os.sep in line:
+        return line  # fits; coloured; or names a file (its path stays whole, to copy)
+    text = line.lstrip(" ")
+    indent = " " * (len(line) - len(text) + 2)
+    return textwrap.fill(
+        line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
 
 
 def _verb(name: str, verb: str) -> str:
