@@ -322,6 +322,18 @@ def test_scoring_zero_asks_first_at_a_terminal(monkeypatch, capsys, data, tables
     assert [t.get("box") for t in saved_games(data)[0]["turns"]] == ["yahtzee"]
 
 
+def test_the_first_hint_asks_before_it_costs_the_record(monkeypatch, capsys, data, tables_dir):
+    stdin = FakeTty("r\nhint\nn\nhint\ny\nhint\nq\n")
+    rc, out, _ = play(
+        monkeypatch, capsys, data, ["--seed", "1", "--tables", str(tables_dir)], [], stdin=stdin
+    )
+    assert rc == 0
+    assert out.count("hint anyway? (y/n)> ") == 2  # asked until yes, then never again
+    assert "no hint: the game still counts for your record" in out and out.count("expected final score") == 2
+    [game] = saved_games(data)
+    assert game["assisted"] == ["hint"]
+
+
 # --- resume -----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", [["--seed", "4"], ["--vs-computer", "--level", "medium", "--seed", "4"]])
 def test_resume_goes_on_exactly_where_the_game_stopped(monkeypatch, capsys, data, tmp_path, mode):

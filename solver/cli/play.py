@@ -774,6 +774,12 @@ class PlaySession:
         g = self.game
         if not g.has_rolled:
             raise IllegalMoveError("roll first: nothing to decide before the first roll")
+        if self.interactive and session_rules.record_eligible(g):  # asked once: a hint costs the record
+            answer = self.read(
+                "a hint means this game no longer counts for your record; hint anyway? (y/n)> "
+            )
+            if answer.lower() not in ("y", "yes"):
+                return self.say("no hint: the game still counts for your record")
         advice = self.advisor.advise(Position(g.card, g.sorted_dice, g.rolls_left))
         self.mark_assisted("hint")
         rows = [(hint_text(o, g.rules), o) for o in advice.options[:3]]
