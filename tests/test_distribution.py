@@ -357,3 +357,15 @@ def test_a_nan_result_is_one_error_line(tables_dir, capsys, monkeypatch):
     monkeypatch.setattr(command, "policy_distribution", broken)
     code, out, err = run(capsys, "distribution", "--rules", TINY, "--json", "--tables", str(tables_dir))
     assert code == 1 and out == "" and err.count("\n") == 1 and "damaged" in err
+
+
+def test_progress_is_told_each_turn(tmp_path):
+    """``yahtzee distribution`` draws a bar (after a second, at a terminal) from these ticks."""
+    from solver.engine.tables import get_table
+
+    rules = get_rules(LOWER)
+    values = get_table(rules, tmp_path, build_if_missing=True, progress=False).values
+    ticks = []
+    card = ScoreCard.parse("", rules)
+    score_distribution(card, values, progress=ticks.append)
+    assert ticks == [1] * rules.n_turns

@@ -7,7 +7,9 @@ position, picks the policy (:func:`policy_distribution`), and prints text, JSON
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 
 from ..engine.distribution import POLICIES, check_targets, parse_policy, read_position
 from . import add_json, add_png, add_rules, add_tables, check_png, whole, write_png_after_report
@@ -47,15 +49,19 @@ def register(sub) -> None:
     p.set_defaults(func=run_distribution)
 
 
-def policy_distribution(card, values, policy: str, *, roll=None, rolls_left: int = 2, tables_dir=None):
+def policy_distribution(
+    card, values, policy: str, *, roll=None, rolls_left: int = 2, tables_dir=None, progress=None
+):
     """The :class:`~solver.engine.distribution.Distribution` of ``card`` under ``policy`` (the one place
-    that dispatches on it)."""
+    that dispatches on it); ``progress(1)`` is told each turn pushed forward."""
     from ..core.errors import UsageError
     from ..engine import distribution as dist_module
 
     kind, target = parse_policy(policy)
     if kind == "ev":
-        return dist_module.score_distribution(card, values, roll=roll, rolls_left=rolls_left)
+        return dist_module.score_distribution(
+            card, values, roll=roll, rolls_left=rolls_left, progress=progress
+        )
     from ..engine.target import load_target
 
     table = load_target(card.rules, tables_dir)
@@ -65,7 +71,7 @@ def policy_distribution(card, values, policy: str, *, roll=None, rolls_left: int
             f"holds up to {table.t_max}"
         )
     return dist_module.target_distribution(
-        card, values, table.arrays(), target, roll=roll, rolls_left=rolls_left
+        card, values, table.arrays(), target, roll=roll, rolls_left=rolls_left, progress=progress
     )
 
 
@@ -82,7 +88,9 @@ def distribution_json(dist, targets) -> dict:
     return dist.to_json(targets)
 
 
-def distribution_answer(rules, card, dice, rolls_left, policy, targets, values_of, tables_dir=None):
+def distribution_answer(
+    rules, card, dice, rolls_left, policy, targets, values_of, tables_dir=None, progress=None
+):
     """``(dist, json)`` of a position given as text: what ``distribution --json`` prints and
     ``/api/distribution`` answers.  ``values_of(rules)`` gives the expected-score table's values
     (called once the position is known to be valid)."""
@@ -90,8 +98,26 @@ def distribution_answer(rules, card, dice, rolls_left, policy, targets, values_o
     parse_policy(policy)
     card, roll, rolls_left = read_position(rules, card, dice, rolls_left)
     values = values_of(card.rules)
-    dist = policy_distribution(card, values, policy, roll=roll, rolls_left=rolls_left, tables_dir=tables_dir)
+    turns = card.rules.n_turns - card.n_filled
+    with progress_bar(progress, turns) as tick:
+        dist = policy_distribution(
+            card, values, policy, roll=roll, rolls_left=rolls_left, tables_dir=tables_dir, progress=tick
+        )
     return dist, distribution_json(dist, targets)
+
+
+@contextlib.contextmanager
+def progress_bar(progress: bool, turns: int):
+    """A ``tick`` per turn pushed forward: a bar on stderr that shows only after a second."""
+    if not progress:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(
+        total=turns, desc="distribution", unit="turn", delay=1.0, leave=False, dynamic_ncols=True
+    ) as bar:
+        yield bar.update
 
 
 def run_distribution(args) -> int:
@@ -104,8 +130,9 @@ def run_distribution(args) -> int:
         return get_table(rules, args.tables, build_if_missing=True, progress=True).values
 
     dist, out = distribution_answer(
-        args.rules, args.card, args.dice, args.rolls_left, args.policy, args.at_least, values_of, args.tables
-    )
+        args.rules, args.card, args.dice, args.rolls_left, args.policy, args.at_least, values_of, args.tables,
+        progress=sys.stderr.isatty(),  # a bar, once it takes more than a second; none in a pipe (a web job)
+    )  # fmt: skip
     targets = check_targets(args.at_least)
     if args.json:
         print(json.dumps(out, allow_nan=False))

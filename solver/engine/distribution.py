@@ -175,6 +175,7 @@ def score_distribution(
     rolls_left: int = 2,
     outcomes: bool = True,
     threads: int | None = None,
+    progress=None,
 ) -> Distribution:
     """The distribution of the final score from ``card`` under expected-score play with the
     table ``values`` of its rule set.
@@ -200,13 +201,14 @@ def score_distribution(
                     rules, table, card.state, roll, rolls_left, max_points(rules) + 1, count_width, workers, d
                 )
                 for d in ("down", "up")
-            ]
+            ]  # no progress: the first box is the last turn
             means = [float((r[1].sum(axis=0) * np.arange(r[1].shape[1])).sum()) for r in results]
             finals, points, counts = results[1] if means[1] > means[0] + TIE_TOLERANCE else results[0]
         else:
             finals, points, counts = _forward(
-                rules, table, card.state, roll, rolls_left, max_points(rules) + 1, count_width, workers
-            )
+                rules, table, card.state, roll, rolls_left, max_points(rules) + 1, count_width, workers,
+                progress=progress,
+            )  # fmt: skip
     pmf = np.zeros(card.total + points.shape[1])
     pmf[card.total :] = points.sum(axis=0)
     cap, n_flags = rules.upper_cap, rules.n_flags
@@ -229,11 +231,14 @@ def score_distribution(
     return Distribution(rules, str(card), "ev", card.total, pmf, upper_bonus, rows_at_50, bonuses)
 
 
-def _forward(rules, table, state, roll, rolls_left, width, count_width, workers, direction=None):
+def _forward(
+    rules, table, state, roll, rolls_left, width, count_width, workers, direction=None, progress=None
+):
     """Push probability from ``state`` to the full card: ``(final_states, points, counts)`` with
     ``points[i, g]`` = P(ending in flat state ``final_states[i]`` having scored ``g``) and
     ``counts[i, c]`` the same for the outcome counts ``c`` (None when ``count_width`` is 0).
-    ``direction``: under ``order=choose``, the one to play from the empty card."""
+    ``direction``: under ``order=choose``, the one to play from the empty card; ``progress(1)``
+    is called as each turn is done."""
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = representative_upper(rules)
@@ -260,6 +265,8 @@ def _forward(rules, table, state, roll, rolls_left, width, count_width, workers,
             states, np.arange(len(states)), rules, table, lane_args, start_roll, rolls_left, rep, workers
         )
         start_roll = -1
+        if progress is not None:
+            progress(1)
         states, dst_row = np.unique(dst, return_inverse=True)
         order = np.argsort(dst_row, kind="stable")  # a fixed order of additions: any thread count
         src, dst_row, prob = src[order], dst_row[order], prob[order]
@@ -338,6 +345,7 @@ def target_distribution(
     roll: int | None = None,
     rolls_left: int = 2,
     threads: int | None = None,
+    progress=None,
 ) -> Distribution:
     """The distribution of the final score from ``card`` under target play for ``target``: each
     turn, while the target is not reached and still in reach, the moves that maximise
@@ -399,6 +407,8 @@ def target_distribution(
                 )  # fmt: skip
                 target_part = (act_rows[i], act_cols[i], dst, gain, prob)
             start_roll = -1
+            if progress is not None:  # one turn done
+                progress(1)
             dsts = ([ev_part[1]] if ev_part is not None else []) + (
                 [target_part[2]] if target_part is not None else []
             )
