@@ -388,6 +388,20 @@ def test_hot_seat_sheet_after_each_round_within_80_columns(monkeypatch, capsys, 
     assert [int(x) for x in last] == [f["score"] for f in game["final"]]
 
 
+def test_against_the_computer_its_turn_stays_on_screen(monkeypatch, capsys, data):
+    """After each round one line of totals, not the 19-line sheet: the computer's turn above it
+    stays on an 80x24 screen (``cards`` shows the sheet)."""
+    lines = [x for i in range(1, 14) for x in ("r", f"s {i}")]
+    lines.insert(2, "cards")
+    rc, out, _ = play(monkeypatch, capsys, data, ["--vs-computer", "--seed", "3"], lines)
+    assert rc == 0
+    assert sum(line.startswith("after round ") for line in out.splitlines()) == 12
+    sheets = [line for line in out.splitlines() if line.startswith("  total ")]
+    assert len(sheets) == 2  # the cards command and the end
+    turn = out.split("--- Computer (medium): turn 5 of 13")[1].split("after round 5:")[0]
+    assert len(turn.splitlines()) < 24 and "Computer (medium) scores" in turn
+
+
 # --- real dice ---------------------------------------------------------------------------------------------
 def test_real_dice_infers_the_dice_kept(monkeypatch, capsys, data, tables_dir):
     tables_dir.table(SMALL)

@@ -402,7 +402,11 @@ class PlaySession:
                 self.show_chances()
                 if len(self.game.players) > 1 and self.game.round > round_ and not self.game.is_over:
                     self.say("")
-                    self.say(format_sheet(self.game, self.style))
+                    if any(p.is_bot for p in self.game.players):  # the computer's turn stays on screen
+                        totals = " | ".join(f"{name} {total}" for name, total in self.game.totals())
+                        self.say(f"after round {round_}: {totals}   (cards: the whole sheet)")
+                    else:
+                        self.say(format_sheet(self.game, self.style))
         except _Quit:
             self.save("abandoned")
             self.say(f"game abandoned; saved to {self.path} (yahtzee play --resume goes on with it)")
