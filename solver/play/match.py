@@ -38,7 +38,7 @@ from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
-from ..engine.playout import STATE_WIDTH, game_totals_of, table_turn, target_turn
+from ..engine.playout import STATE_WIDTH, game_totals_of, lane_states, table_turn, target_turn
 from ..engine.turn import TIE_TOLERANCE
 from .bots import WinBot, bot_name, get_bot
 from .simulate import fast_kind, game_rng, play_turn
@@ -188,9 +188,7 @@ def _estimates(state, ids, out, n_open, total, values, ra, nb) -> None:
     """``out[ids]`` = the estimated final scores of the games ``state`` (see
     :func:`solver.advice.win.estimated_final`)."""
     cap, n_flags = values.shape[1] - 1, values.shape[2]
-    mask = state[:, nb].astype(np.int64)
-    u = np.minimum(state[:, nb + 1].astype(np.int64), cap)
-    f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask, u, f = lane_states(state, nb, cap, n_flags)
     totals = game_totals_of(state, ra, nb)
     total[ids] = totals
     out[ids] = np.floor(totals.astype(np.float64) + values[mask, u, f] + 0.5).astype(np.int64)
@@ -215,9 +213,7 @@ def _win_turn(
     totals = game_totals_of(state, ra, nb)
     need0 = opp_est[ids] - half[kq] - totals
     nmin = opp_total[ids] - totals
-    mask = state[:, nb].astype(np.int64)
-    u = np.minimum(state[:, nb + 1].astype(np.int64), cap)
-    f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask, u, f = lane_states(state, nb, cap, n_flags)
     p = np.empty(len(state))
     K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_len, p)
     filled = np.zeros(len(mask), dtype=np.int64)
