@@ -615,7 +615,13 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
 BOT_RANDOM = 0
 BOT_FREQUENT = 1
-STATE_EXTRA = 5  # columns after the box scores: mask, upper total, bonuses, dice drawn, flag
+# A game's row: its box scores (columns 0 .. B-1), then, at ``B + COL_...``:
+COL_MASK = 0  # the filled boxes
+COL_UPPER = 1  # the upper total (not capped)
+COL_BONUSES = 2  # five-of-a-kind bonuses earned
+COL_DICE = 3  # dice drawn from the game's stream
+COL_FLAG = 4  # a five-of-a-kind row holds 50
+STATE_EXTRA = 5  # columns after the box scores
 
 
 # --- dice streams ---------------------------------------------------------
@@ -670,13 +676,13 @@ def _apply(games, i, b, s, bonus, box_face, five_kind):
     """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
     nb = box_face.shape[0]
     games[i, b] = s
-    games[i, nb] = games[i, nb] | (1 << b)
+    games[i, nb + COL_MASK] = games[i, nb + COL_MASK] | (1 << b)
     if box_face[b] > 0:
-        games[i, nb + 1] += s
+        games[i, nb + COL_UPPER] += s
     if bonus > 0:
-        games[i, nb + 2] += 1
+        games[i, nb + COL_BONUSES] += 1
     if five_kind[b] == 1 and s == 50:
-        games[i, nb + 4] = 1
+        games[i, nb + COL_FLAG] = 1
 
 
 # --- table bots (optimal, heuristic, greedy) ---------------------------------
@@ -726,7 +732,7 @@ def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
     n = games.shape[0]
     count = np.zeros(n_masks + 1, dtype=np.int64)
     for i in range(n):
-        count[games[i, nb] + 1] += 1
+        count[games[i, nb + COL_MASK] + 1] += 1
     n_groups = 0
     for m in range(n_masks):
         if count[m + 1] > 0:
@@ -742,7 +748,7 @@ def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
             j += 1
     group_start[n_groups] = n
     for i in range(n):
-        m = games[i, nb]
+        m = games[i, nb + COL_MASK]
         j = count[m]
         count[m] += 1
         ids_out[j] = ids[i]
@@ -758,8 +764,8 @@ def group_games(games, ids, games_out, ids_out, n_masks, cap, n_flags, nb):
     for grp in range(n_groups):
         group_lane[grp] = n_lanes
         for j in range(group_start[grp], group_start[grp + 1]):
-            u = min(np.int64(games_out[j, nb + 1]), cap)
-            f = np.int64(games_out[j, nb + 4]) if n_flags == 2 else 0
+            u = min(np.int64(games_out[j, nb + COL_UPPER]), cap)
+            f = np.int64(games_out[j, nb + COL_FLAG]) if n_flags == 2 else 0
             key = u * n_flags + f
             if key_lane[key] < 0:
                 key_lane[key] = n_lanes
@@ -815,11 +821,11 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
-            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
             add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
         )  # fmt: skip
-        games[i, nb + 3] = k
-        r, mask = held - roll_offset, np.int64(games[i, nb])
+        games[i, nb + COL_DICE] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         best = NEG_INF
         rest = bits
@@ -836,7 +842,9 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
             s = placement_score(r, b, use_joker, score, joker_score)
             cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
             if add + succ_all[cand, lane] >= best - tol:
-                extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+                extra = five_kind_bonus(
+                    mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus
+                )
                 _apply(games, i, b, s, extra, box_face, five_kind)
                 break
 
@@ -866,7 +874,7 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
         base = stream_base(seed_mixed, game0 + i)
         rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
         j = 8 * turn
-        k = np.int64(games[i, nb + 3])
+        k = np.int64(games[i, nb + COL_DICE])
         held = _roll(base, k, 0, add_die, keep_size)
         k += 5
         for _rolls_left in range(2, 0, -1):
@@ -890,8 +898,8 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
                 break
             held = _roll(base, k, keep, add_die, keep_size)
             k += 5
-        games[i, nb + 3] = k
-        r, mask = held - roll_offset, np.int64(games[i, nb])
+        games[i, nb + COL_DICE] = k
+        r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         chosen = -1
         if kind == BOT_RANDOM:
@@ -905,7 +913,7 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
                 rest &= rest - 1
             chosen = low_bit_index(rest)
         else:
-            u = min(np.int64(games[i, nb + 1]), cap)
+            u = min(np.int64(games[i, nb + COL_UPPER]), cap)
             most = -1
             rest = bits
             while rest:
@@ -917,7 +925,7 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
                     most = gain
                     chosen = b
         s = placement_score(r, chosen, use_joker, score, joker_score)
-        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+        extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
         _apply(games, i, chosen, s, extra, box_face, five_kind)
 
 
@@ -1321,10 +1329,10 @@ def play_target_games(
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
-            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
             add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
         )  # fmt: skip
-        games[i, nb + 3] = k
+        games[i, nb + COL_DICE] = k
         # target play is win play against one known final, ties worth nothing: the value of
         # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
         _score_best_win_box(
@@ -1382,7 +1390,12 @@ def max_to_come(lane_mask, lane_u, lane_f, most, ra):
 TRIPLE_ALL = 0
 TRIPLE_FIRST = 1
 TRIPLE_RANDOM = 2
-TRIPLE_COLUMN_EXTRA = 4  # per column after the box scores: mask, upper total, bonuses, flag
+# per column ``c`` of a triple game, at ``C * B + TRIPLE_COLUMN_EXTRA * c + TRIPLE_...``:
+TRIPLE_MASK = 0  # the column's filled boxes
+TRIPLE_UPPER = 1  # its upper total (not capped)
+TRIPLE_BONUSES = 2  # its five-of-a-kind bonuses
+TRIPLE_FLAG = 3  # a five-of-a-kind row of it holds 50
+TRIPLE_COLUMN_EXTRA = 4  # columns per column after all the box scores (the last column: dice drawn)
 
 
 @njit(cache=True, inline="always")
@@ -1497,20 +1510,20 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
             seen = False
             for c in range(n_col):
                 at = off + TRIPLE_COLUMN_EXTRA * c
-                mask = np.int64(games[i, at])
+                mask = np.int64(games[i, at + TRIPLE_MASK])
                 active[c] = 0
                 if mask == full or (mode == TRIPLE_FIRST and seen):
                     continue
                 seen = True
                 active[c] = 1
-                cu[c] = min(np.int64(games[i, at + 1]), cap)
-                cf[c] = np.int64(games[i, at + 3]) if two_flags else 0
+                cu[c] = min(np.int64(games[i, at + TRIPLE_UPPER]), cap)
+                cf[c] = np.int64(games[i, at + TRIPLE_FLAG]) if two_flags else 0
                 vnow[c] = kappa[c] * values[mask, cu[c], cf[c]]
             if mode != TRIPLE_RANDOM:
                 for c in range(n_col):
                     if active[c] and not fresh[c]:
                         _triple_column(
-                            np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c]), cu[c], cf[c],
+                            np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK]), cu[c], cf[c],
                             float(weights[c]), kappa[c], vnow[c], values, succ[c], rc[c],
                             score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
                             rows_mask, joker_mode, order, bonus, thr, ub, cap,
@@ -1553,7 +1566,7 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
             for c in range(n_col):
                 if not active[c]:
                     continue
-                mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c])
+                mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK])
                 bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
                 extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
                 rest = bits
@@ -1574,7 +1587,7 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                 if not active[c]:
                     continue
                 at = off + TRIPLE_COLUMN_EXTRA * c
-                mask = np.int64(games[i, at])
+                mask = np.int64(games[i, at + TRIPLE_MASK])
                 bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
                 extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
                 rest = bits
@@ -1590,13 +1603,13 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                         take = weights[c] * (add + succ[c, cand] + extra - vnow[c]) >= best - tol
                     if take:
                         games[i, c * nb + b] = s
-                        games[i, at] = games[i, at] | (1 << b)
+                        games[i, at + TRIPLE_MASK] = games[i, at + TRIPLE_MASK] | (1 << b)
                         if box_face[b] > 0:
-                            games[i, at + 1] += s
+                            games[i, at + TRIPLE_UPPER] += s
                         if extra > 0:
-                            games[i, at + 2] += 1
+                            games[i, at + TRIPLE_BONUSES] += 1
                         if five_kind[b] == 1 and s == 50:
-                            games[i, at + 3] = 1
+                            games[i, at + TRIPLE_FLAG] = 1
                         fresh[c] = 0
                         done = True
                         break
@@ -1648,11 +1661,11 @@ def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_len, t
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     nb = box_face.shape[0]
-    mask = np.int64(games[i, nb])
-    u = min(np.int64(games[i, nb + 1]), cap)
-    f = np.int64(games[i, nb + 4]) if w_off.shape[2] == 2 else np.int64(0)
+    mask = np.int64(games[i, nb + COL_MASK])
+    u = min(np.int64(games[i, nb + COL_UPPER]), cap)
+    f = np.int64(games[i, nb + COL_FLAG]) if w_off.shape[2] == 2 else np.int64(0)
     bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-    extra = five_kind_bonus(mask, r, np.int64(games[i, nb + 4]), roll_face, rows_mask, bonus)
+    extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
     best = NEG_INF
     chosen = -1
     for sweep in range(2):
@@ -1760,10 +1773,10 @@ def play_mixed_win_games(
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
-            base, np.int64(games[i, nb + 3]), e0_all[lane], e1_all[lane], tol,
+            base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
             add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
         )  # fmt: skip
-        games[i, nb + 3] = k
+        games[i, nb + COL_DICE] = k
         _score_best_win_box(
             games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
             w, w_off, w_len, tol, ra,

@@ -133,9 +133,7 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     w, w_off, w_len = target.w, target.off, target.length
     need = goal - game_totals_of(state, ra, rules_n)
-    mask = state[:, rules_n].astype(np.int64)
-    u = np.minimum(state[:, rules_n + 1].astype(np.int64), cap)
-    f = state[:, rules_n + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask, u, f = lane_states(state, rules_n, cap, n_flags)
     length = w_len[mask, u, f]
     inside = (need >= 1) & (need <= length)
     p = np.zeros(len(state))
@@ -196,12 +194,25 @@ def run_lane_batches(workers, group_lane: np.ndarray, game_start: np.ndarray, ta
         )
 
 
+def lane_states(state: np.ndarray, nb: int, cap: int, n_flags: int):
+    """``(mask, u, f)``, (N,) int64 each: the DP state of each game of ``state`` (upper total capped
+    at ``cap``; ``f`` 0 without a flag)."""
+    from . import _kernels as K
+
+    mask = state[:, nb + K.COL_MASK].astype(np.int64)
+    u = np.minimum(state[:, nb + K.COL_UPPER].astype(np.int64), cap)
+    f = state[:, nb + K.COL_FLAG].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    return mask, u, f
+
+
 def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
     """(N,) int64: the points on each card of the games ``state``, from the kernel rule arrays."""
+    from . import _kernels as K
+
     boxes = np.where(state[:, :nb] > 0, state[:, :nb], 0).sum(axis=1, dtype=np.int64)
-    upper = state[:, nb + 1].astype(np.int64)
+    upper = state[:, nb + K.COL_UPPER].astype(np.int64)
     bonus = np.where(upper >= int(ra.upper_threshold), int(ra.upper_bonus), 0)
-    return boxes + bonus + state[:, nb + 2].astype(np.int64) * int(ra.bonus)
+    return boxes + bonus + state[:, nb + K.COL_BONUSES].astype(np.int64) * int(ra.bonus)
 
 
 def run_games(
@@ -272,7 +283,11 @@ def run_games(
                 done = now
             sorted_games = kind in ("table", "target")
             store_results(
-                out, c0, finish_games(rules, state[:, :nb], state[:, nb + 2], ids if sorted_games else None)
+                out,
+                c0,
+                finish_games(
+                    rules, state[:, :nb], state[:, nb + K.COL_BONUSES], ids if sorted_games else None
+                ),
             )
             if keep_cards:
                 out["cards"][c0 + ids] = state[:, :nb]  # back in game order

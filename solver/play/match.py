@@ -41,6 +41,7 @@ from ..engine.playout import (
     STATE_WIDTH,
     game_totals_of,
     lane_groups,
+    lane_states,
     progress_ticks,
     run_lane_batches,
     table_turn,
@@ -195,9 +196,7 @@ def _estimates(state, ids, out, n_open, total, values, ra, nb) -> None:
     """``out[ids]`` = the estimated final scores of the games ``state`` (see
     :func:`solver.advice.win.estimated_final`)."""
     cap, n_flags = values.shape[1] - 1, values.shape[2]
-    mask = state[:, nb].astype(np.int64)
-    u = np.minimum(state[:, nb + 1].astype(np.int64), cap)
-    f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask, u, f = lane_states(state, nb, cap, n_flags)
     totals = game_totals_of(state, ra, nb)
     total[ids] = totals
     out[ids] = np.floor(totals.astype(np.float64) + values[mask, u, f] + 0.5).astype(np.int64)
@@ -222,9 +221,7 @@ def _win_turn(
     totals = game_totals_of(state, ra, nb)
     need0 = opp_est[ids] - half[kq] - totals
     nmin = opp_total[ids] - totals
-    mask = state[:, nb].astype(np.int64)
-    u = np.minimum(state[:, nb + 1].astype(np.int64), cap)
-    f = state[:, nb + 4].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask, u, f = lane_states(state, nb, cap, n_flags)
     p = np.empty(len(state))
     K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_len, p)
     filled = np.zeros(len(mask), dtype=np.int64)

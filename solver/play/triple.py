@@ -252,7 +252,7 @@ def column_totals(single: RuleSet, weights, state):
     """(N, C) weighted column totals of finished games in the kernel's layout."""
     import numpy as np
 
-    from ..engine._kernels import TRIPLE_COLUMN_EXTRA
+    from ..engine._kernels import TRIPLE_BONUSES, TRIPLE_COLUMN_EXTRA
 
     nb, n_col = single.n_boxes, len(weights)
     out = np.empty((state.shape[0], n_col), dtype=np.int64)
@@ -263,6 +263,8 @@ def column_totals(single: RuleSet, weights, state):
         total = boxes.sum(axis=1)
         if single.has_upper_bonus:
             total += np.where(upper >= single.upper_threshold, single.upper_bonus, 0)
-        total += state[:, n_col * nb + TRIPLE_COLUMN_EXTRA * c + 2].astype(np.int64) * single.bonus
+        total += (
+            state[:, n_col * nb + TRIPLE_COLUMN_EXTRA * c + TRIPLE_BONUSES].astype(np.int64) * single.bonus
+        )
         out[:, c] = weights[c] * total
     return out
