@@ -19,7 +19,7 @@ from _child import run_json_child
 CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
-from solver import dp
+from solver.engine import dp
 from solver.core.rules import get_rules
 rules = get_rules(sys.argv[1])
 threads = int(sys.argv[2])
