@@ -106,14 +106,18 @@ def immediate_points(card: ScoreCard, box: str, score: int) -> int:
     return points
 
 
-class RandomBot(Bot):
+class RulesBot(Bot):
+    """A bot that plays by the rules alone (no table): made for one rule set."""
+
+    def __init__(self, rules: RuleSet | str | None = None):
+        self.rules = get_rules(rules)
+
+
+class RandomBot(RulesBot):
     """Uniformly random legal moves."""
 
     name = "random"
     fast_kind = "random"
-
-    def __init__(self, rules: RuleSet | str | None = None):
-        self.rules = get_rules(rules)
 
     def choose_keep(self, card, dice, rolls_left, rng):
         keeps = distinct_keeps(dice)
@@ -123,14 +127,11 @@ class RandomBot(Bot):
         return rng.choice(card.placements(dice)).box
 
 
-class FrequentBot(Bot):
+class FrequentBot(RulesBot):
     """Most frequent face kept (ties: the higher face); the box that pays most now."""
 
     name = "frequent"
     fast_kind = "frequent"
-
-    def __init__(self, rules: RuleSet | str | None = None):
-        self.rules = get_rules(rules)
 
     def choose_keep(self, card, dice, rolls_left, rng):
         counts = dice.counts
