@@ -226,22 +226,34 @@ def test_solo_game_of_13_turns(browser, site):
     shot(d, "play-end.png")
 
 
+def start_against_the_computer(d, base: str, level: str, rules: str | None = None):
+    """A new game against the computer at ``level`` (of ``rules``) on the play page, its first
+    turn shown; returns a function reading the page's state (``r1-3``: round 1, 3 rolls left)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_page(d, base + "/play")
+    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
+    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
+    Select(d.find_element(By.ID, "level")).select_by_value(level)
+    if rules is not None:
+        d.find_element(By.ID, "rules").clear()
+        d.find_element(By.ID, "rules").send_keys(rules)
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state() == "r1-3", "the game")
+    return state
+
+
 def test_vs_computer_and_daily_setup(browser, site):
     """Against the computer: after your box, the computer's turn is shown and its column filled;
     the daily challenge starts on the chosen date's dice and can be quit (saved as abandoned)."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     from solver.play.game import Game
 
     base, data = site
     d = browser
-    open_page(d, base + "/play")
-    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
-    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
-    Select(d.find_element(By.ID, "level")).select_by_value("perfect")
-    d.find_element(By.ID, "start").click()
-    wait(lambda: state() == "r1-3", "the game")
+    state = start_against_the_computer(d, base, "perfect")
     heads = [th.text for th in d.find_elements(By.CSS_SELECTOR, "#card thead th")]
     assert heads == ["Box", "You", "Computer (perfect)"]
     d.find_element(By.ID, "roll").click()
@@ -443,19 +455,10 @@ def test_triple_card_game(browser, site):
     """The triple card on the play page: its 39 boxes named BOX@COLUMN, a box scored by a click,
     the computer's turn after it, the totals weighted."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     base, data = site
     d = browser
-    open_page(d, base + "/play")
-    state = lambda: d.execute_script("return document.body.dataset.state || ''")  # noqa: E731
-    d.find_element(By.CSS_SELECTOR, 'input[name="mode"][value="vs-computer"]').click()
-    Select(d.find_element(By.ID, "level")).select_by_value("hard")
-    rules = d.find_element(By.ID, "rules")
-    rules.clear()
-    rules.send_keys("triple")
-    d.find_element(By.ID, "start").click()
-    wait(lambda: state() == "r1-3", "the triple game")
+    state = start_against_the_computer(d, base, "hard", rules="triple")
     assert "turn 1 of 39" in d.find_element(By.ID, "status").text
     d.find_element(By.ID, "roll").click()
     wait(lambda: state() == "r1-2", "the roll")
