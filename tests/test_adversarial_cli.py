@@ -12,6 +12,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -401,6 +402,9 @@ def test_c_locale(tdir):
 def _limit_memory(megabytes: int):
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+        # an interrupt must be one in the child, whatever the test run inherited: a command started
+        # in the background (``&``) ignores SIGINT, and so would every process it starts
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     return limit
 

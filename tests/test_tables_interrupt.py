@@ -32,6 +32,9 @@ def test_interrupted_build_leaves_no_table(tmp_path, sig):
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ),
+        # SIGINT is the child's to handle, whatever this run inherited: started in the background
+        # (``&``), a shell ignores it for its commands, and an ignored signal stays ignored in children
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(1.0)  # inside imports, compilation or the build itself: never finished by now
     assert proc.poll() is None, "the build finished before it could be interrupted"

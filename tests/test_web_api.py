@@ -509,6 +509,7 @@ def test_yahtzee_serve_end_to_end(tables, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # Ctrl-C is the server's to handle
     )
     try:
         line = proc.stdout.readline()
