@@ -538,3 +538,29 @@ def test_every_mode_scripted_with_aliases_undo_and_resume(
     rules = get_rules(game["rules"])
     assert boxes == [loaded.box_name(a) for a in aliases] and sorted(boxes) == sorted(rules.box_names)
     assert ("undo" in (game.get("assisted") or [])) == can_undo
+
+
+def test_the_hints_own_zero_is_not_asked_again(monkeypatch, capsys, tables_dir):
+    """The hint says: score 0 in yahtzee (chance is worth more later). Typing the hint's move is
+    not asked "score 0?"; the same zero typed without the hint is."""
+    from solver.cli.play import PlaySession
+    from solver.core.card import ScoreCard
+    from solver.play.game import Game
+
+    tables_dir.table("yahtzee")
+    card = ScoreCard.parse(
+        "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,three_of_a_kind=20,four_of_a_kind=0,"
+        "full_house=25,small_straight=30,large_straight=40",
+        "yahtzee",
+    )
+    for lines, asked in ((["hint", "s yahtzee"], 0), (["s yahtzee", "n"], 1)):
+        game = Game.new("yahtzee", ["You"], real_dice=True, info={"mode": "solo", "assisted": ["coach"]})
+        game.cards[0] = card
+        for _ in range(3):
+            game.roll([1, 2, 3, 4, 6])
+        monkeypatch.setattr(sys, "stdin", FakeTty("\n".join(lines) + "\n"))
+        session = PlaySession(game, out=io.StringIO(), tables_dir=tables_dir.path)
+        session.command(session.read("> "))
+        if asked == 0:
+            session.command(session.read("> "))
+        assert capsys.readouterr().out.count("score 0 in yahtzee?") == asked

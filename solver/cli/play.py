@@ -37,24 +37,33 @@ NUMBER_WORDS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 HELP = """\
 commands:
-  r, roll, Enter        roll the dice that are not held (up to 3 rolls a turn; the first is mandatory)
+  r, roll, Enter        roll the dice that are not held (up to 3 rolls a turn;
+                        the first is mandatory)
   h 1 3, hold 1 3       hold or release dice by position (1 to 5)
   k 3 3 5, keep 3 3 5   hold dice by their faces
   u, release            release all held dice
-  s 9, s full_house     score the dice in a box, by number, name, a start of an open box's name
-                        ('full') or an alias: aces 3k 4k fh ss/sm ls/lg ch y, Yatzy's 1p 2p;
-                        on the triple card the box and its column: s fours@3, s fh 2
-  undo                  take back the last box (solo games; the game no longer counts for records)
-  hint, ?               the solver's three best options now (the game no longer counts for records)
-  card, c               the card, with what each open box would score now in (brackets)
+  s 9, s full_house     score the dice in a box: by number, name, a start of
+                        an open box's name ('full') or an alias: aces 3k 4k fh
+                        ss/sm ls/lg ch y, Yatzy's 1p 2p; on the triple card the
+                        box and its column: s fours@3, s fh 2
+  undo                  take back the last box (solo games; the game no longer
+                        counts for records)
+  hint, ?               the solver's three best options now (the game no longer
+                        counts for records)
+  card, c               the card, with what each open box would score now
   cards                 every player's card side by side
   help                  this list
-  quit, q, Ctrl-D       stop now; the game is saved (yahtzee play --resume goes on)"""
+  quit, q, Ctrl-D       stop now; the game is saved (play --resume goes on)
+the card: (12) what the dice would score in an open box, x a box the Joker
+  rule (or the fill order) forbids for these dice, . an open box before the
+  roll; upper pace: the upper boxes filled so far against three of each face
+  (which makes 63): +3 is ahead of the bonus, -4 behind"""
 
 HELP_REAL = """\
-real dice: type the dice you rolled on the table: all five on a turn's first roll (e.g. 33456),
-  then only the rerolled ones (e.g. 45) or all five again; 'r 45' works too.  Hold with h before
-  rerolling, or type all five and the dice that stayed the same count as kept."""
+real dice: type the dice you rolled on the table: all five on a turn's first
+  roll (e.g. 33456), then only the rerolled ones (e.g. 45) or all five again;
+  'r 45' works too.  Hold with h before rerolling, or type all five and the
+  dice that stayed the same count as kept."""
 
 
 def register(sub) -> None:
@@ -283,6 +292,7 @@ class PlaySession:
             color = _color_wanted(self.out)
         self.style = Style(color)
         self._advisor = None
+        self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
         self.noted = False  # the advisor's note shown (once a game)
         self._win = None  # the win bot for P(win) on screen (False: no target table)
         self._bots: dict[int, object] = {}
@@ -741,7 +751,8 @@ class PlaySession:
         if not g.has_rolled:
             raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
         preview = g.preview()
-        if self.interactive and preview.get(name) == 0 and any(preview.values()):
+        hinted = self.hinted == (len(g.turns), g.rolls_used, name)  # the hint's own move: not asked
+        if self.interactive and preview.get(name) == 0 and any(preview.values()) and not hinted:
             answer = self.read(f"score 0 in {name}? these dice score points in another box (y/n)> ")
             if answer.lower() not in ("y", "yes"):
                 return self.say("not scored: choose a box")
@@ -787,6 +798,9 @@ class PlaySession:
         advice = self.advisor.advise(Position(g.card, g.sorted_dice, g.rolls_left))
         self.mark_assisted("hint")
         rows = [(hint_text(o, g.rules), o) for o in advice.options[:3]]
+        best = advice.options[0]
+        box = best.box if best.keep is None else (best.stop_category if len(best.keep) == 5 else None)
+        self.hinted = (len(g.turns), g.rolls_used, box) if box is not None else None
         width = max(len(t) for t, _ in rows)
         self.say(
             f"hint ({g.rolls_left} roll{'s' if g.rolls_left != 1 else ''} left): expected final score, loss"
