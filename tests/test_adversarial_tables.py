@@ -305,6 +305,7 @@ def test_damaged_table_with_recomputed_sha256(small, capsys, how):
     assert code == 1 and out.startswith(f"{SPEC}: FAIL") and len(out.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # every state of several rule sets: in CI, not the fast loop
 def test_the_value_pattern_is_the_states_the_dp_computes():
     for spec in [
         SPEC,

@@ -249,6 +249,7 @@ def test_cli_json_and_at_least(tables_dir, capsys):
     assert code == 0 and "| dice 3 3 4 5 6 | 2 rolls left |" in text.splitlines()[0]
 
 
+@pytest.mark.slow  # matplotlib draws a PNG: in CI, not the fast loop
 def test_cli_plot(tables_dir, capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "dist.png"

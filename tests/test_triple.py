@@ -124,6 +124,7 @@ def test_kernel_plays_as_the_python_player(advisor, tables_dir, bot):
         assert result.scores[g] == card.total
 
 
+@pytest.mark.slow  # 2,000 games, statistical: in CI, not the fast loop
 def test_floor_matches_six_times_the_base_value(tables_dir):
     result = simulate_triple("triple", "floor", 2000, seed=3, tables_dir=tables_dir)
     s = result.summary()
