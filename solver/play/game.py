@@ -618,9 +618,40 @@ class Game:
 _RESERVED = {"format", "format_version", "rules", "status", "players", "turns", "final", "winners"}
 
 
-def _load(cls, data) -> Game:
+def _read_rules(value) -> RuleSet:
+    """The rule set a saved game names (``None``: the default one)."""
+    if value is not None and not isinstance(value, str):
+        raise GameRecordError(f"rules: {shown(value)} is not a rule set")
+    try:
+        return get_rules(value)
+    except SolverError as exc:
+        raise GameRecordError(f"rules: {exc}") from None
+
+
+def _read_player(i: int, p, kind: str | None = None) -> Player:
+    """Player ``i`` (1-based) of a saved game: a name and, for a computer, a builtin bot -- never
+    a module to import (files are data).  ``kind``: what the file does not say (the old triple
+    files: a player with a bot is a bot); else the file's ``kind``, ``human`` by default."""
     from .bots import builtin_bot_names, is_builtin_bot
 
+    err = GameRecordError
+    if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+        raise err(f"player {i}: need an object with a non-empty name")
+    bot = p.get("bot")
+    kind = kind or p.get("kind", "human")
+    if kind not in ("human", "bot"):
+        raise err(f"player {i}: kind {shown(kind)} is not human or bot")
+    if bot is not None and not isinstance(bot, str):
+        raise err(f"player {i}: bot {shown(bot)} is not a bot name")
+    if bot is not None and not is_builtin_bot(bot):
+        raise err(
+            f"player {i}: bot {shown(bot)} is not a builtin bot ({builtin_bot_names()}); a saved game "
+            "names only those: give a bot of your own on the command line (--bot module:attr)"
+        )
+    return Player(p["name"], kind, bot)
+
+
+def _load(cls, data) -> Game:
     err = GameRecordError
     if not isinstance(data, dict):
         raise err("a saved game must be a JSON object")
@@ -629,33 +660,13 @@ def _load(cls, data) -> Game:
     version = data.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) or version not in READS_VERSIONS:
         raise err(f"format_version: {shown(version)} is not supported (expected {FORMAT_VERSION})")
-    if data.get("rules") is not None and not isinstance(data["rules"], str):
-        raise err(f"rules: {shown(data['rules'])} is not a rule set")
-    try:
-        rules = get_rules(data.get("rules"))
-    except SolverError as exc:
-        raise err(f"rules: {exc}") from None
+    rules = _read_rules(data.get("rules"))
     players_raw = data.get("players")
     if not isinstance(players_raw, list) or not players_raw:
         raise err("players: need a non-empty list of players")
-    players = []
-    for i, p in enumerate(players_raw, start=1):
-        if isinstance(p, str):
-            p = {"name": p}
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
-            raise err(f"player {i}: need an object with a non-empty name")
-        kind = p.get("kind", "human")
-        if kind not in ("human", "bot"):
-            raise err(f"player {i}: kind {shown(kind)} is not human or bot")
-        bot = p.get("bot")
-        if bot is not None and not isinstance(bot, str):
-            raise err(f"player {i}: bot {shown(bot)} is not a bot name")
-        if bot is not None and not is_builtin_bot(bot):  # never a module to import: files are data
-            raise err(
-                f"player {i}: bot {shown(bot)} is not a builtin bot ({builtin_bot_names()}); a saved game "
-                "names only those: give a bot of your own on the command line (--bot module:attr)"
-            )
-        players.append(Player(p["name"], kind, bot))
+    players = [
+        _read_player(i, {"name": p} if isinstance(p, str) else p) for i, p in enumerate(players_raw, 1)
+    ]
     info = {k: v for k, v in data.items() if k not in _RESERVED}
     _check_info(info)
     try:
@@ -731,30 +742,21 @@ def _load_old_triple(cls, data: dict) -> Game:
     turn's sorted rolls, the faces kept between them, the column and the box), replayed move by
     move through this model -- every roll checked against its stream -- so it plays, resumes and
     reviews like any game (saved again, it is a version 2 file)."""
-    from .bots import builtin_bot_names, is_builtin_bot
-
     err = GameRecordError
     if not _is_whole(data.get("version")) or data.get("version") != 1:
         raise err(f"version: {shown(data.get('version'))} is not an old triple game's version (1)")
-    if not isinstance(data.get("rules"), str):
+    if not isinstance(data.get("rules"), str):  # the old files always named it
         raise err(f"rules: {shown(data.get('rules'))} is not a rule set")
-    try:
-        rules = get_rules(data["rules"])
-    except SolverError as exc:
-        raise err(f"rules: {exc}") from None
+    rules = _read_rules(data["rules"])
     if not rules.triple:
         raise err(f"rules: {rules.id} is not a triple card")
     raw = data.get("players")
     if not isinstance(raw, list) or not 1 <= len(raw) <= 8:
         raise err("players: need a list of 1 to 8 players")
-    players = []
-    for i, p in enumerate(raw, start=1):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
-            raise err(f"player {i}: need an object with a non-empty name")
-        bot = p.get("bot")
-        if bot is not None and not is_builtin_bot(bot):  # never a module to import: files are data
-            raise err(f"player {i}: bot {shown(bot)} is not a builtin bot ({builtin_bot_names()})")
-        players.append(Player(p["name"], "bot" if bot else "human", bot))
+    players = [
+        _read_player(i, p, "bot" if isinstance(p, dict) and p.get("bot") else "human")
+        for i, p in enumerate(raw, 1)
+    ]
     info = {k: data[k] for k in ("mode", "dice", "seed", "date", "level") if k in data}
     if info.get("dice") not in ("seeded", "daily"):
         raise err(f"dice: {shown(info.get('dice'))} is not seeded or daily")
