@@ -49,6 +49,7 @@ from ..core.triple_card import parse_card
 from ..engine.dp import kernel_values
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
+from . import load_advisor
 from .advisor import Advice, Advisor, Option, checked_advice
 
 #: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
@@ -619,7 +620,7 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
         if advisor is None:  # a missing table is built; a corrupt one errors its lines only
             try:
                 advisor = (
-                    load_triple(rid, tables_dir)
+                    load_advisor(rid, tables_dir)
                     if get_rules(rid).triple
                     else BatchAdvisor.load(rid, tables_dir)
                 )
@@ -645,10 +646,3 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
             except TableError as exc:
                 results[i] = _error_line(numbers[i], exc)
     return results  # type: ignore[return-value]
-
-
-def load_triple(rules_id: str, tables_dir):
-    """The triple card's advisor for a batch (its base table read light)."""
-    from .triple import TripleAdvisor
-
-    return TripleAdvisor.load(rules_id, tables_dir)

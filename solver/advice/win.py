@@ -159,8 +159,8 @@ class WinAdvisor:
         others share the rest in proportion; otherwise, each being its own approximation, all
         are scaled to add up to 1."""
         raw = [self.chance(card, [c for k, c in enumerate(cards) if k != s]) for s, card in enumerate(cards)]
-        exact = [s for s in range(len(cards)) if all(c.is_complete for k, c in enumerate(cards) if k != s)]
-        fixed = exact[0] if len(exact) == 1 and not cards[exact[0]].is_complete else None
+        unfinished = [s for s, card in enumerate(cards) if not card.is_complete]
+        fixed = unfinished[0] if len(unfinished) == 1 else None  # the one whose opponents finished
         rest = [s for s in range(len(cards)) if s != fixed]
         share = 1.0 - (raw[fixed] if fixed is not None else 0.0)
         total = sum(raw[s] for s in rest)

@@ -103,11 +103,8 @@ def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
             bonus += bool(col.upper_bonus) / len(columns)
             yahtzees += any((col.scores[i] or 0) > 0 for i in rows) / len(columns)
     n = len(scores)
-    # fresh dice: not typed in from a table (real dice prove nothing), not a seed played before
-    fresh = [
-        sc for sc, g in zip(scores, games, strict=True) if g.get("dice") != "real" and not g.get("replay")
-    ]
-    fair = [sc for sc, g in zip(scores, games, strict=True) if _fair(g)]
+    fresh = [sc for sc, g in zip(scores, games, strict=True) if _fresh(g)]
+    fair = [sc for sc, g in zip(scores, games, strict=True) if _fresh(g) and not g.get("assisted")]
     histogram: dict[str, int] = {}
     for s in sorted(scores):
         lo = s // BIN * BIN
@@ -182,6 +179,7 @@ def format_stats(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _fair(game: dict) -> bool:
-    """Whether a game counts for the unassisted average: no help, fresh dice of the program's."""
-    return not game.get("assisted") and not game.get("replay") and game.get("dice") != "real"
+def _fresh(game: dict) -> bool:
+    """Whether a game was played on fresh dice of the program's: not typed in from a table (real
+    dice prove nothing), not a seed played before."""
+    return game.get("dice") != "real" and not game.get("replay")

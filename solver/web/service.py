@@ -829,8 +829,9 @@ class Service:
         rules = g.rules
         over = g.is_over
         shown = 0 if over else g.current  # whose card has the previews: the player to move
-        preview = {} if over else g.preview()
-        bonus = {} if over or g.dice is None else {p.box: p.bonus for p in g.card.placements(g.sorted_dice)}
+        # the legal boxes of the roll, once: what each scores (the preview) and its Yahtzee bonus
+        placements = {} if over or g.dice is None else {p.box: p for p in g.card.placements(g.sorted_dice)}
+        preview = {box: p.score for box, p in placements.items()}
         reasons: dict[str, str] = {}
         if g.has_rolled and not over:
             for name in g.card.open_boxes:
@@ -853,7 +854,7 @@ class Service:
                     "upper": category in upper,
                     "score": card.get(name),
                     "preview": preview.get(name),
-                    "bonus": bonus.get(name, 0),  # a Yahtzee bonus the box would earn besides its score
+                    "bonus": placements[name].bonus if name in placements else 0,  # besides its score
                     "allowed": name in preview,
                     "reason": reasons.get(name),
                 }
