@@ -14,7 +14,7 @@ from solver.core.errors import CardError, IllegalMoveError, UsageError
 from solver.core.position import Position
 from solver.core.rules import get_rules
 from solver.core.triple_card import TripleCard
-from solver.play.triple import play_triple_game, simulate_triple
+from solver.play.triple import simulate_triple
 
 BASE = 254.5877287  # exact value of yahtzee (shared/RULES.md)
 
@@ -116,9 +116,19 @@ def test_floor_value_is_six_times_the_base(advisor):
 def test_kernel_plays_as_the_python_player(advisor, tables_dir, bot):
     """The numba games and the plain-Python player (the hint's arithmetic) agree move for move:
     the same final scores, column by column."""
+    import random
+
+    from solver.core.streams import SeededStream
+    from solver.play.bots import get_bot
+    from solver.play.game import Game, Player, play_bot_turn
+
     result = simulate_triple("triple", bot, 3, seed=7, tables_dir=tables_dir, threads=1)
+    player = get_bot(bot, "triple", tables_dir)  # the game model's player, hint's arithmetic
     for g in range(3):
-        card = play_triple_game(advisor, 7, g, bot)
+        game = Game("triple", [Player(bot, "bot", bot)], [SeededStream(7, game=g)])
+        while not game.is_over:
+            play_bot_turn(game, player, random.Random(0))
+        card = game.cards[0]
         assert card.is_complete
         assert tuple(result.column_scores[g]) == card.column_totals
         assert result.scores[g] == card.total

@@ -1,4 +1,5 @@
-"""The triple card's players: one game in plain Python and whole runs in the kernels."""
+"""The triple card's players: in the bot protocol of the game model (:class:`TripleBot`) and whole
+runs in the kernels (:func:`simulate_triple`), making the same moves (tested game by game)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..advice.triple import TripleAdvisor, TripleTurn
+from ..advice.triple import TripleAdvisor
 from ..core import dice as D
 from ..core.dice import Dice
 from ..core.errors import UsageError
@@ -16,36 +17,6 @@ from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
 from ..engine.turn import TIE_TOLERANCE
-
-
-def play_triple_game(advisor: TripleAdvisor, seed: int, game: int, bot: str = "triple") -> TripleCard:
-    """One game of the ``triple`` (or ``floor``) player on the seeded dice stream, in plain
-    Python -- the same decisions and ties as :func:`solver.engine._kernels.triple_games` (for tests
-    and reviews)."""
-    from ..core.streams import SeededStream, reroll_keep
-
-    only_first = check_bot(bot) == "floor"
-    if bot not in ("triple", "floor", "tuned"):
-        raise UsageError(f"play_triple_game plays triple, tuned or floor, not {bot!r}")
-    kappa = BOT_KAPPA.get(bot)
-    stream = SeededStream(seed, game)
-    card = TripleCard.empty(advisor.rules)
-    names = advisor.rules.single.box_names
-    for _ in range(advisor.rules.n_turns):
-        tt = TripleTurn(card, advisor.table.values, advisor._cache, only_first=only_first, kappa=kappa)
-        dice = Dice(stream.next_five())
-        for ev in (tt.e1, tt.e0):
-            subs = D.ROLL_SUBKEEPS[dice.index]
-            best = max(ev[k] for k in subs)
-            keep = D.KEEPS[max(k for k in subs if ev[k] >= best - TIE_TOLERANCE)]
-            if len(keep) == D.N_DICE:
-                break
-            dice = Dice(reroll_keep(keep, stream.next_five()))
-        options = tt.placement_values(dice)
-        best = max(o[0] for o in options)
-        _, c, b, _, _ = next(o for o in options if o[0] >= best - TIE_TOLERANCE)
-        card = card.score(card.key(c + 1, names[b]), dice)
-    return card
 
 
 class TripleBot:
