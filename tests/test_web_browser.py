@@ -85,14 +85,14 @@ def test_advisor_query(browser, site, tables_dir):
     d = browser
     open_page(d, base + "/")
     die = lambda i: d.find_element(By.ID, f"die-{i}")  # noqa: E731
-    assert [die(i).text for i in range(1, 6)] == ["1", "2", "3", "4", "5"]
+    assert [die(i).get_attribute("data-face") for i in range(1, 6)] == ["1", "2", "3", "4", "5"]
     # 1 2 3 4 5 -> 3 3 4 5 6: clicks count a die up, a digit typed on a die sets it
     die(1).click()
     die(1).click()
     for i in (2, 3, 4):
         die(i).click()
     die(5).send_keys("6")
-    assert [die(i).text for i in range(1, 6)] == ["3", "3", "4", "5", "6"]
+    assert [die(i).get_attribute("data-face") for i in range(1, 6)] == ["3", "3", "4", "5", "6"]
     assert d.find_element(By.ID, "dice-text").get_attribute("value") == "33456"
     d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="1"]').click()
     # the card: one box pasted in our notation, one picked from the box's legal scores
@@ -174,7 +174,7 @@ def test_solo_game_of_13_turns(browser, site):
         else:
             keys.send_keys("r").perform()  # the keyboard alone
         wait(lambda t=turn: state() == f"r{t}-2", "the first roll")
-        faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+        faces = [d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in range(1, 6)]
         assert all(f in "123456" for f in faces)
         if turn % 3 == 1:  # hold die 1 with its digit key, roll the other four again
             keys.send_keys("1").perform()
@@ -183,7 +183,9 @@ def test_solo_game_of_13_turns(browser, site):
             )
             keys.send_keys("r").perform()
             wait(lambda t=turn: state() == f"r{t}-1", "the second roll")
-            assert d.find_element(By.ID, "pdie-1").text.split()[0] == faces[0]  # the held die stayed
+            assert (
+                d.find_element(By.ID, "pdie-1").get_attribute("data-face") == faces[0]
+            )  # the held die stayed
         if turn == 2:
             d.find_element(By.ID, "hint").click()
             items = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#hint-box li"), "the hint")
@@ -275,7 +277,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     wait(lambda: state() == "r1-2", "the daily roll")
     want = Game.new("yahtzee", ["You"], date="2026-05-04")
     want.roll()
-    faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+    faces = [d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in range(1, 6)]
     assert faces == [str(f) for f in want.dice]  # the day's dice, the same for everyone
 
     # the page keeps the game in its address: finish it through the API, reload, see the end
@@ -328,7 +330,13 @@ def test_keyboard_alone(browser, site):
     open_page(d, base + "/")
     tab_to(lambda e: e.get_attribute("id") == "die-1", "the first die")
     keys("6", "5", "4", "3", "2")
-    assert [d.find_element(By.ID, f"die-{i}").text for i in range(1, 6)] == ["6", "5", "4", "3", "2"]
+    assert [d.find_element(By.ID, f"die-{i}").get_attribute("data-face") for i in range(1, 6)] == [
+        "6",
+        "5",
+        "4",
+        "3",
+        "2",
+    ]
     wait(lambda: "dice=65432" in d.current_url, "the advice for the typed dice")
 
 

@@ -62,10 +62,22 @@ const YZ = {
     return `keep ${o.keep.join(" ")}, reroll ${words[n]}`;
   },
 
-  /** A box name for people: full_house -> Full house. */
+  /** A box name for people: full_house -> Full house; a triple card's fours@3 -> Fours (column 3). */
   label(name) {
-    const text = name.replace(/_/g, " ");
-    return text.charAt(0).toUpperCase() + text.slice(1);
+    const [box, column] = String(name).split("@");
+    const text = box.replace(/_/g, " ");
+    return text.charAt(0).toUpperCase() + text.slice(1) + (column ? ` (column ${column})` : "");
+  },
+
+  /** Draw `face` (1-6, or null: not rolled) on a die button as pips: a 3x3 grid of spots, the
+   * face also in `data-face` and in the button's label for screen readers and tests. */
+  drawDie(button, face, label) {
+    const spots = {1: [4], 2: [2, 6], 3: [2, 4, 6], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8]};
+    const grid = YZ.el("span", {class: "pips", "aria-hidden": "true"});
+    for (let k = 0; k < 9; k++) grid.append(YZ.el("span", {class: (spots[face] || []).includes(k) ? "pip on" : "pip"}));
+    button.replaceChildren(grid);
+    button.dataset.face = face === null ? "" : String(face);
+    button.setAttribute("aria-label", label);
   },
 
   el(tag, attrs, ...children) {

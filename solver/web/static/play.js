@@ -53,10 +53,9 @@
       const b = $(`pdie-${i + 1}`);
       const face = s.dice ? s.dice[i] : null;
       const held = Boolean(s.dice && s.held[i]);
-      b.replaceChildren(face === null ? "\u00a0" : String(face));
+      YZ.drawDie(b, face, face === null ? `die ${i + 1}: not rolled` : `die ${i + 1}: ${face}${held ? ", held" : ""}`);
       if (held) b.append(YZ.el("span", {class: "tag", text: "held"}));
       b.setAttribute("aria-pressed", held ? "true" : "false");
-      b.setAttribute("aria-label", face === null ? `die ${i + 1}: not rolled` : `die ${i + 1}: ${face}${held ? ", held" : ""}`);
       b.disabled = s.over || face === null || s.rolls_left === 0;
     }
   }
