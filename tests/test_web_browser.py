@@ -56,17 +56,50 @@ def wait(condition, what: str, timeout: float = 15.0):
     raise AssertionError(f"timed out waiting for {what}" + (f" ({last!r})" if last else ""))
 
 
-def shot(driver, name: str, width: int = 1100) -> None:
-    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set)."""
+def shot(driver, name: str, width: int = 1100, height: int | None = None) -> None:
+    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set); with
+    ``height``, of what a screen of ``width`` x ``height`` shows without scrolling."""
     if not SHOTS:
         return
     Path(SHOTS).mkdir(parents=True, exist_ok=True)
     size = driver.get_window_size()
+    if height is not None:
+        view_shot(driver, Path(SHOTS) / name, width, height)
+        driver.set_window_size(size["width"], size["height"])
+        return
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(width, min(max(height + 140, 600), 4000))
     time.sleep(0.2)
     driver.save_screenshot(str(Path(SHOTS) / name))
     driver.set_window_size(size["width"], size["height"])
+
+
+def set_viewport(driver, width: int, height: int) -> None:
+    """The window sized so that the page sees exactly ``width`` x ``height`` CSS pixels."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+
+
+def view_shot(driver, path, width: int, height: int) -> None:
+    """A screenshot of the viewport at exactly ``width`` x ``height`` CSS pixels."""
+    set_viewport(driver, width, height)
+    driver.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.3)
+    driver.save_screenshot(str(path))
+
+
+def label(name: str) -> str:
+    """A box name for people, as the pages write it (YZ.label): full_house -> Full house."""
+    text = name.replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def people(option) -> str:
+    """``option.describe()`` with its box named for people, as the pages write it."""
+    text = option.describe()
+    box = option.category or option.stop_category
+    return text.replace(f" in {box}", f" in {label(box)}") if box else text
 
 
 def open_page(driver, url: str) -> None:
@@ -106,7 +139,7 @@ def test_advisor_query(browser, site, tables_dir):
 
     advice = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "33456", 1))
     best = advice.options[0]
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe()}"), "the advice")
+    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(best)}"), "the advice")
     rows = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#options tbody tr"), "the options")
     wait(
         lambda: len(d.find_elements(By.CSS_SELECTOR, "#options tbody tr")) == len(advice.options),
@@ -115,20 +148,17 @@ def test_advisor_query(browser, site, tables_dir):
     rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
     for row, option in zip(rows[:5], advice.options[:5], strict=True):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-        assert cells[1] == option.describe()
+        assert cells[1] == people(option)
         assert cells[2] == f"{option.expected_final:.2f}"
         assert cells[3] == ("best" if option.best else f"\u2212{option.regret:.3f}")
     value = tables_dir.advisor("yahtzee").card_value("ones=3,fours=12")
     assert f"{15 + value:.2f} expected final points" in d.find_element(By.ID, "card-value").text
-    shot(d, "advisor.png")
 
     # the position is in the URL: opening the link shows the same advice
     link = d.find_element(By.ID, "share-link").get_attribute("href")
     assert "dice=33456" in link and "rolls=1" in link and "card=ones%3D3%2Cfours%3D12" in link
     open_page(d, link)
-    wait(
-        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe()}"), "the linked advice"
-    )
+    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(best)}"), "the linked advice")
     assert Select(d.find_element(By.ID, "box-fours")).first_selected_option.text == "12"
 
     # typed dice and a box to choose
@@ -137,7 +167,8 @@ def test_advisor_query(browser, site, tables_dir):
     field.send_keys("44444")
     d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="0"]').click()
     score = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "44444", 0)).options[0]
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {score.describe()}"), "the box advice")
+    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(score)}"), "the box advice")
+    assert " in Yahtzee" in people(score) and "yahtzee" not in d.find_element(By.ID, "best").text
 
     # an impossible card is refused with the server's reason
     card = d.find_element(By.ID, "card-text")
@@ -371,11 +402,12 @@ def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, si
             for path in ("/?dice=12345&rolls=2&card=ones%3D3", "/play"):
                 extra = overflow(path, zoom)
                 assert extra <= 0, f"{path} is {extra}px too wide at {width}px, zoom {zoom}"
-        if SHOTS:
+        if SHOTS:  # the README's, as a phone shows it: the dice, the best move and the card
             d.set_window_size(390, 900)
-            open_page(d, base + "/?dice=33456&rolls=2&card=ones%3D3%2Cfours%3D12")
-            time.sleep(0.5)
-            shot(d, "advisor-phone.png", width=390)
+            card = "ones%3D3%2Cfours%3D12%2Csixes%3D24%2Cfull_house%3D25%2Cchance%3D22"
+            open_page(d, base + f"/?dice=33456&rolls=1&card={card}")
+            wait(lambda: d.find_element(By.ID, "best").text, "the advice")
+            shot(d, "advisor-phone.png", 390, 844)
     finally:
         d.set_window_size(size["width"], size["height"])
 
@@ -400,14 +432,14 @@ def test_advisor_target(browser, site, tmp_path_factory):
     advice = target_advisor(position.rules, str(folder)).advise(position, 150)
     p_of = {(o.keep, o.category): o.p_target for o in advice.options}
     ev_advice = target_advisor(position.rules, str(folder)).advisor.advise(position)
-    chances = {o.describe(): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
+    chances = {people(o): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
     with serve(create_app(service=service)) as base:
         open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&card=chance%3D20&target=150")
         assert d.find_element(By.ID, "target").get_attribute("value") == "150"
         wait(lambda: d.find_element(By.ID, "target-col").is_displayed(), "the target column")
         assert d.find_element(By.ID, "target-col").text == "P(reach 150)"
         result = d.find_element(By.ID, "target-result").text
-        assert result.startswith(f"To reach 150: {advice.options[0].describe()}, P(reach 150) = ")
+        assert result.startswith(f"To reach 150: {people(advice.options[0])}, P(reach 150) = ")
         assert f"{100 * advice.options[0].p_target:.3f}%" in result
         rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
         assert len(rows) == len(advice.options)
@@ -416,6 +448,26 @@ def test_advisor_target(browser, site, tmp_path_factory):
             assert cells[4] == f"{100 * chances[cells[1]]:.3f}%"
         assert "target=150" in d.find_element(By.ID, "share-link").get_attribute("href")
         shot(d, "advisor-target.png")
+        # beyond the card's reach (20 + 189 points at most): 0%, no error
+        target_field = d.find_element(By.ID, "target")
+        target_field.clear()
+        target_field.send_keys("400")
+        wait(lambda: "400" in d.find_element(By.ID, "target-col").text, "the target of 400")
+        result = d.find_element(By.ID, "target-result").text
+        assert result == "To reach 400: 0%, out of reach from this position."
+        assert not d.find_element(By.ID, "error").is_displayed()
+        # beyond the table's 200 points from the empty card, within its reach: the bound, said so
+        open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&target=210")
+        empty = Position.parse("", "66655", 1, small)
+        capped = target_advisor(empty.rules, str(folder)).advise(empty, 210)
+        assert capped.capped_at == 200
+        wait(lambda: d.find_element(By.ID, "target-col").text == "P(reach 210) at most", "the capped column")
+        result = d.find_element(By.ID, "target-result").text
+        assert result.startswith(
+            f"To reach 210: P(reach 210) is at most {100 * capped.options[0].p_target:.3f}%"
+        )
+        assert "the target table holds final scores up to 200 from this card" in result
+        assert not d.find_element(By.ID, "error").is_displayed()
 
     base, _ = site  # yahtzee: no target table on this server
     open_page(d, base + "/?dice=33456&rolls=2&target=300")
@@ -493,3 +545,280 @@ def test_a_bad_link_says_what_was_wrong(browser, site):
     error = wait(lambda: browser.find_element(By.ID, "error").text, "the link's error")
     assert "dice=99999" in error and "rolls=7" in error and "cannot be used" in error
     assert wait(lambda: browser.find_element(By.ID, "best").text, "the advice shown")
+
+
+def test_advisor_chart_of_the_final_score(browser, site, tables_dir):
+    """The chart: one SVG bar per final score (its probability the distribution JSON's, its
+    height in proportion), over all but at most 0.1% of the distribution (the rest is said);
+    the bars at or above the target marked and P(final >= target) read off them; a new target
+    redraws the marks, a new position asks for its own distribution."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    base, _ = site
+    d = browser
+    card = "ones=3,fours=12,sixes=24,full_house=25,chance=22"
+    open_page(d, f"{base}/?dice=33456&rolls=1&card={card.replace('=', '%3D')}&target=250")
+    assert not d.find_elements(By.CSS_SELECTOR, "#dist-chart rect")  # only on request: it is long work
+    d.find_element(By.ID, "chart-button").click()
+    wait(lambda: d.find_elements(By.CSS_SELECTOR, "#dist-chart rect.bar"), "the chart", 90)
+    assert d.find_element(By.ID, "chart-button").get_attribute("aria-pressed") == "true"
+    assert "chart=1" in d.current_url
+    want = (
+        Client(base)
+        .post(
+            "/api/distribution",
+            json={"card": card, "dice": "33456", "rolls_left": 1, "at_least": [250, 300]},
+        )
+        .json()
+    )
+    pmf = {int(s): p for s, p in want["pmf"].items()}
+
+    def bars():
+        found = d.execute_script(
+            "return [...document.querySelectorAll('#dist-chart rect.bar')].map((r) => [Number(r.dataset.score),"
+            " Number(r.dataset.p), Number(r.getAttribute('height')), r.classList.contains('reach')])"
+        )
+        return {s: (p, h, reach) for s, p, h, reach in found}
+
+    drawn = bars()
+    assert set(drawn) <= set(pmf) and len(drawn) > 50
+    lo, hi = min(drawn), max(drawn)
+    assert {s for s in pmf if lo <= s <= hi} == set(drawn)  # every score in the range, once
+    top = max(p for p, _, _ in drawn.values())
+    tallest = max(h for _, h, _ in drawn.values())
+    for s, (p, h, reach) in drawn.items():
+        assert p == pmf[s]
+        assert h == pytest.approx(p / top * tallest, abs=0.01)
+        assert reach == (s >= 250)
+    outside = sum(p for s, p in pmf.items() if s < lo or s > hi)
+    assert outside <= 0.001 + 1e-12
+    reach = d.find_element(By.ID, "dist-reach").text
+    assert (
+        reach
+        == f"P(final \u2265 250) = {100 * want['p_at_least']['250']:.3f}% playing for the expected score (the marked bars)."
+    )
+    summary = d.find_element(By.ID, "dist-summary").text
+    q = want["percentiles"]
+    assert summary.startswith(f"Mean {want['mean']:.2f}, standard deviation {want['sd']:.2f}; ")
+    assert (
+        f"half the games end at or below {q['50']}, 5% at or below {q['5']}, 95% at or below {q['95']}"
+        in summary
+    )
+    svg = d.find_element(By.CSS_SELECTOR, "#dist-chart svg")
+    assert svg.get_attribute("role") == "img" and "target 250" in svg.text
+    shot(d, "advisor.png", 1280, 800)  # the README's, as a desktop screen shows it
+
+    # a new target: the same distribution, the marks moved (no new question)
+    asked = d.execute_script(
+        "return performance.getEntriesByName(location.origin + '/api/distribution').length"
+    )
+    field = d.find_element(By.ID, "target")
+    field.send_keys(Keys.BACKSPACE * 3, "300")
+    wait(
+        lambda: "\u2265 300" in d.find_element(By.ID, "dist-reach").text, "the new target read off the chart"
+    )
+    assert d.find_element(By.ID, "dist-reach").text.startswith(
+        f"P(final \u2265 300) = {100 * want['p_at_least']['300']:.3f}%"
+    )
+    assert all(reach == (s >= 300) for s, (_, _, reach) in bars().items())
+    assert (
+        d.execute_script("return performance.getEntriesByName(location.origin + '/api/distribution').length")
+        == asked
+    )
+    # a new position: its own distribution
+    d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="0"]').click()
+    wait(
+        lambda: "no rolls left" in d.find_element(By.ID, "dist-status").text,
+        "the chart of the new position",
+        90,
+    )
+    zero = (
+        Client(base).post("/api/distribution", json={"card": card, "dice": "33456", "rolls_left": 0}).json()
+    )
+    assert {s: p for s, (p, _, _) in bars().items()}.items() <= {
+        int(s): p for s, p in zero["pmf"].items()
+    }.items()
+    d.find_element(By.ID, "chart-button").click()  # off again
+    assert not d.find_elements(By.CSS_SELECTOR, "#dist-chart rect") and "chart=1" not in d.current_url
+
+
+def test_rule_set_picker(browser, site, tables_dir):
+    """The picker lists every base and every house rule with its line of help; ticking them
+    composes the spec (shown, with the card it gives, before it is used); a conflict is said
+    and cannot be used; a typed spec is still accepted and shown in the picker."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from solver.core.rules import get_rules
+
+    spec = "yatzy+all-rolls+lower-only"
+    tables_dir.table(spec)
+    base, _ = site
+    d = browser
+    open_page(d, f"{base}/?dice=33456&rolls=2")
+    listing = Service.rules_list()
+    assert not d.find_element(By.ID, "rules-picker").is_displayed()
+    d.find_element(By.ID, "pick-rules").click()
+    picker = d.find_element(By.ID, "rules-picker")
+    assert (
+        picker.is_displayed() and d.find_element(By.ID, "pick-rules").get_attribute("aria-expanded") == "true"
+    )
+    bases = d.find_elements(By.CSS_SELECTOR, "#bases label")
+    assert [b.text for b in bases] == [f"{id_} {title}" for id_, title in listing["bases"].items()]
+    assert d.find_element(By.ID, "base-yahtzee").is_selected()
+    mods = d.find_elements(By.CSS_SELECTOR, "#modifiers .pick")
+    assert len(mods) == len(listing["modifier_details"])
+    for row, m in zip(mods, listing["modifier_details"], strict=True):
+        assert row.text.endswith(m["help"])
+    # yatzy + all-rolls + lower-only: the spec and the card it gives, in people's words
+    d.find_element(By.ID, "base-yatzy").click()
+    d.find_element(By.ID, "mod-lower-only").click()
+    d.find_element(By.ID, "mod-all-rolls").click()
+    wait(lambda: d.find_element(By.ID, "picker-spec").text == spec, "the composed spec")
+    rules = get_rules(spec)
+    wait(
+        lambda: d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-boxes li")[0].text.startswith(
+            "One pair"
+        ),
+        "the card",
+    )
+    boxes = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-boxes li")]
+    assert boxes == [f"{label(b.name)} {b.scorer.describe()}" for b in rules.boxes]
+    lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-lines li")]
+    assert lines == rules.rule_lines() and "rolls: all three every turn" in lines
+    shot(d, "advisor-rules.png", 1280, 800)
+    assert d.find_element(By.ID, "rules").get_attribute("value") == "yahtzee"  # not used yet
+    d.find_element(By.ID, "use-rules").click()
+    wait(lambda: d.find_element(By.ID, "rules").get_attribute("value") == spec, "the rules used")
+    assert not d.find_element(By.ID, "rules-picker").is_displayed()
+    wait(lambda: f"rules={spec}".replace("+", "%2B") in d.current_url, "the advice under the new rules")
+    assert d.find_elements(By.ID, "box-one_pair") and not d.find_elements(By.ID, "box-ones")
+    assert d.find_element(By.ID, "best").text.startswith("Best: ")
+    # a house rule with a value that conflicts with the base: said, not usable
+    d.find_element(By.ID, "pick-rules").click()
+    assert (
+        d.find_element(By.ID, "base-yatzy").is_selected()
+        and d.find_element(By.ID, "mod-all-rolls").is_selected()
+    )
+    d.find_element(By.ID, "base-yahtzee").click()
+    d.find_element(By.ID, "mod-extra-bonus").click()
+    d.find_element(By.ID, "mod-extra-bonus-value").send_keys("100")
+    error = wait(lambda: "conflicts" in d.find_element(By.ID, "picker-error").text and d.find_element(By.ID, "picker-error"),
+                 "the conflict")  # fmt: skip
+    assert "extra-bonus conflicts with yahtzee" in error.text and error.is_displayed()
+    assert not d.find_element(By.ID, "use-rules").is_enabled()
+    d.find_element(By.ID, "close-picker").click()
+    # a typed spec: used, and the picker shows it
+    field = d.find_element(By.ID, "rules")
+    field.clear()
+    field.send_keys("yahtzee", Keys.TAB)
+    wait(lambda: d.find_elements(By.ID, "box-ones"), "the yahtzee card again")
+    d.find_element(By.ID, "pick-rules").click()
+    assert d.find_element(By.ID, "base-yahtzee").is_selected()
+    assert not any(
+        d.find_element(By.ID, f"mod-{m['name']}").is_selected() for m in listing["modifier_details"]
+    )
+    assert d.find_element(By.ID, "picker-spec").text == "yahtzee"
+    # a typed spec that is no rule set: said, the advice shown kept
+    d.find_element(By.ID, "close-picker").click()
+    wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice")
+    field.clear()
+    field.send_keys("poker", Keys.TAB)
+    message = wait(lambda: d.find_element(By.ID, "rules-message").text, "the bad spec's message")
+    assert "unknown rule set 'poker'" in message and message.endswith(
+        "(the advice shown is still for yahtzee)"
+    )
+    assert d.find_element(By.ID, "best").text.startswith("Best: ")
+
+
+def test_a_rule_change_keeps_what_fits_and_says_what_does_not(browser, site, tables_dir):
+    """Changing the rule set with a card the new one cannot hold: one message names the boxes
+    left out (with the reasons), what is kept stays on the card and is advised on, and a button
+    goes back to the old rule set with the whole card."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    tables_dir.table("yahtzee+lower-only")
+    base, _ = site
+    d = browser
+    card = "ones=3,fours=12,full_house=25,yahtzee=50,yahtzee_bonus=100"
+    open_page(d, f"{base}/?dice=33456&rolls=2&card={card.replace('=', '%3D').replace(',', '%2C')}")
+    wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice")
+    assert not d.find_element(By.ID, "rules-message").is_displayed()
+    field = d.find_element(By.ID, "rules")
+    field.clear()
+    field.send_keys("yahtzee+lower-only", Keys.TAB)
+    message = wait(
+        lambda: (
+            d.find_element(By.ID, "rules-message").is_displayed() and d.find_element(By.ID, "rules-message")
+        ),
+        "the message",
+    )
+    kept = "full_house=25,yahtzee=50,yahtzee_bonus=100"
+    assert message.text.startswith(
+        "yahtzee+lower-only cannot hold Ones = 3 and Fours = 12 of your card: they were left out "
+        "(kept: Full house = 25, Yahtzee = 50, Yahtzee bonus = 100)."
+    )
+    message.find_element(By.TAG_NAME, "summary").click()
+    reasons = [li.text for li in message.find_elements(By.CSS_SELECTOR, "li")]
+    assert len(reasons) == 2 and all("unknown box" in r for r in reasons)
+    assert d.find_element(By.ID, "card-text").get_attribute("value") == kept
+    assert Select(d.find_element(By.ID, "box-full_house")).first_selected_option.text == "25"
+    assert Select(d.find_element(By.ID, "box-yahtzee_bonus")).first_selected_option.text == "100"
+    from solver.core.position import Position
+
+    advice = tables_dir.advisor("yahtzee+lower-only").advise(
+        Position.parse(kept, "33456", 2, "yahtzee+lower-only")
+    )
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(advice.options[0])}"),
+        "the kept card's advice",
+    )
+    assert not d.find_element(By.ID, "error").is_displayed()
+    assert f"card={kept}".replace("=", "%3D").replace(",", "%2C").replace("card%3D", "card=") in d.current_url
+    shot(d, "advisor-rule-change.png", 390, 844)
+    # back: the old rules, the whole card, no message
+    message.find_element(By.ID, "rules-undo").click()
+    wait(lambda: d.find_element(By.ID, "rules").get_attribute("value") == "yahtzee", "the old rules")
+    wait(lambda: d.find_element(By.ID, "card-text").get_attribute("value") == card, "the whole card")
+    assert not d.find_element(By.ID, "rules-message").is_displayed()
+    assert Select(d.find_element(By.ID, "box-fours")).first_selected_option.text == "12"
+    wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice again")
+    # a change the card fits: no message
+    field = d.find_element(By.ID, "rules")
+    field.clear()
+    field.send_keys("yahtzee-free-joker", Keys.TAB)
+    wait(
+        lambda: d.find_element(By.ID, "rules").get_attribute("value") == "yahtzee-free-joker", "the new rules"
+    )
+    assert d.find_element(By.ID, "card-text").get_attribute("value") == card
+    assert not d.find_element(By.ID, "rules-message").is_displayed()
+
+
+def test_dice_best_move_and_card_on_one_screen(browser, site):
+    """On a 1280x800 desktop and a 390x844 phone the advisor shows the dice, the best move and
+    the whole card without scrolling (with a target whose table is missing, too)."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    size = d.get_window_size()
+    card = "ones%3D3%2Cfours%3D12%2Cfull_house%3D25"
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            set_viewport(d, width, height)
+            for extra in ("", "&target=300"):
+                open_page(d, f"{base}/?dice=33456&rolls=1&card={card}{extra}")
+                wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice")
+                if extra:
+                    wait(lambda: d.find_element(By.ID, "target-result").is_displayed(), "the target's line")
+                time.sleep(0.2)
+                bottoms = d.execute_script(
+                    "return ['dice-set', 'best', 'card-set'].map((id) =>"
+                    " document.getElementById(id).getBoundingClientRect().bottom)"
+                )
+                assert max(bottoms) <= height, f"at {width}x{height}{extra}: bottoms {bottoms}"
+    finally:
+        d.set_window_size(size["width"], size["height"])

@@ -2,17 +2,20 @@
 "use strict";
 
 const YZ = {
-  /** GET (no body) or POST (a JSON body) to the API; throws an Error with the server's message. */
-  async api(path, body) {
+  /** GET (no body) or POST (a JSON body) to the API; throws an Error with the server's message.
+   *  `signal` (an AbortController's) cancels it: then the AbortError itself is thrown. */
+  async api(path, body, signal) {
     const options = body === undefined ? {} : {
       method: "POST",
       headers: {"Content-Type": "application/json"},
       body: JSON.stringify(body),
     };
+    if (signal) options.signal = signal;
     let response;
     try {
       response = await fetch(path, options);
     } catch (e) {
+      if (e.name === "AbortError") throw e;
       throw new Error("the server does not answer: is yahtzee serve still running?");
     }
     let data;
@@ -47,14 +50,16 @@ const YZ = {
     return button;
   },
 
-  /** An option in words, as the CLI's describe() writes it. */
+  /** An option in words, as the CLI's describe() writes it, with the boxes' names for people
+   *  ("score 40 in Large straight"; a triple card's box with its column). */
   describe(o) {
     if (o.keep === undefined) {
-      return `score ${o.score} in ${o.category}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
+      const box = YZ.label(o.column ? `${o.category}@${o.column}` : o.category);
+      return `score ${o.score} in ${box}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
     }
     const n = 5 - o.keep.length;
     if (n === 0) {
-      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${o.stop_and_score.category}` : "";
+      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${YZ.label(o.stop_and_score.category)}` : "";
       return `keep ${o.keep.join(" ")} \u2014 stop and score${where}`;
     }
     if (o.keep.length === 0) return "reroll all five dice";
