@@ -136,14 +136,13 @@ def run_play(args) -> int:
     if rules.triple and args.target is not None:
         raise UsageError("--target does not take the triple card (no target tables for it)")
     if args.players is not None:
-        names = [n.strip() for n in args.players.split(",") if n.strip()]
-        if not names:
-            raise UsageError(f"--players needs at least one name, got {args.players!r}")
-        for n in names:
-            if not n.isprintable():
-                raise UsageError(f"player name {n!r} has control characters; use printable names")
+        try:
+            seated = session_rules.players_from_names(args.players, rules)
+        except UsageError as exc:
+            raise UsageError(f"--players {args.players!r}: {exc}") from None
     else:
-        names = [HUMAN]
+        seated = [Player(HUMAN)]
+    names = [p.name for p in seated]
     if args.level is not None and not args.vs_computer:
         if args.solo or len(names) > 1:
             raise UsageError("--level is the computer's strength: it goes with --vs-computer")
@@ -161,18 +160,7 @@ def run_play(args) -> int:
     if args.daily is not None and args.seed is not None:
         raise UsageError("--daily has its own dice; it cannot go with --seed")
     date = released_date(parse_date(args.daily)) if args.daily is not None else None
-    players = []
-    for n in names:
-        head, sep, rest = n.partition(":")
-        if sep and head.strip().lower() == "computer":
-            lvl = rest.strip().lower()
-            if lvl not in levels:
-                raise UsageError(f"--players {n!r}: the computer's level is one of {', '.join(levels)}")
-            players.append(Player(f"Computer ({lvl})", "bot", levels[lvl]))
-        else:
-            players.append(Player(n))
-    if all(p.is_bot for p in players):
-        raise UsageError("--players needs at least one person besides the computers")
+    players = list(seated)
     level = None
     if args.vs_computer:
         level = args.level or "medium"
@@ -730,16 +718,9 @@ class PlaySession:
         return tuple(rest)
 
     def cmd_undo(self) -> None:
-        g = self.game
-        if not self.is_solo():
-            raise IllegalMoveError("undo is for solo games (not dailies or games against others)")
-        if not any(t.is_complete for t in g.turns):
-            raise IllegalMoveError("nothing to undo: no box is filled yet")
-        last = next(t for t in reversed(g.turns) if t.is_complete)
-        self.mark_assisted("undo")
-        info = dict(g.info)
-        new = g.without_last_score()
-        new.info = info
+        new, last, costs_record = session_rules.undo(self.game)
+        if costs_record:
+            self.say(session_rules.assisted_message("undo"))
         self.game = new
         self.say(f"undone: {last.score} in {last.box}; back to turn {new.round}")
 

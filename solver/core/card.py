@@ -38,6 +38,42 @@ def box_key(name) -> str:
     return str(name).strip().lower().replace(" ", "_").replace("-", "_")
 
 
+def box_label(name: str) -> str:
+    """A box name for people: ``full_house`` -> ``Full house``; a triple card's ``fours@3`` ->
+    ``Fours (column 3)`` (the web pages' ``YZ.label`` writes the same)."""
+    box, _, column = str(name).partition("@")
+    text = box.replace("_", " ")
+    return text[:1].upper() + text[1:] + (f" (column {column})" if column else "")
+
+
+def placement_note(card, dice: Dice | str) -> str | None:
+    """Why this roll may not go in some open boxes, in one sentence for people, or ``None`` when
+    every open box takes it.  ``card``: a :class:`ScoreCard` or a triple card (a sentence per
+    column that restricts).  Derived from the legal placements, so it says what the
+    rule set's rules decided (the Joker rule, a fill order), never a second copy of them."""
+    dice = Dice.parse(dice)
+    if hasattr(card, "columns"):  # the triple card: each column has its own Yahtzee box
+        notes = [(k, placement_note(col, dice)) for k, col in enumerate(card.columns, 1)]
+        return " ".join(f"Column {k}: {note}" for k, note in notes if note) or None
+    legal = [p.box for p in card.placements(dice)]
+    if len(legal) == len(card.open_boxes):
+        return None
+    rules = card.rules.single
+    allowed = ", ".join(box_label(b) for b in legal) or "no box"
+    if rules.forced_order:
+        return f"The fill order of {rules.id}: this turn goes in {allowed}."
+    upper = {rules.box_names[i] for i in rules.upper_indices}
+    categories = {b.partition("@")[0] for b in legal}
+    face = max(dice.values)
+    if categories <= upper and len(categories) == 1:
+        why = f"its upper box ({box_label(next(iter(categories)))}) is open, so it goes there"
+    elif not categories & upper:
+        why = f"the {box_label(rules.box_names[face - 1])} box is filled, so it goes in a lower box"
+    else:
+        why = "no lower box is open, so it goes in an upper box"
+    return f"Joker rule: a five of a kind with the Yahtzee box filled; {why}: {allowed}."
+
+
 @dataclass(frozen=True)
 class Placement:
     """A legal place for a roll: the box, what it scores there, and the Yahtzee bonus earned."""

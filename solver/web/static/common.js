@@ -47,14 +47,15 @@ const YZ = {
     return button;
   },
 
-  /** An option in words, as the CLI's describe() writes it. */
+  /** An option in words, as the CLI's describe() writes it, boxes named for people. */
   describe(o) {
     if (o.keep === undefined) {
-      return `score ${o.score} in ${o.category}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
+      const where = o.column !== undefined ? ` of column ${o.column}` : "";
+      return `score ${o.score} in ${YZ.label(o.category)}${where}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
     }
     const n = 5 - o.keep.length;
     if (n === 0) {
-      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${o.stop_and_score.category}` : "";
+      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${YZ.label(o.stop_and_score.category)}` : "";
       return `keep ${o.keep.join(" ")} \u2014 stop and score${where}`;
     }
     if (o.keep.length === 0) return "reroll all five dice";
