@@ -205,7 +205,6 @@ def test_solo_game_of_13_turns(browser, site):
                 lambda v=version: d.execute_script("return document.body.dataset.version") != v,
                 "the coach on",
             )
-            shot(d, "play.png")
         boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
         assert boxes, "an open box to score"
         box = max(boxes, key=preview_of)  # the most points: no "score 0?" to confirm
