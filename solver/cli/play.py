@@ -137,7 +137,7 @@ def run_play(args) -> int:
         raise UsageError("--target does not take the triple card (no target tables for it)")
     if args.players is not None:
         try:
-            seated = session_rules.players_from_names(args.players, rules)
+            seated = session_rules.players_from_names(args.players, rules, programs=True)
         except UsageError as exc:
             raise UsageError(f"--players {args.players!r}: {exc}") from None
     else:
@@ -187,7 +187,11 @@ def run_play(args) -> int:
     session = PlaySession(game, coach=args.coach, tables_dir=args.tables, data=args.data)
     session.earlier = earlier
     session.asked_target = args.target
-    return session.run()
+    session.programs = True  # cmd: players come from this command line (a resumed game runs none)
+    try:
+        return session.run()
+    finally:
+        session.close_bots()
 
 
 def _earlier_play(mode: str, rules_id: str, seed, date, data):
@@ -283,6 +287,7 @@ class PlaySession:
         self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
         self.noted = False  # the advisor's note shown (once a game)
         self._win = None  # the win bot for P(win) on screen (False: no target table)
+        self.programs = False  # whether cmd: players may run (seated by this command line)
         self._bots: dict[int, object] = {}
         self.resumed = path is not None
         self.path = path
@@ -337,12 +342,21 @@ class PlaySession:
     def bot(self, index: int):
         if index not in self._bots:
             from ..play.bots import get_bot
+            from ..play.protocol import is_protocol_bot
 
-            # the computer players of play are builtin bots: a saved game names no module to import
-            self._bots[index] = get_bot(
-                self.game.players[index].bot, self.game.rules, self.tables_dir, user_bots=False
-            )
+            name = self.game.players[index].bot
+            # the computer players of play are builtin bots -- a saved game names no module to
+            # import nor program to run -- or a bot program seated by this command line
+            program = self.programs and is_protocol_bot(name)
+            self._bots[index] = get_bot(name, self.game.rules, self.tables_dir, user_bots=program)
         return self._bots[index]
+
+    def close_bots(self) -> None:
+        """End the bot programs this game started (their processes reaped)."""
+        for bot in self._bots.values():
+            close = getattr(bot, "close", None)
+            if callable(close):
+                close()
 
     def win_bot(self):
         """The win bot's tables for P(win) on screen, or None when its target table is not built

@@ -10,6 +10,7 @@ too).  ``str(card)`` writes the entries in card order, so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .bounded import clipped, parse_whole, shown
 from .dice import Dice
@@ -209,11 +210,11 @@ class ScoreCard:
         return ",".join(parts)
 
     # --- totals ----------------------------------------------------------
-    @property
+    @cached_property  # a frozen card: computed once
     def filled_mask(self) -> int:
         return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
 
-    @property
+    @cached_property  # a frozen card: computed once
     def n_filled(self) -> int:
         return sum(s is not None for s in self.scores)
 
@@ -233,7 +234,7 @@ class ScoreCard:
     def get(self, box: str) -> int | None:
         return self.scores[self._box(box)]
 
-    @property
+    @cached_property  # a frozen card: computed once
     def upper_total(self) -> int:
         return sum(self.scores[i] or 0 for i in self.rules.upper_indices)
 
@@ -242,7 +243,7 @@ class ScoreCard:
         rules = self.rules
         return rules.upper_bonus if rules.has_upper_bonus and self.upper_total >= rules.upper_threshold else 0
 
-    @property
+    @cached_property  # a frozen card: computed once
     def lower_total(self) -> int:
         return sum(self.scores[i] or 0 for i in self.rules.lower_indices)
 
@@ -250,7 +251,7 @@ class ScoreCard:
     def yahtzee_bonus_points(self) -> int:
         return self.yahtzee_bonus_count * self.rules.bonus
 
-    @property
+    @cached_property  # a frozen card: computed once
     def total(self) -> int:
         """Grand total: all boxes plus the upper bonus and Yahtzee bonuses."""
         return self.upper_total + self.upper_bonus + self.lower_total + self.yahtzee_bonus_points
@@ -310,9 +311,14 @@ class ScoreCard:
             allowed = ", ".join(p.box for p in legal)
             why = "the fill order" if self.rules.forced_order else "the Joker rule"
             raise IllegalMoveError(f"{dice} may not go in {name} under {why}; allowed: {allowed}")
+        return self.place(match)
+
+    def place(self, placement: Placement) -> ScoreCard:
+        """The card after a legal placement of :meth:`placements` (its score and bonus), unchecked:
+        for callers that hold the placements already (:meth:`score` checks)."""
         scores = list(self.scores)
-        scores[b] = match.score
-        return ScoreCard(self.rules, tuple(scores), self.yahtzee_bonus_count + (1 if match.bonus else 0))
+        scores[self.rules.box_index[placement.box]] = placement.score
+        return ScoreCard(self.rules, tuple(scores), self.yahtzee_bonus_count + (1 if placement.bonus else 0))
 
     def rows(self) -> list[tuple[str, int | None]]:
         """The card as printed: boxes, subtotals and bonuses, in order."""

@@ -137,9 +137,11 @@ MAX_PLAYERS = 8
 MAX_NAME = 40
 
 
-def players_from_names(names, rules) -> list[Player]:
+def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
     """The players of a hot-seat table from their names (``"Ann,Ben"`` or a list), in seat order;
-    ``computer:LEVEL`` seats a computer of that level.  Refused (:class:`UsageError`, naming
+    ``computer:LEVEL`` seats a computer of that level and (``programs``: the user's own command
+    line, never a request or a file) ``cmd:PROGRAM`` a bot program (:mod:`solver.play.protocol`).
+    Refused (:class:`UsageError`, naming
     the name): no name, a name with control characters or over :data:`MAX_NAME` characters,
     more than :data:`MAX_PLAYERS` players, an unknown level, only computers."""
     from ..core.bounded import shown
@@ -160,14 +162,18 @@ def players_from_names(names, rules) -> list[Player]:
     for n in names:
         if not n.isprintable():
             raise UsageError(f"player name {n!r} has control characters; use printable names")
-        if len(n) > MAX_NAME:
-            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters")
         head, sep, rest = n.partition(":")
-        if sep and head.strip().lower() == "computer":
+        if sep and head.strip().lower() == "cmd":
+            if not programs:
+                raise UsageError(f"player {shown(n)}: bot programs are seated from the command line only")
+            players.append(Player(f"Bot {len(players) + 1}", "bot", f"cmd:{rest.strip()}"))
+        elif sep and head.strip().lower() == "computer":
             level = rest.strip().lower()
             if level not in table:
                 raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
             players.append(Player(f"Computer ({level})", "bot", table[level]))
+        elif len(n) > MAX_NAME:
+            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters")
         else:
             players.append(Player(n))
     if all(p.is_bot for p in players):
