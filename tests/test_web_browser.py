@@ -18,6 +18,7 @@ from webserver import Client, chrome, need_web, serve
 need_web()
 pytestmark = pytest.mark.browser
 
+from solver.core.card import box_label  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402
 
@@ -89,19 +90,6 @@ def view_shot(driver, path, width: int, height: int) -> None:
     driver.save_screenshot(str(path))
 
 
-def label(name: str) -> str:
-    """A box name for people, as the pages write it (YZ.label): full_house -> Full house."""
-    text = name.replace("_", " ")
-    return text[:1].upper() + text[1:]
-
-
-def people(option) -> str:
-    """``option.describe()`` with its box named for people, as the pages write it."""
-    text = option.describe()
-    box = option.category or option.stop_category
-    return text.replace(f" in {box}", f" in {label(box)}") if box else text
-
-
 def open_page(driver, url: str) -> None:
     driver.get(url)
     wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1", f"{url} to load")
@@ -139,7 +127,10 @@ def test_advisor_query(browser, site, tables_dir):
 
     advice = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "33456", 1))
     best = advice.options[0]
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(best)}"), "the advice")
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe(box_label)}"),
+        "the advice",
+    )
     rows = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#options tbody tr"), "the options")
     wait(
         lambda: len(d.find_elements(By.CSS_SELECTOR, "#options tbody tr")) == len(advice.options),
@@ -148,7 +139,7 @@ def test_advisor_query(browser, site, tables_dir):
     rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
     for row, option in zip(rows[:5], advice.options[:5], strict=True):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-        assert cells[1] == people(option)
+        assert cells[1] == option.describe(box_label)
         assert cells[2] == f"{option.expected_final:.2f}"
         assert cells[3] == ("best" if option.best else f"\u2212{option.regret:.3f}")
     value = tables_dir.advisor("yahtzee").card_value("ones=3,fours=12")
@@ -158,7 +149,10 @@ def test_advisor_query(browser, site, tables_dir):
     link = d.find_element(By.ID, "share-link").get_attribute("href")
     assert "dice=33456" in link and "rolls=1" in link and "card=ones%3D3%2Cfours%3D12" in link
     open_page(d, link)
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(best)}"), "the linked advice")
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe(box_label)}"),
+        "the linked advice",
+    )
     assert Select(d.find_element(By.ID, "box-fours")).first_selected_option.text == "12"
 
     # typed dice and a box to choose
@@ -167,8 +161,10 @@ def test_advisor_query(browser, site, tables_dir):
     field.send_keys("44444")
     d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="0"]').click()
     score = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "44444", 0)).options[0]
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(score)}"), "the box advice")
-    assert " in Yahtzee" in people(score) and "yahtzee" not in d.find_element(By.ID, "best").text
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {score.describe(box_label)}"),
+        "the box advice",
+    )
 
     # an impossible card is refused with the server's reason
     card = d.find_element(By.ID, "card-text")
@@ -228,15 +224,15 @@ def test_solo_game_of_13_turns(browser, site):
                 lambda v=version: d.execute_script("return document.body.dataset.version") != v,
                 "the coach on",
             )
-            shot(d, "play.png")
         boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
         assert boxes, "an open box to score"
-        name = boxes[0].get_attribute("id").removeprefix("box-")
-        boxes[0].click()
+        box = max(boxes, key=preview_of)  # the most points: no "score 0?" to confirm
+        name = box.get_attribute("aria-label").partition(":")[0]
+        box.click()
         if turn < 13:
             wait(lambda t=turn: state() == f"r{t + 1}-3", "the next turn")
             messages = d.find_element(By.ID, "messages").text
-            assert "You score " in messages and f" in {name}:" in messages
+            assert "You score " in messages and f" in {name}:" in messages  # named for people
             assert ("Coach:" in messages) == (turn >= 2)  # the coach was switched on in turn 2
     wait(lambda: state() == "over" and d.find_element(By.ID, "end").is_displayed(), "the end of the game")
     final = d.find_element(By.ID, "final").text
@@ -257,6 +253,11 @@ def test_solo_game_of_13_turns(browser, site):
     card_total = d.find_element(By.CSS_SELECTOR, "#card tr.total td").text
     assert card_total == str(total)
     shot(d, "play-end.png")
+
+
+def preview_of(button) -> int:
+    """The points a box's button previews (``13``, ``★ 13``, ``10+100``: its score)."""
+    return int(button.text.replace("\u2605", "").strip().split("+")[0])
 
 
 def start_against_the_computer(d, base: str, level: str, rules: str | None = None):
@@ -291,7 +292,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     assert heads == ["Box", "You", "Computer (perfect)"]
     d.find_element(By.ID, "roll").click()
     wait(lambda: state() == "r1-2", "the roll")
-    d.find_elements(By.CSS_SELECTOR, ".box-btn")[0].click()
+    max(d.find_elements(By.CSS_SELECTOR, ".box-btn"), key=preview_of).click()
     wait(lambda: state() == "r2-3", "the computer's turn")
     assert "Computer (perfect) scores" in d.find_element(By.ID, "messages").text
     totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
@@ -354,7 +355,7 @@ def test_keyboard_alone(browser, site):
     wait(lambda: state() == "r1-3", "the game")
     keys("r")
     wait(lambda: state() == "r1-2", "the roll")
-    tab_to(lambda e: "box-btn" in (e.get_attribute("class") or ""), "a box")
+    tab_to(lambda e: "box-btn" in (e.get_attribute("class") or "") and preview_of(e) > 0, "a box that scores")
     keys(Keys.SPACE)
     wait(lambda: state() == "r2-3", "the box scored")
 
@@ -432,14 +433,14 @@ def test_advisor_target(browser, site, tmp_path_factory):
     advice = target_advisor(position.rules, str(folder)).advise(position, 150)
     p_of = {(o.keep, o.category): o.p_target for o in advice.options}
     ev_advice = target_advisor(position.rules, str(folder)).advisor.advise(position)
-    chances = {people(o): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
+    chances = {o.describe(box_label): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
     with serve(create_app(service=service)) as base:
         open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&card=chance%3D20&target=150")
         assert d.find_element(By.ID, "target").get_attribute("value") == "150"
         wait(lambda: d.find_element(By.ID, "target-col").is_displayed(), "the target column")
         assert d.find_element(By.ID, "target-col").text == "P(reach 150)"
         result = d.find_element(By.ID, "target-result").text
-        assert result.startswith(f"To reach 150: {people(advice.options[0])}, P(reach 150) = ")
+        assert result.startswith(f"To reach 150: {advice.options[0].describe(box_label)}, P(reach 150) = ")
         assert f"{100 * advice.options[0].p_target:.3f}%" in result
         rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
         assert len(rows) == len(advice.options)
@@ -529,7 +530,11 @@ def test_triple_card_game(browser, site):
     chance.click()
     wait(lambda: state() == "r2-3", "the computer's turn")
     messages = d.find_element(By.ID, "messages").text
-    assert "You score " in messages and " in chance@3:" in messages and "Computer (hard) scores" in messages
+    assert (
+        "You score " in messages
+        and " in Chance (column 3):" in messages
+        and "Computer (hard) scores" in messages
+    )
     totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
     you = int(totals[0])
     assert you % 3 == 0 and you > 0  # column 3 counts three times
@@ -684,7 +689,7 @@ def test_rule_set_picker(browser, site, tables_dir):
         "the card",
     )
     boxes = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-boxes li")]
-    assert boxes == [f"{label(b.name)} {b.scorer.describe()}" for b in rules.boxes]
+    assert boxes == [f"{box_label(b.name)} {b.scorer.describe()}" for b in rules.boxes]
     lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-lines li")]
     assert lines == rules.rule_lines() and "rolls: all three every turn" in lines
     shot(d, "advisor-rules.png", 1280, 800)
@@ -773,7 +778,9 @@ def test_a_rule_change_keeps_what_fits_and_says_what_does_not(browser, site, tab
         Position.parse(kept, "33456", 2, "yahtzee+lower-only")
     )
     wait(
-        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {people(advice.options[0])}"),
+        lambda: d.find_element(By.ID, "best").text.startswith(
+            f"Best: {advice.options[0].describe(box_label)}"
+        ),
         "the kept card's advice",
     )
     assert not d.find_element(By.ID, "error").is_displayed()

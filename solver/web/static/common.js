@@ -50,12 +50,11 @@ const YZ = {
     return button;
   },
 
-  /** An option in words, as the CLI's describe() writes it, with the boxes' names for people
-   *  ("score 40 in Large straight"; a triple card's box with its column). */
+  /** An option in words, as the CLI's describe() writes it, boxes named for people. */
   describe(o) {
     if (o.keep === undefined) {
-      const box = YZ.label(o.column ? `${o.category}@${o.column}` : o.category);
-      return `score ${o.score} in ${box}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
+      const where = o.column !== undefined ? ` of column ${o.column}` : "";
+      return `score ${o.score} in ${YZ.label(o.category)}${where}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
     }
     const n = 5 - o.keep.length;
     if (n === 0) {
