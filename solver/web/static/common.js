@@ -90,3 +90,30 @@ const YZ = {
              t.tagName === "SELECT" || t.tagName === "TEXTAREA"));
   },
 };
+
+/* Saved games in words (the play page's saved games, the review and stats pages). */
+Object.assign(YZ, {
+  MODES: {solo: "solo", "vs-computer": "against the computer", daily: "daily challenge", "hot-seat": "hot-seat"},
+
+  /** A saved game's mode in words: "against the computer (hard)", "daily challenge 2026-03-01". */
+  modeWords(g) {
+    let text = YZ.MODES[g.mode] || g.mode || "game";
+    if (g.mode === "vs-computer" && g.level) text += ` (${g.level})`;
+    if (g.mode === "daily" && g.date) text += ` ${g.date}`;
+    return text;
+  },
+
+  /** A saved time as written ("2026-03-01T14:05:09+0100") -> "2026-03-01 14:05". */
+  savedAt(text) {
+    const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(text || "");
+    return m ? `${m[1]} ${m[2]}` : "";
+  },
+
+  /** A review's choice (`yahtzee review --json`) with players' box names: "stop: small_straight (30)"
+      -> "stop and score Small straight (30)", "fours@3 (12)" -> "Fours, column 3 (12)". */
+  choiceWords(text) {
+    const m = /^(stop: )?([a-z][a-z0-9_]*)(?:@(\d+))? \((.*)\)$/.exec(text || "");
+    if (!m || m[2] === "keep" || m[2] === "reroll") return text;
+    return `${m[1] ? "stop and score " : ""}${YZ.label(m[2])}${m[3] ? `, column ${m[3]}` : ""} (${m[4]})`;
+  },
+});
