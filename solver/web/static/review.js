@@ -16,7 +16,7 @@
 
   function gameWords(g) {
     return [YZ.savedAt(g.saved_at), g.title || g.rules, YZ.modeWords(g),
-            g.players.map((p, i) => `${p} ${g.scores[i]}`).join(", ")].filter(Boolean).join(" \u00b7 ");
+            g.players.map((p, i) => `${p}: ${g.scores[i]}`).join(", ")].filter(Boolean).join(" \u00b7 ");
   }
 
   function summary(r) {
@@ -45,7 +45,7 @@
     if (win.size) heads.push("P(win)");
     const table = YZ.el("table", {class: "decisions"},
       YZ.el("caption", {text: `${r.name}: every decision (expected final score under each; loss in expected points)`}),
-      YZ.el("thead", {}, YZ.el("tr", {}, ...heads.map((h) => YZ.el("th", {scope: "col", class: h === "Loss" ? "num" : null, text: h})))));
+      YZ.el("thead", {}, YZ.el("tr", {}, ...heads.map((h) => YZ.el("th", {scope: "col", class: /^(Loss|P\()/.test(h) ? "num" : null, text: h})))));
     const body = YZ.el("tbody");
     let lastTurn = null;
     for (const d of r.decisions) {
@@ -95,6 +95,8 @@
     const facts = `Saved ${YZ.savedAt(report.saved_at)}; ${report.finished ? "finished" : `not finished (${report.status}): the decisions made so far`}.`;
     out.append(YZ.el("p", {class: "help", text: facts}));
     if (report.note) out.append(YZ.el("p", {class: "help", text: `Compared with ${report.note}.`}));
+    if (report.p_win_by_turn) out.append(YZ.el("p", {class: "help", text: "P(win): your chance to win (a tie counts half) before each turn and after its box."}));
+    if (report.players.some((r) => r.decisions.some((d) => d.p_target_choice !== undefined))) out.append(YZ.el("p", {class: "help", text: `P(\u2265${report.target}): your chance of reaching ${report.target} after each choice, and after the best choice for it.`}));
     if (!report.players.length) out.append(YZ.el("p", {text: "No person played in this game: nothing to review."}));
     const only = YZ.el("input", {type: "checkbox", id: "only-mistakes"});
     if (report.players.some((r) => r.decisions.length)) {
@@ -133,7 +135,8 @@
   }
 
   async function start() {
-    const name = new URLSearchParams(location.search).get("game");
+    // a "+" typed unencoded in a link reads as a space: saved games' names have none
+    const name = (new URLSearchParams(location.search).get("game") || "").replace(/ /g, "+") || null;
     try {
       finished = (await YZ.api("/api/saved-games?status=finished")).games;
     } catch (e) {

@@ -9,7 +9,7 @@
   function describe(g) {
     const mode = YZ.modeWords(g);
     const where = g.round ? `turn ${g.round} of ${g.n_rounds}` : "";
-    const scores = g.players.map((p, i) => `${p} ${g.scores[i]}`).join(", ");
+    const scores = g.players.map((p, i) => `${p}: ${g.scores[i]}`).join(", ");
     return [g.title || g.rules, mode, where, scores].filter(Boolean).join(" \u00b7 ");
   }
 
