@@ -11,21 +11,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from webserver import SHOTS, Client, chrome, need_web, open_page, serve, shot, wait
+from webserver import SHOTS, Client, need_web, open_page, serve, shot, wait
 
 need_web()
 pytestmark = pytest.mark.browser
 
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chrome()
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")

@@ -5,49 +5,17 @@ bad input refused with a one-line 4xx, GETs that change nothing."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from urllib.parse import quote
 
 import pytest
-from webserver import Client, need_web, serve
+from webserver import Client, cli_json, need_web, serve
 
 need_web()
 
 from solver.cli.entry import main  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import MAX_UNFINISHED, Service  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def tables(tables_dir):
-    tables_dir.table("yahtzee")
-    return str(tables_dir)
-
-
-@pytest.fixture
-def data(tmp_path):
-    return tmp_path / "data"
-
-
-@pytest.fixture(scope="module")
-def server(tables):
-    service = Service(tables, None, progress=False)
-    with serve(create_app(service=service)) as base:
-        yield base, service
-
-
-@pytest.fixture
-def client(server, data):
-    base, service = server
-    service.data = data
-    return Client(base)
-
-
-def cli_json(capsys, *argv) -> dict:
-    capsys.readouterr()
-    assert main(list(argv)) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def play(client, game_id: str, turns: int = 99) -> dict:

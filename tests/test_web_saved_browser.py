@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from webserver import SHOTS, Client, chrome, need_web, open_page, serve, wait
+from webserver import SHOTS, Client, need_web, open_page, serve, wait
 
 need_web()
 pytestmark = pytest.mark.browser
@@ -22,20 +22,6 @@ from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chrome()
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def tables(tables_dir):
-    tables_dir.table("yahtzee")
-    return str(tables_dir)
 
 
 def look(driver, name: str) -> None:

@@ -201,3 +201,14 @@ def shot(driver, name: str, width: int = 1100) -> None:
 def open_page(driver, url: str) -> None:
     driver.get(url)
     wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1", f"{url} to load")
+
+
+def cli_json(capsys, *argv) -> dict:
+    """What ``yahtzee ARGV`` prints as JSON (it must succeed), read through pytest's ``capsys``."""
+    import json
+
+    from solver.cli.entry import main
+
+    capsys.readouterr()
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)

@@ -643,15 +643,11 @@ class Service:
             web.version += 1
             return self.state(web)
 
-    # --- saved games: the browser goes on with them (the saved-games API: saved.py) -------------
-    def resume_game(self, name) -> dict:
-        """``POST /api/saved-games/NAME/resume``: go on with the unfinished game of the data folder
-        saved as ``games/NAME`` (as ``yahtzee play --resume`` does: its file loaded and replayed);
-        the file is the one the database names, inside the games folder, never a path of the
-        request's.  A game already in play on this server is that game (two copies would
-        overwrite each other's file); a finished one is a 409."""
-        from ..play.records import games_dir, load_game, saved_game
-        from ..play.session import bots_rng, record_eligible, start_messages
+    # --- saved games: listed, resumed, reviewed; the statistics --------------------------------
+    def _saved(self, name):
+        """The saved game of the data folder whose file is ``games/NAME`` (the database's row,
+        :func:`solver.play.records.saved_game`), or a 4xx."""
+        from ..play.records import games_dir, saved_game
 
         try:
             saved = saved_game(name, self.data)
@@ -659,6 +655,29 @@ class Service:
             raise records_error(exc) from None
         if saved is None:
             raise ApiError(404, f"no saved game {name} in {games_dir(self.data)}")
+        return saved
+
+    def _replayed(self, saved) -> Game:
+        """A saved game's file read and replayed (as ``yahtzee review`` and ``play --resume``
+        read it), or a 4xx (a 503 when the machine cannot read it)."""
+        from ..play.records import load_game
+
+        if not saved.path.is_file():
+            raise ApiError(404, f"the file of the saved game {saved.name} is gone ({saved.path})")
+        try:
+            return load_game(saved.path)
+        except SolverError as exc:
+            raise records_error(exc) from None
+
+    def resume_game(self, name) -> dict:
+        """``POST /api/saved-games/NAME/resume``: go on with the unfinished game of the data folder
+        saved as ``games/NAME`` (as ``yahtzee play --resume`` does: its file loaded and replayed);
+        the file is the one the database names, inside the games folder, never a path of the
+        request's.  A game already in play on this server is that game (two copies would
+        overwrite each other's file); a finished one is a 409."""
+        from ..play.session import bots_rng, record_eligible, start_messages
+
+        saved = self._saved(name)
         if saved.status == "finished":
             raise ApiError(409, f"the game {name} is finished: review it (/review?game={name})")
         with self._games_lock:
@@ -667,27 +686,19 @@ class Service:
             with web.lock:
                 if web.status == "in_progress" and not web.game.is_over:
                     return self.state(web)
-        if not saved.path.is_file():
-            raise ApiError(404, f"the file of the saved game {name} is gone ({saved.path})")
-        try:
-            game = load_game(saved.path)
-        except SolverError as exc:
-            raise records_error(exc) from None
+        game = self._replayed(saved)
         if game.is_over:
             raise ApiError(409, f"the game {name} is over: review it (/review?game={name})")
         why = _not_played_here(game, saved.path)
         if why is not None:
             raise ApiError(400, why)
         self.advisor(game.rules)  # its table is there (a 409 naming the build when not)
-        if any(p.bot == "win" for p in game.players):
-            from ..engine.target import target_paths
-
-            if not all(p.is_file() for p in target_paths(game.rules, self.tables_dir)):
-                raise ApiError(
-                    409,
-                    f"this game is against level win, which needs the target table: yahtzee tables "
-                    f"build --rules {game.rules.id} --target",
-                )
+        if any(p.bot == "win" for p in game.players) and not self._has_target(game.rules):
+            raise ApiError(
+                409,
+                f"this game is against level win, which needs the target table: yahtzee tables "
+                f"build --rules {game.rules.id} --target",
+            )
         web = WebGame(id=secrets.token_urlsafe(12), game=game, path=saved.path, rng=bots_rng(game))
         self._keep(web)
         done = sum(t.is_complete for t in game.turns)
@@ -710,14 +721,19 @@ class Service:
                     self._save(web, "in_progress")
             return self.state(web)
 
+    def _has_target(self, rules) -> bool:
+        """Whether the rule set's target table is built (a request never builds one)."""
+        from ..engine.target import target_paths
+
+        return all(p.is_file() for p in target_paths(rules, self.tables_dir))
+
     def win_bot(self, rules):
         """A ``win`` bot of a rule set whose target table is built (its tables shared, as the
         games' are), or ``None``: a review's chances to win, never a build."""
-        from ..engine.target import target_paths
         from ..play.bots import WinBot
 
         rules = self.rules(rules)
-        if not all(p.is_file() for p in target_paths(rules, self.tables_dir)):
+        if not self._has_target(rules):
             return None
         try:
             return WinBot(*self._win_tables(rules))
@@ -758,23 +774,11 @@ class Service:
         every decision of its people beside the best, as ``yahtzee review --json`` writes it
         (:func:`solver.play.review.review_report`; each scored turn's chances to win where the
         rule set's target table is built), plus the game's ``name``, ``status``, ``saved_at``."""
-        from ..play.records import games_dir, load_game, saved_game
         from ..play.review import review_game, review_report, review_target, reviews_win, win_effects
 
         _fields(params, ("game",), ("game",))
-        name = _text(params, "game")
-        try:
-            saved = saved_game(name, self.data)
-        except SolverError as exc:
-            raise records_error(exc) from None
-        if saved is None:
-            raise ApiError(404, f"no saved game {name} in {games_dir(self.data)}")
-        if not saved.path.is_file():
-            raise ApiError(404, f"the file of the saved game {name} is gone ({saved.path})")
-        try:
-            game = load_game(saved.path)
-        except SolverError as exc:
-            raise records_error(exc) from None
+        saved = self._saved(_text(params, "game"))
+        game = self._replayed(saved)
         advisor = self.advisor(game.rules)
         target = None
         if review_target(game) is not None:
