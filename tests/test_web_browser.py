@@ -16,6 +16,7 @@ from webserver import SHOTS, Client, need_web, open_page, serve, shot, wait
 need_web()
 pytestmark = pytest.mark.browser
 
+from solver.core.card import box_label  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402
 
@@ -40,14 +41,14 @@ def test_advisor_query(browser, site, tables_dir):
     d = browser
     open_page(d, base + "/")
     die = lambda i: d.find_element(By.ID, f"die-{i}")  # noqa: E731
-    assert [die(i).text for i in range(1, 6)] == ["1", "2", "3", "4", "5"]
+    assert [die(i).get_attribute("data-face") for i in range(1, 6)] == ["1", "2", "3", "4", "5"]
     # 1 2 3 4 5 -> 3 3 4 5 6: clicks count a die up, a digit typed on a die sets it
     die(1).click()
     die(1).click()
     for i in (2, 3, 4):
         die(i).click()
     die(5).send_keys("6")
-    assert [die(i).text for i in range(1, 6)] == ["3", "3", "4", "5", "6"]
+    assert [die(i).get_attribute("data-face") for i in range(1, 6)] == ["3", "3", "4", "5", "6"]
     assert d.find_element(By.ID, "dice-text").get_attribute("value") == "33456"
     d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="1"]').click()
     # the card: one box pasted in our notation, one picked from the box's legal scores
@@ -61,7 +62,10 @@ def test_advisor_query(browser, site, tables_dir):
 
     advice = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "33456", 1))
     best = advice.options[0]
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe()}"), "the advice")
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe(box_label)}"),
+        "the advice",
+    )
     rows = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#options tbody tr"), "the options")
     wait(
         lambda: len(d.find_elements(By.CSS_SELECTOR, "#options tbody tr")) == len(advice.options),
@@ -70,7 +74,7 @@ def test_advisor_query(browser, site, tables_dir):
     rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
     for row, option in zip(rows[:5], advice.options[:5], strict=True):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-        assert cells[1] == option.describe()
+        assert cells[1] == option.describe(box_label)
         assert cells[2] == f"{option.expected_final:.2f}"
         assert cells[3] == ("best" if option.best else f"\u2212{option.regret:.3f}")
     value = tables_dir.advisor("yahtzee").card_value("ones=3,fours=12")
@@ -82,7 +86,8 @@ def test_advisor_query(browser, site, tables_dir):
     assert "dice=33456" in link and "rolls=1" in link and "card=ones%3D3%2Cfours%3D12" in link
     open_page(d, link)
     wait(
-        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe()}"), "the linked advice"
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {best.describe(box_label)}"),
+        "the linked advice",
     )
     assert Select(d.find_element(By.ID, "box-fours")).first_selected_option.text == "12"
 
@@ -92,7 +97,10 @@ def test_advisor_query(browser, site, tables_dir):
     field.send_keys("44444")
     d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="0"]').click()
     score = tables_dir.advisor("yahtzee").advise(Position.parse("ones=3,fours=12", "44444", 0)).options[0]
-    wait(lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {score.describe()}"), "the box advice")
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(f"Best: {score.describe(box_label)}"),
+        "the box advice",
+    )
 
     # an impossible card is refused with the server's reason
     card = d.find_element(By.ID, "card-text")
@@ -129,7 +137,7 @@ def test_solo_game_of_13_turns(browser, site):
         else:
             keys.send_keys("r").perform()  # the keyboard alone
         wait(lambda t=turn: state() == f"r{t}-2", "the first roll")
-        faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+        faces = [d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in range(1, 6)]
         assert all(f in "123456" for f in faces)
         if turn % 3 == 1:  # hold die 1 with its digit key, roll the other four again
             keys.send_keys("1").perform()
@@ -138,7 +146,9 @@ def test_solo_game_of_13_turns(browser, site):
             )
             keys.send_keys("r").perform()
             wait(lambda t=turn: state() == f"r{t}-1", "the second roll")
-            assert d.find_element(By.ID, "pdie-1").text.split()[0] == faces[0]  # the held die stayed
+            assert (
+                d.find_element(By.ID, "pdie-1").get_attribute("data-face") == faces[0]
+            )  # the held die stayed
         if turn == 2:
             d.find_element(By.ID, "hint").click()
             items = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#hint-box li"), "the hint")
@@ -150,15 +160,15 @@ def test_solo_game_of_13_turns(browser, site):
                 lambda v=version: d.execute_script("return document.body.dataset.version") != v,
                 "the coach on",
             )
-            shot(d, "play.png")
         boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
         assert boxes, "an open box to score"
-        name = boxes[0].get_attribute("id").removeprefix("box-")
-        boxes[0].click()
+        box = max(boxes, key=preview_of)  # the most points: no "score 0?" to confirm
+        name = box.get_attribute("aria-label").partition(":")[0]
+        box.click()
         if turn < 13:
             wait(lambda t=turn: state() == f"r{t + 1}-3", "the next turn")
             messages = d.find_element(By.ID, "messages").text
-            assert "You score " in messages and f" in {name}:" in messages
+            assert "You score " in messages and f" in {name}:" in messages  # named for people
             assert ("Coach:" in messages) == (turn >= 2)  # the coach was switched on in turn 2
     wait(lambda: state() == "over" and d.find_element(By.ID, "end").is_displayed(), "the end of the game")
     final = d.find_element(By.ID, "final").text
@@ -179,6 +189,11 @@ def test_solo_game_of_13_turns(browser, site):
     card_total = d.find_element(By.CSS_SELECTOR, "#card tr.total td").text
     assert card_total == str(total)
     shot(d, "play-end.png")
+
+
+def preview_of(button) -> int:
+    """The points a box's button previews (``13``, ``★ 13``, ``10+100``: its score)."""
+    return int(button.text.replace("\u2605", "").strip().split("+")[0])
 
 
 def start_against_the_computer(d, base: str, level: str, rules: str | None = None):
@@ -213,7 +228,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     assert heads == ["Box", "You", "Computer (perfect)"]
     d.find_element(By.ID, "roll").click()
     wait(lambda: state() == "r1-2", "the roll")
-    d.find_elements(By.CSS_SELECTOR, ".box-btn")[0].click()
+    max(d.find_elements(By.CSS_SELECTOR, ".box-btn"), key=preview_of).click()
     wait(lambda: state() == "r2-3", "the computer's turn")
     assert "Computer (perfect) scores" in d.find_element(By.ID, "messages").text
     totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
@@ -230,7 +245,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     wait(lambda: state() == "r1-2", "the daily roll")
     want = Game.new("yahtzee", ["You"], date="2026-05-04")
     want.roll()
-    faces = [d.find_element(By.ID, f"pdie-{i}").text.split()[0] for i in range(1, 6)]
+    faces = [d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in range(1, 6)]
     assert faces == [str(f) for f in want.dice]  # the day's dice, the same for everyone
 
     # the page keeps the game in its address: finish it through the API, reload, see the end
@@ -276,14 +291,20 @@ def test_keyboard_alone(browser, site):
     wait(lambda: state() == "r1-3", "the game")
     keys("r")
     wait(lambda: state() == "r1-2", "the roll")
-    tab_to(lambda e: "box-btn" in (e.get_attribute("class") or ""), "a box")
+    tab_to(lambda e: "box-btn" in (e.get_attribute("class") or "") and preview_of(e) > 0, "a box that scores")
     keys(Keys.SPACE)
     wait(lambda: state() == "r2-3", "the box scored")
 
     open_page(d, base + "/")
     tab_to(lambda e: e.get_attribute("id") == "die-1", "the first die")
     keys("6", "5", "4", "3", "2")
-    assert [d.find_element(By.ID, f"die-{i}").text for i in range(1, 6)] == ["6", "5", "4", "3", "2"]
+    assert [d.find_element(By.ID, f"die-{i}").get_attribute("data-face") for i in range(1, 6)] == [
+        "6",
+        "5",
+        "4",
+        "3",
+        "2",
+    ]
     wait(lambda: "dice=65432" in d.current_url, "the advice for the typed dice")
 
 
@@ -347,14 +368,14 @@ def test_advisor_target(browser, site, tmp_path_factory):
     advice = target_advisor(position.rules, str(folder)).advise(position, 150)
     p_of = {(o.keep, o.category): o.p_target for o in advice.options}
     ev_advice = target_advisor(position.rules, str(folder)).advisor.advise(position)
-    chances = {o.describe(): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
+    chances = {o.describe(box_label): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
     with serve(create_app(service=service)) as base:
         open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&card=chance%3D20&target=150")
         assert d.find_element(By.ID, "target").get_attribute("value") == "150"
         wait(lambda: d.find_element(By.ID, "target-col").is_displayed(), "the target column")
         assert d.find_element(By.ID, "target-col").text == "P(reach 150)"
         result = d.find_element(By.ID, "target-result").text
-        assert result.startswith(f"To reach 150: {advice.options[0].describe()}, P(reach 150) = ")
+        assert result.startswith(f"To reach 150: {advice.options[0].describe(box_label)}, P(reach 150) = ")
         assert f"{100 * advice.options[0].p_target:.3f}%" in result
         rows = d.find_elements(By.CSS_SELECTOR, "#options tbody tr")
         assert len(rows) == len(advice.options)
@@ -424,7 +445,11 @@ def test_triple_card_game(browser, site):
     chance.click()
     wait(lambda: state() == "r2-3", "the computer's turn")
     messages = d.find_element(By.ID, "messages").text
-    assert "You score " in messages and " in chance@3:" in messages and "Computer (hard) scores" in messages
+    assert (
+        "You score " in messages
+        and " in Chance (column 3):" in messages
+        and "Computer (hard) scores" in messages
+    )
     totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
     you = int(totals[0])
     assert you % 3 == 0 and you > 0  # column 3 counts three times

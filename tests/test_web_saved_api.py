@@ -32,6 +32,26 @@ def play(client, game_id: str, turns: int = 99) -> dict:
     return state
 
 
+def labelled(report: dict) -> dict:
+    """A ``yahtzee review --json`` report with its boxes named for people, as the web names them
+    (``small_straight`` -> ``Small straight``)."""
+    import re
+
+    from solver.core.card import box_label
+    from solver.core.rules import get_rules
+
+    names = set(get_rules(report["rules"]).box_names)
+
+    def words(text: str) -> str:
+        return re.sub(r"[a-z][a-z_]*", lambda m: box_label(m[0]) if m[0] in names else m[0], text)
+
+    players = []
+    for p in report["players"]:
+        decisions = [d | {"choice": words(d["choice"]), "best": words(d["best"])} for d in p["decisions"]]
+        players.append(p | {"decisions": decisions, "verdict": words(p["verdict"])})
+    return report | {"players": players}
+
+
 def folder_print(data) -> dict:
     """Every file of the data folder and a hash of its bytes (the database's included)."""
     return {
@@ -125,23 +145,39 @@ def test_unfinished_games_are_listed_newest_first_and_bounded(client, data):
     one_line_error(r, 400, "limit")
 
 
-def test_what_the_web_does_not_play_is_listed_but_not_resumed(client, data):
-    """A hot-seat game saved by the terminal is listed, with why the web app cannot go on with it."""
+def saved_by_the_terminal(data, players, mode):
+    """A game of ``players`` (names) in ``mode``, one box filled, saved as ``yahtzee play`` saves it."""
     from solver.core.rules import get_rules
     from solver.play.game import Game, Player
     from solver.play.records import new_game_path, save_game, store_game
 
-    game = Game.new(get_rules("yahtzee"), [Player("Ann"), Player("Bob")], seed=3, info={"mode": "hot-seat"})
+    game = Game.new(get_rules("yahtzee"), [Player(n) for n in players], seed=3, info={"mode": mode})
     game.roll()
     game.score("chance")
     path = new_game_path(game, data)
     save_game(game, path, "in_progress")
     store_game(game, path, "in_progress", data)
+    return game
+
+
+def test_a_hot_seat_game_of_the_terminal_goes_on_in_the_browser(client, data):
+    game = saved_by_the_terminal(data, ["Ann", "Bob"], "hot-seat")
     [entry] = client.get("/api/saved-games").json()["games"]
-    assert entry["players"] == ["Ann", "Bob"] and not entry["resumable"]
+    assert entry["players"] == ["Ann", "Bob"] and entry["mode"] == "hot-seat" and entry["resumable"]
+    state = client.post(f"/api/saved-games/{entry['name']}/resume", json={}).json()
+    assert state["player"] == "Bob" and state["players"][0]["total"] == game.cards[0].total
+    state = client.post(f"/api/games/{state['id']}/roll", json={}).json()
+    assert state["player"] == "Bob" and state["rolls_left"] == 2
+
+
+def test_what_the_web_does_not_play_is_listed_but_not_resumed(client, data):
+    """A game of a mode the web does not know (a later version's) is listed, with what goes on with it."""
+    saved_by_the_terminal(data, ["Ann"], "tournament")
+    [entry] = client.get("/api/saved-games").json()["games"]
+    assert entry["players"] == ["Ann"] and not entry["resumable"]
     assert "yahtzee play --resume" in entry["why"]
     r = client.post(f"/api/saved-games/{entry['name']}/resume", json={})
-    one_line_error(r, 400, "does not play hot-seat")
+    one_line_error(r, 400, "does not play tournament games")
 
 
 def test_only_the_databases_files_in_the_games_folder_are_read(client, data, tmp_path):
@@ -237,7 +273,7 @@ def test_review_and_stats_are_the_clis_and_no_get_changes_anything(client, data,
 
     extra = ("name", "status", "saved_at")
     got = client.get("/api/review", params={"game": solo_end["saved"]}).json()
-    want = cli_json(capsys, "review", solo_end["path"], "--json", "--tables", tables)
+    want = labelled(cli_json(capsys, "review", solo_end["path"], "--json", "--tables", tables))
     assert {k: v for k, v in got.items() if k not in extra} == want
     assert got["name"] == solo_end["saved"] and got["status"] == "finished"
     [me] = got["players"]
@@ -247,7 +283,9 @@ def test_review_and_stats_are_the_clis_and_no_get_changes_anything(client, data,
     assert got["players"] == solo_end["review"]  # the end of the game's review, the same report
     # against the computer: the person's decisions only (the CLI's --player)
     got = client.get("/api/review", params={"game": versus_end["saved"]}).json()
-    want = cli_json(capsys, "review", versus_end["path"], "--player", "You", "--json", "--tables", tables)
+    want = labelled(
+        cli_json(capsys, "review", versus_end["path"], "--player", "You", "--json", "--tables", tables)
+    )
     assert {k: v for k, v in got.items() if k not in extra} == want
     assert [p["name"] for p in got["players"]] == ["You"]
     # an unfinished game: the decisions so far
@@ -302,7 +340,8 @@ def test_review_gives_the_chances_to_win_where_the_target_table_is_built(tmp_pat
         box = next(b["name"] for b in game["boxes"] if b["allowed"])
         game = service.act(game["id"], "score", {"box": box})
     got = service.review({"game": game["saved"]})
-    want = cli_json(capsys, "review", game["path"], "--player", "You", "--json", "--tables", str(tables))
+    argv = ["review", game["path"], "--player", "You", "--json", "--tables", str(tables)]
+    want = labelled(cli_json(capsys, *argv))
     assert {k: v for k, v in got.items() if k not in ("name", "status", "saved_at")} == want
     assert len(got["p_win_by_turn"]) == 14  # 7 turns each
     assert all(0 <= w["before"] <= 1 and 0 <= w["after"] <= 1 for w in got["p_win_by_turn"])

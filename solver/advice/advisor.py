@@ -110,16 +110,19 @@ class Option:
             return self.category
         return f"{self.category}@{self.column}"
 
-    def describe(self) -> str:
+    def describe(self, label: Callable[[str], str] = str) -> str:
         """The option in words: ``keep 3 4 5 6, reroll one die`` or ``score 30 in small_straight``
-        (``score 12 in fours of column 3 (x3)`` on the triple card)."""
+        (``score 12 in fours of column 3 (x3)`` on the triple card); ``label`` names a box
+        (:func:`solver.core.card.box_label`: ``Small straight``, as the web pages write it)."""
         if self.keep is None:
             extra = f" (+{self.bonus} Yahtzee bonus)" if self.bonus else ""
             where = f" of column {self.column} (x{self.weight})" if self.column is not None else ""
-            return f"score {self.score} in {self.category}{where}{extra}"
+            return f"score {self.score} in {label(self.category)}{where}{extra}"
         n = D.N_DICE - len(self.keep)
         if n == 0:
-            where = f" {self.stop_score} in {self.stop_category}" if self.stop_category is not None else ""
+            where = (
+                f" {self.stop_score} in {label(self.stop_category)}" if self.stop_category is not None else ""
+            )
             return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score{where}"
         if not self.keep:
             return "reroll all five dice"

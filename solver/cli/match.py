@@ -83,6 +83,11 @@ def run_match(args) -> int:
     return 0
 
 
+def short(name: str, width: int) -> str:
+    """A bot's name in a column of ``width``: long names (a ``cmd:`` program) keep their end."""
+    return name if len(name) <= width else "~" + name[-(width - 1) :]
+
+
 def format_summary(s: dict) -> str:
     lines = [
         f"{s['games']:,} games of {s['rules']} (seed {s['seed']}, seats rotated, {s['engine']} engine, "
@@ -93,7 +98,7 @@ def format_summary(s: dict) -> str:
     for p in s["players"]:
         wt = p["win_or_half_tie"]
         lines.append(
-            f"{p['bot']:<14} {100 * wt['rate']:>8.2f}% ± {100 * wt['standard_error']:.2f} "
+            f"{short(p['bot'], 14):<14} {100 * wt['rate']:>8.2f}% ± {100 * wt['standard_error']:.2f} "
             f"{100 * p['win']['rate']:>7.2f}% {100 * p['tie']['rate']:>6.2f}% {100 * p['loss']['rate']:>7.2f}% "
             f"{p['mean_score']:>7.1f} {p['sd_score']:>6.1f}"
         )
@@ -103,14 +108,14 @@ def format_summary(s: dict) -> str:
         cells = "  ".join(
             f"seat {x['seat'] + 1}: {100 * x['win_or_half_tie']['rate']:.2f}%" for x in p["by_seat"]
         )
-        lines.append(f"  {p['bot']:<12} {cells}")
+        lines.append(f"  {short(p['bot'], 12):<12} {cells}")
     if len(s["players"]) > 2:
         lines.append("")
         lines.append("head to head (row beats column, ties half):")
         names = [p["bot"] for p in s["players"]]
-        lines.append(" " * 14 + "".join(f"{n[:10]:>11}" for n in names))
+        lines.append(" " * 14 + "".join(f"{short(n, 10):>11}" for n in names))
         for name, row in zip(names, s["head_to_head"], strict=True):
             cells = "".join(f"{'-':>11}" if c is None else f"{100 * c['rate']:>10.2f}%" for c in row)
-            lines.append(f"{name[:13]:<14}{cells}")
+            lines.append(f"{short(name, 13):<14}{cells}")
     lines.append("(± one standard error)")
     return "\n".join(lines)

@@ -135,14 +135,13 @@ def run_play(args) -> int:
     if rules.triple and args.target is not None:
         raise UsageError("--target does not take the triple card (no target tables for it)")
     if args.players is not None:
-        names = [n.strip() for n in args.players.split(",") if n.strip()]
-        if not names:
-            raise UsageError(f"--players needs at least one name, got {args.players!r}")
-        for n in names:
-            if not n.isprintable():
-                raise UsageError(f"player name {n!r} has control characters; use printable names")
+        try:
+            seated = session_rules.players_from_names(args.players, rules, programs=True)
+        except UsageError as exc:
+            raise UsageError(f"--players {args.players!r}: {exc}") from None
     else:
-        names = [HUMAN]
+        seated = [Player(HUMAN)]
+    names = [p.name for p in seated]
     if args.level is not None and not args.vs_computer:
         if args.solo or len(names) > 1:
             raise UsageError("--level is the computer's strength: it goes with --vs-computer")
@@ -160,18 +159,7 @@ def run_play(args) -> int:
     if args.daily is not None and args.seed is not None:
         raise UsageError("--daily has its own dice; it cannot go with --seed")
     date = released_date(parse_date(args.daily)) if args.daily is not None else None
-    players = []
-    for n in names:
-        head, sep, rest = n.partition(":")
-        if sep and head.strip().lower() == "computer":
-            lvl = rest.strip().lower()
-            if lvl not in levels:
-                raise UsageError(f"--players {n!r}: the computer's level is one of {', '.join(levels)}")
-            players.append(Player(f"Computer ({lvl})", "bot", levels[lvl]))
-        else:
-            players.append(Player(n))
-    if all(p.is_bot for p in players):
-        raise UsageError("--players needs at least one person besides the computers")
+    players = list(seated)
     level = None
     if args.vs_computer:
         level = args.level or "medium"
@@ -198,7 +186,11 @@ def run_play(args) -> int:
     session = PlaySession(game, coach=args.coach, tables_dir=args.tables, data=args.data)
     session.earlier = earlier
     session.asked_target = args.target
-    return session.run()
+    session.programs = True  # cmd: players come from this command line (a resumed game runs none)
+    try:
+        return session.run()
+    finally:
+        session.close_bots()
 
 
 def _earlier_play(mode: str, rules_id: str, seed, date, data):
@@ -294,6 +286,7 @@ class PlaySession:
         self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
         self.noted = False  # the advisor's note shown (once a game)
         self._win = None  # the win bot for P(win) on screen (False: no target table)
+        self.programs = False  # whether cmd: players may run (seated by this command line)
         self._bots: dict[int, object] = {}
         self.resumed = path is not None
         self.path = path
@@ -345,12 +338,21 @@ class PlaySession:
     def bot(self, index: int):
         if index not in self._bots:
             from ..play.bots import get_bot
+            from ..play.protocol import is_protocol_bot
 
-            # the computer players of play are builtin bots: a saved game names no module to import
-            self._bots[index] = get_bot(
-                self.game.players[index].bot, self.game.rules, self.tables_dir, user_bots=False
-            )
+            name = self.game.players[index].bot
+            # the computer players of play are builtin bots -- a saved game names no module to
+            # import nor program to run -- or a bot program seated by this command line
+            program = self.programs and is_protocol_bot(name)
+            self._bots[index] = get_bot(name, self.game.rules, self.tables_dir, user_bots=program)
         return self._bots[index]
+
+    def close_bots(self) -> None:
+        """End the bot programs this game started (their processes reaped)."""
+        for bot in self._bots.values():
+            close = getattr(bot, "close", None)
+            if callable(close):
+                close()
 
     def win_bot(self):
         """The win bot's tables for P(win) on screen, or None when its target table is not built
@@ -726,16 +728,9 @@ class PlaySession:
         return tuple(rest)
 
     def cmd_undo(self) -> None:
-        g = self.game
-        if not self.is_solo():
-            raise IllegalMoveError("undo is for solo games (not dailies or games against others)")
-        if not any(t.is_complete for t in g.turns):
-            raise IllegalMoveError("nothing to undo: no box is filled yet")
-        last = next(t for t in reversed(g.turns) if t.is_complete)
-        self.mark_assisted("undo")
-        info = dict(g.info)
-        new = g.without_last_score()
-        new.info = info
+        new, last, costs_record = session_rules.undo(self.game)
+        if costs_record:
+            self.say(session_rules.assisted_message("undo"))
         self.game = new
         self.say(f"undone: {last.score} in {last.box}; back to turn {new.round}")
 

@@ -94,7 +94,6 @@ def run_simulate(args) -> int:
 
     from ..core.errors import UsageError
     from ..core.rules import get_rules
-    from ..play.bots import get_bot
     from ..play.simulate import MAX_GAMES, paired, simulate
 
     rules = get_rules(args.rules)
@@ -125,8 +124,18 @@ def run_simulate(args) -> int:
     progress = not args.quiet
     results = []
     for name in [args.bot] + ([args.vs] if args.vs is not None else []):
-        bot = get_bot(name, rules, args.tables, build_if_missing=True, progress=progress)
-        results.append(simulate(rules, bot, args.games, args.seed, threads=args.threads, progress=progress))
+        # by name: a bot program started by simulate is ended by it
+        results.append(
+            simulate(
+                rules,
+                name,
+                args.games,
+                args.seed,
+                threads=args.threads,
+                tables_dir=args.tables,
+                progress=progress,
+            )
+        )
     seconds = time.perf_counter() - start
     pair = paired(results[0], results[1]) if len(results) == 2 else None
     shares = target_shares(results, target) if target is not None else None

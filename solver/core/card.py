@@ -10,6 +10,7 @@ too).  ``str(card)`` writes the entries in card order, so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .bounded import clipped, parse_whole, shown
 from .dice import Dice
@@ -36,6 +37,42 @@ def card_text(text, example: str) -> str | None:
 def box_key(name) -> str:
     """A box name as typed (``Full House``, ``full-house``) in the card's spelling (``full_house``)."""
     return str(name).strip().lower().replace(" ", "_").replace("-", "_")
+
+
+def box_label(name: str) -> str:
+    """A box name for people: ``full_house`` -> ``Full house``; a triple card's ``fours@3`` ->
+    ``Fours (column 3)`` (the web pages' ``YZ.label`` writes the same)."""
+    box, _, column = str(name).partition("@")
+    text = box.replace("_", " ")
+    return text[:1].upper() + text[1:] + (f" (column {column})" if column else "")
+
+
+def placement_note(card, dice: Dice | str) -> str | None:
+    """Why this roll may not go in some open boxes, in one sentence for people, or ``None`` when
+    every open box takes it.  ``card``: a :class:`ScoreCard` or a triple card (a sentence per
+    column that restricts).  Derived from the legal placements, so it says what the
+    rule set's rules decided (the Joker rule, a fill order), never a second copy of them."""
+    dice = Dice.parse(dice)
+    if hasattr(card, "columns"):  # the triple card: each column has its own Yahtzee box
+        notes = [(k, placement_note(col, dice)) for k, col in enumerate(card.columns, 1)]
+        return " ".join(f"Column {k}: {note}" for k, note in notes if note) or None
+    legal = [p.box for p in card.placements(dice)]
+    if len(legal) == len(card.open_boxes):
+        return None
+    rules = card.rules.single
+    allowed = ", ".join(box_label(b) for b in legal) or "no box"
+    if rules.forced_order:
+        return f"The fill order of {rules.id}: this turn goes in {allowed}."
+    upper = {rules.box_names[i] for i in rules.upper_indices}
+    categories = {b.partition("@")[0] for b in legal}
+    face = max(dice.values)
+    if categories <= upper and len(categories) == 1:
+        why = f"its upper box ({box_label(next(iter(categories)))}) is open, so it goes there"
+    elif not categories & upper:
+        why = f"the {box_label(rules.box_names[face - 1])} box is filled, so it goes in a lower box"
+    else:
+        why = "no lower box is open, so it goes in an upper box"
+    return f"Joker rule: a five of a kind with the Yahtzee box filled; {why}: {allowed}."
 
 
 @dataclass(frozen=True)
@@ -173,11 +210,11 @@ class ScoreCard:
         return ",".join(parts)
 
     # --- totals ----------------------------------------------------------
-    @property
+    @cached_property  # a frozen card: computed once
     def filled_mask(self) -> int:
         return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
 
-    @property
+    @cached_property  # a frozen card: computed once
     def n_filled(self) -> int:
         return sum(s is not None for s in self.scores)
 
@@ -197,7 +234,7 @@ class ScoreCard:
     def get(self, box: str) -> int | None:
         return self.scores[self._box(box)]
 
-    @property
+    @cached_property  # a frozen card: computed once
     def upper_total(self) -> int:
         return sum(self.scores[i] or 0 for i in self.rules.upper_indices)
 
@@ -206,7 +243,7 @@ class ScoreCard:
         rules = self.rules
         return rules.upper_bonus if rules.has_upper_bonus and self.upper_total >= rules.upper_threshold else 0
 
-    @property
+    @cached_property  # a frozen card: computed once
     def lower_total(self) -> int:
         return sum(self.scores[i] or 0 for i in self.rules.lower_indices)
 
@@ -214,7 +251,7 @@ class ScoreCard:
     def yahtzee_bonus_points(self) -> int:
         return self.yahtzee_bonus_count * self.rules.bonus
 
-    @property
+    @cached_property  # a frozen card: computed once
     def total(self) -> int:
         """Grand total: all boxes plus the upper bonus and Yahtzee bonuses."""
         return self.upper_total + self.upper_bonus + self.lower_total + self.yahtzee_bonus_points
@@ -274,9 +311,14 @@ class ScoreCard:
             allowed = ", ".join(p.box for p in legal)
             why = "the fill order" if self.rules.forced_order else "the Joker rule"
             raise IllegalMoveError(f"{dice} may not go in {name} under {why}; allowed: {allowed}")
+        return self.place(match)
+
+    def place(self, placement: Placement) -> ScoreCard:
+        """The card after a legal placement of :meth:`placements` (its score and bonus), unchecked:
+        for callers that hold the placements already (:meth:`score` checks)."""
         scores = list(self.scores)
-        scores[b] = match.score
-        return ScoreCard(self.rules, tuple(scores), self.yahtzee_bonus_count + (1 if match.bonus else 0))
+        scores[self.rules.box_index[placement.box]] = placement.score
+        return ScoreCard(self.rules, tuple(scores), self.yahtzee_bonus_count + (1 if placement.bonus else 0))
 
     def rows(self) -> list[tuple[str, int | None]]:
         """The card as printed: boxes, subtotals and bonuses, in order."""

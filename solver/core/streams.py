@@ -60,11 +60,13 @@ class SeededStream:
 
     def __init__(self, seed: int, game: int = 0):
         self.seed, self.game, self.drawn = int(seed), int(game), 0
+        # the game's part of every die's hash, once (seeded_die recomputes it per die)
+        self._base = mix64(mix64(self.seed & MASK64) ^ (self.game & MASK64))
 
     def next_five(self) -> tuple[int, ...]:
-        k = self.drawn
+        k, base = self.drawn, self._base
         self.drawn += 5
-        return tuple(seeded_die(self.seed, self.game, k + i) for i in range(5))
+        return tuple(1 + (((mix64(base ^ (k + i)) >> 11) * 6) >> 53) for i in range(5))
 
 
 class DailyStream:

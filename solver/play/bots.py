@@ -411,6 +411,7 @@ def get_bot(
     """A bot by name (:data:`BOTS`: ``optimal``, ``heuristic``, ``greedy``, ``frequent``,
     ``random``; on the triple card :data:`solver.play.triple.TRIPLE_BOTS`) or ``module:attr``.
 
+    ``cmd:PROGRAM ARGS`` runs a bot program of any language (:mod:`solver.play.protocol`).
     ``module:attr`` imports a user's bot: ``attr`` is a :class:`Bot` instance, or a
     class/factory called with ``rules`` (when it takes an argument) or with nothing.
     Only a name the user gave on the command line may do that: with ``user_bots=False``
@@ -432,6 +433,10 @@ def get_bot(
     factory = BOTS.get(key.lower()) or MATCH_BOTS.get(key.lower())
     if factory is not None:
         return factory(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+    if key.lower().startswith("cmd:"):  # a program speaking the JSON-lines protocol
+        from .protocol import ProtocolBot
+
+        return ProtocolBot(key[4:], rules)
     if ":" in key:
         return _import_bot(key, rules)
     known = ", ".join([*BOTS, *MATCH_BOTS])

@@ -185,6 +185,9 @@ def play_match_game(rules: RuleSet, bots: list, seed: int, game: int) -> list[Sc
 def _run_python(rules, bots, games, seed, tick) -> np.ndarray:
     scores = np.empty((games, len(bots)), dtype=np.int64)
     for g in range(games):
+        for bot in bots:
+            if hasattr(bot, "game"):  # a bot program names the game in what it is sent
+                bot.game = g
         cards = play_match_game(rules, bots, seed, g)
         scores[g] = [c.total for c in cards]
         tick(1)
@@ -412,11 +415,16 @@ def play_match(
     n_threads = resolve_threads(threads) if use_numba else 1
 
     start = time.perf_counter()
-    with progress_ticks(progress, games, "match") as tick:
-        if use_numba:
-            scores = _run_numba(rules, made, kinds, games, int(seed), n_threads, tick)
-        else:
-            scores = _run_python(rules, made, games, int(seed), tick)
+    try:
+        with progress_ticks(progress, games, "match") as tick:
+            if use_numba:
+                scores = _run_numba(rules, made, kinds, games, int(seed), n_threads, tick)
+            else:
+                scores = _run_python(rules, made, games, int(seed), tick)
+    finally:  # the bot programs started here end here (a bot object given is the caller's)
+        for name, bot in zip(bots, made, strict=True):
+            if isinstance(name, str) and callable(getattr(bot, "close", None)):
+                bot.close()
     p = len(made)
     seats = np.empty((games, p), dtype=np.int64)
     g = np.arange(games)

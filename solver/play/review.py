@@ -13,6 +13,7 @@ The same :func:`judge` drives ``yahtzee play --coach``.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..advice.advisor import Advisor, Option
@@ -41,7 +42,9 @@ class Judgement:
     def is_mistake(self) -> bool:
         return self.loss > MISTAKE
 
-    def to_json(self) -> dict:
+    def to_json(self, label: Callable[[str], str] = str) -> dict:
+        """The decision as ``review --json`` writes it; ``label``: how ``choice`` and ``best`` name
+        a box (the box name itself; the web passes :func:`solver.core.card.box_label`)."""
         d = self.decision
         return {
             "turn": d.turn,
@@ -51,8 +54,8 @@ class Judgement:
             "card": str(d.card),
             "dice": str(d.dice),
             "rolls_left": d.rolls_left,
-            "choice": describe(self.chosen),
-            "best": describe(self.best),
+            "choice": describe(self.chosen, label),
+            "best": describe(self.best, label),
             "loss": round(self.loss, 6),
             "expected_final_choice": round(self.chosen.expected_final, 6),
             "expected_final_best": round(self.best.expected_final, 6),
@@ -63,16 +66,17 @@ class Judgement:
         )
 
 
-def describe(option: Option) -> str:
-    """Short words for an option: ``keep 3 3 5``, ``stop: full_house (25)``, ``reroll all``, ``fours (12)``."""
+def describe(option: Option, label: Callable[[str], str] = str) -> str:
+    """Short words for an option: ``keep 3 3 5``, ``stop: full_house (25)``, ``reroll all``, ``fours (12)``
+    (``label``: how a box is named, e.g. ``Full house`` by :func:`solver.core.card.box_label`)."""
     if option.keep is None:
         extra = f" +{option.bonus}" if option.bonus else ""
-        return f"{option.box} ({option.score}{extra})"
+        return f"{label(option.box)} ({option.score}{extra})"
     if len(option.keep) == 5:  # the box stopping implies, where the advisor names it
         return (
             "stop and score"
             if option.stop_category is None
-            else f"stop: {option.stop_category} ({option.stop_score})"
+            else f"stop: {label(option.stop_category)} ({option.stop_score})"
         )
     if not option.keep:
         return "reroll all"
@@ -133,7 +137,7 @@ class PlayerReview:
     def worst(self) -> Judgement | None:
         return max(self.judgements, key=lambda j: j.loss, default=None)
 
-    def verdict(self) -> str:
+    def verdict(self, label: Callable[[str], str] = str) -> str:
         n, m = len(self.judgements), len(self.mistakes)
         if not n:
             return f"{printable(self.name)}: no decisions to review"
@@ -145,20 +149,21 @@ class PlayerReview:
         worst = self.worst
         if worst is not None and worst.is_mistake:
             d = worst.decision
-            line += f"; biggest: turn {d.round} ({describe(worst.chosen)}, -{worst.loss:.2f})"
+            line += f"; biggest: turn {d.round} ({describe(worst.chosen, label)}, -{worst.loss:.2f})"
         return line
 
-    def to_json(self) -> dict:
+    def to_json(self, label: Callable[[str], str] = str) -> dict:
+        """The review as ``review --json`` writes it (``label``: see :meth:`Judgement.to_json`)."""
         return {
             "name": self.name,
             "score": self.score,
             "complete": self.complete,
-            "decisions": [j.to_json() for j in self.judgements],
+            "decisions": [j.to_json(label) for j in self.judgements],
             "n_decisions": len(self.judgements),
             "mistakes": len(self.mistakes),
             "total_loss": round(self.total_loss, 6),
             "average_loss": round(self.average_loss, 6),
-            "verdict": self.verdict(),
+            "verdict": self.verdict(label),
             "rating": verdict_word(self.average_loss, self.total_loss) if self.judgements else None,
         }
 
@@ -292,11 +297,12 @@ def review_report(
     reviews: list[PlayerReview],
     source: str,
     win: dict[int, tuple[float, float]] | None = None,
+    label: Callable[[str], str] = str,
 ) -> dict:
     """The review as ``yahtzee review --json`` prints it: ``game`` (``source``, the file),
     ``rules``, ``finished``, the game's :data:`REPORT_INFO`, the advisor's ``note`` (the triple
-    card's), ``players`` (:meth:`PlayerReview.to_json` each) and, with ``win``
-    (:func:`win_effects`), ``p_win_by_turn``."""
+    card's), ``players`` (:meth:`PlayerReview.to_json` each, its boxes named by ``label``) and,
+    with ``win`` (:func:`win_effects`), ``p_win_by_turn``."""
     info = {k: v for k, v in game.info.items() if k in REPORT_INFO}
     return {
         "game": source,
@@ -304,7 +310,7 @@ def review_report(
         "finished": game.is_over,
         **info,
         **({"note": advisor.note} if advisor.note else {}),
-        "players": [r.to_json() for r in reviews],
+        "players": [r.to_json(label) for r in reviews],
         **(
             {"p_win_by_turn": [{"turn": t, "before": b, "after": a} for t, (b, a) in win.items()]}
             if win

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import os
 
-    from .game import Game, Turn
+    from .game import Game, Player, Turn
 
 #: the computer's levels (``play --vs-computer --level``, the web's) and the bot each one is
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
@@ -140,6 +140,75 @@ def earlier_play(mode: str, rules_id: str, seed, date, data: str | os.PathLike |
     if mode == "solo" and seed is not None and seed_played(rules_id, seed, data):
         return {"seed": seed}
     return None
+
+
+#: the most players at one table, and the longest name (a name is printed in every sheet)
+MAX_PLAYERS = 8
+MAX_NAME = 40
+
+
+def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
+    """The players of a hot-seat table from their names (``"Ann,Ben"`` or a list), in seat order;
+    ``computer:LEVEL`` seats a computer of that level and (``programs``: the user's own command
+    line, never a request or a file) ``cmd:PROGRAM`` a bot program (:mod:`solver.play.protocol`).
+    Refused (:class:`UsageError`, naming
+    the name): no name, a name with control characters or over :data:`MAX_NAME` characters,
+    more than :data:`MAX_PLAYERS` players, an unknown level, only computers."""
+    from ..core.bounded import shown
+    from ..core.errors import UsageError
+    from .game import Player
+
+    if isinstance(names, str):
+        names = names.split(",")
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise UsageError(f"players are names like 'Ann,Ben', got {shown(names)}")
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise UsageError("players needs at least one name")
+    if len(names) > MAX_PLAYERS:
+        raise UsageError(f"{len(names)} players: at most {MAX_PLAYERS} sit at one table")
+    table = levels(rules)
+    players = []
+    for n in names:
+        if not n.isprintable():
+            raise UsageError(f"player name {n!r} has control characters; use printable names")
+        head, sep, rest = n.partition(":")
+        if sep and head.strip().lower() == "cmd":
+            if not programs:
+                raise UsageError(f"player {shown(n)}: bot programs are seated from the command line only")
+            players.append(Player(f"Bot {len(players) + 1}", "bot", f"cmd:{rest.strip()}"))
+        elif sep and head.strip().lower() == "computer":
+            level = rest.strip().lower()
+            if level not in table:
+                raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
+            players.append(Player(f"Computer ({level})", "bot", table[level]))
+        elif len(n) > MAX_NAME:
+            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters")
+        else:
+            players.append(Player(n))
+    if all(p.is_bot for p in players):
+        raise UsageError("players needs at least one person besides the computers")
+    if len({p.name for p in players}) != len(players):
+        raise UsageError(f"two players have the same name in {', '.join(p.name for p in players)}")
+    return players
+
+
+def undo(game: Game) -> tuple[Game, Turn, bool]:
+    """Take back the last box of a solo game: ``(the game before it, the turn taken back,
+    whether this cost the record)``, the new game marked assisted by ``undo`` (as
+    :func:`mark_assisted`; its ``info`` kept); refused
+    (:class:`~solver.core.errors.IllegalMoveError`) in dailies and games with others, or
+    before the first box."""
+    from ..core.errors import IllegalMoveError
+
+    if not is_solo(game):
+        raise IllegalMoveError("undo is for solo games (not dailies or games against others)")
+    if not any(t.is_complete for t in game.turns):
+        raise IllegalMoveError("nothing to undo: no box is filled yet")
+    last = next(t for t in reversed(game.turns) if t.is_complete)
+    new = game.without_last_score()
+    new.info = dict(game.info)
+    return new, last, mark_assisted(new, "undo")
 
 
 def describe_bot_turn(turn: Turn) -> str:

@@ -37,6 +37,7 @@ from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
 from ..engine.playout import MAX_GAMES, finish_games, progress_ticks, result_arrays, run_games, store_results
 from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
+from .protocol import ProtocolBot, play_batched
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
 #: a game with the report's statistics, so about 4 GB at the cap, and some 7 minutes for the
@@ -200,6 +201,7 @@ def simulate(
         raise UsageError(f"chunk must be 1 or more, got {chunk}")
     if engine not in ("auto", "numba", "python"):
         raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
+    owned = isinstance(bot, str)  # made here: a protocol bot's process is ended here
     bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
     if engine == "numba" and fast is None:
@@ -214,6 +216,13 @@ def simulate(
                 rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk)
             )
             engine_used = "numba"
+        elif isinstance(bot, ProtocolBot):  # a program: many games' decisions per message
+            try:
+                parts = _run_batched(rules, bot, games, int(seed), int(game0), tick, keep_cards)
+            finally:
+                if owned:
+                    bot.close()
+            engine_used = "protocol"
         else:
             parts = _run_python(rules, bot, games, int(seed), int(game0), tick, keep_cards)
             engine_used = "python"
@@ -279,8 +288,12 @@ def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
     return card
 
 
+def _run_batched(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
+    scores, nbonus = play_batched(rules, bot, games, seed, game0, tick)
+    return _results(rules, scores, nbonus, keep_cards)
+
+
 def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
-    out = result_arrays(games, rules.n_boxes, False)
     scores = np.empty((games, rules.n_boxes), dtype=np.int16)
     nbonus = np.zeros(games, dtype=np.int64)
     step = max(1, games // 200)
@@ -294,6 +307,12 @@ def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
             tick(pending)
             pending = 0
     tick(pending)
+    return _results(rules, scores, nbonus, keep_cards)
+
+
+def _results(rules, scores: np.ndarray, nbonus: np.ndarray, keep_cards: bool) -> dict:
+    """The result arrays of games played in Python: ``scores`` (games, n_boxes), ``nbonus`` (games,)."""
+    out = result_arrays(len(scores), rules.n_boxes, False)
     store_results(out, 0, finish_games(rules, scores, nbonus))
     out["cards"] = scores if keep_cards else None
     return out

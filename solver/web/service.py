@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.card import ScoreCard
+from ..core.card import ScoreCard, box_label, placement_note
 from ..core.errors import SolverError, TableError, UsageError, printable
+from ..play.session import HUMAN, is_solo
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advisor
@@ -50,7 +51,9 @@ MAX_ADVISORS = 16
 #: rule sets whose win-bot tables (a target table each: about 1 GiB mapped for yahtzee) are kept
 MAX_WIN_TABLES = 2
 
-MODES = ("solo", "vs-computer", "daily")
+#: the web's modes: those of ``yahtzee play`` (``--players`` is hot-seat, ``--real-dice`` a solo
+#: game on typed-in dice)
+MODES = ("solo", "vs-computer", "hot-seat", "daily", "real-dice")
 #: the unfinished saved games listed at most (each replayed to say where it stands: ~15 ms)
 MAX_UNFINISHED = 20
 #: the finished saved games listed at most (the newest)
@@ -184,6 +187,9 @@ class WebGame:
     status: str = "in_progress"
     #: counts the moves that changed the game: a move made on an older state (another tab) is refused
     version: int = 0
+    #: each player's chance to win (P(win) + P(tie)/2, adding up to 1) after the last turn, in
+    #: multi-player games whose target table is built; None otherwise
+    chances: list[float] | None = None
 
 
 class Service:
@@ -461,18 +467,45 @@ class Service:
 
     # --- games ------------------------------------------------------------------------------
     def new_game(self, params: dict) -> dict:
-        """Start a game: ``mode`` (solo, vs-computer, daily), ``rules``, ``level`` (vs-computer:
-        easy, medium, hard, perfect), ``date`` (daily; default today), ``seed`` (solo, vs-computer)."""
+        """Start a game: ``mode`` (solo, vs-computer, hot-seat, daily, real-dice), ``rules``,
+        ``level`` (vs-computer: easy, medium, hard, perfect, win), ``players`` (hot-seat: names,
+        a list or ``"Ann,Ben"``; ``computer:LEVEL`` seats a computer), ``date`` (daily; default
+        today), ``seed`` (solo, vs-computer, hot-seat), ``coach`` (true: judged after each move)."""
         from ..play.daily import parse_date, released_date
         from ..play.game import Game, Player
         from ..play.records import new_game_path
-        from ..play.session import HUMAN, bots_rng, earlier_play, levels, record_eligible, start_messages
+        from ..play.session import (
+            HUMAN,
+            bots_rng,
+            earlier_play,
+            levels,
+            mark_assisted,
+            players_from_names,
+            record_eligible,
+            start_messages,
+        )
 
-        _fields(params, ("mode", "rules", "level", "date", "seed"))
+        _fields(params, ("mode", "rules", "level", "date", "seed", "players", "coach"))
         mode = _text(params, "mode", "solo")
         if mode not in MODES:
             raise ApiError(400, f"mode {mode!r} is not one of {', '.join(MODES)}")
+        coach = params.get("coach", False)
+        if not isinstance(coach, bool):
+            from ..core.bounded import shown
+
+            raise ApiError(400, f"coach must be true or false, got {shown(coach)}")
         rules = self.rules(params.get("rules"))
+        if mode == "hot-seat":
+            if params.get("players") is None:
+                raise ApiError(400, "mode hot-seat needs players: names like 'Ann,Ben'")
+            try:
+                seated = players_from_names(params["players"], rules)
+            except SolverError as exc:
+                raise api_error(exc) from None
+        elif params.get("players") is not None:
+            raise ApiError(400, "players is for mode hot-seat only")
+        else:
+            seated = [Player(HUMAN)]
         level = _text(params, "level")
         LEVELS = levels(rules)  # noqa: N806 - the rule set's table of levels
         if mode == "vs-computer":
@@ -494,8 +527,8 @@ class Service:
             from ..core.streams import MAX_SEED
 
             seed = _whole(seed, "seed", 0, MAX_SEED, text=False)
-            if mode == "daily":
-                raise ApiError(400, "a daily game has its own dice; it takes no seed")
+            if mode in ("daily", "real-dice"):
+                raise ApiError(400, f"a {mode} game has its own dice; it takes no seed")
         date = None
         if mode == "daily":
             try:
@@ -505,8 +538,13 @@ class Service:
         elif params.get("date") is not None:
             raise ApiError(400, "date is for mode daily only")
         self.advisor(rules)  # the table is there (built when missing) before the game starts
-        players = [Player(HUMAN)]
+        players = list(seated)
+        real_dice = mode == "real-dice"
+        if real_dice:
+            mode = "solo"  # as ``yahtzee play --real-dice``: a solo game whose dice are typed in
         info: dict = {"mode": mode, "client": "web"}
+        if coach:
+            info["coach"] = True
         if level is not None:
             players.append(Player(f"Computer ({level})", "bot", LEVELS[level]))
             info["level"] = level
@@ -518,7 +556,9 @@ class Service:
         if earlier is not None:
             info["replay"] = True
         try:
-            game = Game.new(rules, players, seed=seed, date=date, info=info)
+            game = Game.new(rules, players, seed=seed, date=date, real_dice=real_dice, info=info)
+            if coach:
+                mark_assisted(game, "coach")
         except SolverError as exc:
             raise api_error(exc) from None
         web = WebGame(
@@ -538,6 +578,7 @@ class Service:
             except SolverError as exc:
                 web.warnings.append(str(exc))
         web.events += start_messages(game, earlier, best)
+        self._update_chances(web)
         return self.state(web)
 
     def _keep(self, web: WebGame) -> None:
@@ -598,20 +639,40 @@ class Service:
                     self._win_parts.popitem(last=False)
         return found
 
+    def _update_chances(self, web: WebGame) -> None:
+        """Each player's chance to win from here (as ``yahtzee play`` shows after each turn): games
+        of two or more players on a rule set whose target table is built (never built for this),
+        not the triple card (no target tables) nor a chosen fill order."""
+        g = web.game
+        web.chances = None
+        if len(g.players) < 2 or g.is_over or g.rules.triple or g.rules.order == "choose":
+            return
+        if not self._has_target(g.rules):
+            return
+        try:
+            advisor, table = self._win_tables(g.rules)
+        except SolverError:  # a damaged target table: the game goes on without the figures
+            return
+        from ..advice.win import WinAdvisor
+
+        web.chances = WinAdvisor(advisor, table).chances(list(g.cards))
+
     def game_state(self, game_id: str) -> dict:
         web = self.game(game_id)
         with web.lock:
             return self.state(web)
 
     def act(self, game_id: str, action: str, params: dict) -> dict:
-        """A move in a game: ``roll``, ``hold`` (``held``: die positions 1..5), ``score`` (``box``),
+        """A move in a game: ``roll`` (real dice: ``dice``, the faces of the dice rolled),
+        ``undo`` (solo: the last box taken back), ``hold`` (``held``: die positions 1..5), ``score`` (``box``),
         ``coach`` (``on``: true or false), ``hint`` (the answer is the hint), ``quit``; returns the
         game's state.  An illegal move is refused (400) and changes nothing.  ``version`` (the
         state's, as the page last showed it) makes a move on an out-of-date page -- another tab
         has moved since -- a 409 whose ``state`` is the game as it is now."""
         web = self.game(game_id)
         moves = {
-            "roll": ((), (), self._roll),
+            "roll": (("dice",), (), self._roll),
+            "undo": ((), (), self._undo),
             "hold": (("held",), ("held",), self._hold),
             "score": (("box",), ("box",), self._score),
             "quit": ((), (), self._quit),
@@ -641,6 +702,8 @@ class Service:
             if action == "hint":  # asking changes what the game counts for, not the position
                 return answer
             web.version += 1
+            if action in ("score", "undo"):
+                self._update_chances(web)
             return self.state(web)
 
     # --- saved games: listed, resumed, reviewed; the statistics --------------------------------
@@ -719,6 +782,7 @@ class Service:
                     self._finish(web)
                 else:
                     self._save(web, "in_progress")
+            self._update_chances(web)
             return self.state(web)
 
     def _has_target(self, rules) -> bool:
@@ -772,8 +836,9 @@ class Service:
     def review(self, params: dict) -> dict:
         """``GET /api/review``: ``game`` (a saved game's name, as :meth:`saved_list` gives it) --
         every decision of its people beside the best, as ``yahtzee review --json`` writes it
-        (:func:`solver.play.review.review_report`; each scored turn's chances to win where the
-        rule set's target table is built), plus the game's ``name``, ``status``, ``saved_at``."""
+        (:func:`solver.play.review.review_report`; boxes named for people, as the end of a game
+        names them; each scored turn's chances to win where the rule set's target table is
+        built), plus the game's ``name``, ``status``, ``saved_at``."""
         from ..play.review import review_game, review_report, review_target, reviews_win, win_effects
 
         _fields(params, ("game",), ("game",))
@@ -794,7 +859,7 @@ class Service:
             win = None if bot is None else win_effects(game, bot)
         except SolverError as exc:
             raise records_error(exc) from None
-        return review_report(game, advisor, reviews, str(saved.path), win) | {
+        return review_report(game, advisor, reviews, str(saved.path), win, box_label) | {
             "name": saved.name,
             "status": saved.status,
             "saved_at": saved.saved_at,
@@ -822,6 +887,7 @@ class Service:
     def _judge(self, web: WebGame, decisions) -> None:
         """The coach, once switched on (``POST .../coach``): each decision beside the best
         (``yahtzee play --coach``'s judgement)."""
+        from ..core.card import box_label
         from ..play.review import describe, judge
 
         if not web.game.info.get("coach"):
@@ -831,8 +897,8 @@ class Service:
             j = judge(advisor, d)
             web.coach.append(
                 {
-                    "choice": describe(j.chosen),
-                    "best": j.best.describe(),
+                    "choice": describe(j.chosen, box_label),
+                    "best": describe(j.best, box_label),
                     "loss": round(j.loss, 6),
                     "mistake": j.is_mistake,
                 }
@@ -840,15 +906,40 @@ class Service:
 
     def _roll(self, web: WebGame, params: dict) -> None:
         g = web.game
+        values = params.get("dice")
+        if values is not None and not g.needs_values:
+            raise ApiError(400, "dice are typed in only in a game on real dice: here the server rolls")
+        if values is None and g.needs_values and not g.is_over:
+            raise ApiError(400, f"real dice: say what you rolled (dice: the {g.dice_to_roll} faces)")
+        if values is not None:
+            from ..core.bounded import shown
+
+            if not isinstance(values, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in values
+            ):
+                raise ApiError(400, f"dice must be a list of faces 1 to 6, got {shown(values)}")
         keep = None
         if g.has_rolled and not g.is_over:
             keep = self._decision(
                 g, roll=g.rolls_used, dice=g.sorted_dice, rolls_left=g.rolls_left, keep=g.held_faces
             )
-        g.roll()
+        g.roll(values)
         web.events, web.coach = [], []
         if keep is not None:
             self._judge(web, [keep])
+
+    def _undo(self, web: WebGame, params: dict) -> None:
+        """Take back the last box (solo games, as ``undo`` in ``yahtzee play``): the game is
+        marked assisted and saved as it now stands."""
+        from ..play.session import assisted_message, undo
+
+        new, last, costs_record = undo(web.game)
+        web.game = new
+        web.events, web.coach = [], []
+        if costs_record:
+            web.events.append(assisted_message("undo"))
+        web.events.append(f"undone: {last.score} in {box_label(last.box)}; back to turn {new.round}")
+        self._save(web, "in_progress")
 
     def _hold(self, web: WebGame, params: dict) -> None:
         from ..core.bounded import shown
@@ -888,7 +979,8 @@ class Service:
         web.events, web.coach = [], []
         new_card = g.cards[turn.player]
         bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
-        web.events.append(f"You score {turn.score} in {name}{bonus}: total {new_card.total}")
+        who = "You score" if g.players[turn.player].name == HUMAN else f"{g.players[turn.player].name} scores"
+        web.events.append(f"{who} {turn.score} in {box_label(name)}{bonus}: total {new_card.total}")
         if isinstance(new_card, ScoreCard) and new_card.upper_bonus and not card.upper_bonus:
             web.events.append(
                 f"upper section reached {g.rules.upper_threshold}: +{g.rules.upper_bonus} bonus!"
@@ -912,7 +1004,7 @@ class Service:
             name = g.players[index].name
             web.events.append(f"{name}:\n{describe_bot_turn(turn)}")
             web.events.append(
-                f"{name} scores {turn.score} in {turn.box}{bonus}: total {g.cards[index].total}"
+                f"{name} scores {turn.score} in {box_label(turn.box)}{bonus}: total {g.cards[index].total}"
             )
 
     def _coach(self, web: WebGame, params: dict) -> None:
@@ -1014,7 +1106,7 @@ class Service:
 
         web.record = record_message(g, web.stored)
         humans = [i for i, p in enumerate(g.players) if not p.is_bot]
-        web.review = [r.to_json() for r in review_game(g, self.advisor(g.rules), humans)]
+        web.review = [r.to_json(box_label) for r in review_game(g, self.advisor(g.rules), humans)]
 
     # --- the state the pages show ------------------------------------------------------------
     def state(self, web: WebGame) -> dict:
@@ -1045,6 +1137,7 @@ class Service:
             boxes.append(
                 {
                     "name": name,
+                    "label": box_label(name),
                     "upper": category in upper,
                     "score": card.get(name),
                     "preview": preview.get(name),
@@ -1055,6 +1148,7 @@ class Service:
                 | ({"column": int(column), "category": category} if column else {})
             )
         info = g.info
+        humans_turn = not over and not g.players[shown].is_bot
         out = {
             "id": web.id,
             "version": web.version,
@@ -1074,6 +1168,13 @@ class Service:
             "held": list(g.held),
             "rolls_left": g.rolls_left,
             "must_use_all_rolls": rules.all_rolls,
+            # real dice: the page asks for the faces of the dice rolled (how many: dice_to_roll)
+            "real_dice": g.needs_values if not over else False,
+            "dice_to_roll": g.dice_to_roll,
+            "can_undo": humans_turn and is_solo(g) and any(t.is_complete for t in g.turns),
+            # why the Joker rule (or a fill order) forbids some open boxes, once for the card
+            "placement_note": placement_note(g.card, g.sorted_dice) if humans_turn and g.has_rolled else None,
+            "chances": web.chances,
             "coach_on": bool(info.get("coach")),
             "upper_threshold": rules.upper_threshold if rules.has_upper_bonus and not rules.triple else None,
             "weights": list(rules.weights),
@@ -1096,11 +1197,10 @@ class Service:
 
 def _not_played_here(game: Game, path) -> str | None:
     """Why the web app cannot go on with a saved game (a mode it does not play), or ``None``."""
-    mode, dice = game.info.get("mode"), game.info.get("dice")
-    if mode in MODES and dice != "real":
+    mode = game.info.get("mode")  # a real-dice game is saved as mode solo
+    if mode in MODES:
         return None
-    what = "real-dice" if dice == "real" else printable(str(mode))
-    return f"the web app does not play {what} games yet: yahtzee play --resume {path}"
+    return f"the web app does not play {printable(str(mode))} games: yahtzee play --resume {path}"
 
 
 def _saved_entry(saved, finished: bool, playing: bool) -> dict:
@@ -1120,6 +1220,7 @@ def _saved_entry(saved, finished: bool, playing: bool) -> dict:
         "rules": saved.rules,
         "title": title,
         "mode": saved.mode,
+        "dice": saved.game.get("dice") if saved.game.get("dice") in ("seeded", "daily", "real") else None,
         "level": level if isinstance(level, str) else None,
         "date": saved.date,
         "status": saved.status,

@@ -30,8 +30,7 @@
   function showDice() {
     state.dice.forEach((face, i) => {
       const b = $(`die-${i + 1}`);
-      b.textContent = face;
-      b.setAttribute("aria-label", `die ${i + 1}: ${face}`);
+      YZ.drawDie(b, face, `die ${i + 1}: ${face}`);
     });
     if (document.activeElement !== $("dice-text")) $("dice-text").value = diceText();
   }

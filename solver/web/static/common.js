@@ -47,14 +47,15 @@ const YZ = {
     return button;
   },
 
-  /** An option in words, as the CLI's describe() writes it. */
+  /** An option in words, as the CLI's describe() writes it, boxes named for people. */
   describe(o) {
     if (o.keep === undefined) {
-      return `score ${o.score} in ${o.category}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
+      const where = o.column !== undefined ? ` of column ${o.column}` : "";
+      return `score ${o.score} in ${YZ.label(o.category)}${where}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
     }
     const n = 5 - o.keep.length;
     if (n === 0) {
-      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${o.stop_and_score.category}` : "";
+      const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${YZ.label(o.stop_and_score.category)}` : "";
       return `keep ${o.keep.join(" ")} \u2014 stop and score${where}`;
     }
     if (o.keep.length === 0) return "reroll all five dice";
@@ -62,10 +63,22 @@ const YZ = {
     return `keep ${o.keep.join(" ")}, reroll ${words[n]}`;
   },
 
-  /** A box name for people: full_house -> Full house. */
+  /** A box name for people: full_house -> Full house; a triple card's fours@3 -> Fours (column 3). */
   label(name) {
-    const text = name.replace(/_/g, " ");
-    return text.charAt(0).toUpperCase() + text.slice(1);
+    const [box, column] = String(name).split("@");
+    const text = box.replace(/_/g, " ");
+    return text.charAt(0).toUpperCase() + text.slice(1) + (column ? ` (column ${column})` : "");
+  },
+
+  /** Draw `face` (1-6, or null: not rolled) on a die button as pips: a 3x3 grid of spots, the
+   * face also in `data-face` and in the button's label for screen readers and tests. */
+  drawDie(button, face, label) {
+    const spots = {1: [4], 2: [2, 6], 3: [2, 4, 6], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8]};
+    const grid = YZ.el("span", {class: "pips", "aria-hidden": "true"});
+    for (let k = 0; k < 9; k++) grid.append(YZ.el("span", {class: (spots[face] || []).includes(k) ? "pip on" : "pip"}));
+    button.replaceChildren(grid);
+    button.dataset.face = face === null ? "" : String(face);
+    button.setAttribute("aria-label", label);
   },
 
   el(tag, attrs, ...children) {
@@ -100,6 +113,7 @@ Object.assign(YZ, {
     let text = YZ.MODES[g.mode] || g.mode || "game";
     if (g.mode === "vs-computer" && g.level) text += ` (${g.level})`;
     if (g.mode === "daily" && g.date) text += ` ${g.date}`;
+    if (g.dice === "real") text += " on real dice";
     return text;
   },
 
@@ -107,13 +121,5 @@ Object.assign(YZ, {
   savedAt(text) {
     const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(text || "");
     return m ? `${m[1]} ${m[2]}` : "";
-  },
-
-  /** A review's choice (`yahtzee review --json`) with players' box names: "stop: small_straight (30)"
-      -> "stop and score Small straight (30)", "fours@3 (12)" -> "Fours, column 3 (12)". */
-  choiceWords(text) {
-    const m = /^(stop: )?([a-z][a-z0-9_]*)(?:@(\d+))? \((.*)\)$/.exec(text || "");
-    if (!m || m[2] === "keep" || m[2] === "reroll") return text;
-    return `${m[1] ? "stop and score " : ""}${YZ.label(m[2])}${m[3] ? `, column ${m[3]}` : ""} (${m[4]})`;
   },
 });

@@ -3,13 +3,24 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
+  const COACH_KEY = "yahtzee-solver.coach";  // the coach remembered between games and visits
   let game = null;
   let busy = false;
   let missingTable = null;  // the rule set whose table the last refused call needed
+  let advice = null;  // the hint of the position shown (its best box is marked on the card)
+  let confirming = null;  // the box whose 0 waits for a second click
 
   function showError(message) {
     $("error").textContent = message;
     $("error").hidden = !message;
+  }
+
+  function remembered() {
+    try { return localStorage.getItem(COACH_KEY) === "1"; } catch (e) { return false; }
+  }
+
+  function remember(on) {
+    try { localStorage.setItem(COACH_KEY, on ? "1" : "0"); } catch (e) { /* private mode: not kept */ }
   }
 
   async function call(path, body) {
@@ -33,19 +44,34 @@
     // the state this page shows: a move on an older one (another tab moved since) is refused
     const state = await call(`/api/games/${game.id}/${action}`, {...(body || {}), version: game.version});
     if (state) {
+      advice = null;
       $("hint-box").replaceChildren();
       render(state);
     }
     return state;
   }
 
+  const human = (s) => !s.over && s.players[s.current].kind === "human";
+
   function statusText(s) {
     if (s.over) return `Game over: ${s.players.map((p) => `${p.name} ${p.total}`).join(", ")}`;
+    if (s.status === "abandoned") return "This game was abandoned (quit); start a new one.";
     const who = s.players.length > 1 ? `${s.player}: ` : "";
-    const left = s.dice === null ? "roll to start the turn" :
+    const left = s.dice === null ? (s.real_dice ? "roll your dice and type them" : "roll to start the turn") :
       s.rolls_left === 0 ? "no rolls left: choose a box" :
       `${s.rolls_left} roll${s.rolls_left === 1 ? "" : "s"} left`;
     return `${who}turn ${s.round} of ${s.n_rounds}, ${left} (total ${s.players[s.current].total})`;
+  }
+
+  /** One line for what the rules forbid now: the Joker rule's reason, or the all-rolls rule. */
+  function noteText(s) {
+    if (!human(s) || s.dice === null) return "";
+    if (s.must_use_all_rolls && s.rolls_left > 0) {
+      return s.held.every(Boolean) ?
+        "This rule set uses all three rolls: release at least one die to roll again." :
+        "This rule set uses all three rolls: roll again before you score.";
+    }
+    return s.placement_note || "";
   }
 
   function renderDice(s) {
@@ -53,59 +79,126 @@
       const b = $(`pdie-${i + 1}`);
       const face = s.dice ? s.dice[i] : null;
       const held = Boolean(s.dice && s.held[i]);
-      b.replaceChildren(face === null ? "\u00a0" : String(face));
+      YZ.drawDie(b, face, face === null ? `die ${i + 1}: not rolled` : `die ${i + 1}: ${face}${held ? ", held" : ""}`);
       if (held) b.append(YZ.el("span", {class: "tag", text: "held"}));
       b.setAttribute("aria-pressed", held ? "true" : "false");
-      b.setAttribute("aria-label", face === null ? `die ${i + 1}: not rolled` : `die ${i + 1}: ${face}${held ? ", held" : ""}`);
-      b.disabled = s.over || face === null || s.rolls_left === 0;
+      b.classList.toggle("suggested", Boolean(advice && advice.hold && advice.hold.includes(i + 1)));
+      b.disabled = !human(s) || s.status !== "in_progress" || face === null || s.rolls_left === 0;
     }
   }
 
-  function cell(s, p, box, index) {
-    const score = s.players[p].scores[index];
-    if (score !== null) return YZ.el("td", {class: "num", text: String(score)});
-    if (p !== s.current || s.players[p].kind !== "human" || s.over) return YZ.el("td", {class: "num", text: ""});
-    if (s.dice === null) return YZ.el("td", {class: "num", text: "\u00b7"});
-    if (box.allowed) {
-      // a Yahtzee bonus comes on top of the box's score: shown with it, as scoring adds it
-      const extra = box.bonus ? ` + ${box.bonus} bonus` : "";
-      const label = `${YZ.label(box.name)}: score ${box.preview}${extra}`;
-      const disabled = s.must_use_all_rolls && s.rolls_left > 0;
-      return YZ.el("td", {},
-        YZ.el("button", {type: "button", class: "box-btn", id: `box-${box.name}`, "aria-label": label,
-          disabled, onclick: () => move("score", {box: box.name})}, `(${box.preview}${box.bonus ? `+${box.bonus}` : ""})`));
-    }
-    return YZ.el("td", {}, YZ.el("span", {class: "reason", text: `not allowed: ${box.reason || "not for these dice"}`}));
+  function renderRealEntry(s) {
+    const entry = $("real-entry");
+    entry.hidden = !(s.real_dice && human(s) && s.status === "in_progress" && s.rolls_left > 0 &&
+                     (s.dice === null || !s.held.every(Boolean)));
+    if (entry.hidden) return;
+    const n = s.dice_to_roll;
+    $("real-label").textContent = s.dice === null ? "Your five dice" : `The ${n} ${n === 1 ? "die" : "dice"} rolled`;
+    $("real-dice").placeholder = "64232".slice(0, n);
   }
 
+  function scoreBox(s, box) {
+    // scoring 0 where these dice score points elsewhere asks once more (as the terminal does)
+    const elsewhere = s.boxes.some((b) => b.allowed && b.preview > 0);
+    if (box.preview === 0 && elsewhere && confirming !== box.name) {
+      confirming = box.name;
+      renderCard(s);
+      $("note").hidden = false;
+      $("note").textContent = `Score 0 in ${box.label}? These dice score points in another box: click it again to confirm.`;
+      return;
+    }
+    confirming = null;
+    move("score", {box: box.name});
+  }
+
+  function boxCell(s, p, box) {
+    const score = s.players[p].scores[s.boxes.indexOf(box)];
+    if (score !== null) return YZ.el("td", {class: "num filled", text: String(score)});
+    if (p !== s.current || !human(s) || s.status !== "in_progress") return YZ.el("td", {class: "num"});
+    if (s.dice === null) return YZ.el("td", {class: "num open", text: "\u00b7"});
+    if (!box.allowed) return YZ.el("td", {class: "num forbidden", title: box.reason || "", text: "\u2013"});
+    const extra = box.bonus ? ` + ${box.bonus} Yahtzee bonus` : "";
+    const best = advice && advice.box === box.name;
+    const label = `${box.label}: score ${box.preview}${extra}${best ? " (the hint's best)" : ""}`;
+    const asking = confirming === box.name;
+    const disabled = s.must_use_all_rolls && s.rolls_left > 0;
+    return YZ.el("td", {class: "num"},
+      YZ.el("button", {type: "button", class: "box-btn" + (best ? " best-box" : "") + (asking ? " confirm" : ""),
+        id: `box-${box.name}`, "aria-label": asking ? `${label}: click again to score 0` : label, disabled,
+        onclick: () => scoreBox(s, box)},
+        asking ? "0?" : `${best ? "\u2605 " : ""}${box.preview}${box.bonus ? `+${box.bonus}` : ""}`));
+  }
+
+  const phone = window.matchMedia("(max-width: 30rem)");
+
+  /** The score sheet: a row per box, a column per player (per player and column on the triple
+   * card); one player's card on a phone is split, the lower section beside the upper one. */
   function renderCard(s) {
     const table = $("card");
     table.replaceChildren();
-    table.append(YZ.el("caption", {text: `${s.title} (${s.rules})`}));
+    const triple = s.players[0].columns !== undefined;
+    const columns = triple ? s.weights.length : 1;
+    const split = phone.matches && !triple && s.players.length === 1;
+    // a phone shows the triple card of the player to move only (the others' totals in the caption)
+    const seats = phone.matches && triple && s.players.length > 1 ? [s.current] : s.players.map((p, k) => k);
+    table.classList.toggle("split", split);
+    const byName = new Map(s.boxes.map((b) => [b.name, b]));
+    const names = triple ? [...new Set(s.boxes.map((b) => b.category))] : s.boxes.map((b) => b.name);
+    const firstOf = (row) => byName.get(triple ? `${row}@1` : row);
+    const others = s.players.filter((p, k) => !seats.includes(k)).map((p) => `${p.name} ${p.total}`);
+    table.append(YZ.el("caption", {text: s.title + (others.length ? ` \u2014 ${others.join(", ")}` : "")}));
+    const players = seats.map((k) => s.players[k]);
     const head = YZ.el("tr", {}, YZ.el("th", {scope: "col", text: "Box"}));
-    for (const p of s.players) head.append(YZ.el("th", {scope: "col", class: "num", text: p.name}));
-    table.append(YZ.el("thead", {}, head));
-    const body = YZ.el("tbody");
-    const row = (label, values, cls) => {
-      const tr = YZ.el("tr", {class: cls}, YZ.el("th", {scope: "row", text: label}));
-      for (const v of values) tr.append(YZ.el("td", {class: "num", text: String(v)}));
-      body.append(tr);
+    for (const p of players) {
+      head.append(YZ.el("th", {scope: "col", class: "num", colspan: columns > 1 ? String(columns) : null, text: p.name}));
+    }
+    if (split) head.append(YZ.el("th", {scope: "col", class: "gap", text: "Box"}), YZ.el("th", {scope: "col", class: "num", text: s.players[0].name}));
+    const thead = YZ.el("thead", {}, head);
+    if (triple) {
+      const weights = YZ.el("tr", {class: "weights"}, YZ.el("th", {scope: "col", text: "column"}));
+      for (const p of players) s.weights.forEach((w, k) => weights.append(YZ.el("th", {scope: "col", class: "num", text: `\u00d7${w}`})));
+      thead.append(weights);
+    }
+    table.append(thead);
+    const perColumn = (f) => players.flatMap((p) => triple ? p.columns.map(f) : [f(p)]);
+    // the rows: [label, cells, class]; boxes, then the sums where the card has them
+    const boxRow = (row) => [triple ? YZ.label(row) : firstOf(row).label,
+      seats.flatMap((k) => Array.from({length: columns}, (_, c) =>
+        boxCell(s, k, triple ? byName.get(`${row}@${c + 1}`) : firstOf(row)))), ""];
+    const sumRow = (label, values, cls) => [label, values.map((v) => YZ.el("td", {class: "num", text: String(v)})), cls];
+    const upper = names.filter((n) => firstOf(n).upper).map(boxRow);
+    const sums = [];
+    if (upper.length && (s.upper_threshold !== null || triple)) {
+      const threshold = s.upper_threshold || 63;
+      sums.push(sumRow("Upper total", perColumn((c) => `${c.upper_total}/${threshold}`), "sum"));
+      sums.push(sumRow("Upper bonus", perColumn((c) => c.upper_bonus), "sum"));
+    }
+    const lower = names.filter((n) => !firstOf(n).upper).map(boxRow);
+    const ends = [];
+    if (players.some((p) => p.yahtzee_bonus)) ends.push(sumRow("Yahtzee bonus", perColumn((c) => c.yahtzee_bonus), "sum"));
+    if (triple) ends.push(sumRow("Column total", perColumn((c) => c.total), "sum"));
+    const totals = players.map((p) => YZ.el("td", {class: "num", colspan: columns > 1 ? String(columns) : null, text: String(p.total)}));
+    ends.push([triple ? "Total (weighted)" : "Total", totals, "total"]);
+    const tr = (cls, ...parts) => {
+      const row = YZ.el("tr", {class: cls || null});
+      parts.forEach(([label, cells], k) => {
+        row.append(YZ.el("th", {scope: "row", class: k ? "gap" : null, text: label}), ...cells);
+      });
+      return row;
     };
-    let upperDone = false;
-    s.boxes.forEach((box, i) => {
-      if (!box.upper && !upperDone) {
-        upperDone = true;
-        if (s.upper_threshold !== null) {
-          row("Upper total", s.players.map((p) => `${p.upper_total}/${s.upper_threshold}`), "sum");
-          row("Upper bonus", s.players.map((p) => p.upper_bonus), "sum");
-        }
+    const body = YZ.el("tbody");
+    if (split) {  // upper boxes and their sums on the left, the lower section on the right
+      const left = [...upper, ...sums];
+      const right = [...lower, ...ends];
+      const blank = ["", [YZ.el("td")], ""];
+      for (let i = 0; i < Math.max(left.length, right.length); i++) {
+        const l = left[i] || blank;
+        const r = right[i] || blank;
+        body.append(tr(r[2] === "total" ? "total" : "", l, r));
       }
-      const tr = YZ.el("tr", {}, YZ.el("th", {scope: "row", text: YZ.label(box.name)}));
-      s.players.forEach((p, k) => tr.append(cell(s, k, box, i)));
-      body.append(tr);
-    });
-    if (s.players.some((p) => p.yahtzee_bonus)) row("Yahtzee bonus", s.players.map((p) => p.yahtzee_bonus), "sum");
-    row("Total", s.players.map((p) => p.total), "total");
+    } else {
+      for (const [label, cells, cls] of [...upper, ...sums, ...lower, ...ends]) body.append(tr(cls, [label, cells]));
+    }
     table.append(body);
   }
 
@@ -113,7 +206,7 @@
     const box = $("messages");
     box.replaceChildren();
     for (const line of s.events) box.append(YZ.el("p", {text: line}));
-    if ($("coach").checked) {
+    if (s.coach_on) {
       for (const c of s.coach) {
         box.append(YZ.el("p", {class: "coach " + (c.mistake ? "mistake" : "fine"),
           text: c.mistake ? `Coach: ${c.choice} cost ${c.loss.toFixed(2)} expected points; best: ${c.best}`
@@ -121,6 +214,14 @@
       }
     }
     for (const w of s.warnings) box.append(YZ.el("p", {class: "error", text: `warning: ${w}`}));
+  }
+
+  function renderChances(s) {
+    const p = $("chances");
+    p.hidden = !s.chances;
+    if (s.chances) {
+      p.textContent = "Chances to win: " + s.players.map((pl, i) => `${pl.name} ${(100 * s.chances[i]).toFixed(1)}%`).join(", ");
+    }
   }
 
   function renderEnd(s) {
@@ -137,8 +238,8 @@
       review.append(YZ.el("p", {class: "verdict", text: r.verdict}));
       const mistakes = r.decisions.filter((d) => d.loss > 1e-6);
       if (!mistakes.length) continue;
-      const t = YZ.el("table", {}, YZ.el("caption", {text: "Your mistakes"}),
-        YZ.el("thead", {}, YZ.el("tr", {}, ...["Turn", "Dice", "Your choice", "Best", "Loss"].map((h) => YZ.el("th", {scope: "col", text: h})))));
+      const t = YZ.el("table", {}, YZ.el("caption", {text: `${r.name}: mistakes`}),
+        YZ.el("thead", {}, YZ.el("tr", {}, ...["Turn", "Dice", "Choice", "Best", "Loss"].map((h) => YZ.el("th", {scope: "col", text: h})))));
       const tb = YZ.el("tbody");
       for (const d of mistakes) {
         tb.append(YZ.el("tr", {}, YZ.el("td", {text: String(d.round)}), YZ.el("td", {text: d.dice}),
@@ -156,23 +257,36 @@
 
   function render(s) {
     game = s;
+    if (advice && advice.version !== s.version) advice = null;
+    if (confirming && (s.dice === null || !s.boxes.some((b) => b.name === confirming && b.allowed))) confirming = null;
     $("setup").hidden = true;
+    $("play-title").hidden = true;  // the game takes the screen
     $("table").hidden = false;
     $("status").textContent = statusText(s);
+    const note = noteText(s);
+    $("note").textContent = note;
+    $("note").hidden = !note;
     renderDice(s);
-    $("roll").disabled = s.over || s.rolls_left === 0 || (s.dice !== null && s.held.every(Boolean));
+    renderRealEntry(s);
+    renderChances(s);
+    const live = human(s) && s.status === "in_progress";
+    $("roll").hidden = s.real_dice;
+    $("roll").disabled = !live || s.rolls_left === 0 || (s.dice !== null && s.held.every(Boolean));
     $("roll").textContent = s.dice === null ? "Roll" : "Roll again";
-    $("hint").disabled = s.over || s.dice === null;
+    $("hint").disabled = !live || s.dice === null;
+    $("undo").hidden = !s.can_undo || s.status !== "in_progress";
+    $("quit").disabled = s.status !== "in_progress";
     $("coach").checked = s.coach_on;  // the server's word: after a reload too
     renderCard(s);
     renderMessages(s);
     if (s.over) renderEnd(s);
-    document.body.dataset.state = s.over ? "over" : `r${s.round}-${s.rolls_left}`;
+    if (!phone.onchange) phone.onchange = () => game && renderCard(game);
+    document.body.dataset.state = s.over ? "over" : s.status !== "in_progress" ? s.status : `r${s.round}-${s.rolls_left}`;
     document.body.dataset.version = String(s.version);  // what the page shows (tests wait on it)
   }
 
   async function toggle(i) {
-    if (!game || game.over || game.dice === null || game.rolls_left === 0) return;
+    if (!game || !human(game) || game.dice === null || game.rolls_left === 0) return;
     const held = [];
     game.held.forEach((h, k) => { if (k === i ? !h : h) held.push(k + 1); });
     await move("hold", {held});
@@ -192,48 +306,94 @@
     return out.sort();
   }
 
+  /** The hint's option played: a box scored, or the keep held and the rest rolled (typed on real dice). */
+  async function doOption(o) {
+    const box = o.keep === undefined ? (o.column !== undefined ? `${o.category}@${o.column}` : o.category) :
+      o.keep.length === 5 && o.stop_and_score ? o.stop_and_score.category : null;
+    if (box !== null) {
+      confirming = null;
+      await move("score", {box});
+      return;
+    }
+    const s = await move("hold", {held: positionsOf(o.keep)});
+    if (s && !s.real_dice) await move("roll");
+    else if (s) $("real-dice").focus();
+  }
+
   async function hint() {
-    if (!game || game.dice === null || game.over) return;
+    if (!game || game.dice === null || !human(game)) return;
     // a POST: a hint marks the game assisted; of the position this page shows
-    const advice = await call(`/api/games/${game.id}/hint`, {version: game.version});
-    if (!advice) return;
+    const shown = game.version;
+    const answer = await call(`/api/games/${game.id}/hint`, {version: shown});
+    if (!answer) return;
+    const fresh = await call(`/api/games/${game.id}`);  // the hint may have marked the game assisted
+    if (fresh) render(fresh);
     const box = $("hint-box");
     box.replaceChildren(YZ.el("h3", {text: "Hint"}));
     const list = YZ.el("ol");
-    for (const o of advice.options.slice(0, 3)) {
+    for (const o of answer.options.slice(0, 3)) {
       let text = YZ.describe(o);
-      if (o.keep !== undefined && o.keep.length > 0 && o.keep.length < 5) text += ` [hold dice ${positionsOf(o.keep).join(" ")}]`;
+      if (o.keep !== undefined && o.keep.length > 0 && o.keep.length < 5) text += ` (dice ${positionsOf(o.keep).join(" ")})`;
       text += `: expected final ${o.expected_final.toFixed(2)}` + (o.best ? " (best)" : ` (\u2212${o.regret.toFixed(2)})`);
-      list.append(YZ.el("li", {text}));
+      list.append(YZ.el("li", {}, YZ.el("span", {text}), " ",
+        YZ.el("button", {type: "button", class: "do-this", onclick: () => doOption(o)}, "Do this")));
     }
     box.append(list);
+    const best = answer.options[0];
+    advice = {version: game.version,
+      box: best.keep === undefined ? (best.column !== undefined ? `${best.category}@${best.column}` : best.category) :
+        best.keep.length === 5 && best.stop_and_score ? best.stop_and_score.category : null,
+      hold: best.keep !== undefined && best.keep.length < 5 ? positionsOf(best.keep) : null};
+    renderDice(game);
+    renderCard(game);
+  }
+
+  async function enterRealDice(event) {
+    event.preventDefault();
+    const faces = $("real-dice").value.replace(/[^0-9]/g, "").split("").map(Number);
+    if (!faces.length || faces.some((f) => f < 1 || f > 6)) {
+      showError(`type the faces you rolled, digits 1 to 6 (got ${JSON.stringify($("real-dice").value)})`);
+      return;
+    }
+    const s = await move("roll", {dice: faces});
+    if (s) $("real-dice").value = "";
+  }
+
+  function showMode() {
+    const mode = document.querySelector('input[name="mode"]:checked').value;
+    for (const row of document.querySelectorAll("[data-for]")) {
+      const want = row.dataset.for;
+      row.hidden = want === "seeded" ? ["daily", "real-dice"].includes(mode) : want !== mode;
+    }
   }
 
   async function newGame(event) {
     event.preventDefault();
     const mode = document.querySelector('input[name="mode"]:checked').value;
-    const body = {mode, rules: $("rules").value.trim() || "yahtzee"};
+    const coach = $("setup-coach").checked || mode === "real-dice";
+    const body = {mode, rules: $("rules").value.trim() || "yahtzee", coach};
     if (mode === "vs-computer") body.level = $("level").value;
+    if (mode === "hot-seat") body.players = $("players").value;
     if (mode === "daily" && $("date").value) body.date = $("date").value;
     const seed = $("seed").value.trim();
-    if (seed && mode !== "daily") {
+    if (seed && !["daily", "real-dice"].includes(mode)) {
       if (!/^\d+$/.test(seed)) { showSetupError(`seed ${seed} is not a whole number`); return; }
       body.seed = Number(seed);
     }
     $("start").disabled = true;
-    const wantCoach = $("coach").checked;  // the coach stays on for the new game
     const state = await call("/api/games", body);
     $("start").disabled = false;
     if (!state) { showSetupError($("error").textContent); return; }
+    if ($("setup-error")) $("setup-error").remove();
     $("messages").replaceChildren();
     $("end").hidden = true;
     $("turn-area").hidden = false;
     const url = new URL(location.href);
     url.searchParams.set("game", state.id);
     history.replaceState(null, "", url);
+    advice = null;
     render(state);
-    if (wantCoach) await move("coach", {on: true});
-    $("roll").focus();
+    (state.real_dice ? $("real-dice") : $("roll")).focus();
   }
 
   function notice(text) { $("notice").textContent = text; $("notice").hidden = !text; }
@@ -263,32 +423,45 @@
     }
   }
 
+  function toSetup() {
+    $("setup").hidden = false; $("play-title").hidden = false; $("table").hidden = true; $("end").hidden = true;
+    $("turn-area").hidden = false;
+    $("start").focus();
+  }
+
   async function start() {
     $("date").value = new Date().toISOString().slice(0, 10);
+    $("setup-coach").checked = remembered();
+    $("setup-coach").addEventListener("change", () => remember($("setup-coach").checked));
+    for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener("change", showMode);
+    showMode();
     $("new-game").addEventListener("submit", newGame);
+    $("real-entry").addEventListener("submit", enterRealDice);
     for (let i = 0; i < 5; i++) $(`pdie-${i + 1}`).addEventListener("click", () => toggle(i));
     $("roll").addEventListener("click", () => move("roll"));
     $("hint").addEventListener("click", hint);
+    $("undo").addEventListener("click", () => move("undo"));
     $("coach").addEventListener("change", async () => {
       if (!game || game.over) return;
+      const on = $("coach").checked;
       // on, the coach marks the game assisted (as yahtzee play --coach): the server is told
-      const s = await move("coach", {on: $("coach").checked});
-      if (!s) $("coach").checked = !$("coach").checked;
+      const s = await move("coach", {on});
+      if (!s) $("coach").checked = !on;
+      else { remember(on); $("setup-coach").checked = on; }
     });
     $("quit").addEventListener("click", async () => {
       if (!game || game.over) return;
       const s = await move("quit");
-      if (s) { $("setup").hidden = false; $("table").hidden = true; document.dispatchEvent(new Event("yz:saved")); }
+      if (s) { toSetup(); document.dispatchEvent(new Event("yz:saved")); }  // a game quit is listed
     });
-    $("again").addEventListener("click", () => {
-      $("setup").hidden = false; $("table").hidden = true; $("end").hidden = true; $("start").focus();
-    });
+    $("again").addEventListener("click", toSetup);
     $("copy").addEventListener("click", copyShare);
     document.addEventListener("keydown", (e) => {
-      if (!game || game.over || YZ.typing(e) || $("table").hidden) return;
+      if (!game || !human(game) || YZ.typing(e) || $("table").hidden) return;
       if (e.key >= "1" && e.key <= "5") { e.preventDefault(); toggle(Number(e.key) - 1); }
-      else if (e.key === "r" || e.key === "R") { e.preventDefault(); if (!$("roll").disabled) move("roll"); }
+      else if (e.key === "r" || e.key === "R") { e.preventDefault(); if (!$("roll").disabled && !$("roll").hidden) move("roll"); }
       else if (e.key === "h" || e.key === "H") { e.preventDefault(); hint(); }
+      else if ((e.key === "u" || e.key === "U") && !$("undo").hidden) { e.preventDefault(); move("undo"); }
     });
     try {
       const list = await YZ.api("/api/rules");

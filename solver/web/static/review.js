@@ -57,7 +57,7 @@
         YZ.el("td", {}, `${d.round} \u00b7 ${when}`, YZ.el("span", {class: "dice-text", text: d.dice.split("").join(" ")})),
         YZ.el("td", {}, mine(d), YZ.el("span", {class: "ev", text: `expected ${fixed(d.expected_final_choice, 2)}`})),
         mistake
-          ? YZ.el("td", {}, YZ.choiceWords(d.best), YZ.el("span", {class: "ev", text: `expected ${fixed(d.expected_final_best, 2)}`}))
+          ? YZ.el("td", {}, d.best, YZ.el("span", {class: "ev", text: `expected ${fixed(d.expected_final_best, 2)}`}))
           : YZ.el("td", {}, YZ.el("span", {class: "mark", text: "\u2713 best"})),
         YZ.el("td", {class: "num loss", text: mistake ? `\u2212${fixed(d.loss, 2)}` : "0"}));
       if (target) tr.append(YZ.el("td", {class: "num", text: d.p_target_choice === undefined ? "" : `${pct(d.p_target_choice)} (best ${pct(d.p_target_best)})`}));
@@ -73,13 +73,13 @@
 
   /** The player's choice in words: a stop names no box (the box is the next row's). */
   function mine(d) {
-    return d.kind === "keep" && d.choice.startsWith("stop") ? "stop rolling" : YZ.choiceWords(d.choice);
+    return d.kind === "keep" && d.choice.startsWith("stop") ? "stop rolling" : d.choice;
   }
 
   function biggest(r) {
     const worst = r.decisions.reduce((a, d) => (a === null || d.loss > a.loss ? d : a), null);
     if (!worst || worst.loss <= 1e-6) return null;
-    return `Biggest loss: turn ${worst.round}, dice ${worst.dice.split("").join(" ")}: ${mine(worst)} instead of ${YZ.choiceWords(worst.best)} (\u2212${fixed(worst.loss, 2)}).`;
+    return `Biggest loss: turn ${worst.round}, dice ${worst.dice.split("").join(" ")}: ${mine(worst)} instead of ${worst.best} (\u2212${fixed(worst.loss, 2)}).`;
   }
 
   async function render(report, entry) {

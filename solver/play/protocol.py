@@ -1,0 +1,421 @@
+"""Bots in any language: a program that plays over JSON lines on its stdin and stdout.
+
+``--bot cmd:"node mybot.js"`` (``simulate``, ``match --bots``, ``play --players``) starts the
+program once and asks it for decisions, like a UCI chess engine.  Every message is one JSON
+object on one line (UTF-8, ``\\n`` at the end).  The README's "Bots in any language" is the
+reference; in short::
+
+    tool -> bot  {"type": "start", "protocol": 1, "rules": "yahtzee", "boxes": [...], ...}
+    bot  -> tool {"type": "ready", "name": "my bot"}
+    tool -> bot  {"type": "decide", "positions": [POSITION, ...]}
+    bot  -> tool {"type": "decisions", "moves": [{"keep": [3, 3]} or {"box": "chance"}, ...]}
+    ...
+    tool -> bot  {"type": "quit"}            (then stdin closes; the bot exits)
+
+A ``POSITION`` is a decision of one game: ``decision`` (``keep`` with rolls left, ``box`` with
+none), ``game``, ``turn`` (1-based), ``roll`` (1-3), ``card`` (our notation), ``scores`` (one per
+box, ``null`` when open), ``total``, ``dice`` (five faces, sorted), ``rolls_left``, ``boxes``
+(``box`` decisions: each legal box and what it would score now, Yahtzee bonus included) and, in a
+match, ``opponents`` (their cards).  The answers come in the positions' order, one per position.
+A simulation sends the positions of many games at once (:data:`BATCH` games per message), so a
+fast bot is not held back by round trips.
+
+Whatever the bot does wrong -- an answer later than ``timeout`` seconds, a line that is not JSON,
+the wrong number of moves, a keep that is not among the dice, an illegal box, an exit -- is a
+:class:`BotError` naming the game and the decision, and the process is always reaped
+(:meth:`ProtocolBot.close`: ``quit``, 2 s, then killed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import time
+import weakref
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core import dice as D
+from ..core.bounded import shown
+from ..core.card import ScoreCard
+from ..core.dice import Dice, is_sub_multiset
+from ..core.errors import UsageError
+from ..core.rules import RuleSet
+from ..core.streams import SeededStream, reroll_keep
+
+#: the protocol's version, sent in ``start``
+PROTOCOL = 1
+#: the prefix of a protocol bot's name: ``cmd:node mybot.js``
+PREFIX = "cmd:"
+#: games whose decisions go in one ``decide`` message of a simulation
+BATCH = 512
+#: the longest line read from a bot (bytes): a batch's answers are well under it
+MAX_LINE = 16 * 1024 * 1024
+#: seconds a bot has to start (``ready``) and to answer each message
+DEFAULT_TIMEOUT = 10.0
+
+
+class BotError(UsageError):
+    """A protocol bot that did not play by the protocol: one line naming the game and decision."""
+
+
+def is_protocol_bot(name) -> bool:
+    return isinstance(name, str) and name.strip().lower().startswith(PREFIX)
+
+
+def position_json(
+    card: ScoreCard, dice: Dice, rolls_left: int, game: int, opponents=None, placements=None
+) -> dict:
+    """One decision as the bot reads it (see the module docstring); ``placements``: the card's
+    legal placements of ``dice`` when the caller has them (a box decision lists them)."""
+    out = {
+        "decision": "keep" if rolls_left > 0 else "box",
+        "game": game,
+        "turn": card.n_filled + 1,
+        "roll": 3 - rolls_left,  # a keep after roll 1 or 2; a box after the turn's last roll
+        "card": str(card),
+        "scores": list(card.scores),
+        "total": card.total,
+        "dice": list(dice.values),
+        "rolls_left": rolls_left,
+    }
+    if rolls_left == 0:
+        legal = card.placements(dice) if placements is None else placements
+        out["boxes"] = {p.box: p.score + p.bonus for p in legal}
+    if opponents is not None:
+        out["opponents"] = [str(c) for c in opponents]
+    return out
+
+
+def _what(positions: list[dict]) -> str:
+    if len(positions) == 1:
+        return where(positions[0])
+    return f"{len(positions)} decisions from {where(positions[0])}"
+
+
+def where(position: dict) -> str:
+    """``game 17, turn 3, the keep after roll 2`` (or ``the box``): a decision named for a message."""
+    head = f"game {position['game']}, turn {position['turn']}"
+    return (
+        f"{head}, the keep after roll {position['roll']}"
+        if position["decision"] == "keep"
+        else f"{head}, the box"
+    )
+
+
+class ProtocolBot:
+    """A bot program speaking the JSON-lines protocol (see the module docstring).
+
+    ``command``: the program and its arguments (``node mybot.js``; split like a shell would,
+    never run through one).  The process starts on the first decision and lives until
+    :meth:`close` (or the end of a ``with`` block, or the interpreter's exit)."""
+
+    def __init__(self, command: str, rules: RuleSet, timeout: float | None = None):
+        self.command = command.strip()
+        self.argv = shlex.split(self.command)
+        if not self.argv:
+            raise UsageError('cmd: needs a program to run, e.g. cmd:"node mybot.js"')
+        if rules.triple:
+            raise UsageError("protocol bots play single-card rule sets (not the triple card)")
+        self.rules = rules
+        self.timeout = float(DEFAULT_TIMEOUT if timeout is None else timeout)
+        self.name = PREFIX + self.command
+        self.bot_name: str | None = None  # the name the bot gave in ``ready``
+        self.game = 0  # the game the single-position calls belong to (set by the caller)
+        self.opponents: tuple | None = None
+        self._proc: subprocess.Popen | None = None
+        self._buffer = b""
+        self.decisions = 0  # decisions answered, for the throughput figure
+
+    # --- the process ---------------------------------------------------------------------
+    def _start(self) -> None:
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None,  # the bot's own messages go to ours, for its author
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise BotError(f"bot {shown(self.command)} could not start: {exc.strerror or exc}") from None
+        self._proc = proc
+        self._finalizer = weakref.finalize(self, _reap, proc)
+        os.set_blocking(proc.stdin.fileno(), False)
+        os.set_blocking(proc.stdout.fileno(), False)
+        r = self.rules
+        self._send(
+            {
+                "type": "start",
+                "protocol": PROTOCOL,
+                "rules": r.id,
+                "boxes": list(r.box_names),
+                "upper_boxes": [r.box_names[i] for i in r.upper_indices],
+                "n_turns": r.n_turns,
+                "all_rolls": r.all_rolls,
+            },
+            "the start",
+        )
+        answer = self._receive("the start")
+        if answer.get("type") != "ready":
+            raise BotError(
+                f'bot {self.name}: answered the start with {shown(answer)}, not {{"type": "ready"}}'
+            )
+        name = answer.get("name")
+        self.bot_name = name if isinstance(name, str) and name.isprintable() else None
+
+    def _exited(self, what: str) -> BotError:
+        code = None
+        if self._proc is not None:
+            try:  # its output closed: it is exiting (or has closed its stdout and goes on)
+                code = self._proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
+        status = "exited" if code is None else f"exited with code {code}"
+        return BotError(f"bot {self.name} {status} at {what}")
+
+    def _send(self, message: dict, what: str) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        deadline = time.monotonic() + self.timeout
+        fd = self._proc.stdin.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_WRITE)
+            while data:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise BotError(
+                        f"bot {self.name} stopped reading its input at {what} ({self.timeout:g} s)"
+                    )
+                try:
+                    n = os.write(fd, data)
+                except (BrokenPipeError, ConnectionResetError):
+                    raise self._exited(what) from None
+                except BlockingIOError:
+                    continue
+                data = data[n:]
+
+    def _receive(self, what: str) -> dict:
+        deadline = time.monotonic() + self.timeout
+        fd = self._proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                if len(self._buffer) > MAX_LINE:
+                    raise BotError(f"bot {self.name} sent a line over {MAX_LINE} bytes at {what}")
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise BotError(f"bot {self.name} did not answer {what} within {self.timeout:g} s")
+                try:
+                    chunk = os.read(fd, 1 << 20)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    raise self._exited(what)
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            answer = json.loads(line)
+        except (ValueError, RecursionError):
+            raise BotError(
+                f"bot {self.name} answered {what} with a line that is not JSON: {shown(line.decode(errors='replace'))}"
+            ) from None
+        if not isinstance(answer, dict):
+            raise BotError(f"bot {self.name} answered {what} with {shown(answer)}, not a JSON object")
+        return answer
+
+    def close(self) -> None:
+        """Tell the bot to quit, wait 2 s, then kill it; always reaps the process."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            data = b'{"type":"quit"}\n'
+            os.write(proc.stdin.fileno(), data)
+        except OSError:
+            pass
+        _reap(proc)
+        self._finalizer.detach()
+
+    def __enter__(self) -> ProtocolBot:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- decisions -------------------------------------------------------------------------
+    def decide(self, positions: list[dict]) -> list[dict]:
+        """The bot's moves for ``positions`` (:func:`position_json`), in order, each checked to
+        be a keep (``keep``: faces) or a box (``box``: a name) as the position asks; legality
+        is the caller's to check (it knows the dice)."""
+        self.ask(positions)
+        return self.answers(positions)
+
+    def ask(self, positions: list[dict]) -> None:
+        """Send ``positions``: the first half of :meth:`decide` (a caller may send a second batch
+        before it reads the first one's :meth:`answers`, so that the bot thinks while it works)."""
+        if self._proc is None:
+            self._start()
+        self._send({"type": "decide", "positions": positions}, _what(positions))
+
+    def answers(self, positions: list[dict]) -> list[dict]:
+        """The moves for the positions of the oldest :meth:`ask` not answered yet (see :meth:`decide`)."""
+        what = _what(positions)
+        answer = self._receive(what)
+        moves = answer.get("moves")
+        if answer.get("type") != "decisions" or not isinstance(moves, list):
+            raise BotError(
+                f'bot {self.name} answered {what} with {shown(answer)}, not {{"type": "decisions", "moves": [...]}}'
+            )
+        if len(moves) != len(positions):
+            raise BotError(
+                f"bot {self.name} answered {len(positions)} decisions from {where(positions[0])} with {len(moves)} moves"
+            )
+        for move, position in zip(moves, positions, strict=True):
+            key = "keep" if position["decision"] == "keep" else "box"
+            value = move.get(key) if isinstance(move, dict) else None
+            ok = (
+                isinstance(value, list) and len(value) <= D.N_DICE and all(type(f) is int for f in value)
+                if key == "keep"
+                else isinstance(value, str) and len(value) <= 100
+            )
+            if not ok:
+                raise BotError(
+                    f'bot {self.name} at {where(position)}: answered {shown(move)}, not {{"{key}": ...}}'
+                )
+        self.decisions += len(positions)
+        return moves
+
+    def __repr__(self) -> str:
+        return f"ProtocolBot({self.command!r})"
+
+    def see_opponents(self, cards) -> None:
+        self.opponents = tuple(cards)
+
+    def choose_keep(self, card, dice, rolls_left, rng):
+        position = position_json(card, dice, rolls_left, self.game, self.opponents)
+        [move] = self.decide([position])
+        return check_keep(self, position, move["keep"], dice)
+
+    def choose_box(self, card, dice, rng):
+        position = position_json(card, dice, 0, self.game, self.opponents)
+        [move] = self.decide([position])
+        return move["box"]
+
+
+def check_keep(bot: ProtocolBot, position: dict, keep, dice: Dice) -> tuple[int, ...]:
+    keep = tuple(sorted(keep))
+    if not is_sub_multiset(keep, dice.values):
+        raise BotError(
+            f"bot {bot.name} at {where(position)}: kept {list(keep)} from dice {dice}, not among the dice"
+        )
+    if len(keep) == D.N_DICE and bot.rules.all_rolls:
+        raise BotError(
+            f"bot {bot.name} at {where(position)}: kept all five dice; {bot.rules.id} uses all three rolls"
+        )
+    return keep
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    """Close the bot's pipes, give it 2 s to exit, then kill it; always waits for it."""
+    for pipe in (proc.stdin, proc.stdout):
+        try:
+            pipe.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=2.0)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def decide_in_halves(
+    bot: ProtocolBot, positions: list[dict], apply: Callable[[int, dict, dict], None]
+) -> None:
+    """``apply(k, position, move)`` for each of ``positions`` in order, asking the bot in two
+    messages: the first half's moves are applied while the bot works on the second half."""
+    half = (len(positions) + 1) // 2
+    parts = [p for p in (positions[:half], positions[half:]) if p]
+    for part in parts:
+        bot.ask(part)
+    k = 0
+    for part in parts:
+        for position, move in zip(part, bot.answers(part), strict=True):
+            apply(k, position, move)
+            k += 1
+
+
+class _Lockstep:
+    """Games played side by side by one protocol bot: their streams, cards and dice."""
+
+    def __init__(self, rules: RuleSet, bot: ProtocolBot, seed: int, ids: range):
+        self.rules, self.bot, self.ids = rules, bot, ids
+        self.streams = [SeededStream(seed, g) for g in ids]
+        self.cards = [ScoreCard.empty(rules) for _ in ids]
+        self.dice: list[Dice] = []
+
+    def turn(self) -> None:
+        self.dice = [Dice(s.next_five()) for s in self.streams]
+        rolling = list(range(len(self.cards)))
+        for rolls_left in (2, 1):
+            if rolling:
+                rolling = self.keeps(rolling, rolls_left)
+        self.boxes()
+
+    def keeps(self, rolling: list[int], rolls_left: int) -> list[int]:
+        """The keep decisions of the games still ``rolling``; the games that roll again."""
+        positions = [position_json(self.cards[k], self.dice[k], rolls_left, self.ids[k]) for k in rolling]
+        still = []
+
+        def keep_or_stop(i: int, position: dict, move: dict) -> None:
+            k = rolling[i]
+            keep = check_keep(self.bot, position, move["keep"], self.dice[k])
+            if len(keep) < D.N_DICE:
+                self.dice[k] = Dice(reroll_keep(keep, self.streams[k].next_five()))
+                still.append(k)
+
+        decide_in_halves(self.bot, positions, keep_or_stop)
+        return still
+
+    def boxes(self) -> None:
+        legal = [{p.box: p for p in c.placements(d)} for c, d in zip(self.cards, self.dice, strict=True)]
+        positions = [
+            position_json(card, dice, 0, game, placements=places.values())
+            for card, dice, game, places in zip(self.cards, self.dice, self.ids, legal, strict=True)
+        ]
+
+        def score(k: int, position: dict, move: dict) -> None:
+            placement = legal[k].get(move["box"])
+            if placement is None:
+                raise BotError(
+                    f"bot {self.bot.name} at {where(position)}: {shown(move['box'])} is not a legal box "
+                    f"for {self.dice[k]} on this card (legal: {', '.join(legal[k])})"
+                )
+            self.cards[k] = self.cards[k].place(placement)
+
+        decide_in_halves(self.bot, positions, score)
+
+
+def play_batched(
+    rules: RuleSet, bot: ProtocolBot, games: int, seed: int, game0: int, tick: Callable[[int], None]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play games ``game0 ..`` of ``bot`` in lockstep, :data:`BATCH` at a time, each decision
+    step of all of them in one message (in two halves): ``(scores (games, n_boxes) int16,
+    Yahtzee bonuses (games,) int64)``.  The dice are each game's seeded stream, drawn in the
+    order the Python engine draws them, so the games are those of
+    :func:`solver.play.simulate.play_game` for the same decisions."""
+    scores = np.empty((games, rules.n_boxes), dtype=np.int16)
+    bonuses = np.zeros(games, dtype=np.int64)
+    for start in range(0, games, BATCH):
+        batch = _Lockstep(rules, bot, seed, range(game0 + start, game0 + min(games, start + BATCH)))
+        for _ in range(rules.n_turns):
+            batch.turn()
+        for k, card in enumerate(batch.cards):
+            scores[start + k] = card.scores
+            bonuses[start + k] = card.yahtzee_bonus_count
+        tick(len(batch.cards))
+    return scores, bonuses

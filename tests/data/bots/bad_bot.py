@@ -1,0 +1,47 @@
+"""A protocol bot that goes wrong in one way (argv[1]) at its n-th decide message (argv[2], default 3)."""
+
+import json
+import sys
+import time
+
+how = sys.argv[1]
+at = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+seen = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        if how == "no-ready":
+            print(json.dumps({"type": "hello"}), flush=True)
+            continue
+        print(json.dumps({"type": "ready"}), flush=True)
+        continue
+    if message["type"] != "decide":
+        break
+    seen += 1
+    positions = message["positions"]
+    moves = [
+        {"keep": p["dice"]} if p["decision"] == "keep" else {"box": next(iter(p["boxes"]))} for p in positions
+    ]
+    if seen == at:
+        if how == "sleep":
+            time.sleep(60)
+        elif how == "crash":
+            sys.exit(3)
+        elif how == "garbage":
+            print("this is not JSON", flush=True)
+            continue
+        elif how == "short":
+            moves = moves[:-1]
+        elif how == "illegal-keep":
+            moves = [
+                {"keep": [7, 7]} if p["decision"] == "keep" else m
+                for p, m in zip(positions, moves, strict=True)
+            ]
+        elif how == "illegal-box":
+            moves = [
+                {"box": "nowhere"} if p["decision"] == "box" else m
+                for p, m in zip(positions, moves, strict=True)
+            ]
+        elif how == "wrong-kind":
+            moves = [{"box": "chance"} for _ in positions]
+    print(json.dumps({"type": "decisions", "moves": moves}), flush=True)

@@ -1,0 +1,152 @@
+"""Bots in any language (:mod:`solver.play.protocol`): a bot program over JSON lines plays the
+same games as the bot it wraps, the example bots (Python, JavaScript) play end to end, and every
+way a bot can go wrong is one line naming the game and the decision, its process reaped."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver.cli.entry import main
+from solver.core.rules import get_rules
+from solver.play import protocol
+from solver.play.protocol import BotError, ProtocolBot
+from solver.play.simulate import simulate
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = Path(__file__).parent / "data" / "bots"
+PY = sys.executable
+EXAMPLE_PY = f"cmd:{PY} {ROOT / 'scripts' / 'bots' / 'example_bot.py'}"
+EXAMPLE_JS = f"cmd:node {ROOT / 'scripts' / 'bots' / 'example_bot.js'}"
+need_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+
+def wrapped(bot: str) -> str:
+    return f"cmd:{PY} {BOTS / 'wrap_bot.py'} {bot}"
+
+
+def bad(how: str, at: int = 3) -> str:
+    return f"cmd:{PY} {BOTS / 'bad_bot.py'} {how} {at}"
+
+
+@pytest.mark.parametrize("rules", ["yahtzee", "yatzy+all-rolls"])
+def test_a_bot_program_plays_the_games_of_the_bot_it_wraps(rules, monkeypatch, tmp_path):
+    """The greedy bot answering over the protocol, several batches of games in lockstep (each
+    step in two messages), scores exactly what the greedy bot scores in process, game by game."""
+    monkeypatch.setattr(protocol, "BATCH", 7)  # 20 games: batches of 7, 7 and 6
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    here = simulate(rules, "greedy", games=20, seed=9, game0=3, engine="python", keep_cards=True)
+    there = simulate(rules, wrapped("greedy"), games=20, seed=9, game0=3, keep_cards=True)
+    assert there.engine == "protocol"
+    assert np.array_equal(here.cards, there.cards) and np.array_equal(here.scores, there.scores)
+
+
+def test_the_example_bots_agree_and_play_a_match(capsys):
+    """The Python and JavaScript example bots play the same strategy: the same scores, game by
+    game; the JavaScript one plays a match against optimal from the command line."""
+    py = simulate("yahtzee", EXAMPLE_PY, games=300, seed=2, keep_cards=True)
+    assert 120 < py.scores.mean() < 200  # the frequent-face strategy: about 160
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    js = simulate("yahtzee", EXAMPLE_JS, games=300, seed=2, keep_cards=True)
+    assert np.array_equal(py.cards, js.cards)
+    assert main(["match", "--bots", f"{EXAMPLE_JS},greedy", "--games", "40", "--seed", "1", "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert [p["bot"] for p in out["players"]] == [EXAMPLE_JS, "greedy"]
+    assert out["games"] == 40
+
+
+@pytest.mark.parametrize(
+    "how, at, words",
+    [
+        ("crash", 3, "exited with code 3 at 256 decisions from game "),
+        ("garbage", 3, "a line that is not JSON: 'this is not JSON'"),
+        ("short", 3, "with 255 moves"),
+        ("illegal-keep", 1, "game 0, turn 1, the keep after roll 1: kept [7, 7] from dice"),
+        ("illegal-box", 3, "game 0, turn 1, the box: 'nowhere' is not a legal box"),
+        (
+            "wrong-kind",
+            1,
+            "game 0, turn 1, the keep after roll 1: answered {'box': 'chance'}, not {\"keep\": ...}",
+        ),
+        ("no-ready", 1, "answered the start with"),
+    ],
+)
+def test_a_bot_that_goes_wrong_is_one_line_and_reaped(how, at, words):
+    bot = ProtocolBot(bad(how, at)[4:], get_rules("yahtzee"))
+    with pytest.raises(BotError) as info:
+        simulate("yahtzee", bot, games=512, seed=1)
+    message = str(info.value)
+    assert words in message and "\n" not in message and message.startswith(f"bot {bot.name}")
+    proc = bot._proc
+    bot.close()
+    assert bot._proc is None and (proc is None or proc.poll() is not None)
+
+
+def test_a_slow_bot_times_out_and_is_killed(monkeypatch):
+    monkeypatch.setattr(protocol, "DEFAULT_TIMEOUT", 0.5)
+    bot = ProtocolBot(bad("sleep", 2)[4:], get_rules("yahtzee"))
+    with pytest.raises(
+        BotError, match=r"did not answer 6 decisions from game 6, turn 1, the keep after roll 1 within 0.5 s"
+    ):
+        simulate("yahtzee", bot, games=12, seed=1)
+    proc = bot._proc
+    bot.close()  # quit is not read: killed after 2 s
+    assert proc.poll() is not None
+
+
+def test_the_cli_says_one_line_and_exits_2(capsys):
+    code = main(["simulate", "--bot", bad("illegal-box"), "--games", "10", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is not a legal box" in err[0], err
+    code = main(["simulate", "--bot", "cmd:/nonexistent/bot", "--games", "10", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "could not start" in err[0], err
+
+
+def test_programs_are_seated_from_the_command_line_only():
+    from solver.core.errors import UsageError
+    from solver.core.rules import get_rules
+    from solver.play.bots import get_bot
+    from solver.play.session import players_from_names
+
+    rules = get_rules("yahtzee")
+    with pytest.raises(UsageError, match="command line only"):
+        players_from_names("Ann,cmd:node bot.js", rules)  # the web's (a request's) names
+    seated = players_from_names("Ann,cmd:node bot.js", rules, programs=True)
+    assert [(p.kind, p.bot) for p in seated] == [("human", None), ("bot", "cmd:node bot.js")]
+    with pytest.raises(UsageError, match="not a builtin bot"):
+        get_bot("cmd:node bot.js", rules, user_bots=False)  # a saved game's players run nothing
+
+
+def test_play_against_a_bot_program(tmp_path, tables_dir, monkeypatch, capsys):
+    """``play --players "You,cmd:..."``: the program plays its turns; the game is saved with it."""
+    import io
+    import json
+
+    tables_dir.table("yahtzee")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("r\ns chance\n" + "q\n"))
+    code = main(
+        [
+            "play",
+            "--players",
+            f"You,{EXAMPLE_PY}",
+            "--seed",
+            "4",
+            "--tables",
+            str(tables_dir),
+            "--data",
+            str(tmp_path),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "Bot 2" in out
+    [saved] = (tmp_path / "games").glob("*.json")
+    record = json.loads(saved.read_text())
+    assert record["players"][1]["bot"] == EXAMPLE_PY and "box" in record["turns"][1]

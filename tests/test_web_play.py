@@ -1,0 +1,270 @@
+"""The play page in a real browser (headless Chromium): one screen at desktop and phone sizes,
+hot-seat, real dice with the coach, undo, the "score 0?" confirmation, the hint's "Do this"
+buttons, the Joker rule's one line, the all-rolls rule's word, the coach remembered.  Each is
+checked against the server's game (the API) or the saved file, not against the page alone.
+
+With ``YAHTZEE_SCREENSHOTS=DIR`` the README's play screenshots are saved there.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_web_browser import open_page, preview_of, wait
+from webserver import Client, need_web, serve
+
+need_web()
+pytestmark = pytest.mark.browser
+
+from solver.web.app import create_app  # noqa: E402
+from solver.web.service import Service  # noqa: E402
+
+DESKTOP = (1280, 800)
+PHONE = (390, 844)
+
+
+@pytest.fixture(scope="module")
+def site(tables_dir, tmp_path_factory):
+    tables_dir.table("yahtzee")
+    data = tmp_path_factory.mktemp("playdata")
+    service = Service(str(tables_dir), data, progress=False)
+    with serve(create_app(service=service)) as base:
+        yield base, data
+
+
+def viewport(d, size, phone: bool = False) -> None:
+    """The page's viewport exactly ``size`` CSS pixels (a phone's: touch, no window chrome)."""
+    width, height = size
+    d.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone},
+    )
+
+
+def state_of(d) -> str:
+    return d.execute_script("return document.body.dataset.state || ''")
+
+
+def version_of(d) -> str:
+    return d.execute_script("return document.body.dataset.version || ''")
+
+
+def game_id(d) -> str:
+    return d.execute_script("return new URLSearchParams(location.search).get('game')")
+
+
+def start(d, base: str, mode: str, **fields) -> None:
+    """A new game of ``mode`` from the setup form (``rules``, ``seed``, ``players``, ``level``)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_page(d, base + "/play")
+    d.find_element(By.CSS_SELECTOR, f'input[name="mode"][value="{mode}"]').click()
+    for key, value in fields.items():
+        element = d.find_element(By.ID, key)
+        if key == "level":
+            Select(element).select_by_value(value)
+        else:
+            element.clear()
+            element.send_keys(str(value))
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state_of(d) == "r1-3", f"the {mode} game")
+
+
+def shot(d, name: str) -> None:
+    import os
+    from pathlib import Path
+
+    folder = os.environ.get("YAHTZEE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        d.save_screenshot(str(Path(folder) / name))
+
+
+@pytest.mark.parametrize("size, phone", [(DESKTOP, False), (PHONE, True)], ids=["desktop", "phone"])
+def test_dice_open_boxes_and_the_hint_on_one_screen(browser, site, size, phone):
+    """At 1280x800 and on a 390x844 phone, after a roll and a hint, the dice, every open box and
+    the whole hint are on screen without scrolling, and nothing scrolls sideways."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    viewport(d, size, phone)
+    try:
+        start(d, base, "solo", seed=31)
+        d.find_element(By.ID, "roll").click()
+        wait(lambda: state_of(d) == "r1-2", "the roll")
+        d.find_element(By.ID, "hint").click()
+        wait(lambda: len(d.find_elements(By.CSS_SELECTOR, "#hint-box li")) == 3, "the hint")
+        boxes = d.find_elements(By.CSS_SELECTOR, ".box-btn")
+        assert len(boxes) == 13
+        parts = [*(d.find_element(By.ID, f"pdie-{i}") for i in range(1, 6)), *boxes]
+        parts += d.find_elements(By.CSS_SELECTOR, "#hint-box li")
+        height, width = d.execute_script("return [innerHeight, document.documentElement.scrollWidth]")
+        assert width <= size[0]
+        for element in parts:
+            rect = d.execute_script("return arguments[0].getBoundingClientRect().toJSON()", element)
+            assert rect["top"] >= 0 and rect["bottom"] <= height, (element.get_attribute("id"), rect, height)
+        assert d.execute_script("return scrollY") == 0
+        shot(d, "play-phone.png" if phone else "play.png")
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_hot_seat_game(browser, site):
+    """Two people on one device: each turn names whose it is, the sheet has a column each, the
+    saved game has both."""
+    from selenium.webdriver.common.by import By
+
+    base, data = site
+    d = browser
+    start(d, base, "hot-seat", players="Ann, Ben", seed=5)
+    heads = [th.text for th in d.find_elements(By.CSS_SELECTOR, "#card thead th")]
+    assert heads == ["Box", "Ann", "Ben"]
+    for turn, who in enumerate(["Ann", "Ben", "Ann"]):
+        assert d.find_element(By.ID, "status").text.startswith(f"{who}: turn {turn // 2 + 1} of 13")
+        d.find_element(By.ID, "roll").click()
+        wait(lambda t=turn: state_of(d) == f"r{t // 2 + 1}-2", "the roll")
+        box = max((b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()), key=preview_of)
+        label = box.get_attribute("aria-label").partition(":")[0]
+        box.click()
+        wait(lambda w=who, lb=label: f"{w} scores " in d.find_element(By.ID, "messages").text, "the score")
+        assert f" in {label}:" in d.find_element(By.ID, "messages").text
+    state = Client(base).get(f"/api/games/{game_id(d)}").json()
+    assert [sum(s is not None for s in p["scores"]) for p in state["players"]] == [2, 1]
+    assert [p["name"] for p in state["players"]] == ["Ann", "Ben"] and state["player"] == "Ben"
+    saved = json.loads(next((data / "games").glob("*hot-seat*")).read_text())
+    assert [p["name"] for p in saved["players"]] == ["Ann", "Ben"]
+
+
+def test_real_dice_with_the_coach(browser, site):
+    """Real dice: the five faces typed, a die held by a click, the rerolled dice typed; the coach
+    (on by default here) judges the keep; a Joker roll gets one line that says why."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    start(d, base, "real-dice")
+    assert not d.find_element(By.ID, "roll").is_displayed()
+    entry = d.find_element(By.ID, "real-dice")
+    entry.send_keys("22222\n")
+    wait(lambda: state_of(d) == "r1-2", "the typed roll")
+    assert [d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in range(1, 6)] == ["2"] * 5
+    d.find_element(By.ID, "box-yahtzee").click()
+    wait(lambda: state_of(d) == "r2-3", "the Yahtzee scored")
+    coach = d.find_element(By.ID, "messages").text
+    assert "Coach: Yahtzee (50): best move" in coach
+    d.find_element(By.ID, "real-dice").send_keys("22222\n")
+    wait(lambda: state_of(d) == "r2-2", "the second Yahtzee")
+    note = d.find_element(By.ID, "note")
+    assert note.is_displayed() and note.text.startswith("Joker rule") and "Twos" in note.text
+    assert len(d.find_elements(By.CSS_SELECTOR, ".box-btn")) == 1  # Twos only; no reason repeated per box
+    assert "Joker rule" not in d.find_element(By.ID, "card").text
+    assert d.find_element(By.ID, "box-twos").text == "10+100"
+    d.find_element(By.ID, "pdie-1").click()
+    wait(lambda: d.find_element(By.ID, "pdie-1").get_attribute("aria-pressed") == "true", "die 1 held")
+    assert d.find_element(By.ID, "real-label").text == "The 4 dice rolled"
+    d.find_element(By.ID, "real-dice").send_keys("3456\n")
+    wait(lambda: state_of(d) == "r2-1", "the rerolled dice")
+    faces = sorted(d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in range(1, 6))
+    assert faces == ["2", "3", "4", "5", "6"]
+    assert "Coach: keep 2 cost" in d.find_element(By.ID, "messages").text  # 22222 left the Joker's 110
+    state = Client(base).get(f"/api/games/{game_id(d)}").json()
+    assert state["real_dice"] and state["coach_on"] and state["dice"] == [2, 3, 4, 5, 6]
+
+
+def test_undo_zero_confirmation_and_do_this(browser, site):
+    """A 0 where the dice score elsewhere asks once more (nothing sent before); Undo takes the box
+    back; a hint's "Do this" plays its move: the best box, or the keep held and the rest rolled."""
+    from selenium.webdriver.common.by import By
+
+    base, data = site
+    d = browser
+    start(d, base, "solo", seed=77)
+    api = Client(base)
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state_of(d) == "r1-2", "the roll")
+    zero = next(b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if preview_of(b) == 0)
+    zero_id = zero.get_attribute("id")
+    version = version_of(d)
+    zero.click()
+    wait(lambda: d.find_element(By.ID, zero_id).text == "0?", "the question")
+    assert "Score 0 in" in d.find_element(By.ID, "note").text and version_of(d) == version
+    d.find_element(By.ID, zero_id).click()
+    wait(lambda: state_of(d) == "r2-3", "the 0 scored")
+    assert not d.find_element(By.ID, "undo").get_attribute("hidden")
+    d.find_element(By.ID, "undo").click()
+    wait(lambda: state_of(d) == "r1-2", "the box taken back")
+    assert "undone: 0 in" in d.find_element(By.ID, "messages").text
+    assert d.find_element(By.ID, "undo").get_attribute("hidden")
+    # the hint's best keep is marked on the dice; "Do this" holds it and rolls the rest
+    d.find_element(By.ID, "hint").click()
+    buttons = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#hint-box .do-this"), "the hint")
+    hint = api.get(
+        "/api/hint",
+        params={
+            "dice": "".join(map(str, api.get(f"/api/games/{game_id(d)}").json()["dice"])),
+            "rolls_left": 2,
+        },
+    ).json()
+    best = hint["options"][0]
+    suggested = [
+        i for i in range(1, 6) if "suggested" in d.find_element(By.ID, f"pdie-{i}").get_attribute("class")
+    ]
+    if "keep" in best and 0 < len(best["keep"]) < 5:
+        assert sorted(d.find_element(By.ID, f"pdie-{i}").get_attribute("data-face") for i in suggested) == [
+            str(f) for f in best["keep"]
+        ]
+    buttons[0].click()
+    wait(lambda: state_of(d) in ("r1-1", "r2-3"), "the hint's move")
+    state = api.get(f"/api/games/{game_id(d)}").json()
+    if "keep" in best and len(best["keep"]) < 5:
+        held = sorted(f for f, h in zip(state["dice"], state["held"], strict=True) if h)
+        assert state["rolls_left"] == 1 and held == best["keep"]
+    if state["round"] == 1:  # a box filled, so that the game is saved again
+        box = max((b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()), key=preview_of)
+        box.click()
+        wait(lambda: state_of(d) == "r2-3", "the box")
+    saved = json.loads(max((data / "games").glob("*solo*"), key=lambda p: p.stat().st_mtime).read_text())
+    assert saved["assisted"] == ["undo", "hint"]
+
+
+def test_all_rolls_rule_says_why_nothing_is_allowed(browser, site, tables_dir):
+    from selenium.webdriver.common.by import By
+
+    tables_dir.table("yatzy+all-rolls")
+    base, _ = site
+    d = browser
+    start(d, base, "solo", rules="yatzy+all-rolls", seed=3)
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state_of(d) == "r1-2", "the roll")
+    assert "roll again before you score" in d.find_element(By.ID, "note").text
+    assert all(not b.is_enabled() for b in d.find_elements(By.CSS_SELECTOR, ".box-btn"))
+    for i in range(1, 6):
+        d.find_element(By.ID, f"pdie-{i}").click()
+        wait(lambda k=i: d.find_element(By.ID, f"pdie-{k}").get_attribute("aria-pressed") == "true", "held")
+    assert not d.find_element(By.ID, "roll").is_enabled()
+    assert "release at least one die" in d.find_element(By.ID, "note").text
+
+
+def test_the_coach_is_remembered(browser, site):
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    open_page(d, base + "/play")
+    box = d.find_element(By.ID, "setup-coach")
+    if box.is_selected():
+        box.click()
+    box.click()  # on
+    open_page(d, base + "/play")  # a new visit
+    assert d.find_element(By.ID, "setup-coach").is_selected()
+    d.find_element(By.ID, "start").click()
+    wait(lambda: state_of(d) == "r1-3", "the game")
+    assert d.find_element(By.ID, "coach").is_selected()
+    assert Client(base).get(f"/api/games/{game_id(d)}").json()["coach_on"]
+    d.find_element(By.ID, "coach").click()  # off in the game: remembered off
+    wait(lambda: not d.find_element(By.ID, "coach").is_selected() and version_of(d) == "1", "the coach off")
+    open_page(d, base + "/play")
+    assert not d.find_element(By.ID, "setup-coach").is_selected()
