@@ -170,6 +170,21 @@ def test_a_hot_seat_game_of_the_terminal_goes_on_in_the_browser(client, data):
     assert state["player"] == "Bob" and state["rolls_left"] == 2
 
 
+def test_a_real_dice_game_goes_on_with_the_dice_typed_in(client, data):
+    state = client.post("/api/games", json={"mode": "real-dice"}).json()
+    state = client.post(f"/api/games/{state['id']}/roll", json={"dice": [6, 6, 6, 6, 6]}).json()
+    state = client.post(f"/api/games/{state['id']}/score", json={"box": "yahtzee"}).json()
+    client.post(f"/api/games/{state['id']}/quit", json={})
+    [entry] = client.get("/api/saved-games").json()["games"]
+    assert entry["dice"] == "real" and entry["mode"] == "solo" and entry["resumable"]
+    resumed = client.post(f"/api/saved-games/{entry['name']}/resume", json={}).json()
+    assert resumed["real_dice"] and resumed["round"] == 2 and resumed["players"][0]["total"] == 50
+    r = client.post(f"/api/games/{resumed['id']}/roll", json={})
+    one_line_error(r, 400, "say what you rolled")  # the server never rolls real dice
+    state = client.post(f"/api/games/{resumed['id']}/roll", json={"dice": [1, 2, 3, 4, 5]}).json()
+    assert state["dice"] == [1, 2, 3, 4, 5]
+
+
 def test_what_the_web_does_not_play_is_listed_but_not_resumed(client, data):
     """A game of a mode the web does not know (a later version's) is listed, with what goes on with it."""
     saved_by_the_terminal(data, ["Ann"], "tournament")
