@@ -115,3 +115,52 @@ def tables_dir(tmp_path_factory) -> SessionTables:
 @pytest.fixture(scope="session")
 def golden() -> list[dict]:
     return load_golden()
+
+
+# --- the web app's tests (tests/test_web_*.py, which skip without the web extra) -------------
+@pytest.fixture(scope="module")
+def tables(tables_dir) -> str:
+    """The session's tables folder (as text) with the yahtzee table built."""
+    tables_dir.table("yahtzee")
+    return str(tables_dir)
+
+
+@pytest.fixture
+def data(tmp_path):
+    """A data folder of the test's own (created by what writes into it)."""
+    return tmp_path / "data"
+
+
+@pytest.fixture(scope="module")
+def server(tables):
+    """One real web server for the module: ``(base URL, its Service)``; each test that asks for
+    ``client`` points it at its own data folder."""
+    from webserver import serve
+
+    from solver.web.app import create_app
+    from solver.web.service import Service
+
+    service = Service(tables, None, progress=False)
+    with serve(create_app(service=service)) as base:
+        yield base, service
+
+
+@pytest.fixture
+def client(server, data):
+    """A client of the module's server, which keeps this test's games in ``data``."""
+    from webserver import Client
+
+    base, service = server
+    service.data = data
+    return Client(base)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for the module (or a skip saying what is missing)."""
+    from webserver import chrome
+
+    driver = chrome()
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()

@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from webserver import Client, need_web, raw_get, serve
+from webserver import Client, cli_json, need_web, raw_get, serve
 
 need_web()
 
@@ -15,38 +15,6 @@ from solver.cli.entry import main  # noqa: E402
 from solver.core.card import box_label  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import MAX_BODY, Service  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def tables(tables_dir):
-    tables_dir.table("yahtzee")
-    return str(tables_dir)
-
-
-@pytest.fixture
-def data(tmp_path):
-    return tmp_path / "data"
-
-
-@pytest.fixture(scope="module")
-def server(tables):
-    """One real server for the module; each test gets its own data folder (``service.data``)."""
-    service = Service(tables, None, progress=False)
-    with serve(create_app(service=service)) as base:
-        yield base, service
-
-
-@pytest.fixture
-def client(server, data):
-    base, service = server
-    service.data = data
-    return Client(base)
-
-
-def cli_json(capsys, *argv) -> dict:
-    capsys.readouterr()
-    assert main(list(argv)) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def saved_files(data) -> list:

@@ -8,12 +8,10 @@ README (``YAHTZEE_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py``)
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import pytest
-from webserver import Client, chrome, need_web, serve
+from webserver import SHOTS, Client, need_web, open_page, serve, set_viewport, shot, wait
 
 need_web()
 pytestmark = pytest.mark.browser
@@ -21,16 +19,6 @@ pytestmark = pytest.mark.browser
 from solver.core.card import box_label  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402
-
-SHOTS = os.environ.get("YAHTZEE_SCREENSHOTS")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chrome()
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -40,59 +28,6 @@ def site(tables_dir, tmp_path_factory):
     service = Service(str(tables_dir), data, progress=False)
     with serve(create_app(service=service)) as base:
         yield base, data
-
-
-def wait(condition, what: str, timeout: float = 15.0):
-    """Wait until ``condition()`` is truthy (exceptions count as not yet); returns its value."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except Exception as exc:  # noqa: BLE001 - the page is still changing
-            last = exc
-        time.sleep(0.03)
-    raise AssertionError(f"timed out waiting for {what}" + (f" ({last!r})" if last else ""))
-
-
-def shot(driver, name: str, width: int = 1100, height: int | None = None) -> None:
-    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set); with
-    ``height``, of what a screen of ``width`` x ``height`` shows without scrolling."""
-    if not SHOTS:
-        return
-    Path(SHOTS).mkdir(parents=True, exist_ok=True)
-    size = driver.get_window_size()
-    if height is not None:
-        view_shot(driver, Path(SHOTS) / name, width, height)
-        driver.set_window_size(size["width"], size["height"])
-        return
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(width, min(max(height + 140, 600), 4000))
-    time.sleep(0.2)
-    driver.save_screenshot(str(Path(SHOTS) / name))
-    driver.set_window_size(size["width"], size["height"])
-
-
-def set_viewport(driver, width: int, height: int) -> None:
-    """The window sized so that the page sees exactly ``width`` x ``height`` CSS pixels."""
-    driver.set_window_size(width, height)
-    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
-    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
-
-
-def view_shot(driver, path, width: int, height: int) -> None:
-    """A screenshot of the viewport at exactly ``width`` x ``height`` CSS pixels."""
-    set_viewport(driver, width, height)
-    driver.execute_script("window.scrollTo(0, 0)")
-    time.sleep(0.3)
-    driver.save_screenshot(str(path))
-
-
-def open_page(driver, url: str) -> None:
-    driver.get(url)
-    wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1", f"{url} to load")
 
 
 def test_advisor_query(browser, site, tables_dir):

@@ -12,7 +12,7 @@ import json
 
 import pytest
 from test_web_browser import open_page, preview_of, wait
-from webserver import Client, chrome, need_web, serve
+from webserver import Client, need_web, serve
 
 need_web()
 pytestmark = pytest.mark.browser
@@ -22,14 +22,6 @@ from solver.web.service import Service  # noqa: E402
 
 DESKTOP = (1280, 800)
 PHONE = (390, 844)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chrome()
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")

@@ -27,12 +27,6 @@ EVIL = "http://evil.example"
 
 
 @pytest.fixture(scope="module")
-def tables(tables_dir):
-    tables_dir.table("yahtzee")
-    return str(tables_dir)
-
-
-@pytest.fixture(scope="module")
 def site(tables, tmp_path_factory):
     data = tmp_path_factory.mktemp("security-data")
     service = Service(tables, data, progress=False)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +164,66 @@ def chrome(width: int = 1200, height: int = 1600):
     ):
         options.add_argument(arg)
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))
+
+
+#: where the browser tests save their screenshots (the README's: ``YAHTZEE_SCREENSHOTS=docs``)
+SHOTS = os.environ.get("YAHTZEE_SCREENSHOTS")
+
+
+def wait(condition, what: str, timeout: float = 15.0):
+    """Wait until ``condition()`` is truthy (exceptions count as not yet); returns its value."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as exc:  # noqa: BLE001 - the page is still changing
+            last = exc
+        time.sleep(0.03)
+    raise AssertionError(f"timed out waiting for {what}" + (f" ({last!r})" if last else ""))
+
+
+def shot(driver, name: str, width: int = 1100, height: int | None = None) -> None:
+    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set); with
+    ``height``, of what a screen of ``width`` x ``height`` shows without scrolling."""
+    if not SHOTS:
+        return
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    size = driver.get_window_size()
+    if height is not None:
+        set_viewport(driver, width, height)
+        driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.3)
+        driver.save_screenshot(str(Path(SHOTS) / name))
+        driver.set_window_size(size["width"], size["height"])
+        return
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(width, min(max(height + 140, 600), 4000))
+    time.sleep(0.2)
+    driver.save_screenshot(str(Path(SHOTS) / name))
+    driver.set_window_size(size["width"], size["height"])
+
+
+def set_viewport(driver, width: int, height: int) -> None:
+    """The window sized so that the page sees exactly ``width`` x ``height`` CSS pixels."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+
+
+def open_page(driver, url: str) -> None:
+    driver.get(url)
+    wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1", f"{url} to load")
+
+
+def cli_json(capsys, *argv) -> dict:
+    """What ``yahtzee ARGV`` prints as JSON (it must succeed), read through pytest's ``capsys``."""
+    import json
+
+    from solver.cli.entry import main
+
+    capsys.readouterr()
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)

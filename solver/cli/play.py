@@ -13,7 +13,6 @@ abandoned), 130 on Ctrl-C (saved too).  ``--resume`` continues a saved game.
 from __future__ import annotations
 
 import os
-import random
 import sys
 import textwrap
 from itertools import zip_longest
@@ -299,10 +298,7 @@ class PlaySession:
         self.asked_target = None  # --target
         self.target = None  # solo: the score to reach (the record + 1 by default)
         self._target_advisor = None
-        info = game.info
-        seed = info.get("seed")
-        seed_text = info.get("date") or ("real" if seed is None else seed)
-        self.rng = random.Random(f"{game.rules.id} {seed_text}")
+        self.rng = session_rules.bots_rng(game)
 
     # --- output ----------------------------------------------------------------
     def say(self, text: str = "") -> None:

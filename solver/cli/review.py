@@ -32,7 +32,7 @@ def run_review(args) -> int:
     from ..advice import load_advisor
     from ..core.errors import UsageError, printable
     from ..play.records import load_game
-    from ..play.review import format_review, review_game
+    from ..play.review import format_review, review_game, review_report
 
     if args.last == (args.game is not None):
         raise UsageError("review needs GAME.json or --last (not both)")
@@ -54,26 +54,7 @@ def run_review(args) -> int:
     reviews = review_game(game, advisor, chosen, _target_advisor(game, advisor, args.tables))
     win = _win_effects(game, advisor, args.tables)
     if args.json:
-        info = {
-            k: v for k, v in game.info.items() if k in ("mode", "dice", "seed", "date", "level", "target")
-        }
-        print(
-            json.dumps(
-                {
-                    "game": str(args.game),
-                    "rules": game.rules.id,
-                    "finished": game.is_over,
-                    **info,
-                    **({"note": advisor.note} if advisor.note else {}),
-                    "players": [r.to_json() for r in reviews],
-                    **(
-                        {"p_win_by_turn": [{"turn": t, "before": b, "after": a} for t, (b, a) in win.items()]}
-                        if win
-                        else {}
-                    ),
-                }
-            )
-        )
+        print(json.dumps(review_report(game, advisor, reviews, str(args.game), win)))
     else:
         print(format_review(game, reviews, only_mistakes=args.mistakes, win=win, note=advisor.note))
     return 0
@@ -82,7 +63,9 @@ def run_review(args) -> int:
 def _win_effects(game, advisor, tables_dir):
     """Each scored turn's effect on the player's chance to win (multi-player games whose rule
     set has a target table; None otherwise: the table is not built for a review)."""
-    if len(game.players) < 2 or game.rules.order == "choose" or game.rules.triple:
+    from ..play.review import reviews_win
+
+    if not reviews_win(game):
         return None
     from ..core.errors import MissingTableError
     from ..engine.target import load_target
@@ -97,18 +80,12 @@ def _win_effects(game, advisor, tables_dir):
 
 
 def _target_advisor(game, advisor, tables_dir):
-    """For a solo game played for a target (``play --solo`` with a record or ``--target``): the
+    """For a solo game played for a target (:func:`solver.play.review.review_target`): the
     target advisor, when its table is built (else None: the review is by expected score only)."""
-    from ..core.bounded import MAX_TARGET
+    from ..play.review import review_target
 
-    target = game.info.get("target")
-    if (
-        game.rules.triple
-        or len(game.players) != 1
-        or type(target) is not int
-        or not 1 <= target <= MAX_TARGET
-    ):
-        return None  # none, or not a target the game could have had (a hand-edited file)
+    if review_target(game) is None:
+        return None
     from ..advice.advisor import TargetAdvisor
     from ..core.errors import MissingTableError
     from ..engine.target import load_target

@@ -922,26 +922,114 @@ def seed_played(rules_id: str, seed: int, data: str | os.PathLike | None = None)
     return row is not None
 
 
+@dataclass(frozen=True)
+class SavedGame:
+    """A game of the database whose file lies in this data folder's games folder.
+
+    ``name`` is the file's name (``<time>-<mode>-<rules>-<id>.json``): what a page or a request
+    names the game by (stable while it is played on, unlike the row: that is replaced at every
+    save); ``path`` the file (:func:`game_path` checked); ``rules``, ``mode``, ``status``,
+    ``date`` (a daily's), ``players`` (names), ``scores`` and ``saved_at`` the row's columns;
+    ``game`` the saved JSON kept in the database with it."""
+
+    name: str
+    path: Path
+    rules: str
+    mode: str | None
+    status: str
+    date: str | None
+    players: list
+    scores: list
+    saved_at: str | None
+    game: dict
+
+
+#: the most saved games one listing (:func:`saved_games`) gives: the newest
+MAX_LISTED = 100
+
+
+def _saved_rows(data, where: str, args: tuple = (), limit: int = MAX_LISTED) -> list[SavedGame]:
+    """The newest games rows matching ``where`` whose file is in this data folder's games folder
+    and whose columns are what this program writes (the others skipped with a warning), at most
+    ``limit`` of them."""
+    out: list[SavedGame] = []
+    with _reading(data) as con:
+        if con is None:
+            return out
+        rows = con.execute(
+            "SELECT id, path, rules, mode, status, date, players, scores, saved_at, json FROM games"
+            f" WHERE path IS NOT NULL AND {where} ORDER BY id DESC",
+            args,
+        )
+        for row_id, text, rules, mode, status, date, players, scores, saved_at, game_json in rows:
+            path = _row_path(row_id, text, data)  # read only as far as needed
+            if path is None:
+                continue
+            players, scores = _row_json(row_id, "players", players), _row_json(row_id, "scores", scores)
+            game = (
+                _row_game(row_id, game_json)
+                if isinstance(players, list) and isinstance(scores, list)
+                else None
+            )
+            if game is None or not isinstance(rules, str):
+                continue
+            out.append(
+                SavedGame(
+                    path.name,
+                    path,
+                    rules,
+                    _text(mode),
+                    str(status),
+                    _text(date),
+                    players,
+                    scores,
+                    _text(saved_at),
+                    game,
+                )
+            )
+            if len(out) >= limit:
+                break
+    return out
+
+
+def saved_games(
+    data: str | os.PathLike | None = None, *, finished: bool = False, limit: int = MAX_LISTED
+) -> list[SavedGame]:
+    """The newest unfinished games (in progress or abandoned: what ``play --resume`` goes on
+    with) or, with ``finished``, the newest finished ones; at most ``limit``
+    (:data:`MAX_LISTED`), newest first.  Rows whose file is not in this data folder's games
+    folder, or whose game is not JSON, are skipped with a warning."""
+    limit = max(1, min(int(limit), MAX_LISTED))
+    return _saved_rows(data, "status = 'finished'" if finished else "status != 'finished'", limit=limit)
+
+
+def saved_game(name: str, data: str | os.PathLike | None = None) -> SavedGame | None:
+    """The game of the database whose file is ``games/NAME`` of this data folder (any status),
+    or ``None``.  ``name`` is a file name, never a path: anything else is a
+    :class:`~solver.core.errors.UsageError` (the file read is the database's, checked by
+    :func:`game_path`, never one a caller names)."""
+    from ..core.errors import UsageError
+
+    if (
+        not isinstance(name, str)
+        or not 1 <= len(name) <= 255
+        or not name.endswith(".json")
+        or name.startswith(".")
+        or any(c in name for c in "/\\\0")
+        or not name.isprintable()
+    ):
+        raise UsageError(f"{shown(name)} is not the name of a saved game (NAME.json in {games_dir(data)})")
+    found = _saved_rows(data, "path = ?", (f"games/{name}",), limit=1)
+    return found[0] if found else None
+
+
 def unfinished_game(data: str | os.PathLike | None = None) -> tuple[str, dict] | None:
     """The game saved last that is not finished (in progress or abandoned): ``(path, game JSON)``.
 
     Rows whose file is not in this data folder's games folder (:func:`game_path`), or whose game
     is not JSON, are skipped with a warning: resuming never writes anywhere else."""
-    with _reading(data) as con:
-        rows = (
-            []
-            if con is None
-            else con.execute(
-                "SELECT id, path, json FROM games WHERE status != 'finished' AND path IS NOT NULL"
-                " ORDER BY id DESC"
-            ).fetchall()
-        )
-    for row_id, text, game_json in rows:
-        path = _row_path(row_id, text, data)
-        game = None if path is None else _row_game(row_id, game_json)
-        if game is not None:
-            return str(path), game
-    return None
+    found = saved_games(data, limit=1)
+    return (str(found[0].path), found[0].game) if found else None
 
 
 def last_finished_path(data: str | os.PathLike | None = None) -> str | None:

@@ -164,6 +164,7 @@ class PlayerReview:
             "total_loss": round(self.total_loss, 6),
             "average_loss": round(self.average_loss, 6),
             "verdict": self.verdict(label),
+            "rating": verdict_word(self.average_loss, self.total_loss) if self.judgements else None,
         }
 
 
@@ -261,3 +262,58 @@ def win_effects(game: Game, bot) -> dict[int, tuple[float, float]]:
         after = bot.win.chances(cards)[p]
         out[t] = (before, after)
     return out
+
+
+#: the saved game's facts a review report repeats (``yahtzee review --json``)
+REPORT_INFO = ("mode", "dice", "seed", "date", "level", "target")
+
+
+def review_target(game: Game) -> int | None:
+    """The target a solo game played for (``play --solo`` with a record or ``--target``), whose
+    review also gives each decision's P(final >= target); None for none, or for one the game
+    could not have had (a hand-edited file)."""
+    from ..core.bounded import MAX_TARGET
+
+    target = game.info.get("target")
+    if (
+        game.rules.triple
+        or len(game.players) != 1
+        or type(target) is not int
+        or not 1 <= target <= MAX_TARGET
+    ):
+        return None
+    return target
+
+
+def reviews_win(game: Game) -> bool:
+    """Whether a review gives each scored turn's effect on the chance to win (a multi-player
+    game of a rule set with target tables; the caller adds it only when the table is built)."""
+    return len(game.players) >= 2 and game.rules.order != "choose" and not game.rules.triple
+
+
+def review_report(
+    game: Game,
+    advisor: Advisor,
+    reviews: list[PlayerReview],
+    source: str,
+    win: dict[int, tuple[float, float]] | None = None,
+    label: Callable[[str], str] = str,
+) -> dict:
+    """The review as ``yahtzee review --json`` prints it: ``game`` (``source``, the file),
+    ``rules``, ``finished``, the game's :data:`REPORT_INFO`, the advisor's ``note`` (the triple
+    card's), ``players`` (:meth:`PlayerReview.to_json` each, its boxes named by ``label``) and,
+    with ``win`` (:func:`win_effects`), ``p_win_by_turn``."""
+    info = {k: v for k, v in game.info.items() if k in REPORT_INFO}
+    return {
+        "game": source,
+        "rules": game.rules.id,
+        "finished": game.is_over,
+        **info,
+        **({"note": advisor.note} if advisor.note else {}),
+        "players": [r.to_json(label) for r in reviews],
+        **(
+            {"p_win_by_turn": [{"turn": t, "before": b, "after": a} for t, (b, a) in win.items()]}
+            if win
+            else {}
+        ),
+    }

@@ -9,6 +9,7 @@ both surfaces decide alike.
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -117,6 +118,15 @@ def record_message(game: Game, stored) -> str | None:
         return f"you tied your record for {rules_id}: {score} (one more point beats it)"
     gap = previous["score"] - score + 1
     return f"your record for {rules_id} stays {previous['score']} ({gap} more points beat it)"
+
+
+def bots_rng(game: Game) -> random.Random:
+    """The random choices of a game's computer players, seeded by the game's dice (its date or
+    seed), so that a game resumed or replayed on the same dice plays them alike."""
+    info = game.info
+    seed = info.get("seed")
+    seed_text = info.get("date") or ("real" if seed is None else seed)
+    return random.Random(f"{game.rules.id} {seed_text}")
 
 
 def earlier_play(mode: str, rules_id: str, seed, date, data: str | os.PathLike | None = None):

@@ -1,6 +1,7 @@
 """The Starlette application of ``yahtzee serve`` (needs the ``web`` extra).
 
-Pages: ``/`` (the advisor) and ``/play`` (a game), plain HTML, CSS and JavaScript from
+Pages: ``/`` (the advisor), ``/play`` (a game), ``/review`` (a saved game's review) and
+``/stats`` (your statistics), plain HTML, CSS and JavaScript from
 ``static/`` (nothing from elsewhere: it works offline).  The JSON API is under ``/api/``;
 see the README's "Web app" section.  Every error is a 4xx (or a 503 for a damaged table)
 with one JSON line ``{"error": "..."}``, never a traceback.  :class:`solver.web.guard.Guard`
@@ -185,6 +186,8 @@ def create_app(
     routes = [
         Route("/", page("index.html")),
         Route("/play", page("play.html")),
+        Route("/review", page("review.html")),
+        Route("/stats", page("stats.html")),
         Route("/api/hint", api(lambda p, r: service.hint(p)), methods=["GET", "POST"]),
         Route("/api/value", api(lambda p, r: service.value(p)), methods=["GET", "POST"]),
         Route(
@@ -204,6 +207,15 @@ def create_app(
             api(lambda p, r: service.act(r.path_params["game_id"], r.path_params["action"], p)),
             methods=["POST"],
         ),
+        # saved games: listed, resumed, reviewed; the statistics (README "Web app")
+        Route("/api/saved-games", api(lambda p, r: service.saved_list(p))),
+        Route(
+            "/api/saved-games/{name}/resume",
+            api(lambda p, r: _no_params(p) or service.resume_game(r.path_params["name"])),
+            methods=["POST"],
+        ),
+        Route("/api/review", api(lambda p, r: service.review(p))),
+        Route("/api/stats", api(lambda p, r: service.stats(p))),
         catch_all,
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]

@@ -54,6 +54,12 @@ MAX_WIN_TABLES = 2
 #: the web's modes: those of ``yahtzee play`` (``--players`` is hot-seat, ``--real-dice`` a solo
 #: game on typed-in dice)
 MODES = ("solo", "vs-computer", "hot-seat", "daily", "real-dice")
+#: the unfinished saved games listed at most (each replayed to say where it stands: ~15 ms)
+MAX_UNFINISHED = 20
+#: the finished saved games listed at most (the newest)
+MAX_FINISHED = 100
+#: the daily results the stats give at most (the latest; ``played`` counts them all)
+MAX_HISTORY = 366
 
 
 class ApiError(Exception):
@@ -71,6 +77,16 @@ def one_line(text: str) -> str:
     """``text`` on one line, control characters escaped, at most 300 characters."""
     text = printable(str(text))
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+def records_error(exc: SolverError) -> ApiError:
+    """:func:`api_error`, with the records database or a game file that cannot be read a 503
+    (the machine's trouble, not the request's)."""
+    from ..play.records import GameFileError, RecordsError
+
+    if isinstance(exc, (GameFileError, RecordsError)):
+        return ApiError(503, str(exc))
+    return api_error(exc)
 
 
 def api_error(exc: SolverError) -> ApiError:
@@ -489,6 +505,7 @@ class Service:
         from ..play.records import new_game_path
         from ..play.session import (
             HUMAN,
+            bots_rng,
             earlier_play,
             levels,
             mark_assisted,
@@ -573,21 +590,14 @@ class Service:
                 mark_assisted(game, "coach")
         except SolverError as exc:
             raise api_error(exc) from None
-        seed_text = game.info.get("date") or game.info.get("seed")
         web = WebGame(
             id=secrets.token_urlsafe(12),
             game=game,
             path=new_game_path(game, self.data),
-            rng=random.Random(f"{game.rules.id} {seed_text}"),  # the bots' choices, as in ``yahtzee play``
+            rng=bots_rng(game),  # the bots' choices, as in ``yahtzee play``
             warnings=warnings,
         )
-        for i, p in enumerate(game.players):
-            if p.is_bot:
-                self._bot(web, i)
-        with self._games_lock:
-            self._games[web.id] = web
-            while len(self._games) > MAX_GAMES:
-                self._games.popitem(last=False)
+        self._keep(web)
         best = None
         if record_eligible(game):
             from ..play.records import solo_best
@@ -600,13 +610,28 @@ class Service:
         self._update_chances(web)
         return self.state(web)
 
+    def _keep(self, web: WebGame) -> None:
+        """A new game in play: its bots made (a missing table refused now), kept in memory (the
+        oldest games dropped past :data:`MAX_GAMES`)."""
+        for i, p in enumerate(web.game.players):
+            if p.is_bot:
+                self._bot(web, i)
+        with self._games_lock:
+            self._games[web.id] = web
+            while len(self._games) > MAX_GAMES:
+                self._games.popitem(last=False)
+
     def game(self, game_id: str) -> WebGame:
         if not isinstance(game_id, str):
             raise ApiError(404, "no such game")
         with self._games_lock:
             web = self._games.get(game_id)
         if web is None:
-            raise ApiError(404, f"no game {game_id!r} on this server (games live as long as the server)")
+            raise ApiError(
+                404,
+                f"no game {game_id!r} on this server (games live as long as the server: after a "
+                "restart, resume it from the saved games)",
+            )
         return web
 
     def _bot(self, web: WebGame, index: int):
@@ -647,13 +672,11 @@ class Service:
         """Each player's chance to win from here (as ``yahtzee play`` shows after each turn): games
         of two or more players on a rule set whose target table is built (never built for this),
         not the triple card (no target tables) nor a chosen fill order."""
-        from ..engine.target import target_paths
-
         g = web.game
         web.chances = None
         if len(g.players) < 2 or g.is_over or g.rules.triple or g.rules.order == "choose":
             return
-        if not all(p.is_file() for p in target_paths(g.rules, self.tables_dir)):
+        if not self._has_target(g.rules):
             return
         try:
             advisor, table = self._win_tables(g.rules)
@@ -711,6 +734,178 @@ class Service:
             if action in ("score", "undo"):
                 self._update_chances(web)
             return self.state(web)
+
+    # --- saved games: listed, resumed, reviewed; the statistics --------------------------------
+    def _saved(self, name):
+        """The saved game of the data folder whose file is ``games/NAME`` (the database's row,
+        :func:`solver.play.records.saved_game`), or a 4xx."""
+        from ..play.records import games_dir, saved_game
+
+        try:
+            saved = saved_game(name, self.data)
+        except SolverError as exc:
+            raise records_error(exc) from None
+        if saved is None:
+            raise ApiError(404, f"no saved game {name} in {games_dir(self.data)}")
+        return saved
+
+    def _replayed(self, saved) -> Game:
+        """A saved game's file read and replayed (as ``yahtzee review`` and ``play --resume``
+        read it), or a 4xx (a 503 when the machine cannot read it)."""
+        from ..play.records import load_game
+
+        if not saved.path.is_file():
+            raise ApiError(404, f"the file of the saved game {saved.name} is gone ({saved.path})")
+        try:
+            return load_game(saved.path)
+        except SolverError as exc:
+            raise records_error(exc) from None
+
+    def resume_game(self, name) -> dict:
+        """``POST /api/saved-games/NAME/resume``: go on with the unfinished game of the data folder
+        saved as ``games/NAME`` (as ``yahtzee play --resume`` does: its file loaded and replayed);
+        the file is the one the database names, inside the games folder, never a path of the
+        request's.  A game already in play on this server is that game (two copies would
+        overwrite each other's file); a finished one is a 409."""
+        from ..play.session import bots_rng, record_eligible, start_messages
+
+        saved = self._saved(name)
+        if saved.status == "finished":
+            raise ApiError(409, f"the game {name} is finished: review it (/review?game={name})")
+        with self._games_lock:
+            live = [w for w in self._games.values() if w.path == saved.path]
+        for web in live:
+            with web.lock:
+                if web.status == "in_progress" and not web.game.is_over:
+                    return self.state(web)
+        game = self._replayed(saved)
+        if game.is_over:
+            raise ApiError(409, f"the game {name} is over: review it (/review?game={name})")
+        why = _not_played_here(game, saved.path)
+        if why is not None:
+            raise ApiError(400, why)
+        self.advisor(game.rules)  # its table is there (a 409 naming the build when not)
+        if any(p.bot == "win" for p in game.players) and not self._has_target(game.rules):
+            raise ApiError(
+                409,
+                f"this game is against level win, which needs the target table: yahtzee tables "
+                f"build --rules {game.rules.id} --target",
+            )
+        web = WebGame(id=secrets.token_urlsafe(12), game=game, path=saved.path, rng=bots_rng(game))
+        self._keep(web)
+        done = sum(t.is_complete for t in game.turns)
+        web.events.append(f"resumed from {saved.path}: {done} turn{'s' if done != 1 else ''} played")
+        best = None
+        if record_eligible(game):
+            from ..play.records import solo_best
+
+            try:
+                best = solo_best(game.rules.id, self.data)
+            except SolverError as exc:
+                web.warnings.append(str(exc))
+        web.events += start_messages(game, None, best)
+        with web.lock:
+            if game.player.is_bot:  # saved on a computer's turn: it plays first
+                self._bot_turns(web)
+                if game.is_over:
+                    self._finish(web)
+                else:
+                    self._save(web, "in_progress")
+            self._update_chances(web)
+            return self.state(web)
+
+    def _has_target(self, rules) -> bool:
+        """Whether the rule set's target table is built (a request never builds one)."""
+        from ..engine.target import target_paths
+
+        return all(p.is_file() for p in target_paths(rules, self.tables_dir))
+
+    def win_bot(self, rules):
+        """A ``win`` bot of a rule set whose target table is built (its tables shared, as the
+        games' are), or ``None``: a review's chances to win, never a build."""
+        from ..play.bots import WinBot
+
+        rules = self.rules(rules)
+        if not self._has_target(rules):
+            return None
+        try:
+            return WinBot(*self._win_tables(rules))
+        except SolverError as exc:
+            raise api_error(exc) from None
+
+    def saved_list(self, params: dict) -> dict:
+        """``GET /api/saved-games``: ``status`` ``unfinished`` (default: in progress or abandoned,
+        what can be resumed) or ``finished``; ``limit`` (at most :data:`MAX_UNFINISHED` or
+        :data:`MAX_FINISHED`).  ``{"folder", "status", "games": [...]}``, newest first: each
+        game's ``name`` (for resume and review), ``rules``, ``title``, ``mode``, ``level``,
+        ``date``, ``status``, ``players`` (names), ``scores``, ``saved_at``; an unfinished one
+        also ``round`` of ``n_rounds``, ``turns_played``, ``playing`` (in play on this server)
+        and ``resumable``, with ``why`` not."""
+        from ..play.records import games_dir, saved_games
+
+        _fields(params, ("status", "limit"))
+        status = _text(params, "status", "unfinished")
+        if status not in ("unfinished", "finished"):
+            raise ApiError(400, f"status must be unfinished or finished, got {status!r}")
+        finished = status == "finished"
+        most = MAX_FINISHED if finished else MAX_UNFINISHED
+        limit = most if params.get("limit") is None else _whole(params["limit"], "limit", 1, most)
+        try:
+            games = saved_games(self.data, finished=finished, limit=limit)
+        except SolverError as exc:
+            raise records_error(exc) from None
+        with self._games_lock:
+            playing = {w.path for w in self._games.values() if w.status == "in_progress"}
+        return {
+            "folder": str(games_dir(self.data)),
+            "status": status,
+            "games": [_saved_entry(g, finished, g.path in playing) for g in games],
+        }
+
+    def review(self, params: dict) -> dict:
+        """``GET /api/review``: ``game`` (a saved game's name, as :meth:`saved_list` gives it) --
+        every decision of its people beside the best, as ``yahtzee review --json`` writes it
+        (:func:`solver.play.review.review_report`; boxes named for people, as the end of a game
+        names them; each scored turn's chances to win where the rule set's target table is
+        built), plus the game's ``name``, ``status``, ``saved_at``."""
+        from ..play.review import review_game, review_report, review_target, reviews_win, win_effects
+
+        _fields(params, ("game",), ("game",))
+        saved = self._saved(_text(params, "game"))
+        game = self._replayed(saved)
+        advisor = self.advisor(game.rules)
+        target = None
+        if review_target(game) is not None:
+            try:
+                target = self.target_advisor(game.rules)
+            except ApiError as exc:
+                if exc.status != 409:  # 409: no target table; the review is by expected score only
+                    raise
+        humans = [i for i, p in enumerate(game.players) if not p.is_bot]
+        try:
+            reviews = review_game(game, advisor, humans, target)
+            bot = self.win_bot(game.rules) if reviews_win(game) else None
+            win = None if bot is None else win_effects(game, bot)
+        except SolverError as exc:
+            raise records_error(exc) from None
+        return review_report(game, advisor, reviews, str(saved.path), win, box_label) | {
+            "name": saved.name,
+            "status": saved.status,
+            "saved_at": saved.saved_at,
+        }
+
+    def stats(self, params: dict) -> dict:
+        """``GET /api/stats``: ``rules`` (optional: one rule set) -- ``yahtzee stats --json``
+        (:func:`solver.play.stats.statistics`), its daily ``history`` the last :data:`MAX_HISTORY`."""
+        from ..play.stats import statistics
+
+        _fields(params, ("rules",))
+        rules = params.get("rules")
+        rules_id = None if rules in (None, "") else self.rules(rules).id
+        try:
+            return statistics(self.data, rules_id, history=MAX_HISTORY)
+        except SolverError as exc:
+            raise records_error(exc) from None
 
     # --- moves -----------------------------------------------------------------------------
     def _decision(self, g, **kw):
@@ -1020,12 +1215,62 @@ class Service:
             "winners": g.winners() if over else [],
             "path": str(web.path),
             "review_command": f"yahtzee review {web.path}",
+            "saved": web.path.name,  # the name of the saved game: /review?game=NAME
             "record": web.record,
             "share": web.share,
             "optimal": web.optimal,
             "review": web.review,
         }
         return out
+
+
+def _not_played_here(game: Game, path) -> str | None:
+    """Why the web app cannot go on with a saved game (a mode it does not play), or ``None``."""
+    mode = game.info.get("mode")  # a real-dice game is saved as mode solo
+    if mode in MODES:
+        return None
+    return f"the web app does not play {printable(str(mode))} games: yahtzee play --resume {path}"
+
+
+def _saved_entry(saved, finished: bool, playing: bool) -> dict:
+    """A saved game as the pages list it (:meth:`Service.saved_list`); an unfinished one replayed
+    to say where it stands and whether the web app can go on with it."""
+    from ..core.bounded import clipped
+    from ..core.rules import get_rules
+    from ..play.game import Game
+
+    try:
+        title = get_rules(saved.rules).title
+    except SolverError:  # a row of a rule set this version does not know
+        title = None
+    level = saved.game.get("level")
+    out = {
+        "name": saved.name,
+        "rules": saved.rules,
+        "title": title,
+        "mode": saved.mode,
+        "dice": saved.game.get("dice") if saved.game.get("dice") in ("seeded", "daily", "real") else None,
+        "level": level if isinstance(level, str) else None,
+        "date": saved.date,
+        "status": saved.status,
+        "players": [str(p) for p in saved.players],
+        "scores": saved.scores,
+        "saved_at": saved.saved_at,
+    }
+    if finished:
+        return out
+    why = None
+    try:
+        game = Game.from_dict(saved.game)
+        out |= {
+            "round": min(game.round, game.n_rounds),
+            "n_rounds": game.n_rounds,
+            "turns_played": sum(t.is_complete for t in game.turns),
+        }
+        why = _not_played_here(game, saved.path)
+    except SolverError as exc:
+        why = clipped(str(exc), 200)
+    return out | {"playing": playing, "resumable": why is None, "why": why}
 
 
 def card_json(card) -> dict:

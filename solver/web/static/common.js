@@ -106,3 +106,23 @@ const YZ = {
              t.tagName === "SELECT" || t.tagName === "TEXTAREA"));
   },
 };
+
+/* Saved games in words (the play page's saved games, the review and stats pages). */
+Object.assign(YZ, {
+  MODES: {solo: "solo", "vs-computer": "against the computer", daily: "daily challenge", "hot-seat": "hot-seat"},
+
+  /** A saved game's mode in words: "against the computer (hard)", "daily challenge 2026-03-01". */
+  modeWords(g) {
+    let text = YZ.MODES[g.mode] || g.mode || "game";
+    if (g.mode === "vs-computer" && g.level) text += ` (${g.level})`;
+    if (g.mode === "daily" && g.date) text += ` ${g.date}`;
+    if (g.dice === "real") text += " on real dice";
+    return text;
+  },
+
+  /** A saved time as written ("2026-03-01T14:05:09+0100") -> "2026-03-01 14:05". */
+  savedAt(text) {
+    const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(text || "");
+    return m ? `${m[1]} ${m[2]}` : "";
+  },
+});

@@ -251,6 +251,7 @@
     $("share-box").hidden = !s.share;
     $("share").textContent = s.share || "";
     $("review-cmd").textContent = s.review_command;
+    $("review-link").href = `/review?game=${encodeURIComponent(s.saved)}`;
     $("again").focus();
   }
 
@@ -395,6 +396,8 @@
     (state.real_dice ? $("real-dice") : $("roll")).focus();
   }
 
+  function notice(text) { $("notice").textContent = text; $("notice").hidden = !text; }
+
   function showSetupError(message) {
     let p = $("setup-error");
     if (!p) {
@@ -449,7 +452,7 @@
     $("quit").addEventListener("click", async () => {
       if (!game || game.over) return;
       const s = await move("quit");
-      if (s) toSetup();
+      if (s) { toSetup(); document.dispatchEvent(new Event("yz:saved")); }  // a game quit is listed
     });
     $("again").addEventListener("click", toSetup);
     $("copy").addEventListener("click", copyShare);
@@ -467,7 +470,11 @@
     } catch (e) { /* the list only helps typing */ }
     const id = new URLSearchParams(location.search).get("game");
     if (id) {
-      try { render(await YZ.api(`/api/games/${encodeURIComponent(id)}`)); } catch (e) { /* a game of an earlier server */ }
+      try {
+        const s = await YZ.api(`/api/games/${encodeURIComponent(id)}`);
+        if (s.status === "abandoned") notice(`This game was abandoned on turn ${s.round}${s.round > 1 || s.dice ? " (saved: resume it below)" : ""}; start a new one.`);
+        else render(s);
+      } catch (e) { notice(`The game of this link cannot be shown: ${e.message}.`); }
     }
     document.body.dataset.ready = "1";
   }
