@@ -898,12 +898,12 @@ def play_table_games(
 
 # --- grading: each decision's loss against a value table ---------------------------
 @njit(cache=True, inline="always")
-def _keep_loss(ev, r, keep, subkeeps, n_subkeeps):
-    """The best keep of roll ``r`` by ``ev`` minus the value of ``keep`` (points, >= 0)."""
+def _best_of(ev, r, subkeeps, n_subkeeps):
+    """The value of the best keep of roll ``r`` by ``ev``."""
     best = NEG_INF
     for j in range(n_subkeeps[r]):
         best = max(best, ev[subkeeps[r, j]])
-    return best - ev[keep]
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -944,32 +944,48 @@ def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, e
 
 
 @njit(cache=True, nogil=True)
-def grade_games(j0, j1, l0, pos_lane, masks, moves, e0_all, e1_all, succ_all, ra, loss):
+def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, graded):
     """Each decision's loss in the recorded turns ``j0 .. j1`` against the tables of
-    :func:`group_tables` (lane ``pos_lane[j]``, rows from ``l0``): ``masks`` (n,) int64 the
-    filled boxes before the turn, ``moves`` (n, N_MOVES) int16 the turn (:data:`MOVE_ROLL1` ..).
+    :func:`group_tables` (lane ``pos_lane[j]``, rows from ``l0``; ``lane_f`` (lanes,) the
+    lanes' flags): ``masks`` (n,) int64 the filled boxes before the turn, ``moves``
+    (n, N_MOVES) int16 the turn (:data:`MOVE_ROLL1` ..).
 
-    Output, caller-allocated: ``loss`` (n, 3) float64 -- the best option's value minus that of
-    the one taken, for the keep with two rolls left, the keep with one (0 when the turn
-    stopped before it) and the box.  The five-of-a-kind bonus is the same in every box, so it
-    drops out of the box's loss.
+    Output, caller-allocated, ``graded`` (n, 6) float64, in expected points by the table:
+
+    * 0 .. 2 -- the losses: the best option's value minus that of the one taken, for the keep
+      with two rolls left, the keep with one (0 when the turn stopped before it) and the box
+      (the five-of-a-kind bonus is the same in every box, so it drops out);
+    * 3 -- the value of the first roll (its best keep's), what column 4 .. 5 go on from;
+    * 4, 5 -- the luck of the second and third roll: the value of the roll minus that of the
+      keep it was rolled from (0 where the turn stopped before).
+
+    A turn's points are the value of the first roll minus the losses plus the luck, the
+    next state's value deducted: so the sums over a game are ``score = V(empty) - losses +
+    luck``, each luck term of mean 0.
     """
     subkeeps, n_subkeeps = ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     flag_rows, roll_face = ra.flag_rows, ra.roll_face
-    rows_mask, joker_mode, order = ra.rows_mask, ra.joker_mode, ra.order
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     roll_offset = ra.add_die.shape[0] - score.shape[0]
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
-        r = np.int64(moves[i, MOVE_ROLL1]) - roll_offset
-        loss[i, 0] = _keep_loss(e1_all[lane], r, np.int64(moves[i, MOVE_KEEP1]), subkeeps, n_subkeeps)
-        loss[i, 1] = 0.0
-        if moves[i, MOVE_KEEP2] >= 0:
-            r = np.int64(moves[i, MOVE_ROLL2]) - roll_offset
-            loss[i, 1] = _keep_loss(e0_all[lane], r, np.int64(moves[i, MOVE_KEEP2]), subkeeps, n_subkeeps)
+        e0, e1 = e0_all[lane], e1_all[lane]
+        keep1, keep2 = np.int64(moves[i, MOVE_KEEP1]), np.int64(moves[i, MOVE_KEEP2])
+        first = _best_of(e1, np.int64(moves[i, MOVE_ROLL1]) - roll_offset, subkeeps, n_subkeeps)
+        graded[i, 0] = first - e1[keep1]
+        graded[i, 1] = 0.0
+        graded[i, 3] = first
+        graded[i, 4] = 0.0
+        graded[i, 5] = 0.0
+        if keep2 >= 0:
+            second = _best_of(e0, np.int64(moves[i, MOVE_ROLL2]) - roll_offset, subkeeps, n_subkeeps)
+            graded[i, 1] = second - e0[keep2]
+            graded[i, 4] = second - e1[keep1]
         r = np.int64(moves[i, MOVE_FINAL]) - roll_offset
         taken = np.int64(moves[i, MOVE_BOX])
-        bits, use_joker = legal_boxes(masks[i], r, box_face, roll_face, rows_mask, joker_mode, order)
+        mask = masks[i]
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         best = NEG_INF
         chosen = NEG_INF
         rest = bits
@@ -982,7 +998,10 @@ def grade_games(j0, j1, l0, pos_lane, masks, moves, e0_all, e1_all, succ_all, ra
             best = max(best, v)
             if b == taken:
                 chosen = v
-        loss[i, 2] = best - chosen
+        graded[i, 2] = best - chosen
+        if keep2 >= 0 and keep2 != np.int64(moves[i, MOVE_ROLL2]):  # rolled a third time
+            extra = five_kind_bonus(mask, r, lane_f[pos_lane[i]], roll_face, rows_mask, bonus)
+            graded[i, 5] = best + extra - e0[keep2]
 
 
 # --- simple bots (random, frequent) -------------------------------------------

@@ -107,16 +107,18 @@ class Grader:
     :func:`~solver.engine.dp.kernel_values` reads it), in the kernels, ``workers`` in threads.
 
     A turn's record is a row of ``moves`` (``_kernels.MOVE_ROLL1`` ..: the rolls, the keeps,
-    the box) and the card's state ``(mask, u, f)`` before it; its grade a row of ``loss`` (3):
-    the best keep's value minus the kept one's with two rolls left, the same with one roll
-    left (0 when the turn stopped before), the best box's value minus the chosen one's --
-    all in expected points, what the table says the decision cost.  Under ``order=choose``
+    the box) and the card's state ``(mask, u, f)`` before it; its grade a row of ``graded``
+    (6): the losses -- the best keep's value minus the kept one's with two rolls left, the same
+    with one roll left (0 when the turn stopped before), the best box's value minus the chosen
+    one's; all in expected points, what the table says the decision cost -- then the luck of
+    the three rolls (the first roll's value minus the state's, then each roll's value minus
+    the keep's it came from; see :func:`solver.engine._kernels.grade_games`).  Under ``order=choose``
     the direction is a decision too, taken before the first roll: a turn from the empty card
     is graded in the direction of the box it filled (the one end of the card it may go in),
     and the direction costs :meth:`direction_loss`.
 
     The turn functions (:func:`table_turn`, :func:`target_turn`) leave the last turn's
-    ``moves`` and ``loss`` here, row ``j`` the ``j``-th game of the turn's output order.
+    ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order.
     """
 
     def __init__(self, K, workers, rules: RuleSet, values: np.ndarray):
@@ -125,7 +127,7 @@ class Grader:
         self.K, self.workers, self.rules, self.values = K, workers, rules, values
         self.ra = rule_arrays(rules)
         self.moves: np.ndarray | None = None
-        self.loss: np.ndarray | None = None
+        self.graded: np.ndarray | None = None
         self._worth: dict[str, float] | None = None
 
     def new_moves(self, n: int) -> np.ndarray:
@@ -140,15 +142,15 @@ class Grader:
         return max(self._worth.values()) - self._worth[direction]
 
     def grade(self, mask, u, f, moves) -> tuple[np.ndarray, np.ndarray | None]:
-        """``(loss, direction)`` of recorded turns from states ``(mask, u, f)`` ((n,) int64 each,
-        ``u`` capped): ``loss`` (n, 3) as above; ``direction`` (n,) the direction's loss of the
+        """``(graded, direction)`` of recorded turns from states ``(mask, u, f)`` ((n,) int64 each,
+        ``u`` capped): ``graded`` (n, 6) as above; ``direction`` (n,) the direction's loss of the
         turns from the empty card under ``order=choose`` (0 for the others), else None."""
         rules = self.rules
         if rules.order != "choose" or not (mask == 0).any():
             return self.grade_rows(self.ra, mask, u, f, moves), None
         from .dp import rule_arrays
 
-        loss = np.empty((len(mask), 3))
+        loss = np.empty((len(mask), 6))
         direction = np.zeros(len(mask))
         first = mask == 0
         up = first & (moves[:, self.K.MOVE_BOX] == rules.n_boxes - 1)
@@ -164,7 +166,7 @@ class Grader:
         return loss, direction
 
     def grade_rows(self, ra, mask, u, f, moves) -> np.ndarray:
-        """(n, 3) the losses of recorded turns from states ``(mask, u, f)`` under the rule arrays ``ra``."""
+        """(n, 6) the grades of recorded turns from states ``(mask, u, f)`` under the rule arrays ``ra``."""
         values = self.values
         cap, n_flags = values.shape[1] - 1, values.shape[2]
         key = (mask * (cap + 1) + u) * n_flags + f
@@ -178,7 +180,7 @@ class Grader:
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         width, batches = lane_batches(group_lane)
         tables = lane_tables(width, ra.box_face.shape[0])
-        graded = np.empty((len(mask), 3))
+        graded = np.empty((len(mask), 6))
         for g0, g1, l0 in batches:
             self.grade_batch(
                 values, ra, (g0, g1, l0), (lane_mask, lane_u, lane_f, group_lane),
@@ -208,9 +210,12 @@ class Grader:
             self.workers.run(fill, lo, hi, pieces=min(4 * self.workers.threads, -(-(hi - lo) // BLOCK_LANES)))
 
         def grade(a: int, b: int) -> None:
-            K.grade_games(a, b, l0, pos_lane, masks, moves, e0_all, e1_all, succ_all, ra, loss)
+            K.grade_games(a, b, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, loss)
 
         self.workers.run(grade, *games)
+        j0, j1 = games
+        lane = pos_lane[j0:j1]  # the first roll's luck: its value minus the state's
+        loss[j0:j1, 3] -= self.values[masks[j0:j1], lane_u[lane], lane_f[lane]]
 
 
 def table_turn(
@@ -218,7 +223,7 @@ def table_turn(
 ) -> None:
     """One turn of every game of ``state`` with a table bot; the games end up, sorted by
     mask, in ``spare``/``spare_ids`` (see :func:`solver.engine._kernels.group_games`).  With
-    ``grader`` the turns are recorded and graded (its ``moves``/``loss``, rows as ``spare``),
+    ``grader`` the turns are recorded and graded (its ``moves``/``graded``, rows as ``spare``),
     from the bot's own turn tables when it plays the grader's table."""
     nb = ra.box_face.shape[0]
     groups = K.group_games(
@@ -230,7 +235,7 @@ def table_turn(
     moves = np.empty((0, K.N_MOVES), dtype=np.int16)
     if grader is not None:
         moves = grader.moves = grader.new_moves(len(state))
-        grader.loss = np.empty((len(state), 3))
+        grader.graded = np.empty((len(state), 6))
         masks = spare[:, nb + K.COL_MASK].astype(np.int64)  # before the turn
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         own = grader.values is values
@@ -254,7 +259,7 @@ def table_turn(
         if grader is not None:
             grader.grade_batch(
                 None if own else grader.values, ra, (g0, g1, l0), (lane_mask, lane_u, lane_f, group_lane),
-                games, pos_lane, masks, moves, grade_tables, grader.loss,
+                games, pos_lane, masks, moves, grade_tables, grader.graded,
             )  # fmt: skip
 
 
@@ -263,7 +268,7 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
     target is reached or out of reach play for expected score (:func:`table_turn`), the
     others from target-play tables of their lanes ``(mask, u, f, need)``.  Returns the
     games and their ids, reordered; with ``grader`` (whose table is ``values``) the turns are
-    recorded and graded (its ``moves``/``loss``, rows in that order)."""
+    recorded and graded (its ``moves``/``graded``, rows in that order)."""
     rules_n = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     w, w_off, w_len = target.w, target.off, target.length
@@ -285,7 +290,7 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         parts_ids.append(spare_ids)
         if grader is not None:
             parts_moves.append(grader.moves)
-            parts_loss.append(grader.loss)
+            parts_loss.append(grader.graded)
     tg = np.flatnonzero(for_target)
     if len(tg):
         t_max = int(w_len.max(initial=0)) + 1
@@ -322,7 +327,7 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
             parts_moves.append(moves)
             parts_loss.append(grader.grade_rows(ra, mask[sel], u[sel], f[sel], moves))
     if grader is not None:
-        grader.moves, grader.loss = np.concatenate(parts_moves), np.concatenate(parts_loss)
+        grader.moves, grader.graded = np.concatenate(parts_moves), np.concatenate(parts_loss)
     return np.concatenate(parts_state), np.concatenate(parts_ids)
 
 
@@ -366,7 +371,10 @@ class RegretRecorder:
 
     Per game (in game order): ``game_loss`` (N,) float64 the points its decisions lost in all,
     ``game_keep_loss`` (N,) those of its keeps, ``game_direction_loss`` (N,) its direction's
-    (under ``order=choose``, else None); the box decisions lost the rest.  Summed over the
+    (under ``order=choose``, else None); the box decisions lost the rest.  ``game_luck`` (N,)
+    what its dice gave against their expectation (the rolls' luck, :func:`grade_games`): each
+    game's score is the table's value of the empty card minus its loss plus its luck, to the
+    last bits of the sums.  Summed over the
     games: ``turn_loss`` (turns, 3) and ``turn_decisions`` (turns, 3) the losses and the
     number of decisions of each turn (keep with two rolls left, with one, box);
     ``box_loss`` (n_boxes, 2) the keep and box losses of the turns that filled each box,
@@ -381,26 +389,31 @@ class RegretRecorder:
         self.game_loss = np.zeros(games)
         self.game_keep_loss = np.zeros(games)
         self.game_direction_loss = np.zeros(games) if rules.order == "choose" else None
+        self.game_luck = np.zeros(games)
         self.turn_loss = np.zeros((turns, 3))
         self.turn_decisions = np.zeros((turns, 3), dtype=np.int64)
         self.box_loss = np.zeros((nb, 2))
         self.box_turns = np.zeros(nb, dtype=np.int64)
         self._worst = _no_worst(nb)
 
-    def add_turn(self, turn: int, rows, moves, loss, scores_after, bonuses_after, direction=None) -> None:
+    def add_turn(self, turn: int, rows, moves, graded, scores_after, bonuses_after, direction=None) -> None:
         """Turn ``turn`` of the games ``rows`` ((n,) indices into the per-game arrays): their
-        ``moves`` and ``loss`` (:class:`Grader`), the box scores after the turn ``scores_after``
+        ``moves`` and ``graded`` (:class:`Grader`), the box scores after the turn ``scores_after``
         ((n, n_boxes), -1 open) and five-of-a-kind bonuses ``bonuses_after`` (n,) (to write the
         worst positions out), ``direction`` (n,) the direction's loss (turn 0, ``order=choose``)."""
         from . import _kernels as K
 
         nb = self.rules.n_boxes
+        loss = graded[:, :3]
         keep = loss[:, 0] + loss[:, 1]
         self.game_loss[rows] += keep + loss[:, 2]
         self.game_keep_loss[rows] += keep
+        self.game_luck[rows] += graded[:, 3] + graded[:, 4] + graded[:, 5]
         if direction is not None and self.game_direction_loss is not None:
             self.game_direction_loss[rows] += direction
             self.game_loss[rows] += direction
+            # the first roll's luck is against the chosen direction's value, the table's less that
+            self.game_luck[rows] += direction
         self.turn_loss[turn] += loss.sum(axis=0)
         self.turn_decisions[turn] += (len(rows), int((moves[:, K.MOVE_KEEP2] >= 0).sum()), len(rows))
         box = moves[:, K.MOVE_BOX].astype(np.intp)
@@ -411,7 +424,7 @@ class RegretRecorder:
             self._add_worst(turn, rows, moves, loss, scores_after, bonuses_after)
 
     def _add_worst(self, turn, rows, moves, loss, scores_after, bonuses_after) -> None:
-        flat = loss.reshape(-1)
+        flat = np.ascontiguousarray(loss).reshape(-1)
         cand = np.flatnonzero(flat > TIE_TOLERANCE)
         if len(cand) > self.n_worst:  # only what can still be among the worst (all ties of the last)
             cut = -np.partition(-flat[cand], self.n_worst - 1)[self.n_worst - 1]
@@ -540,10 +553,10 @@ def run_games(
                     workers.run(play, 0, n)
                     if grader is not None:
                         grader.moves = moves
-                        grader.loss, graded_direction = grader.grade(*before, moves)
+                        grader.graded, graded_direction = grader.grade(*before, moves)
                 if grader is not None:
                     regret.add_turn(
-                        turn, c0 + ids, grader.moves, grader.loss, state[:, :nb], state[:, nb + K.COL_BONUSES],
+                        turn, c0 + ids, grader.moves, grader.graded, state[:, :nb], state[:, nb + K.COL_BONUSES],
                         graded_direction,
                     )  # fmt: skip
                 now = n * (turn + 1) // turns

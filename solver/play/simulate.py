@@ -98,7 +98,9 @@ class Regret:
     (expected points), so a game's summed losses ``game_loss`` (N,) have the expectation
     ``value`` minus the bot's expected score -- without the luck of the dice.
     ``game_keep_loss`` (N,) the keeps' part, ``game_direction_loss`` (N,) the direction's
-    (``order=choose``; else None), the rest the boxes'.  ``turn_loss`` / ``turn_decisions``
+    (``order=choose``; else None), the rest the boxes'; ``game_luck`` (N,) what the dice gave
+    against their expectation, so that each score is ``value - game_loss + game_luck``
+    (:class:`~solver.engine.playout.RegretRecorder`).  ``turn_loss`` / ``turn_decisions``
     (turns, 3): summed losses and counts of each turn's keep with two rolls left, with one,
     box; ``box_loss`` (n_boxes, 2) the keep and box losses of the turns that filled each box,
     ``box_turns`` (n_boxes,) their number; ``worst`` the costliest decisions
@@ -109,6 +111,7 @@ class Regret:
     game_loss: np.ndarray
     game_keep_loss: np.ndarray
     game_direction_loss: np.ndarray | None
+    game_luck: np.ndarray
     turn_loss: np.ndarray
     turn_decisions: np.ndarray
     box_loss: np.ndarray
@@ -124,6 +127,7 @@ class Regret:
             game_loss=recorder.game_loss,
             game_keep_loss=recorder.game_keep_loss,
             game_direction_loss=recorder.game_direction_loss,
+            game_luck=recorder.game_luck,
             turn_loss=recorder.turn_loss,
             turn_decisions=recorder.turn_decisions,
             box_loss=recorder.box_loss,
@@ -182,12 +186,16 @@ def regret_summary(result: SimulationResult) -> dict:
     }
     if r.game_direction_loss is not None:
         parts["direction"] = (direction, n)
+    luck, luck_se = mean_and_se(r.game_luck)
     out: dict = {
         "optimal_value": r.value,
         "loss_per_game": mean,
         "standard_error": se,
         "ci95": [mean - Z95 * se, mean + Z95 * se],
         "expected_score": r.value - mean,
+        # mean score = optimal_value - loss + luck, game by game; the luck's expectation is 0
+        "luck_per_game": luck,
+        "luck_standard_error": luck_se,
     }
     for name, (per_game, decisions) in parts.items():
         m, e = mean_and_se(per_game)
