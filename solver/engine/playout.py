@@ -112,10 +112,10 @@ class Grader:
     with one roll left (0 when the turn stopped before), the best box's value minus the chosen
     one's; all in expected points, what the table says the decision cost -- then the luck of
     the three rolls (the first roll's value minus the state's, then each roll's value minus
-    the keep's it came from; see :func:`solver.engine._kernels.grade_games`).  Under ``order=choose``
-    the direction is a decision too, taken before the first roll: a turn from the empty card
-    is graded in the direction of the box it filled (the one end of the card it may go in),
-    and the direction costs :meth:`direction_loss`.
+    the keep's it came from; see :func:`solver.engine._kernels.grade_games`).  Under
+    ``order=choose`` the direction is a decision too: a table bot takes it before the first
+    roll (its first turn is graded in that direction, which costs :meth:`direction_loss`);
+    any other bot shows it by its first box, so its first turn is graded with both ends open.
 
     The turn functions (:func:`table_turn`, :func:`target_turn`) leave the last turn's
     ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order.
@@ -128,42 +128,32 @@ class Grader:
         self.ra = rule_arrays(rules)
         self.moves: np.ndarray | None = None
         self.graded: np.ndarray | None = None
-        self._worth: dict[str, float] | None = None
+        self._worth: dict[str | None, float] | None = None
 
     def new_moves(self, n: int) -> np.ndarray:
         return np.empty((n, self.K.N_MOVES), dtype=np.int16)
 
-    def direction_loss(self, direction: str) -> float:
-        """Under ``order=choose``: what choosing ``direction`` costs against the best one (points)."""
+    def direction_loss(self, direction: str | None) -> float:
+        """Under ``order=choose``: what playing ``direction`` costs against the best one (points);
+        ``None``: the direction shown by the first box, chosen once the first turn's dice are
+        seen -- worth more than either, so its "loss" is a gain (negative)."""
         if self._worth is None:
-            from .turn import direction_values
+            from .turn import TurnValues, direction_values
 
             self._worth = direction_values(self.rules, self.values)
-        return max(self._worth.values()) - self._worth[direction]
+            self._worth[None] = TurnValues(self.rules, (0, 0, 0), self.values).value
+        return max(self._worth["down"], self._worth["up"]) - self._worth[direction]
 
     def grade(self, mask, u, f, moves) -> tuple[np.ndarray, np.ndarray | None]:
         """``(graded, direction)`` of recorded turns from states ``(mask, u, f)`` ((n,) int64 each,
-        ``u`` capped): ``graded`` (n, 6) as above; ``direction`` (n,) the direction's loss of the
-        turns from the empty card under ``order=choose`` (0 for the others), else None."""
-        rules = self.rules
-        if rules.order != "choose" or not (mask == 0).any():
-            return self.grade_rows(self.ra, mask, u, f, moves), None
-        from .dp import rule_arrays
-
-        loss = np.empty((len(mask), 6))
-        direction = np.zeros(len(mask))
-        first = mask == 0
-        up = first & (moves[:, self.K.MOVE_BOX] == rules.n_boxes - 1)
-        for rows, ra in (
-            (~first, self.ra),
-            (first & ~up, rule_arrays(rules.directed("down"))),
-            (up, rule_arrays(rules.directed("up"))),
-        ):
-            if rows.any():
-                loss[rows] = self.grade_rows(ra, mask[rows], u[rows], f[rows], moves[rows])
-        direction[first & ~up] = self.direction_loss("down")
-        direction[up] = self.direction_loss("up")
-        return loss, direction
+        ``u`` capped): ``graded`` (n, 6) as above; ``direction`` (n,) under ``order=choose``, else
+        None: 0 but for the turns from the empty card, graded with both ends of the card open
+        (a bot may show its direction by its first box, after the dice), which take
+        ``direction_loss(None)``."""
+        graded = self.grade_rows(self.ra, mask, u, f, moves)
+        if self.rules.order != "choose":
+            return graded, None
+        return graded, np.where(mask == 0, self.direction_loss(None), 0.0)
 
     def grade_rows(self, ra, mask, u, f, moves) -> np.ndarray:
         """(n, 6) the grades of recorded turns from states ``(mask, u, f)`` under the rule arrays ``ra``."""
