@@ -471,25 +471,26 @@ def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng, moves=None) -> 
     name = bot_name(bot)
     dice = Dice(stream.next_five())
     # the columns of _kernels.MOVE_ROLL1 ..: the first roll, its keep, the second roll, its keep
-    turn = [D.ROLL_OFFSET + dice.index, -1, -1, -1]
+    turn = [D.ROLL_OFFSET + dice.index, -1, -1, -1] if moves is not None else None
     for rolls_left in (2, 1):
         keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
         if not is_sub_multiset(keep, dice.values):
             raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
-        turn[1 if rolls_left == 2 else 3] = D.keep_index(keep)
+        if turn is not None:
+            turn[1 if rolls_left == 2 else 3] = D.keep_index(keep)
         if len(keep) == D.N_DICE:
             if rules.all_rolls:
                 raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
             break
         dice = Dice(reroll_keep(keep, stream.next_five()))
-        if rolls_left == 2:
+        if turn is not None and rolls_left == 2:
             turn[2] = D.ROLL_OFFSET + dice.index
     box = bot.choose_box(card, dice, rng)
     try:
         after = card.score(box, dice)
     except IllegalMoveError as exc:
         raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
-    if moves is not None:
+    if turn is not None:
         filled = (after.filled_mask ^ card.filled_mask).bit_length() - 1
         moves[:] = (*turn, D.ROLL_OFFSET + dice.index, filled)
     return after
