@@ -23,10 +23,9 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from _child import run_json_child
+from _child import bench_folders, run_json_child
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,18 +66,16 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from solver.engine.tables import get_table
+    from solver.core.rules import get_rules
     from solver.engine.target import target_paths
 
-    tables = args.tables or tempfile.mkdtemp(prefix="bench-tables-")
-    table = get_table(args.rules, tables, build_if_missing=True, progress=False)
-    cache = os.environ.get("NUMBA_CACHE_DIR") or tempfile.mkdtemp(prefix="numba-bench-")
+    tables, table, cache = bench_folders(args.rules, args.tables)
     print(
         f"{args.rules}: table value {table.empty_card_value:.7f}, {args.threads} threads, "
         f"cpu count {os.cpu_count()}, medians of {args.repeat}"
     )
     run_child(args.rules, "frequent", 200, args.threads, tables, "gap", cache)  # fill the numba cache
-    has_target = all(p.is_file() for p in target_paths(args.rules, tables))
+    has_target = all(p.is_file() for p in target_paths(get_rules(args.rules), tables))
     timing, gaps = [], []
     for bot in args.bots.split(","):
         if bot.startswith("target:") and not has_target:

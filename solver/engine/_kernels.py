@@ -610,6 +610,13 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
 #
 # Every game writes only its own rows and its decisions depend only on its own stream, so
 # results are identical for any thread count, chunking or game order.  No fastmath.
+#
+# Grading (exact regret): given a ``moves`` array (zero rows: nothing recorded) the play
+# kernels record each game's turn -- its rolls, keeps and box (:data:`MOVE_ROLL1` ..) -- and
+# :func:`grade_games` values each decision against a value table's turn tables (those of the
+# bot itself when it plays that table, else :func:`lane_turn_tables`): the best option's value
+# minus the one taken, and each roll's luck.  A turn recorded by the Python engine is graded
+# by the same kernel.
 # ============================================================================
 
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
@@ -696,6 +703,27 @@ def _apply(games, i, b, s, bonus, box_face, five_kind):
 
 
 # --- table bots (optimal, heuristic, greedy) ---------------------------------
+@njit(cache=True, inline="always")
+def _box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_rows):
+    """What roll ``r`` in legal box ``b`` is worth by the successor rows ``succ`` (column ``col``,
+    :func:`successors`), the roll's five-of-a-kind bonus (the same in every box) aside."""
+    s = placement_score(r, b, use_joker, score, joker_score)
+    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+    return add + succ[cand, col]
+
+
+@njit(cache=True, inline="always")
+def _best_box_worth(r, bits, use_joker, succ, col, score, joker_score, box_face, flag_rows):
+    """The most roll ``r`` is worth in any of the boxes ``bits`` (:func:`_box_worth`)."""
+    best = NEG_INF
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        best = max(best, _box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_rows))
+    return best
+
+
 @njit(cache=True, inline="always")
 def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
     """The keep of roll ``r`` with the largest ``ev`` (ties within ``tol``: the last sub-keep)."""
@@ -873,21 +901,16 @@ def play_table_games(
         games[i, nb + COL_DICE] = k
         r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        best = NEG_INF
+        best = _best_box_worth(r, bits, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
         rest = bits
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-            best = max(best, add + succ_all[cand, lane])
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-            if add + succ_all[cand, lane] >= best - tol:
+            if (
+                _box_worth(r, b, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
+                >= best - tol
+            ):
+                s = placement_score(r, b, use_joker, score, joker_score)
                 extra = five_kind_bonus(
                     mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus
                 )
@@ -986,18 +1009,10 @@ def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ
         taken = np.int64(moves[i, MOVE_BOX])
         mask = masks[i]
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        best = NEG_INF
-        chosen = NEG_INF
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-            v = add + succ_all[cand, lane]
-            best = max(best, v)
-            if b == taken:
-                chosen = v
+        best = _best_box_worth(r, bits, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
+        chosen = NEG_INF  # (a box that is not legal loses everything: never recorded)
+        if (bits >> taken) & 1:
+            chosen = _box_worth(r, taken, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
         graded[i, 2] = best - chosen
         if keep2 >= 0 and keep2 != np.int64(moves[i, MOVE_ROLL2]):  # rolled a third time
             extra = five_kind_bonus(mask, r, lane_f[pos_lane[i]], roll_face, rows_mask, bonus)
