@@ -307,11 +307,15 @@ def test_cli_reports_the_gap_both_ways(tables_dir, capsys, tmp_path, monkeypatch
     assert gap["score_difference"] == pytest.approx(-data["paired"]["mean_difference"])
     assert abs(gap["z"]) < 4 and gap["se_ratio"] > 1
     assert {"keeps", "boxes", "by_turn", "by_box", "optimal_value", "expected_score"} <= set(regret)
-    assert abs(data["vs_stats"]["regret"]["loss_per_game"]) < 1e-9  # optimal: no strength gap
-    assert "strength_gap" not in data["vs_stats"]["regret"]
+    assert "regret" not in data["vs_stats"]  # the optimal bot is graded only when asked
+    code, out, err = run(capsys, *argv, "--tables", str(tables_dir), "--json", "--bot", "optimal", "--regret")
+    regret = json.loads(out)["stats"]["regret"]
+    assert abs(regret["loss_per_game"]) < 1e-9 and "strength_gap" not in regret  # nothing lost
 
     code, out, err = run(capsys, *argv, "--tables", str(tables_dir), "--json", "--no-regret")
     assert code == 0 and "regret" not in json.loads(out)["stats"]
+    code, out, err = run(capsys, *argv, "--tables", str(tables_dir), "--no-regret")
+    assert code == 0 and "graded" not in out
 
 
 def test_cli_grades_only_when_the_table_is_there(tmp_path, capsys):

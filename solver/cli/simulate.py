@@ -187,6 +187,8 @@ def run_simulate(args) -> int:
     for i, name in enumerate([args.bot] + ([args.vs] if args.vs is not None else [])):
         bot = get_bot(name, rules, args.tables, build_if_missing=True, progress=progress)
         worst = args.worst_count if args.worst is not None and i == 0 else 0
+        # the optimal bot loses nothing: graded only when asked (--regret, --worst)
+        grade = graded and (name.strip().lower() != "optimal" or bool(args.regret) or worst > 0)
         results.append(
             simulate(
                 rules,
@@ -196,11 +198,12 @@ def run_simulate(args) -> int:
                 threads=args.threads,
                 progress=progress,
                 tables_dir=args.tables,
-                regret=graded,
+                regret=grade,
                 worst=worst,
             )  # fmt: skip
         )
-    gaps = strength_gaps(results, args, progress) if graded else [None] * len(results)
+    graded_any = any(r.regret is not None for r in results)
+    gaps = strength_gaps(results, args, progress) if graded_any else [None] * len(results)
     seconds = time.perf_counter() - start
     pair = paired(results[0], results[1]) if len(results) == 2 else None
     shares = target_shares(results, target) if target is not None else None
@@ -233,7 +236,7 @@ def run_simulate(args) -> int:
         for result, gap in zip(results, gaps, strict=True):
             if result.regret is not None:
                 print("\n".join(regret_lines(result, gap)))
-        if not graded:
+        if not graded and args.regret is None:  # not asked either way, and the table is missing
             print(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
     if worst_lines is not None:
         _write_worst(args, worst_lines)
@@ -245,7 +248,7 @@ def run_simulate(args) -> int:
 def strength_gaps(results, args, progress: bool) -> list:
     """Each graded bot's gap to optimal both ways (:func:`solver.play.simulate.strength_gap`),
     against the optimal bot on the same dice (played for it unless one of ``results`` is it);
-    None for the optimal bot itself."""
+    None for the optimal bot itself and a bot not graded."""
     from ..play.simulate import simulate, strength_gap
 
     optimal = next((r for r in results if r.bot == "optimal"), None)
@@ -254,7 +257,7 @@ def strength_gaps(results, args, progress: bool) -> list:
             results[0].rules, "optimal", args.games, args.seed, threads=args.threads,
             progress=progress, tables_dir=args.tables,
         )  # fmt: skip
-    return [None if r.bot == "optimal" else strength_gap(r, optimal) for r in results]
+    return [None if r.bot == "optimal" or r.regret is None else strength_gap(r, optimal) for r in results]
 
 
 def regret_json(result, gap) -> dict:
