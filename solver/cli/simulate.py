@@ -75,6 +75,20 @@ def register(sub) -> None:
         metavar="N",
         help=f"how many decisions --worst writes (default {DEFAULT_WORST})",
     )
+    p.add_argument(
+        "--workers",
+        type=whole(1, 256),
+        default=None,
+        metavar="N",
+        help="split the games over N local processes (the same results as one process)",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help='play the games on a Dask cluster, e.g. tcp://host:8786 (pip install -e ".[cluster]"; '
+        "the same results as one process)",
+    )
     add_quiet(p)
     add_tables(p)
     p.set_defaults(func=run_simulate)
@@ -145,6 +159,27 @@ def _check_bot_name(name: str) -> None:
         raise UsageError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or module:attr for your own)")
 
 
+def run_split(args, rules, name: str, grade: bool, worst: int, progress: bool):
+    """``--workers N`` / ``--cluster ADDRESS``: the games split by ranges
+    (:func:`solver.play.distributed.simulate_parallel`), with a progress bar."""
+    from ..engine.playout import progress_ticks
+    from ..play.distributed import simulate_parallel
+
+    with progress_ticks(progress, args.games, f"{name} on {rules.id}") as tick:
+        return simulate_parallel(
+            rules,
+            name,
+            args.games,
+            args.seed,
+            workers=args.workers,
+            cluster=args.cluster,
+            tables_dir=args.tables,
+            regret=grade,
+            worst=worst,
+            progress=tick,
+        )
+
+
 def run_simulate(args) -> int:
     import time
 
@@ -176,6 +211,8 @@ def run_simulate(args) -> int:
     if target is not None and target < 1:
         raise UsageError(f"--target must be a score of 1 or more, got {target}")
 
+    if args.workers is not None and args.cluster is not None:
+        raise UsageError("--workers and --cluster: choose one (local processes, or a Dask cluster)")
     graded = grades(args, rules)
     if args.worst is not None:
         check_output("--worst", args.worst)
@@ -187,6 +224,9 @@ def run_simulate(args) -> int:
         worst = args.worst_count if args.worst is not None and i == 0 else 0
         # the optimal bot loses nothing: graded only when asked (--regret, --worst)
         grade = graded and (name.strip().lower() != "optimal" or bool(args.regret) or worst > 0)
+        if args.workers is not None or args.cluster is not None:  # split by game ranges
+            results.append(run_split(args, rules, name, grade, worst, progress))
+            continue
         results.append(
             simulate(  # by name: a bot program started by simulate is ended by it
                 rules,

@@ -1,0 +1,215 @@
+"""A simulation split by game ranges: over local worker processes or a Dask cluster.
+
+Games are independent and seeded by index (game ``g`` of seed ``s`` has its own dice stream),
+so ``games`` games starting at ``game0`` can be played as pieces ``[a, b)`` anywhere and put
+back together in game order: the per-game results are exactly those of one local run (same
+scores, same bonuses, same per-game losses when graded), and every statistic computed from
+them is too.  Sums kept per turn and per box (the regret's breakdown) are added piece by piece,
+so they agree with a local run to the last bits of the additions only.
+
+* ``workers=N``: ``N`` local processes (``concurrent.futures``, spawned: each imports the
+  package and loads the compiled kernels from the numba cache).
+* ``cluster="tcp://HOST:8786"`` (or a ``distributed.Client``): the pieces are tasks of a Dask
+  distributed cluster (``pip install -e ".[cluster]"``); each worker needs this package and
+  reads its tables from its own tables folder (built there when missing, atomically).
+
+The bot is given by name (``optimal``, ``module:attr`` importable on the workers, a
+``cmd:PROGRAM`` present on them: each piece starts its own program), never as an object.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core.errors import UsageError
+from ..core.rules import get_rules
+from .simulate import Regret, SimulationResult, simulate
+
+#: the most pieces a run is split into (each costs a task and a result to send back)
+MAX_PIECES = 4096
+
+
+def split_games(games: int, game0: int, pieces: int) -> list[tuple[int, int]]:
+    """``pieces`` ranges ``(first game, number of games)`` covering ``game0 .. game0 + games - 1``
+    in order, as equal as can be (the first ones one game longer)."""
+    pieces = max(1, min(int(pieces), int(games)))
+    size, extra = divmod(int(games), pieces)
+    out, start = [], int(game0)
+    for k in range(pieces):
+        n = size + (1 if k < extra else 0)
+        out.append((start, n))
+        start += n
+    return out
+
+
+def play_piece(rules_id: str, bot: str, seed: int, first: int, n: int, options: dict) -> SimulationResult:
+    """One piece, in a worker: games ``first .. first + n - 1`` on one thread, the table (the
+    regret's, 8 MB for yahtzee) left out of what is sent back."""
+    result = simulate(rules_id, bot, n, seed, game0=first, threads=1, progress=False, **options)
+    if result.regret is not None:
+        result.regret.table = None
+    return result
+
+
+def simulate_parallel(
+    rules,
+    bot: str,
+    games: int,
+    seed: int = 0,
+    *,
+    game0: int = 0,
+    workers: int | None = None,
+    cluster=None,
+    pieces: int | None = None,
+    tables_dir=None,
+    regret: bool = False,
+    worst: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """:func:`~solver.play.simulate.simulate` split into ``pieces`` game ranges (default: four per
+    worker) run by ``workers`` local processes or on ``cluster`` (see the module docstring);
+    ``progress(n)`` is called as pieces of ``n`` games finish.  The result is in game order."""
+    rules = get_rules(rules)
+    if not isinstance(bot, str):
+        raise UsageError("a simulation split over processes names its bot (a name, module:attr or cmd:...)")
+    if (workers is None) == (cluster is None):
+        raise UsageError("give either workers (local processes) or a cluster, not both")
+    if workers is not None and not 1 <= int(workers) <= 256:
+        raise UsageError(f"workers must be 1 to 256, got {workers}")
+    n_workers = int(workers) if workers is not None else None
+    client = None
+    if cluster is not None:
+        client = _client(cluster)
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+    count = min(MAX_PIECES, pieces if pieces is not None else 4 * n_workers)
+    ranges = split_games(games, game0, count)
+    if regret or bot.strip().lower() == "optimal":  # the table first, once, not by every worker
+        from ..engine.tables import get_table
+
+        get_table(rules, tables_dir, build_if_missing=True, progress=False)
+    options = {
+        "tables_dir": None if tables_dir is None else os.fspath(tables_dir),
+        "regret": regret,
+        "worst": worst,
+    }
+    args = [(rules.id, bot, int(seed), first, n, options) for first, n in ranges]
+    if client is not None:
+        done = _run_dask(client, args, progress)
+        if client is not cluster:
+            client.close()
+    else:
+        done = _run_local(n_workers, args, progress)
+    merged = merge_results(done)
+    if merged.regret is not None:
+        from ..engine.tables import get_table
+
+        merged.regret.table = get_table(rules, tables_dir, build_if_missing=False, progress=False)
+    return merged
+
+
+def _client(cluster):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError('a cluster run needs Dask distributed: pip install -e ".[cluster]"') from None
+    if isinstance(cluster, Client):
+        return cluster
+    if not isinstance(cluster, str):
+        raise UsageError(f"cluster is a scheduler address like tcp://host:8786, got {cluster!r}")
+    try:
+        return Client(cluster, timeout=30)
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
+
+
+def _run_local(n_workers: int, args: list, progress) -> list[SimulationResult]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")  # no forked numba threads or open pipes
+    out: dict[int, SimulationResult] = {}
+    with ProcessPoolExecutor(n_workers, mp_context=context) as pool:
+        futures = {pool.submit(play_piece, *a): k for k, a in enumerate(args)}
+        for future in as_completed(futures):
+            out[futures[future]] = future.result()
+            if progress is not None:
+                progress(args[futures[future]][4])
+    return [out[k] for k in range(len(args))]
+
+
+def _run_dask(client, args: list, progress) -> list[SimulationResult]:
+    from distributed import as_completed
+
+    futures = [client.submit(play_piece, *a, pure=False) for a in args]
+    index = {f.key: k for k, f in enumerate(futures)}
+    out: dict[int, SimulationResult] = {}
+    for future in as_completed(futures):
+        k = index[future.key]
+        out[k] = future.result()
+        if progress is not None:
+            progress(args[k][4])
+    return [out[k] for k in range(len(args))]
+
+
+def merge_results(parts: list[SimulationResult]) -> SimulationResult:
+    """Consecutive pieces (in game order) of one run as one result: per-game arrays joined,
+    sums added, the worst decisions the costliest of all the pieces' (their games renumbered)."""
+    first = parts[0]
+    for a, b in zip(parts, parts[1:], strict=False):
+        if b.game0 != a.game0 + a.games or (b.rules, b.bot, b.seed) != (a.rules, a.bot, a.seed):
+            raise ValueError("the pieces are not consecutive ranges of one run")
+    join = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+    cards = None if any(p.cards is None for p in parts) else join("cards")
+    return SimulationResult(
+        rules=first.rules,
+        bot=first.bot,
+        seed=first.seed,
+        game0=first.game0,
+        scores=join("scores"),
+        upper_bonus=join("upper_bonus"),
+        yahtzee=join("yahtzee"),
+        yahtzee_bonuses=join("yahtzee_bonuses"),
+        box_sums=np.sum([p.box_sums for p in parts], axis=0),
+        threads=sum(p.threads for p in parts),
+        engine=first.engine,
+        seconds=max(p.seconds for p in parts),
+        cpu_seconds=sum(p.cpu_seconds for p in parts),
+        cards=cards,
+        regret=_merge_regret(parts) if first.regret is not None else None,
+    )
+
+
+def _merge_regret(parts: list[SimulationResult]) -> Regret:
+    regrets = [p.regret for p in parts]
+    join = lambda name: np.concatenate([getattr(r, name) for r in regrets])  # noqa: E731
+    add = lambda name: np.sum([getattr(r, name) for r in regrets], axis=0)  # noqa: E731
+    worst: dict = {}
+    offset = 0
+    pieces = []
+    for p in parts:
+        w = dict(p.regret.worst)
+        w["game"] = w["game"] + offset  # an index into the joined per-game arrays
+        pieces.append(w)
+        offset += p.games
+    keep = max((len(w["loss"]) for w in pieces), default=0)
+    if pieces:
+        worst = {k: np.concatenate([w[k] for w in pieces]) for k in pieces[0]}
+        # the costliest first; ties by game, turn, decision (as one run orders them)
+        order = np.lexsort((worst["stage"], worst["turn"], worst["game"], -worst["loss"]))[:keep]
+        worst = {k: v[order] for k, v in worst.items()}
+    direction = None if regrets[0].game_direction_loss is None else join("game_direction_loss")
+    return Regret(
+        value=regrets[0].value,
+        game_loss=join("game_loss"),
+        game_keep_loss=join("game_keep_loss"),
+        game_direction_loss=direction,
+        game_luck=join("game_luck"),
+        turn_loss=add("turn_loss"),
+        turn_decisions=add("turn_decisions"),
+        box_loss=add("box_loss"),
+        box_turns=add("box_turns"),
+        worst=worst,
+    )

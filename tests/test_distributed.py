@@ -1,0 +1,117 @@
+"""A simulation split by game ranges -- over local processes and on a Dask cluster started by the
+test -- gives exactly the per-game results of one local run (scores, bonuses, per-game losses)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solver.cli.entry import main
+from solver.play.distributed import merge_results, simulate_parallel, split_games
+from solver.play.simulate import simulate
+
+pytestmark = pytest.mark.slow  # processes and a cluster start (still run in CI)
+
+
+@given(st.integers(1, 5000), st.integers(0, 10**6), st.integers(1, 64))
+def test_split_games_covers_the_range_in_order(games, game0, pieces):
+    ranges = split_games(games, game0, pieces)
+    assert ranges[0][0] == game0 and sum(n for _, n in ranges) == games
+    assert all(a + n == b for (a, n), (b, _) in zip(ranges, ranges[1:], strict=False))
+    assert max(n for _, n in ranges) - min(n for _, n in ranges) <= 1 and all(n > 0 for _, n in ranges)
+
+
+def same_games(a, b) -> None:
+    for name in ("scores", "upper_bonus", "yahtzee", "yahtzee_bonuses"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    for key in ("mean", "std", "p50", "max", "upper_bonus_rate"):
+        assert a.summary()[key] == b.summary()[key], key
+    if a.regret is not None:
+        assert np.array_equal(a.regret.game_loss, b.regret.game_loss)
+        assert np.array_equal(a.regret.game_luck, b.regret.game_luck)
+        assert np.allclose(a.regret.turn_loss, b.regret.turn_loss, rtol=1e-12, atol=1e-9)
+        assert np.array_equal(a.regret.worst["loss"], b.regret.worst["loss"])
+        assert np.array_equal(a.regret.worst["game"], b.regret.worst["game"])
+
+
+def test_local_workers_give_the_local_run(tables_dir):
+    tables_dir.table("yahtzee")
+    local = simulate(
+        "yahtzee", "heuristic", 3000, seed=5, game0=11, tables_dir=tables_dir, regret=True, worst=20
+    )
+    split = simulate_parallel(
+        "yahtzee",
+        "heuristic",
+        3000,
+        seed=5,
+        game0=11,
+        workers=2,
+        pieces=5,
+        tables_dir=tables_dir,
+        regret=True,
+        worst=20,
+    )
+    same_games(local, split)
+
+
+def test_a_dask_cluster_gives_the_local_run(tables_dir):
+    distributed = pytest.importorskip("distributed")
+    tables_dir.table("yahtzee")
+    local = simulate("yahtzee", "greedy", 2000, seed=3, tables_dir=tables_dir, regret=True)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        split = simulate_parallel(
+            "yahtzee", "greedy", 2000, seed=3, cluster=client, pieces=4, tables_dir=tables_dir, regret=True
+        )
+        same_games(local, split)
+        # the command line, by the scheduler's address
+        code = main(
+            [
+                "simulate", "--bot", "frequent", "--games", "1000", "--seed", "2", "--cluster",
+                cluster.scheduler_address, "--tables", str(tables_dir), "--json", "--quiet", "--no-regret",
+            ]
+        )  # fmt: skip
+    assert code == 0
+
+
+def test_the_command_line_splits_over_workers(tables_dir, capsys):
+    tables_dir.table("yahtzee")
+    argv = [
+        "simulate",
+        "--bot",
+        "greedy",
+        "--games",
+        "1200",
+        "--seed",
+        "8",
+        "--tables",
+        str(tables_dir),
+        "--json",
+    ]
+    assert main([*argv, "--quiet"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--quiet", "--workers", "2"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    for key in ("mean", "std", "p5", "p95", "upper_bonus_rate", "yahtzee_rate"):
+        assert one["stats"][key] == two["stats"][key], key
+    assert one["stats"]["regret"]["loss_per_game"] == pytest.approx(
+        two["stats"]["regret"]["loss_per_game"], abs=1e-12
+    )
+    assert main([*argv, "--workers", "2", "--cluster", "tcp://127.0.0.1:1"]) == 2
+    assert "choose one" in capsys.readouterr().err
+
+
+def test_pieces_must_be_consecutive(tables_dir):
+    tables_dir.table("yahtzee")
+    a = simulate("yahtzee", "greedy", 10, seed=1, game0=0, tables_dir=tables_dir)
+    c = simulate("yahtzee", "greedy", 10, seed=1, game0=20, tables_dir=tables_dir)
+    with pytest.raises(ValueError, match="consecutive"):
+        merge_results([a, c])
