@@ -247,11 +247,32 @@ class BatchAdvisor:
         return evaluate
 
     # --- no rolls left: boxes ----------------------------------------------------
+    def best_placements(self, mask, u, f, roll) -> tuple[np.ndarray, np.ndarray]:
+        """(n,) each position's best box with no rolls left and its score (ties: the first in
+        card order, as the ranking puts it first): the box that stopping implies."""
+        ev, score, _ = self._placement_values(mask, u, f, roll)
+        box = ev.argmax(axis=1)  # the first of equal values
+        return box, score[np.arange(len(box)), box]
+
     def _rank_placements(self, mask, u, f, roll, filled):
         """Every legal box of each position, valued by the rules' step (:meth:`RuleSet.step`, or
         its kernel twin for large batches) and ranked."""
+        ev, score, bonus = self._placement_values(mask, u, f, roll)
+        legal = ev > -np.inf
+        rank = np.argsort(-ev, axis=1, kind="stable")
+        return (
+            np.take_along_axis(ev, rank, axis=1),
+            rank.astype(np.int16),
+            np.take_along_axis(score, rank, axis=1),
+            legal.sum(axis=1),
+            bonus,
+        )
+
+    def _placement_values(self, mask, u, f, roll):
+        """(n, n_boxes) each box's value (-inf where the roll may not go), (n, n_boxes) its
+        score and (n,) the roll's Yahtzee bonus."""
         rules = self.rules
-        n, nb = filled.shape
+        n, nb = len(mask), rules.n_boxes
         ev = np.empty((n, nb))
         score = np.empty((n, nb), dtype=np.int64)
         bonus = np.empty(n, dtype=np.int64)
@@ -272,15 +293,7 @@ class BatchAdvisor:
                     ev[i, b] = objective(points, float(values[nxt])) + extra
                     score[i, b] = s
                     bonus[i] = extra
-        legal = ev > -np.inf
-        rank = np.argsort(-ev, axis=1, kind="stable")
-        return (
-            np.take_along_axis(ev, rank, axis=1),
-            rank.astype(np.int16),
-            np.take_along_axis(score, rank, axis=1),
-            legal.sum(axis=1),
-            bonus,
-        )
+        return ev, score, bonus
 
 
 class Ranked:

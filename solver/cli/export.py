@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from . import add_quiet, add_rules, add_tables, whole
+from . import add_quiet, add_rules, add_seed, add_tables, whole
 
 SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 
 
 def register(sub) -> None:
-    from ..core.streams import MAX_SEED
     from ..play.export import MAX_GAMES, MAX_POSITIONS
 
     p = sub.add_parser(
@@ -45,13 +44,7 @@ def register(sub) -> None:
         metavar="N",
         help=f"positions to write (--spread: default 100000; a bot: at most N), at most {MAX_POSITIONS:,}",
     )
-    p.add_argument(
-        "--seed",
-        type=whole(0, MAX_SEED),
-        default=0,
-        metavar="S",
-        help=f"dice seed, 0 to {MAX_SEED} (default 0)",
-    )
+    add_seed(p)
     add_rules(p)
     add_tables(p)
     add_quiet(p)

@@ -54,7 +54,7 @@ MAX_GAMES = 2_000_000
 #: positions per pass (and per Parquet row group)
 CHUNK = 1 << 16
 #: the spread sampler draws cards in groups of this many sharing their filled boxes ...
-SPREAD_CARDS = 16
+SPREAD_CARDS = 32
 #: ... and gives each card this many positions (dice and rolls left of their own): positions of
 #: the same card state are ranked together, one table computation for them all
 SPREAD_PER_CARD = 4
@@ -376,13 +376,9 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         ev[slots] = ranked.keep_ev[valid]
         keep[slots] = ids = ranked.keep_id[valid]
         if not rules.all_rolls:  # keeping all five names the box that stopping implies: the best now
-            stops = advisor.rank_states(
-                mask[k], u[k], f[k], block.roll[k], np.zeros(len(k), dtype=np.int64), base[k]
-            )
-            five = _KEEP_SIZE[ids] == D.N_DICE
-            row = np.broadcast_to(np.arange(len(k))[:, None], valid.shape)[valid][five]
-            stop_box[slots[five]] = stops.place_box[row, 0]
-            stop_score[slots[five]] = stops.place_score[row, 0]
+            # one option of each row keeps all five (row-major: in the rows' order)
+            five = slots[_KEEP_SIZE[ids] == D.N_DICE]
+            stop_box[five], stop_score[five] = advisor.best_placements(mask[k], u[k], f[k], block.roll[k])
     if len(p):
         valid = np.arange(ranked.place_ev.shape[1])[None, :] < ranked.place_n[:, None]
         slots = (offsets[p][:, None] + np.arange(valid.shape[1])[None, :])[valid]
