@@ -6,19 +6,23 @@ Each position is written with what ``hint --json`` says of it (``rules``, ``card
 pyarrow).  The positions come from one of two samplers, as blocks of arrays
 (:class:`PositionBlock`):
 
-* :func:`bot_blocks` -- every decision of games ``0 .. N - 1`` of a bot under a dice seed, in
-  game order (the games of ``yahtzee simulate --bot B --seed S``); each position also has
-  ``game``, ``turn`` (1-based) and ``chosen`` (the index in ``options`` of the bot's move).  The
-  table bots (``optimal``, ``heuristic``, ``greedy``) play many games at once on the batch
-  advisor's arrays (:class:`solver.advice.batch.BatchAdvisor`, ranked by the bot's own values);
-  any other bot plays one game after another through the game model
-  (:class:`~solver.play.game.Game`, :meth:`~solver.play.game.Game.decisions`).
+* :func:`bot_blocks` -- every decision of games ``0 .. N - 1`` of a bot under a dice seed (the
+  games of ``yahtzee simulate --bot B --seed S``); each position also has ``game``, ``turn``
+  (1-based), ``roll`` (the roll the decision follows) and ``chosen`` (the index in ``options``
+  of the bot's move).  The table bots (``optimal``, ``heuristic``, ``greedy``) play
+  :data:`BOT_BATCH` games at once on the batch advisor's arrays
+  (:class:`solver.advice.batch.BatchAdvisor`, ranked by the bot's own values), their decisions
+  written turn by turn (sort by game, turn, roll for game order); any other bot plays one game
+  after another through the game model (:class:`~solver.play.game.Game`,
+  :meth:`~solver.play.game.Game.decisions`), in game order.
 * :func:`spread_blocks` -- positions spread over the reachable cards, drawn from
   ``numpy.random.default_rng([seed, SPREAD_DOMAIN])``: the number of filled boxes uniform from
   0 to ``n_boxes - 1``; which boxes, uniform among the sets of that size the fill order allows;
   each filled box a score some roll gives it there, uniform over its distinct scores (so
   ``yahtzee`` is 0 or 50, each half the time); no Yahtzee bonuses; five dice uniform (each
-  sorted roll with its probability); rolls left uniform over 0, 1, 2.
+  sorted roll with its probability); rolls left uniform over 0, 1, 2.  For speed
+  :data:`SPREAD_CARDS` cards share their filled boxes and each card gives
+  :data:`SPREAD_PER_CARD` positions (the same card state is ranked once for them).
 
 Both are written :data:`CHUNK` positions at a time (a Parquet row group each), atomically: a
 reader sees the old file or the whole new one.  In Parquet the values are float64 at full
