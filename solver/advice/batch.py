@@ -78,8 +78,35 @@ _RAW_KEEPS, _RAW_VALID = _reversed_subkeeps()
 _ROLL_INDEX = {roll: r for r, roll in enumerate(D.ROLLS)}
 
 
+def card_states(rules: RuleSet, scores: np.ndarray, bonus_count: np.ndarray):
+    """The table states of many cards: ``scores`` (n, n_boxes) each box's score, -1 when open;
+    ``bonus_count`` (n,) the Yahtzee bonuses earned.  Returns (n,) int64 arrays ``mask`` (the
+    filled boxes), ``u`` (the upper total, capped), ``f`` (a five-of-a-kind row holds 50) and
+    ``base`` (the card's total, bonuses included) -- what :class:`ScoreCard` says one by one."""
+    scores = np.asarray(scores, dtype=np.int64)
+    filled = scores >= 0
+    scores = np.where(filled, scores, 0)
+    mask = (filled.astype(np.int64) << np.arange(rules.n_boxes, dtype=np.int64)).sum(axis=1)
+    upper = scores[:, list(rules.upper_indices)].sum(axis=1)
+    lower = scores[:, list(rules.lower_indices)].sum(axis=1)
+    reached = upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(scores), dtype=bool)
+    total = upper + np.where(reached, rules.upper_bonus, 0) + lower
+    total += np.asarray(bonus_count, dtype=np.int64) * rules.bonus
+    u = np.minimum(upper, rules.upper_cap)
+    if rules.n_flags == 2:  # a five-of-a-kind row holds 50
+        rows = list(rules.five_kind_rows)
+        f = (filled[:, rows] & (scores[:, rows] == 50)).any(axis=1).astype(np.int64)
+    else:
+        f = np.zeros(len(scores), dtype=np.int64)
+    return mask, u, f, total
+
+
 class BatchAdvisor:
     """Ranks many positions of one rule set at once (see the module docstring)."""
+
+    #: batches with fewer card states than this take the plain-Python path (:data:`PYTHON_STATES`);
+    #: 0 for a caller that runs the kernels anyway (their start-up is paid once)
+    python_states = PYTHON_STATES
 
     def __init__(self, table: Table):
         self.table = table
@@ -111,34 +138,31 @@ class BatchAdvisor:
                 raise TypeError(f"expected a Position, got {p!r}")
             if p.card.rules is not rules and p.card.rules != rules:
                 raise UsageError(f"this advisor plays {rules.id}, the position is {p.rules.id}")
-        ranked = Ranked(rules, positions)
-        ranked.values, ranked.turn_rules = self.values, self._turn_rules
         if not positions:
+            ranked = Ranked(rules, positions)
+            ranked.values, ranked.turn_rules = self.values, self._turn_rules
             return ranked
         cards = [p.card for p in positions]
         scores = np.array([c.scores for c in cards], dtype=np.float64).reshape(len(cards), rules.n_boxes)
-        filled = ~np.isnan(scores)
-        scores = np.where(filled, scores, 0.0).astype(np.int64)
-        mask = (filled.astype(np.int64) << np.arange(rules.n_boxes, dtype=np.int64)).sum(axis=1)
-        upper = scores[:, list(rules.upper_indices)].sum(axis=1)
-        lower = scores[:, list(rules.lower_indices)].sum(axis=1)
+        scores = np.where(np.isnan(scores), -1.0, scores).astype(np.int64)
         bonus_count = np.fromiter((c.yahtzee_bonus_count for c in cards), np.int64, len(cards))
-        reached = (
-            upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(cards), dtype=bool)
-        )
-        total = upper + np.where(reached, rules.upper_bonus, 0) + lower
-        total += bonus_count * rules.bonus
-        u = np.minimum(upper, rules.upper_cap)
-        if rules.n_flags == 2:  # a five-of-a-kind row holds 50
-            rows = list(rules.five_kind_rows)
-            f = (filled[:, rows] & (scores[:, rows] == 50)).any(axis=1).astype(np.int64)
-        else:
-            f = np.zeros(len(cards), dtype=np.int64)
+        mask, u, f, base = card_states(rules, scores, bonus_count)
         roll = np.fromiter((_ROLL_INDEX[p.dice.values] for p in positions), np.int64, len(positions))
         rolls_left = np.fromiter((p.rolls_left for p in positions), np.int64, len(positions))
-        ranked.base = total.astype(np.float64)
-        ranked.rolls_left = rolls_left
-        ranked.row = np.zeros(len(positions), dtype=np.int64)
+        return self.rank_states(mask, u, f, roll, rolls_left, base, positions)
+
+    def rank_states(
+        self, mask, u, f, roll, rolls_left, base, positions: list[Position] | None = None
+    ) -> Ranked:
+        """The ranked options of positions given as arrays (n,) each: the card states
+        (:func:`card_states`), the roll index (``Dice.index``), rolls left and the points on the
+        card.  Without ``positions`` the result has the arrays only (no :meth:`Ranked.to_json`)."""
+        rules = self.rules
+        ranked = Ranked(rules, positions if positions is not None else [None] * len(mask))
+        ranked.values, ranked.turn_rules = self.values, self._turn_rules
+        ranked.base = np.asarray(base, dtype=np.float64)
+        ranked.rolls_left = rolls_left = np.asarray(rolls_left, dtype=np.int64)
+        ranked.row = np.zeros(len(rolls_left), dtype=np.int64)
         keep_rows = np.flatnonzero(rolls_left > 0)
         place_rows = np.flatnonzero(rolls_left == 0)
         ranked.row[keep_rows] = np.arange(len(keep_rows))
@@ -150,8 +174,9 @@ class BatchAdvisor:
             )
         if len(place_rows):
             k = place_rows
+            filled = (mask[k, None] >> np.arange(rules.n_boxes, dtype=np.int64)) & 1 == 1
             ranked.place_ev, ranked.place_box, ranked.place_score, ranked.place_n, ranked.place_bonus = (
-                self._rank_placements(mask[k], u[k], f[k], roll[k], filled[k])
+                self._rank_placements(mask[k], u[k], f[k], roll[k], filled)
             )
         return ranked
 
@@ -170,7 +195,7 @@ class BatchAdvisor:
         local = (lane_of.reshape(-1) - group_lane_of)[:, None]
         stage = (rolls_left[order] - 1)[:, None]
         keeps = _RAW_KEEPS[roll[order]]
-        evaluate = self._kernel_evaluator() if len(lanes) >= PYTHON_STATES else self._python_evaluator
+        evaluate = self._kernel_evaluator() if len(lanes) >= self.python_states else self._python_evaluator
         ev = np.empty((len(order), _MAX_KEEPS))
         for g in range(len(group_lane) - 1):
             a, b = group_lane[g], group_lane[g + 1]
@@ -210,24 +235,48 @@ class BatchAdvisor:
         values = self.values
         no_tracking = np.empty((0, 0), dtype=np.int64)
         turn_tables = _kernels.turn_tables
+        # the rule arrays once (hashing a rule set for the cache costs more than a small kernel
+        # call); only the empty card of order=choose plays by other rules (the direction's)
+        ra = dp.rule_arrays(self.rules)
 
         def evaluate(mask, lane_u, lane_f, e):
             succ = np.empty((6 * self.rules.n_boxes, len(lane_u)))
-            ra = dp.rule_arrays(self._turn_rules(mask))
-            turn_tables(mask, lane_u, lane_f, values, ra, e[0], e[1], succ, 0, no_tracking)
+            rules = dp.rule_arrays(self._turn_rules(mask)) if mask == 0 else ra
+            turn_tables(mask, lane_u, lane_f, values, rules, e[0], e[1], succ, 0, no_tracking)
 
         return evaluate
 
     # --- no rolls left: boxes ----------------------------------------------------
+    def best_placements(self, mask, u, f, roll) -> tuple[np.ndarray, np.ndarray]:
+        """(n,) each position's best box with no rolls left and its score (ties: the first in
+        card order, as the ranking puts it first): the box that stopping implies."""
+        ev, score, _ = self._placement_values(mask, u, f, roll)
+        box = ev.argmax(axis=1)  # the first of equal values
+        return box, score[np.arange(len(box)), box]
+
     def _rank_placements(self, mask, u, f, roll, filled):
         """Every legal box of each position, valued by the rules' step (:meth:`RuleSet.step`, or
         its kernel twin for large batches) and ranked."""
+        ev, score, bonus = self._placement_values(mask, u, f, roll)
+        legal = ev > -np.inf
+        rank = np.argsort(-ev, axis=1, kind="stable")
+        return (
+            np.take_along_axis(ev, rank, axis=1),
+            rank.astype(np.int16),
+            np.take_along_axis(score, rank, axis=1),
+            legal.sum(axis=1),
+            bonus,
+        )
+
+    def _placement_values(self, mask, u, f, roll):
+        """(n, n_boxes) each box's value (-inf where the roll may not go), (n, n_boxes) its
+        score and (n,) the roll's Yahtzee bonus."""
         rules = self.rules
-        n, nb = filled.shape
+        n, nb = len(mask), rules.n_boxes
         ev = np.empty((n, nb))
         score = np.empty((n, nb), dtype=np.int64)
         bonus = np.empty(n, dtype=np.int64)
-        if n >= PYTHON_STATES:
+        if n >= self.python_states:
             from ..engine import _kernels, dp
 
             _kernels.placement_values(mask, u, f, roll, self.values, dp.rule_arrays(rules), ev, score, bonus)
@@ -244,15 +293,7 @@ class BatchAdvisor:
                     ev[i, b] = objective(points, float(values[nxt])) + extra
                     score[i, b] = s
                     bonus[i] = extra
-        legal = ev > -np.inf
-        rank = np.argsort(-ev, axis=1, kind="stable")
-        return (
-            np.take_along_axis(ev, rank, axis=1),
-            rank.astype(np.int16),
-            np.take_along_axis(score, rank, axis=1),
-            legal.sum(axis=1),
-            bonus,
-        )
+        return ev, score, bonus
 
 
 class Ranked:

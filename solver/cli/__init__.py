@@ -72,7 +72,13 @@ def add_rules(
 def add_seed_and_threads(
     parser: argparse.ArgumentParser, threads_help: str = "worker threads (default: all cores)"
 ) -> None:
-    """``--seed S`` (the dice streams' whole range, default 0) and ``--threads N`` of a batch command."""
+    """``--seed S`` (:func:`add_seed`) and ``--threads N`` of a batch command."""
+    add_seed(parser)
+    parser.add_argument("--threads", type=whole(), default=None, metavar="N", help=threads_help)
+
+
+def add_seed(parser: argparse.ArgumentParser) -> None:
+    """``--seed S``: the dice streams' whole range, default 0."""
     from ..core.streams import MAX_SEED
 
     parser.add_argument(
@@ -82,7 +88,6 @@ def add_seed_and_threads(
         metavar="S",
         help=f"dice seed, 0 to {MAX_SEED} (default 0)",
     )
-    parser.add_argument("--threads", type=whole(), default=None, metavar="N", help=threads_help)
 
 
 def check_threads(threads: int | None) -> None:

@@ -27,6 +27,7 @@ COMMAND_MODULES = {
     "stats": "stats",
     "distribution": "distribution",
     "serve": "serve",
+    "export": "export",
 }
 
 

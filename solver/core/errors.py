@@ -70,3 +70,8 @@ class TableError(SolverError):
 
 class MissingTableError(TableError):
     """No table has been built yet for a rule set."""
+
+
+class MissingExtraError(SolverError, ImportError):
+    """An optional dependency (an extra such as ``rl`` or ``export``) is not installed; the
+    message is one line saying how to install it."""

@@ -1,0 +1,313 @@
+"""yahtzee export (solver/play/export.py): the samplers, the values against Advisor.advise, Parquet read
+back with pyarrow, JSON lines, the bot's games as the game model plays them, and the command's errors."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from solver.cli import main
+from solver.core.dice import Dice
+from solver.core.rules import get_rules
+from solver.core.streams import MAX_SEED, SeededStream, seeded_dice
+from solver.play import export as E
+from solver.play.bots import get_bot
+from solver.play.game import Game, Player, play_bot_turn
+from solver.play.simulate import game_rng
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def test_seeded_dice_are_the_streams():
+    for seed in (0, 7, MAX_SEED):
+        games = np.array([0, 1, 5, 2**40])
+        drawn = np.array([0, 5, 35, 100])
+        got = seeded_dice(seed, games, drawn)
+        for row, g, k in zip(got.tolist(), games.tolist(), drawn.tolist(), strict=True):
+            stream = SeededStream(seed, g)
+            for _ in range(k // 5):
+                stream.next_five()
+            assert tuple(row) == stream.next_five()
+
+
+@pytest.mark.parametrize("spec", ["yahtzee", "yatzy", "yahtzee+order=down", "yatzy+order=choose"])
+def test_spread_positions_are_reachable_and_spread(spec):
+    rules = get_rules(spec)
+    blocks = list(E.spread_blocks(rules, 20000, 3, chunk=8192))
+    assert [len(b) for b in blocks] == [8192, 8192, 3616]
+    block = blocks[0]
+    positions = block.positions(rules)  # ScoreCard checks every card: scores, fill order
+    filled = np.concatenate([(b.scores >= 0).sum(axis=1) for b in blocks])
+    assert set(filled.tolist()) == set(range(rules.n_boxes))
+    assert set(block.rolls_left.tolist()) == {0, 1, 2}
+    assert all(rules.is_reachable_mask(p.card.filled_mask) for p in positions)
+    assert len({p.dice for p in positions}) > 240  # nearly all of the 252 rolls
+    assert len({str(p.card) for p in positions}) > len(positions) / (2 * E.SPREAD_PER_CARD)
+    again = next(E.spread_blocks(rules, 20000, 3, chunk=8192))
+    assert np.array_equal(again.scores, block.scores) and np.array_equal(again.roll, block.roll)
+    other = next(E.spread_blocks(rules, 20000, 4, chunk=8192))
+    assert not np.array_equal(other.roll, block.roll)
+
+
+def advisor_json(advisor, position):
+    return advisor.advise(position).to_json()
+
+
+def test_spread_parquet_matches_the_advisor(tables_dir, tmp_path):
+    tables_dir.table("yahtzee")
+    advisor = tables_dir.advisor("yahtzee")
+    out = tmp_path / "spread.parquet"
+    n = E.export_positions(out, "yahtzee", positions=3000, seed=5, tables_dir=tables_dir)
+    assert n == 3000
+    table = pq.read_table(out)
+    assert table.num_rows == 3000
+    assert table.schema.metadata[b"rules"] == b"yahtzee"
+    rows = E.parquet_rows(out)
+    positions = next(E.spread_blocks(get_rules("yahtzee"), 3000, 5)).positions(get_rules("yahtzee"))
+    for i in range(0, 3000, 7):
+        assert rows[i] == advisor_json(advisor, positions[i]), i
+    # the values at full precision: the advisor's floats
+    raw = table.slice(0, 200).to_pylist()
+    for i, row in enumerate(raw):
+        options = advisor.advise(positions[i]).options
+        assert [o["ev"] for o in row["options"]] == pytest.approx([o.ev for o in options], abs=1e-9)
+        assert row["options"][0]["regret"] == 0.0 and row["options"][0]["best"]
+
+
+def test_spread_jsonl_matches_the_advisor(tables_dir, tmp_path):
+    tables_dir.table("yahtzee")
+    advisor = tables_dir.advisor("yahtzee")
+    out = tmp_path / "spread.jsonl"
+    E.export_positions(out, "yahtzee", fmt="jsonl", positions=600, seed=6, tables_dir=tables_dir)
+    lines = out.read_text().splitlines()
+    positions = next(E.spread_blocks(get_rules("yahtzee"), 600, 6)).positions(get_rules("yahtzee"))
+    assert len(lines) == 600
+    for line, position in zip(lines, positions, strict=True):
+        assert json.loads(line) == advisor_json(advisor, position)
+
+
+def python_decisions(rules, bot, games, seed):
+    """Every decision of the games as the game model plays them: (game, turn, roll, card, dice,
+    rolls_left, keep or box)."""
+    out = []
+    for g in range(games):
+        game = Game(rules, [Player("bot")], [SeededStream(seed, g)])
+        rng = game_rng(seed, g)
+        while not game.is_over:
+            play_bot_turn(game, bot, rng)
+        for d in game.decisions():
+            out.append(
+                (
+                    g,
+                    d.turn,
+                    d.roll,
+                    str(d.card),
+                    str(d.dice),
+                    d.rolls_left,
+                    d.box if d.keep is None else d.keep,
+                )
+            )
+    return out
+
+
+@pytest.mark.parametrize("name", ["optimal", "greedy", "frequent"])
+def test_bot_export_is_every_decision_of_the_games(tables_dir, tmp_path, name):
+    """The table bots play side by side on arrays, the others through the game model: either way
+    the rows are the decisions Game.decisions() lists, the bot's move is options[chosen], and the
+    options are the advisor's."""
+    rules = get_rules("yahtzee")
+    tables_dir.table("yahtzee")
+    advisor = tables_dir.advisor("yahtzee")
+    bot = get_bot(name, rules, tables_dir)
+    out = tmp_path / "games.parquet"
+    n = E.export_positions(out, rules, bot=bot, games=12, seed=9, tables_dir=tables_dir)
+    rows = E.parquet_rows(out)
+    want = python_decisions(rules, bot, 12, 9)
+    assert n == len(rows) == len(want)
+    order = lambda x: x[:3] + (-x[5],)  # noqa: E731 - game, turn, roll, the keep before the box
+    got = sorted(
+        (
+            (
+                r["game"],
+                r["turn"],
+                r["roll"],
+                r["card"],
+                r["dice"],
+                r["rolls_left"],
+                r["options"][r["chosen"]],
+            )
+            for r in rows
+        ),
+        key=order,
+    )
+    for (g, t, k, card, dice, left, option), w in zip(got, sorted(want, key=order), strict=True):
+        assert (g, t, k, card, dice, left) == w[:6]
+        move = tuple(option["keep"]) if "keep" in option else option["category"]
+        assert move == w[6]
+    for r in rows[::5]:
+        from solver.core.position import Position
+
+        position = Position.parse(r["card"], r["dice"], r["rolls_left"], rules)
+        extra = {k: r.pop(k) for k in ("game", "turn", "roll", "chosen")}
+        assert r == advisor_json(advisor, position)
+        if name == "optimal":
+            assert r["options"][extra["chosen"]]["best"]
+
+
+def test_table_bot_engines_agree(tables_dir):
+    """The side-by-side games of the table bots are the game model's, decision by decision."""
+    rules = get_rules("yahtzee")
+    tables_dir.table("yahtzee")
+    for name in ("optimal", "heuristic"):
+        bot = get_bot(name, rules, tables_dir)
+
+        def joined(engine, bot=bot):
+            blocks = list(E.bot_blocks(rules, bot, 30, 4, engine=engine))
+            d = {
+                k: np.concatenate([getattr(b, k) for b in blocks])
+                for k in ("scores", "roll", "rolls_left", "game", "turn", "roll_number", "chosen")
+            }
+            order = np.lexsort((-d["rolls_left"], d["roll_number"], d["turn"], d["game"]))
+            return {k: v[order] for k, v in d.items()}
+
+        fast, slow = joined("auto"), joined("python")
+        for key in fast:
+            assert np.array_equal(fast[key], slow[key]), (name, key)
+
+
+def test_all_rolls_and_bonuses(tables_dir, tmp_path):
+    """Under all-rolls no keep stops (no stop_and_score); a Yahtzee bonus shows as the options' bonus."""
+    tables_dir.table("yatzy+all-rolls")
+    out = tmp_path / "all.parquet"
+    E.export_positions(out, "yatzy+all-rolls", positions=2000, seed=1, tables_dir=tables_dir)
+    rows = E.parquet_rows(out)
+    advisor = tables_dir.advisor("yatzy+all-rolls")
+    rules = get_rules("yatzy+all-rolls")
+    positions = next(E.spread_blocks(rules, 2000, 1)).positions(rules)
+    for i in range(0, 2000, 25):
+        assert rows[i] == advisor_json(advisor, positions[i])
+    assert not any("stop_and_score" in o for r in rows for o in r["options"])
+    tables_dir.table("yahtzee")
+    bonus = tmp_path / "bonus.jsonl"
+    E.export_positions(bonus, "yahtzee", fmt="jsonl", bot="optimal", games=300, seed=2, tables_dir=tables_dir)
+    rows = [json.loads(line) for line in bonus.read_text().splitlines()]
+    with_bonus = [r for r in rows if any(o.get("bonus") for o in r["options"])]
+    assert with_bonus and all(r["decision"] == "score" for r in with_bonus)
+    parquet = tmp_path / "bonus.parquet"
+    E.export_positions(parquet, "yahtzee", bot="optimal", games=300, seed=2, tables_dir=tables_dir)
+    assert E.parquet_rows(parquet) == rows
+
+
+def test_positions_caps_a_bot_export(tables_dir, tmp_path):
+    tables_dir.table("yahtzee")
+    out = tmp_path / "cap.jsonl"
+    assert (
+        E.export_positions(out, fmt="jsonl", bot="random", games=50, positions=77, tables_dir=tables_dir)
+        == 77
+    )
+    assert len(out.read_text().splitlines()) == 77
+
+
+def test_cli_writes_and_reports(tables_dir, tmp_path, capsys):
+    tables_dir.table("yahtzee")
+    out = tmp_path / "cli.parquet"
+    args = ["export", str(out), "--spread", "--positions", "1000", "--tables", str(tables_dir), "--quiet"]
+    assert main(args) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("wrote 1,000 positions to") and len(line) <= 80 + len(str(out))
+    assert pq.read_table(out).num_rows == 1000
+    assert (
+        main(["export", "-", "--bot", "greedy", "--games", "2", "--tables", str(tables_dir), "--quiet"]) == 0
+    )
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert len(lines) == len(python_decisions(get_rules("yahtzee"), get_bot("greedy"), 2, 0))
+    assert all(json.loads(x)["options"] for x in lines) and "wrote" in captured.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["out.parquet"], "--bot NAME"),
+        (["out.parquet", "--spread", "--bot", "optimal"], "not both"),
+        (["out.parquet", "--spread", "--games", "3"], "--games is for --bot"),
+        (["out.txt", "--spread"], "give --format"),
+        (["out.parquet", "--spread", "--positions", "0"], "positions must be from 1"),
+        (["out.parquet", "--spread", "--positions", "50000001"], "50,000,000"),
+        (["out.parquet", "--bot", "random", "--games", "2000001"], "2,000,000"),
+        (["out.parquet", "--spread", "--positions", "1e5"], "invalid int value"),
+        (["out.parquet", "--spread", "--seed", "-1"], "invalid int value"),
+        (["-", "--spread", "--format", "parquet"], "not to stdout"),
+        (["missing/out.parquet", "--spread"], "does not exist"),
+        (["out.parquet", "--bot", "nobody"], "unknown bot"),
+        (["out.parquet", "--spread", "--rules", "triple"], "triple"),
+        (["out.parquet", "--spread", "--rules", "nonsense"], "nonsense"),
+    ],
+)
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    empty = tmp_path / "tables"
+    empty.mkdir()
+    assert main(["export", *args, "--tables", str(empty)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err and err.startswith("yahtzee")
+    assert not any(empty.iterdir())  # refused before any table is built
+    assert not os.path.exists("out.parquet")
+
+
+def test_cli_refuses_a_folder(tmp_path, capsys):
+    assert main(["export", str(tmp_path), "--spread", "--format", "jsonl"]) == 2
+    assert "folder" in capsys.readouterr().err
+
+
+def test_without_pyarrow_one_line_hint(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)
+    assert main(["export", str(tmp_path / "x.parquet"), "--spread", "--tables", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == f"yahtzee: error: {E.EXPORT_HINT}"
+
+
+def test_written_atomically(tables_dir, tmp_path, monkeypatch):
+    """A failure mid-way leaves the old file whole and no temporary file behind."""
+    tables_dir.table("yahtzee")
+    out = tmp_path / "keep.parquet"
+    E.export_positions(out, positions=100, tables_dir=tables_dir)
+    before = out.read_bytes()
+    real = E.parquet_table
+    calls = []
+
+    def failing(*a, **k):
+        calls.append(1)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        return real(*a, **k)
+
+    monkeypatch.setattr(E, "parquet_table", failing)
+    monkeypatch.setattr(E, "CHUNK", 64)
+    with pytest.raises(OSError):
+        E.write_export(
+            out,
+            "parquet",
+            E.BatchAdvisor(tables_dir.table("yahtzee")),
+            E.spread_blocks(get_rules("yahtzee"), 500, 1, chunk=64),
+            500,
+            from_games=False,
+        )
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.parquet"]
+
+
+def test_dice_text_and_cards_of_the_rows(tables_dir, tmp_path):
+    """The row's card and dice are the position's, in the notation hint reads."""
+    rules = get_rules("yahtzee")
+    tables_dir.table("yahtzee")
+    out = tmp_path / "text.parquet"
+    E.export_positions(out, rules, positions=500, seed=11, tables_dir=tables_dir)
+    block = next(E.spread_blocks(rules, 500, 11))
+    for row, position in zip(pq.read_table(out).to_pylist(), block.positions(rules), strict=True):
+        assert row["card"] == str(position.card) and Dice.parse(row["dice"]) == position.dice
+        assert row["decision"] == ("score" if position.rolls_left == 0 else "keep")
