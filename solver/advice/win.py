@@ -189,3 +189,31 @@ class WinAdvisor:
                     stop = self.target_advisor.stop_placement(tv, card, dice)
             scored.append((p, option))
         return ranked_by_probability(position, scored, "p_win", stop)
+
+
+def clairvoyant_bound(advisor, table, progress=None) -> dict:
+    """The clairvoyant bound on P(win) + P(tie) / 2 against expected-score play, two players.
+
+    A player told the opponent's final score ``S`` in advance can do no better than play for it
+    exactly: it wins ``W(S + 1)`` (``W(t)``: the target table's largest P(final >= t) from the
+    empty card) and at most ties or wins ``W(S)``, so no strategy beats
+    ``sum_S P_opp(S) (W(S) + W(S + 1)) / 2``, ``P_opp`` the exact distribution of expected-score
+    play's final score (:func:`solver.engine.distribution.score_distribution`).  Beyond the
+    table's ``t_max``, ``W(t_max)`` stands in for ``W(t)`` (it is larger): the bound stays one.
+    Returns ``bound``, ``t_max``, ``beyond`` (the opponent's probability of ``S >= t_max``, where
+    that happens) and ``opponent_mean``."""
+    from ..engine.distribution import score_distribution
+
+    rules = advisor.rules
+    card = ScoreCard.empty(rules)
+    pmf = score_distribution(card, advisor.table.values, outcomes=False, progress=progress).pmf
+    t_max = table.t_max
+    reach = np.array([table.probability(card.state, min(t, t_max)) for t in range(len(pmf) + 1)])
+    half = 0.5 * (reach[:-1] + reach[1:])
+    return {
+        "rules": rules.id,
+        "bound": float(math.fsum((pmf * half).tolist())),
+        "t_max": t_max,
+        "beyond": float(pmf[t_max:].sum()),
+        "opponent_mean": float((pmf * np.arange(len(pmf))).sum()),
+    }

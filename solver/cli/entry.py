@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "distribution": "distribution",
     "serve": "serve",
     "export": "export",
+    "bound": "bound",
 }
 
 
