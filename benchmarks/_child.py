@@ -61,3 +61,14 @@ def run_measured(argv: list[str], env: dict | None = None, cwd: str | None = Non
 def load_average() -> str:
     """The machine's 1-, 5- and 15-minute load averages (it is shared: say how busy it was)."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def bench_folders(rules: str, tables: str | None):
+    """``(tables, table, numba_cache)``: the tables folder (a temporary one unless given) with
+    ``rules``' table built, the table, and the numba cache the children share (``$NUMBA_CACHE_DIR``,
+    else a temporary one)."""
+    from solver.engine.tables import get_table
+
+    tables = tables or tempfile.mkdtemp(prefix="bench-tables-")
+    table = get_table(rules, tables, build_if_missing=True, progress=False)
+    return tables, table, os.environ.get("NUMBA_CACHE_DIR") or tempfile.mkdtemp(prefix="numba-bench-")

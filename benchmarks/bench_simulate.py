@@ -17,7 +17,7 @@ import os
 import statistics
 import tempfile
 
-from _child import run_json_child
+from _child import bench_folders, run_json_child
 
 CHILD = r"""
 import json, resource, sys, time
@@ -57,11 +57,7 @@ def main() -> None:
     parser.add_argument("--no-cold", action="store_true", help="skip the first-ever (JIT) run")
     args = parser.parse_args()
 
-    from solver.engine.tables import get_table
-
-    tables = args.tables or tempfile.mkdtemp(prefix="bench-tables-")
-    table = get_table(args.rules, tables, build_if_missing=True, progress=False)
-    cache = os.environ.get("NUMBA_CACHE_DIR") or tempfile.mkdtemp(prefix="numba-bench-")
+    tables, table, cache = bench_folders(args.rules, args.tables)
     print(
         f"{args.rules}: table value {table.empty_card_value:.7f}, {args.threads} threads, cpu count {os.cpu_count()}"
     )

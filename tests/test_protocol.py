@@ -34,15 +34,20 @@ def bad(how: str, at: int = 3) -> str:
 
 
 @pytest.mark.parametrize("rules", ["yahtzee", "yatzy+all-rolls"])
-def test_a_bot_program_plays_the_games_of_the_bot_it_wraps(rules, monkeypatch, tmp_path):
+def test_a_bot_program_plays_the_games_of_the_bot_it_wraps(rules, monkeypatch, tables_dir):
     """The greedy bot answering over the protocol, several batches of games in lockstep (each
     step in two messages), scores exactly what the greedy bot scores in process, game by game."""
     monkeypatch.setattr(protocol, "BATCH", 7)  # 20 games: batches of 7, 7 and 6
+    tables_dir.table(rules)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    here = simulate(rules, "greedy", games=20, seed=9, game0=3, engine="python", keep_cards=True)
-    there = simulate(rules, wrapped("greedy"), games=20, seed=9, game0=3, keep_cards=True)
+    kw = {"games": 20, "seed": 9, "game0": 3, "keep_cards": True, "regret": True, "tables_dir": tables_dir}
+    here = simulate(rules, "greedy", engine="python", **kw)
+    there = simulate(rules, wrapped("greedy"), **kw)
     assert there.engine == "protocol"
     assert np.array_equal(here.cards, there.cards) and np.array_equal(here.scores, there.scores)
+    # and each game's decisions graded alike: the same losses, game by game
+    assert np.array_equal(here.regret.game_loss, there.regret.game_loss)
+    assert np.array_equal(here.regret.box_loss, there.regret.box_loss) and here.regret.game_loss.sum() > 0
 
 
 def test_the_example_bots_agree_and_play_a_match(capsys):

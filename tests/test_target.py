@@ -180,8 +180,89 @@ def test_hint_and_value_target_cli(target_dir, capsys):
     assert "target 100" in text and "P(>=100)" in text
     assert main(["hint", *args, "--dice", "33456", "--rolls-left", "0", "--target", "0"]) == 2
     assert "--target" in capsys.readouterr().err
-    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "0", "--target", "400"]) == 2
-    assert "up to 200" in capsys.readouterr().err
+    # beyond the table (200 more points) but within the card's reach (219): capped, said so
+    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "2", "--target", "210"]) == 0
+    text = capsys.readouterr().out
+    assert "P(>=210)" in text and "note: the target table holds final scores up to 200" in text
+    assert all(len(line) <= 80 for line in text.splitlines()[-3:])
+    # beyond the card's reach: 0, no error, the options in the expected-score order
+    assert main(["hint", *args, "--dice", "33456", "--rolls-left", "0", "--target", "400", "--json"]) == 0
+    far = json.loads(capsys.readouterr().out)
+    assert "capped_at" not in far and {o["p_target"] for o in far["options"]} == {0.0}
+    assert main(["value", *args, "--target", "400", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["p_target"] == 0.0
+
+
+def test_the_most_a_card_can_still_score():
+    """``most_to_come``: never fewer points than a game can still score (the target table's
+    rows, as long as the card's reach, agree), exact where it is known: 1575 is the largest
+    Yahtzee score, 374 the largest Yatzy score."""
+    from solver.core.card import ScoreCard
+
+    assert ScoreCard.parse("", "yahtzee").most_to_come == 1575
+    assert ScoreCard.parse("", "yatzy").most_to_come == 374
+    assert ScoreCard.parse("yahtzee=0", "yahtzee").most_to_come == 1575 - 1250  # no bonus any more
+    assert ScoreCard.parse("chance=20", SMALL).most_to_come == 189  # no bonus in this game
+    card = ScoreCard.parse("ones=1,twos=2,threes=3,fours=4,fives=5", "yahtzee")
+    assert card.most_to_come == 30 + 235 + 700  # sixes, the lower boxes, 7 bonuses; 63 out of reach
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_most_to_come_is_at_least_the_target_tables_reach(target_dir, seed):
+    """Each stored row of the target table is as long as the most points its state can still
+    score (capped at t_max): ``most_to_come`` is never shorter, on cards of random games."""
+    import random
+
+    from solver.core.card import ScoreCard
+    from solver.core.dice import Dice
+    from solver.engine.target import load_target
+
+    table = load_target(SMALL, target_dir, light=True)
+    rng = random.Random(seed)
+    card = ScoreCard.empty(SMALL)
+    while not card.is_complete:
+        length = table.span(card.state)[1]
+        assert card.most_to_come >= length
+        if length < table.t_max:  # the row ends where the reach does: one more is out of reach
+            assert table.probability(card.state, length + 1) == 0.0
+        dice = Dice.parse("".join(str(rng.randint(1, 6)) for _ in range(5)))
+        card = card.score(rng.choice(card.placements(dice)).box, dice)
+
+
+def test_a_target_beyond_the_table_is_capped_not_refused(target_dir, tmp_path):
+    """A target more points away than the table holds is answered, not refused: out of the
+    card's reach, 0 for every option (ranked by expected score); within it, the probability of
+    the largest target the table holds, an upper bound (``capped_at`` says so), checked
+    against the exact probabilities of a larger table."""
+    from solver.advice.advisor import Advisor, TargetAdvisor
+    from solver.core.position import Position
+    from solver.engine.tables import build_table
+    from solver.engine.target import build_target, load_target
+
+    build_target(SMALL, tmp_path, t_max=60, progress=False)
+    advisor = Advisor(build_table(SMALL, tmp_path, progress=False))
+    short = TargetAdvisor(advisor, load_target(SMALL, tmp_path, light=True))
+    full = TargetAdvisor(advisor, load_target(SMALL, target_dir, light=True))  # t_max 200
+    position = Position.parse("chance=20", "66655", 1, SMALL)
+    key = lambda o: (o.keep, o.category)  # noqa: E731
+    capped = short.advise(position, 150)
+    assert capped.capped_at == 80 and capped.to_json()["capped_at"] == 80
+    at_80 = {key(o): o.p_target for o in full.advise(position, 80).options}
+    exact = {key(o): o.p_target for o in full.advise(position, 150).options}
+    assert full.advise(position, 150).capped_at is None
+    for o in capped.options:
+        assert o.p_target == pytest.approx(at_80[key(o)], abs=1e-12)
+        assert o.p_target >= exact[key(o)] - 1e-12
+    assert max(o.p_target - exact[key(o)] for o in capped.options) > 0.1  # a bound, not the answer
+    assert short.probability(position.card, 150) == pytest.approx(full.probability(position.card, 80))
+    # the card holds 20 and can score 189 more: 210 is out of reach, whatever the table
+    plain = [key(o) for o in advisor.advise(position).options]
+    for advisor_ in (short, full):
+        far = advisor_.advise(position, 210)
+        assert far.capped_at is None and {o.p_target for o in far.options} == {0.0}
+        assert [key(o) for o in far.options] == plain
+        assert advisor_.probability(position.card, 210) == 0.0
+    assert full.advise(position, 209).options[0].p_target > 0  # the very most is reachable
 
 
 def test_target_bot_matches_the_exact_probability_and_beats_optimal(target_dir):

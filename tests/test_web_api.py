@@ -65,6 +65,51 @@ def test_rules(client):
     assert not details["chance"]["upper"]
 
 
+def test_rules_for_the_picker(client, capsys):
+    """What the advisor's rule-set picker shows: every base and modifier with its line of help
+    (the CLI's ``rules --json``), which modifiers take a value, the card a spec gives with its
+    rules in words (``yahtzee rules SPEC``'s lines), and what of a card another rule set keeps."""
+    from solver.core.rules import get_rules
+
+    listing = client.get("/api/rules").json()
+    want = cli_json(capsys, "rules", "--json")
+    assert listing["bases"] == want["bases"] and listing["modifiers"] == want["modifiers"]
+    details = {m["name"]: m for m in listing["modifier_details"]}
+    assert [m["syntax"] for m in listing["modifier_details"]] == list(want["modifiers"])
+    assert not details["all-rolls"]["takes_value"] and details["extra-bonus"]["takes_value"]
+    assert details["order"]["help"] == want["modifiers"]["order=down|up|choose"]
+
+    card = client.get("/api/rules", params={"rules": "yatzy+all-rolls"}).json()
+    assert card["id"] == "yatzy+all-rolls" and card["all_rolls"]
+    text = get_rules("yatzy+all-rolls").card_text()
+    assert text.endswith("\n\n" + "\n".join(card["rule_lines"]))  # the lines after the boxes
+    assert "rolls: all three every turn" in card["rule_lines"] and "fit" not in card
+    yahtzee = client.get("/api/rules", params={"rules": "yahtzee"}).json()
+    joker = {b["name"]: b.get("joker") for b in yahtzee["box_details"]}
+    assert joker["large_straight"] == 40 and joker["chance"] is None
+    assert "joker" not in card["box_details"][0]
+
+    # a yahtzee card under yatzy: what fits stays, each entry left out is named with its reason
+    old = "ones=3,fours=12,full_house=25,yahtzee=50,yahtzee_bonus=100"
+    fit = client.get("/api/rules", params={"rules": "yatzy", "card": old}).json()["fit"]
+    assert fit["card"] == "ones=3,fours=12"
+    gone = {d["box"]: d for d in fit["left_out"]}
+    assert list(gone) == ["full_house", "yahtzee", "yahtzee_bonus"]
+    assert gone["full_house"]["score"] == "25" and "can never hold" in gone["full_house"]["reason"]
+    assert "unknown box 'yahtzee'" in gone["yahtzee"]["reason"]
+    assert "no Yahtzee bonus" in gone["yahtzee_bonus"]["reason"]
+    # the fill order of the new rule set: the boxes past the first gap go
+    fit = client.get("/api/rules", params={"rules": "yahtzee+order=down", "card": "ones=3,twos=6,fours=12"})
+    assert fit.json()["fit"]["card"] == "ones=3,twos=6"
+    assert [d["entry"] for d in fit.json()["fit"]["left_out"]] == ["fours=12"]
+    # a card that fits is kept whole; a card too long to read is a 400
+    same = client.get("/api/rules", params={"rules": "yahtzee", "card": old}).json()["fit"]
+    assert same == {"card": old, "left_out": []}
+    long = ",".join(["ones=3"] * 200)
+    r = client.get("/api/rules", params={"rules": "yahtzee", "card": long})
+    assert r.status_code == 400 and "at most 128 entries" in r.json()["error"]
+
+
 BAD = [
     ("malformed JSON", "/api/hint", b'{"dice": "33456",', 400, "not valid JSON"),
     ("not an object", "/api/hint", b"[1, 2]", 400, "JSON object"),
@@ -568,9 +613,14 @@ def test_hint_with_a_target(target_site, capsys):
     assert got.json() == want
     query = {"rules": SMALL, "card": "chance=20", "dice": "66655", "rolls_left": "1", "target": "150"}
     assert client.get("/api/hint", params=query).json() == want
-    # beyond the table's targets: a usage error
+    # beyond the card's reach (20 + 189): 0 for every option, not an error
     r = client.post("/api/hint", json=body | {"target": 400})
-    assert r.status_code == 400 and "holds up to 200" in r.json()["error"]
+    assert r.status_code == 200 and {o["p_target"] for o in r.json()["options"]} == {0.0}, r.text
+    # beyond the table's 200 points but within reach (219 from the empty card): capped, as the CLI
+    want = cli_json(capsys, "hint", "--rules", SMALL, "--dice", "66655", "--rolls-left", "1",
+                    "--target", "210", "--json", "--tables", str(folder))  # fmt: skip
+    r = client.post("/api/hint", json=body | {"card": "", "target": 210})
+    assert r.status_code == 200 and r.json() == want and want["capped_at"] == 200
     # the distribution under target play: the CLI's
     want = cli_json(capsys, "distribution", "--rules", SMALL, "--card", "chance=20,yatzy=0", "--policy",
                     "target:120", "--json", "--tables", str(folder))  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from webserver import SHOTS, Client, need_web, open_page, serve, shot, wait
+from webserver import SHOTS, Client, need_web, open_page, serve, set_viewport, shot, wait
 
 need_web()
 pytestmark = pytest.mark.browser
@@ -79,7 +79,6 @@ def test_advisor_query(browser, site, tables_dir):
         assert cells[3] == ("best" if option.best else f"\u2212{option.regret:.3f}")
     value = tables_dir.advisor("yahtzee").card_value("ones=3,fours=12")
     assert f"{15 + value:.2f} expected final points" in d.find_element(By.ID, "card-value").text
-    shot(d, "advisor.png")
 
     # the position is in the URL: opening the link shows the same advice
     link = d.find_element(By.ID, "share-link").get_attribute("href")
@@ -339,11 +338,12 @@ def test_phone_width_and_200_percent_zoom_have_no_sideways_scrolling(browser, si
             for path in ("/?dice=12345&rolls=2&card=ones%3D3", "/play"):
                 extra = overflow(path, zoom)
                 assert extra <= 0, f"{path} is {extra}px too wide at {width}px, zoom {zoom}"
-        if SHOTS:
+        if SHOTS:  # the README's, as a phone shows it: the dice, the best move and the card
             d.set_window_size(390, 900)
-            open_page(d, base + "/?dice=33456&rolls=2&card=ones%3D3%2Cfours%3D12")
-            time.sleep(0.5)
-            shot(d, "advisor-phone.png", width=390)
+            card = "ones%3D3%2Cfours%3D12%2Csixes%3D24%2Cfull_house%3D25%2Cchance%3D22"
+            open_page(d, base + f"/?dice=33456&rolls=1&card={card}")
+            wait(lambda: d.find_element(By.ID, "best").text, "the advice")
+            shot(d, "advisor-phone.png", 390, 844)
     finally:
         d.set_window_size(size["width"], size["height"])
 
@@ -384,6 +384,26 @@ def test_advisor_target(browser, site, tmp_path_factory):
             assert cells[4] == f"{100 * chances[cells[1]]:.3f}%"
         assert "target=150" in d.find_element(By.ID, "share-link").get_attribute("href")
         shot(d, "advisor-target.png")
+        # beyond the card's reach (20 + 189 points at most): 0%, no error
+        target_field = d.find_element(By.ID, "target")
+        target_field.clear()
+        target_field.send_keys("400")
+        wait(lambda: "400" in d.find_element(By.ID, "target-col").text, "the target of 400")
+        result = d.find_element(By.ID, "target-result").text
+        assert result == "To reach 400: 0%, out of reach from this position."
+        assert not d.find_element(By.ID, "error").is_displayed()
+        # beyond the table's 200 points from the empty card, within its reach: the bound, said so
+        open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&target=210")
+        empty = Position.parse("", "66655", 1, small)
+        capped = target_advisor(empty.rules, str(folder)).advise(empty, 210)
+        assert capped.capped_at == 200
+        wait(lambda: d.find_element(By.ID, "target-col").text == "P(reach 210) at most", "the capped column")
+        result = d.find_element(By.ID, "target-result").text
+        assert result.startswith(
+            f"To reach 210: P(reach 210) is at most {100 * capped.options[0].p_target:.3f}%"
+        )
+        assert "the target table holds final scores up to 200 from this card" in result
+        assert not d.find_element(By.ID, "error").is_displayed()
 
     base, _ = site  # yahtzee: no target table on this server
     open_page(d, base + "/?dice=33456&rolls=2&target=300")
@@ -465,3 +485,282 @@ def test_a_bad_link_says_what_was_wrong(browser, site):
     error = wait(lambda: browser.find_element(By.ID, "error").text, "the link's error")
     assert "dice=99999" in error and "rolls=7" in error and "cannot be used" in error
     assert wait(lambda: browser.find_element(By.ID, "best").text, "the advice shown")
+
+
+def test_advisor_chart_of_the_final_score(browser, site, tables_dir):
+    """The chart: one SVG bar per final score (its probability the distribution JSON's, its
+    height in proportion), over all but at most 0.1% of the distribution (the rest is said);
+    the bars at or above the target marked and P(final >= target) read off them; a new target
+    redraws the marks, a new position asks for its own distribution."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    base, _ = site
+    d = browser
+    card = "ones=3,fours=12,sixes=24,full_house=25,chance=22"
+    open_page(d, f"{base}/?dice=33456&rolls=1&card={card.replace('=', '%3D')}&target=250")
+    assert not d.find_elements(By.CSS_SELECTOR, "#dist-chart rect")  # only on request: it is long work
+    d.find_element(By.ID, "chart-button").click()
+    wait(lambda: d.find_elements(By.CSS_SELECTOR, "#dist-chart rect.bar"), "the chart", 90)
+    assert d.find_element(By.ID, "chart-button").get_attribute("aria-pressed") == "true"
+    assert "chart=1" in d.current_url
+    want = (
+        Client(base)
+        .post(
+            "/api/distribution",
+            json={"card": card, "dice": "33456", "rolls_left": 1, "at_least": [250, 300]},
+        )
+        .json()
+    )
+    pmf = {int(s): p for s, p in want["pmf"].items()}
+
+    def bars():
+        found = d.execute_script(
+            "return [...document.querySelectorAll('#dist-chart rect.bar')].map((r) => [Number(r.dataset.score),"
+            " Number(r.dataset.p), Number(r.getAttribute('height')), r.classList.contains('reach')])"
+        )
+        return {s: (p, h, reach) for s, p, h, reach in found}
+
+    drawn = bars()
+    assert set(drawn) <= set(pmf) and len(drawn) > 50
+    lo, hi = min(drawn), max(drawn)
+    assert {s for s in pmf if lo <= s <= hi} == set(drawn)  # every score in the range, once
+    top = max(p for p, _, _ in drawn.values())
+    tallest = max(h for _, h, _ in drawn.values())
+    for s, (p, h, reach) in drawn.items():
+        assert p == pmf[s]
+        assert h == pytest.approx(p / top * tallest, abs=0.01)
+        assert reach == (s >= 250)
+    outside = sum(p for s, p in pmf.items() if s < lo or s > hi)
+    assert outside <= 0.001 + 1e-12
+    reach = d.find_element(By.ID, "dist-reach").text
+    assert (
+        reach
+        == f"P(final \u2265 250) = {100 * want['p_at_least']['250']:.3f}% playing for the expected score (the marked bars)."
+    )
+    summary = d.find_element(By.ID, "dist-summary").text
+    q = want["percentiles"]
+    assert summary.startswith(f"Mean {want['mean']:.2f}, standard deviation {want['sd']:.2f}; ")
+    assert (
+        f"half the games end at or below {q['50']}, 5% at or below {q['5']}, 95% at or below {q['95']}"
+        in summary
+    )
+    svg = d.find_element(By.CSS_SELECTOR, "#dist-chart svg")
+    assert svg.get_attribute("role") == "img" and "target 250" in svg.text
+    shot(d, "advisor.png", 1280, 800)  # the README's, as a desktop screen shows it
+
+    # a new target: the same distribution, the marks moved (no new question)
+    asked = d.execute_script(
+        "return performance.getEntriesByName(location.origin + '/api/distribution').length"
+    )
+    field = d.find_element(By.ID, "target")
+    field.send_keys(Keys.BACKSPACE * 3, "300")
+    wait(
+        lambda: "\u2265 300" in d.find_element(By.ID, "dist-reach").text, "the new target read off the chart"
+    )
+    assert d.find_element(By.ID, "dist-reach").text.startswith(
+        f"P(final \u2265 300) = {100 * want['p_at_least']['300']:.3f}%"
+    )
+    assert all(reach == (s >= 300) for s, (_, _, reach) in bars().items())
+    assert (
+        d.execute_script("return performance.getEntriesByName(location.origin + '/api/distribution').length")
+        == asked
+    )
+    # a new position: its own distribution
+    d.find_element(By.CSS_SELECTOR, 'input[name="rolls"][value="0"]').click()
+    wait(
+        lambda: "no rolls left" in d.find_element(By.ID, "dist-status").text,
+        "the chart of the new position",
+        90,
+    )
+    zero = (
+        Client(base).post("/api/distribution", json={"card": card, "dice": "33456", "rolls_left": 0}).json()
+    )
+    assert {s: p for s, (p, _, _) in bars().items()}.items() <= {
+        int(s): p for s, p in zero["pmf"].items()
+    }.items()
+    d.find_element(By.ID, "chart-button").click()  # off again
+    assert not d.find_elements(By.CSS_SELECTOR, "#dist-chart rect") and "chart=1" not in d.current_url
+
+
+def test_rule_set_picker(browser, site, tables_dir):
+    """The picker lists every base and every house rule with its line of help; ticking them
+    composes the spec (shown, with the card it gives, before it is used); a conflict is said
+    and cannot be used; a typed spec is still accepted and shown in the picker."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from solver.core.rules import get_rules
+
+    spec = "yatzy+all-rolls+lower-only"
+    tables_dir.table(spec)
+    base, _ = site
+    d = browser
+    open_page(d, f"{base}/?dice=33456&rolls=2")
+    listing = Service.rules_list()
+    assert not d.find_element(By.ID, "rules-picker").is_displayed()
+    d.find_element(By.ID, "pick-rules").click()
+    picker = d.find_element(By.ID, "rules-picker")
+    assert (
+        picker.is_displayed() and d.find_element(By.ID, "pick-rules").get_attribute("aria-expanded") == "true"
+    )
+    bases = d.find_elements(By.CSS_SELECTOR, "#bases label")
+    assert [b.text for b in bases] == [f"{id_} {title}" for id_, title in listing["bases"].items()]
+    assert d.find_element(By.ID, "base-yahtzee").is_selected()
+    mods = d.find_elements(By.CSS_SELECTOR, "#modifiers .pick")
+    assert len(mods) == len(listing["modifier_details"])
+    for row, m in zip(mods, listing["modifier_details"], strict=True):
+        assert row.text.endswith(m["help"])
+    # yatzy + all-rolls + lower-only: the spec and the card it gives, in people's words
+    d.find_element(By.ID, "base-yatzy").click()
+    d.find_element(By.ID, "mod-lower-only").click()
+    d.find_element(By.ID, "mod-all-rolls").click()
+    wait(lambda: d.find_element(By.ID, "picker-spec").text == spec, "the composed spec")
+    rules = get_rules(spec)
+    wait(
+        lambda: d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-boxes li")[0].text.startswith(
+            "One pair"
+        ),
+        "the card",
+    )
+    boxes = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-boxes li")]
+    assert boxes == [f"{box_label(b.name)} {b.scorer.describe()}" for b in rules.boxes]
+    lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#picker-card .rule-lines li")]
+    assert lines == rules.rule_lines() and "rolls: all three every turn" in lines
+    shot(d, "advisor-rules.png", 1280, 800)
+    assert d.find_element(By.ID, "rules").get_attribute("value") == "yahtzee"  # not used yet
+    d.find_element(By.ID, "use-rules").click()
+    wait(lambda: d.find_element(By.ID, "rules").get_attribute("value") == spec, "the rules used")
+    assert not d.find_element(By.ID, "rules-picker").is_displayed()
+    wait(lambda: f"rules={spec}".replace("+", "%2B") in d.current_url, "the advice under the new rules")
+    assert d.find_elements(By.ID, "box-one_pair") and not d.find_elements(By.ID, "box-ones")
+    assert d.find_element(By.ID, "best").text.startswith("Best: ")
+    # a house rule with a value that conflicts with the base: said, not usable
+    d.find_element(By.ID, "pick-rules").click()
+    assert (
+        d.find_element(By.ID, "base-yatzy").is_selected()
+        and d.find_element(By.ID, "mod-all-rolls").is_selected()
+    )
+    d.find_element(By.ID, "base-yahtzee").click()
+    d.find_element(By.ID, "mod-extra-bonus").click()
+    d.find_element(By.ID, "mod-extra-bonus-value").send_keys("100")
+    error = wait(lambda: "conflicts" in d.find_element(By.ID, "picker-error").text and d.find_element(By.ID, "picker-error"),
+                 "the conflict")  # fmt: skip
+    assert "extra-bonus conflicts with yahtzee" in error.text and error.is_displayed()
+    assert not d.find_element(By.ID, "use-rules").is_enabled()
+    d.find_element(By.ID, "close-picker").click()
+    # a typed spec: used, and the picker shows it
+    field = d.find_element(By.ID, "rules")
+    field.clear()
+    field.send_keys("yahtzee", Keys.TAB)
+    wait(lambda: d.find_elements(By.ID, "box-ones"), "the yahtzee card again")
+    d.find_element(By.ID, "pick-rules").click()
+    assert d.find_element(By.ID, "base-yahtzee").is_selected()
+    assert not any(
+        d.find_element(By.ID, f"mod-{m['name']}").is_selected() for m in listing["modifier_details"]
+    )
+    assert d.find_element(By.ID, "picker-spec").text == "yahtzee"
+    # a typed spec that is no rule set: said, the advice shown kept
+    d.find_element(By.ID, "close-picker").click()
+    wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice")
+    field.clear()
+    field.send_keys("poker", Keys.TAB)
+    message = wait(lambda: d.find_element(By.ID, "rules-message").text, "the bad spec's message")
+    assert "unknown rule set 'poker'" in message and message.endswith(
+        "(the advice shown is still for yahtzee)"
+    )
+    assert d.find_element(By.ID, "best").text.startswith("Best: ")
+
+
+def test_a_rule_change_keeps_what_fits_and_says_what_does_not(browser, site, tables_dir):
+    """Changing the rule set with a card the new one cannot hold: one message names the boxes
+    left out (with the reasons), what is kept stays on the card and is advised on, and a button
+    goes back to the old rule set with the whole card."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    tables_dir.table("yahtzee+lower-only")
+    base, _ = site
+    d = browser
+    card = "ones=3,fours=12,full_house=25,yahtzee=50,yahtzee_bonus=100"
+    open_page(d, f"{base}/?dice=33456&rolls=2&card={card.replace('=', '%3D').replace(',', '%2C')}")
+    wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice")
+    assert not d.find_element(By.ID, "rules-message").is_displayed()
+    field = d.find_element(By.ID, "rules")
+    field.clear()
+    field.send_keys("yahtzee+lower-only", Keys.TAB)
+    message = wait(
+        lambda: (
+            d.find_element(By.ID, "rules-message").is_displayed() and d.find_element(By.ID, "rules-message")
+        ),
+        "the message",
+    )
+    kept = "full_house=25,yahtzee=50,yahtzee_bonus=100"
+    assert message.text.startswith(
+        "yahtzee+lower-only cannot hold Ones = 3 and Fours = 12 of your card: they were left out "
+        "(kept: Full house = 25, Yahtzee = 50, Yahtzee bonus = 100)."
+    )
+    message.find_element(By.TAG_NAME, "summary").click()
+    reasons = [li.text for li in message.find_elements(By.CSS_SELECTOR, "li")]
+    assert len(reasons) == 2 and all("unknown box" in r for r in reasons)
+    assert d.find_element(By.ID, "card-text").get_attribute("value") == kept
+    assert Select(d.find_element(By.ID, "box-full_house")).first_selected_option.text == "25"
+    assert Select(d.find_element(By.ID, "box-yahtzee_bonus")).first_selected_option.text == "100"
+    from solver.core.position import Position
+
+    advice = tables_dir.advisor("yahtzee+lower-only").advise(
+        Position.parse(kept, "33456", 2, "yahtzee+lower-only")
+    )
+    wait(
+        lambda: d.find_element(By.ID, "best").text.startswith(
+            f"Best: {advice.options[0].describe(box_label)}"
+        ),
+        "the kept card's advice",
+    )
+    assert not d.find_element(By.ID, "error").is_displayed()
+    assert f"card={kept}".replace("=", "%3D").replace(",", "%2C").replace("card%3D", "card=") in d.current_url
+    shot(d, "advisor-rule-change.png", 390, 844)
+    # back: the old rules, the whole card, no message
+    message.find_element(By.ID, "rules-undo").click()
+    wait(lambda: d.find_element(By.ID, "rules").get_attribute("value") == "yahtzee", "the old rules")
+    wait(lambda: d.find_element(By.ID, "card-text").get_attribute("value") == card, "the whole card")
+    assert not d.find_element(By.ID, "rules-message").is_displayed()
+    assert Select(d.find_element(By.ID, "box-fours")).first_selected_option.text == "12"
+    wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice again")
+    # a change the card fits: no message
+    field = d.find_element(By.ID, "rules")
+    field.clear()
+    field.send_keys("yahtzee-free-joker", Keys.TAB)
+    wait(
+        lambda: d.find_element(By.ID, "rules").get_attribute("value") == "yahtzee-free-joker", "the new rules"
+    )
+    assert d.find_element(By.ID, "card-text").get_attribute("value") == card
+    assert not d.find_element(By.ID, "rules-message").is_displayed()
+
+
+def test_dice_best_move_and_card_on_one_screen(browser, site):
+    """On a 1280x800 desktop and a 390x844 phone the advisor shows the dice, the best move and
+    the whole card without scrolling (with a target whose table is missing, too)."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    size = d.get_window_size()
+    card = "ones%3D3%2Cfours%3D12%2Cfull_house%3D25"
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            set_viewport(d, width, height)
+            for extra in ("", "&target=300"):
+                open_page(d, f"{base}/?dice=33456&rolls=1&card={card}{extra}")
+                wait(lambda: d.find_element(By.ID, "best").text.startswith("Best: "), "the advice")
+                if extra:
+                    wait(lambda: d.find_element(By.ID, "target-result").is_displayed(), "the target's line")
+                time.sleep(0.2)
+                bottoms = d.execute_script(
+                    "return ['dice-set', 'best', 'card-set'].map((id) =>"
+                    " document.getElementById(id).getBoundingClientRect().bottom)"
+                )
+                assert max(bottoms) <= height, f"at {width}x{height}{extra}: bottoms {bottoms}"
+    finally:
+        d.set_window_size(size["width"], size["height"])

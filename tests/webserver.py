@@ -185,17 +185,32 @@ def wait(condition, what: str, timeout: float = 15.0):
     raise AssertionError(f"timed out waiting for {what}" + (f" ({last!r})" if last else ""))
 
 
-def shot(driver, name: str, width: int = 1100) -> None:
-    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set)."""
+def shot(driver, name: str, width: int = 1100, height: int | None = None) -> None:
+    """Save a screenshot of the whole page under $YAHTZEE_SCREENSHOTS (when set); with
+    ``height``, of what a screen of ``width`` x ``height`` shows without scrolling."""
     if not SHOTS:
         return
     Path(SHOTS).mkdir(parents=True, exist_ok=True)
     size = driver.get_window_size()
+    if height is not None:
+        set_viewport(driver, width, height)
+        driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.3)
+        driver.save_screenshot(str(Path(SHOTS) / name))
+        driver.set_window_size(size["width"], size["height"])
+        return
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(width, min(max(height + 140, 600), 4000))
     time.sleep(0.2)
     driver.save_screenshot(str(Path(SHOTS) / name))
     driver.set_window_size(size["width"], size["height"])
+
+
+def set_viewport(driver, width: int, height: int) -> None:
+    """The window sized so that the page sees exactly ``width`` x ``height`` CSS pixels."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
 
 
 def open_page(driver, url: str) -> None:

@@ -163,6 +163,10 @@ class Advice:
     position: Position
     options: tuple[Option, ...]
     target: int | None = None  # target advice: options ranked by P(final >= target)
+    #: target advice for a target beyond what the target table holds from this card (and the
+    #: card can still score more than that): each ``p_target`` is P(final >= ``capped_at``),
+    #: an upper bound of P(final >= target) (see :meth:`TargetAdvisor.held`)
+    capped_at: int | None = None
 
     @classmethod
     def deferred(
@@ -217,6 +221,7 @@ class Advice:
             "rolls_left": p.rolls_left,
             "decision": self.decision,
             **({"target": self.target} if self.target is not None else {}),
+            **({"capped_at": self.capped_at} if self.capped_at is not None else {}),
             "options": [o.to_json() for o in self.options],
         }
 
@@ -383,37 +388,53 @@ class TargetAdvisor:
             return up if up.value > down.value + TARGET_TIE else down
         return TargetTurnValues(rules, state, self.table, need)
 
+    def held(self, card: ScoreCard, target: int) -> tuple[int | None, int | None]:
+        """``(need, capped_at)``: the points still to come that the table is asked about for
+        ``target`` from ``card`` (None: the target is out of the card's reach, P = 0 exactly),
+        and the final score they stand for when that is not the target.
+
+        A target beyond what the table holds (more than ``t_max`` points still needed) is no
+        error.  Out of the card's reach (more than :attr:`ScoreCard.most_to_come`, or more than
+        the card's row of the table holds when that is shorter than ``t_max``), its probability
+        is 0.  Otherwise the need is capped at ``t_max``: P(final >= target) <= P(final >=
+        ``card.total + t_max``) (a larger target is never likelier), which is what is answered,
+        ``capped_at`` saying so."""
+        need, t_max = target - card.total, self.table.t_max
+        if need > card.most_to_come:
+            return None, None
+        if need <= t_max:
+            return need, None
+        if self.table.span(card.state)[1] < t_max:  # the row stops where the card's reach does
+            return None, None
+        return t_max, card.total + t_max
+
     def probability(self, card: ScoreCard, target: int) -> float:
-        """P(final >= target) from the start of a turn on ``card`` under target play."""
-        need = target - card.total
+        """P(final >= target) from the start of a turn on ``card`` under target play (an upper
+        bound when :meth:`held` caps the target)."""
+        need, _ = self.held(card, target)
+        if need is None:
+            return 0.0
         if need <= 0:
             return 1.0
-        if card.is_complete:
-            return 0.0
         return self.table.probability(card.state, need)
 
     def advise(self, position: Position, target: int) -> Advice:
         """Every option of ``position``, ranked by P(final >= ``target``), then expected score."""
         base = self.advisor.advise(position)
         card, dice = position.card, position.dice
-        need = target - card.total
-        if need > self.table.t_max:
-            raise UsageError(
-                f"{target} needs {need} more points; the {self.rules.id} target table holds up to "
-                f"{self.table.t_max} (build a larger one with: yahtzee tables build --target --t-max N)"
-            )
-        tv = self.turn(card, need) if need > 0 else None
-        stop = None
+        need, capped_at = self.held(card, target)
+        tv = self.turn(card, need) if need is not None and need > 0 else None
+        stop = None  # None: each option keeps the box the expected-score advice stops in
         scored = []
         for option in base.options:
-            if need <= 0:
-                p = 1.0
+            if tv is None:  # reached (1) or out of reach (0): ranked by expected score
+                p = 0.0 if need is None else 1.0
             else:
                 p = probability_of(tv, option, position.rolls_left, self.rules)
                 if option.keep is not None and len(option.keep) == D.N_DICE:
                     stop = self.stop_placement(tv, card, dice)
             scored.append((p, option))
-        return ranked_by_probability(position, scored, "p_target", stop, target=target)
+        return ranked_by_probability(position, scored, "p_target", stop, target=target, capped_at=capped_at)
 
     def stop_placement(self, tv: TargetTurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
         """The box that stopping implies under target play (ties: the expected-score ranking)."""
@@ -442,7 +463,12 @@ def probability_of(tv: TurnValues, option: Option, rolls_left: int, rules: RuleS
 
 
 def ranked_by_probability(
-    position: Position, scored: list[tuple[float, Option]], field: str, stop, target: int | None = None
+    position: Position,
+    scored: list[tuple[float, Option]],
+    field: str,
+    stop,
+    target: int | None = None,
+    capped_at: int | None = None,
 ) -> Advice:
     """The options of ``scored`` (``(probability, expected-score option)``) ranked by probability,
     options within :data:`TARGET_TIE` by expected score; each gets the probability as ``field``
@@ -456,7 +482,7 @@ def ranked_by_probability(
         if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
             fields["stop_category"], fields["stop_score"] = stop
         options.append(Option(**fields))
-    return Advice(position, tuple(options), target=target)
+    return Advice(position, tuple(options), target=target, capped_at=capped_at)
 
 
 def checked_advice(advisor, position):

@@ -54,7 +54,6 @@ def policy_distribution(
 ):
     """The :class:`~solver.engine.distribution.Distribution` of ``card`` under ``policy`` (the one place
     that dispatches on it); ``progress(1)`` is told each turn pushed forward."""
-    from ..core.errors import UsageError
     from ..engine import distribution as dist_module
 
     kind, target = parse_policy(policy)
@@ -65,11 +64,7 @@ def policy_distribution(
     from ..engine.target import load_target
 
     table = load_target(card.rules, tables_dir)
-    if target - card.total > table.t_max:
-        raise UsageError(
-            f"target {target} needs {target - card.total} more points; the {card.rules.id} target table "
-            f"holds up to {table.t_max}"
-        )
+    dist_module.check_policy_target(table, card, target)
     return dist_module.target_distribution(
         card, values, table.arrays(), target, roll=roll, rolls_left=rolls_left, progress=progress
     )

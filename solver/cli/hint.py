@@ -180,6 +180,8 @@ def format_advice(advice, top: int = 5, note: str | None = None) -> str:
             lines.append(f"  {o.describe():<{width}}  {o.expected_final:10.2f}  {o.regret:7.3f}")
     if len(shown) < len(advice.options):
         lines.append(f"  ... {len(advice.options) - len(shown)} more (--top 0 shows all)")
+    if advice.capped_at is not None:
+        lines.append(capped_line(advice.target, advice.capped_at))
     if note:
         lines.append(textwrap.fill(f"note: {note}", 80, subsequent_indent="  "))
     return "\n".join(lines)
@@ -302,6 +304,7 @@ def target_value_json(advisor, card, target: int) -> dict:
     expected-score play (the exact distribution; from the empty card, the target table's
     manifest has it)."""
     p_target = advisor.probability(card, target)
+    _, capped_at = advisor.held(card, target)
     cached = advisor.table.manifest.get("ev_play_empty_card", {})
     if not card.filled_mask and str(target) in cached:
         p_ev = cached[str(target)]
@@ -317,7 +320,18 @@ def target_value_json(advisor, card, target: int) -> dict:
         "p_target": p_target,
         "p_target_ev_play": p_ev,
         "expected_final": round(card.total + advisor.advisor.card_value(card), 9),
-    }
+    } | ({"capped_at": capped_at} if capped_at is not None else {})
+
+
+def capped_line(target: int, capped_at: int, what: str = "each probability") -> str:
+    """What a P(>= target) beyond the target table is (:meth:`TargetAdvisor.held`), wrapped."""
+    return textwrap.fill(
+        f"note: the target table holds final scores up to {capped_at} from this card, not "
+        f"{target}: {what} shown is P(>={capped_at}), an upper bound of P(>={target}) (a "
+        "larger table: yahtzee tables build --target --t-max N)",
+        80,
+        subsequent_indent="  ",
+    )
 
 
 def _run_value_target(args, card) -> int:
@@ -330,4 +344,6 @@ def _run_value_target(args, card) -> int:
             f"{out['p_target']:.7f} playing for the target, {out['p_target_ev_play']:.7f} playing "
             f"for expected score (expected final {out['expected_final']:.2f})"
         )
+        if capped_at := out.get("capped_at"):
+            print(capped_line(args.target, capped_at, "the first probability"))
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from . import (
@@ -23,7 +24,7 @@ HIST_BIN = 25  # points per bin of the text histogram
 
 
 def register(sub) -> None:
-    from ..play.simulate import MAX_GAMES
+    from ..play.simulate import MAX_GAMES, MAX_WORST
 
     p = sub.add_parser(
         "simulate",
@@ -51,9 +52,64 @@ def register(sub) -> None:
     add_json(p, "print one JSON object (report and settings)")
     add_png(p, "--hist", "write a histogram of final scores")
     add_target(p, "also report the share of games scoring at least T (default with --bot target:T: T)")
+    p.add_argument(
+        "--regret",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="grade every decision against the table and report the strength gap to optimal both "
+        "ways: the decisions' loss (without the luck of the dice) beside the score difference "
+        "with optimal on the same dice (default: when the rule set's table is built; "
+        "--regret builds it)",
+    )
+    p.add_argument(
+        "--worst",
+        metavar="FILE",
+        default=None,
+        help="write the costliest decisions as JSON lines (positions that yahtzee hint --batch FILE "
+        "reads, with the game, turn, loss, the move played and the best)",
+    )
+    p.add_argument(
+        "--worst-count",
+        type=whole(1, MAX_WORST),
+        default=DEFAULT_WORST,
+        metavar="N",
+        help=f"how many decisions --worst writes (default {DEFAULT_WORST})",
+    )
     add_quiet(p)
     add_tables(p)
     p.set_defaults(func=run_simulate)
+
+
+DEFAULT_WORST = 100  # decisions written by --worst
+
+
+def grades(args, rules) -> bool:
+    """Whether ``simulate`` grades the decisions: ``--regret``/``--no-regret``, else when the rule
+    set's table is built (or ``--worst`` asks for the worst decisions)."""
+    from ..core.errors import UsageError
+
+    if args.worst is not None and args.regret is False:
+        raise UsageError("--worst writes graded decisions: it does not go with --no-regret")
+    if args.regret is not None:
+        return args.regret
+    if args.worst is not None:
+        return True
+    from ..engine.tables import table_paths
+
+    return all(path.is_file() for path in table_paths(rules, args.tables))
+
+
+def check_output(option: str, path: str) -> None:
+    """Before the work: ``path`` can be written (its folder exists, it is no folder itself)."""
+    import os
+
+    from ..core.errors import UsageError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option} {path!r}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path!r} is a folder")
 
 
 def target_shares(results, target: int) -> dict:
@@ -120,28 +176,48 @@ def run_simulate(args) -> int:
     if target is not None and target < 1:
         raise UsageError(f"--target must be a score of 1 or more, got {target}")
 
+    graded = grades(args, rules)
+    if args.worst is not None:
+        check_output("--worst", args.worst)
+
     start = time.perf_counter()
     progress = not args.quiet
     results = []
-    for name in [args.bot] + ([args.vs] if args.vs is not None else []):
-        # by name: a bot program started by simulate is ended by it
+    for i, name in enumerate([args.bot] + ([args.vs] if args.vs is not None else [])):
+        worst = args.worst_count if args.worst is not None and i == 0 else 0
+        # the optimal bot loses nothing: graded only when asked (--regret, --worst)
+        grade = graded and (name.strip().lower() != "optimal" or bool(args.regret) or worst > 0)
         results.append(
-            simulate(
+            simulate(  # by name: a bot program started by simulate is ended by it
                 rules,
                 name,
                 args.games,
                 args.seed,
                 threads=args.threads,
-                tables_dir=args.tables,
                 progress=progress,
-            )
+                tables_dir=args.tables,
+                regret=grade,
+                worst=worst,
+            )  # fmt: skip
         )
+    graded_any = any(r.regret is not None for r in results)
+    gaps = strength_gaps(results, args, progress) if graded_any else [None] * len(results)
     seconds = time.perf_counter() - start
     pair = paired(results[0], results[1]) if len(results) == 2 else None
     shares = target_shares(results, target) if target is not None else None
+    worst_lines = None
+    if args.worst is not None:
+        from ..play.simulate import worst_positions
+
+        worst_lines = worst_positions(results[0])
     # the report first: a histogram that cannot be written (full disk) must not lose it
     if args.json:
         out = report_json(results, pair, seconds, args.hist)
+        for key, result, gap in zip(("stats", "vs_stats"), results, gaps, strict=False):
+            if result.regret is not None:
+                out[key]["regret"] = regret_json(result, gap)
+        if worst_lines is not None:
+            out["worst"] = {"path": args.worst, "decisions": len(worst_lines)}
         if shares is not None:
             out["target"] = target
             for key, share in zip(("stats", "vs_stats"), shares["shares"], strict=False):
@@ -155,9 +231,101 @@ def run_simulate(args) -> int:
         print(format_report(results, pair, seconds, args.hist))
         if shares is not None:
             print(format_shares(shares, results[0].games))
+        for result, gap in zip(results, gaps, strict=True):
+            if result.regret is not None:
+                print("\n".join(regret_lines(result, gap)))
+        if not graded and args.regret is None:  # not asked either way, and the table is missing
+            print(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
+    if worst_lines is not None:
+        _write_worst(args, worst_lines)
     if args.hist:
         _write_histogram(args, results)
     return 0
+
+
+def strength_gaps(results, args, progress: bool) -> list:
+    """Each graded bot's gap to optimal both ways (:func:`solver.play.simulate.strength_gap`),
+    against the optimal bot on the same dice (played for it unless one of ``results`` is it);
+    None for the optimal bot itself and a bot not graded."""
+    from ..play.simulate import simulate, strength_gap
+
+    optimal = next((r for r in results if r.bot == "optimal"), None)
+    if optimal is None:
+        optimal = simulate(
+            results[0].rules, "optimal", args.games, args.seed, threads=args.threads,
+            progress=progress, tables_dir=args.tables,
+        )  # fmt: skip
+    return [None if r.bot == "optimal" or r.regret is None else strength_gap(r, optimal) for r in results]
+
+
+def regret_json(result, gap) -> dict:
+    """The ``regret`` object of a graded bot's ``--json`` stats."""
+    from ..play.simulate import regret_summary
+
+    out = regret_summary(result)
+    if gap is not None:
+        out["strength_gap"] = gap
+    return out
+
+
+def regret_lines(result, gap, per_line: int = 4) -> list[str]:
+    """The text report of a graded bot: the decisions' loss beside the score difference with
+    optimal, whether they agree, and the loss by turn and by box (every line <= 80 columns)."""
+    from ..play.simulate import regret_summary
+
+    s = regret_summary(result)
+    keeps, boxes = s["keeps"]["loss_per_game"], s["boxes"]["loss_per_game"]
+    split = f"keeps {keeps:.3f}, boxes {boxes:.3f}"
+    if "direction" in s:
+        split += f", direction {s['direction']['loss_per_game']:.3f}"
+    lines = [
+        "",
+        f"{result.bot}: its decisions graded by the table (value {s['optimal_value']:.4f}):",
+        f"  loss          {s['loss_per_game']:8.3f} points a game   se {s['standard_error']:.3f}",
+        f"                ({split})",
+    ]
+    if gap is not None:
+        verdict = "they agree" if abs(gap["z"]) <= AGREE_Z else "they DISAGREE"
+        lines += [
+            f"  score gap     {gap['score_difference']:8.3f} points a game   "
+            f"se {gap['score_difference_standard_error']:.3f} (optimal, same dice)",
+            f"  {verdict}: difference {gap['difference']:+.3f}, se "
+            f"{gap['difference_standard_error']:.3f} (z {gap['z']:+.2f});",
+            f"  the loss's standard error is {gap['se_ratio']:.1f}x smaller",
+        ]
+    lines.append("  loss by turn (keeps + box, points a game):")
+    cells = [
+        f"{t['turn']:>4} {t['keep_two_rolls_left'] + t['keep_one_roll_left']:.3f}+{t['box']:.3f}"
+        for t in s["by_turn"]
+    ]
+    lines += ["  " + "  ".join(cells[i : i + per_line]) for i in range(0, len(cells), per_line)]
+    lines.append("  loss by box (the turn that filled it: keeps + box):")
+    width = max(len(name) for name in s["by_box"])
+    cells = [f"{name:<{width}} {v['keeps']:.3f}+{v['box']:.3f}" for name, v in s["by_box"].items()]
+    per = max(1, 76 // (len(cells[0]) + 3))
+    lines += ["    " + "   ".join(cells[i : i + per]) for i in range(0, len(cells), per)]
+    return lines
+
+
+AGREE_Z = 3.0  # the loss and the score difference agree within this many standard errors
+
+
+def _write_worst(args, lines: list[dict]) -> None:
+    """``--worst``: the costliest decisions as JSON lines, once the report is on stdout."""
+    import sys
+
+    from ..core.errors import SolverError
+    from ..core.fileio import atomic_write_text
+
+    sys.stdout.flush()
+    text = "".join(json.dumps(line, allow_nan=False) + "\n" for line in lines)
+    try:
+        atomic_write_text(args.worst, text)
+    except OSError as exc:
+        raise SolverError(f"cannot write --worst {args.worst!r}: {exc.strerror or exc}") from None
+    if not args.json:
+        print(f"{len(lines)} costliest decisions written to {args.worst}")
+        print(f"  (their advice: yahtzee hint --batch {args.worst})")
 
 
 def _stats_json(result) -> dict:
@@ -330,13 +498,14 @@ def run_triple_simulate(args, rules) -> int:
     """``simulate --rules ...+triple``: the triple card's players (:mod:`solver.advice.triple`)."""
     import time
 
+    from ..core.errors import UsageError
     from ..play.simulate import paired
     from ..play.triple import check_bot, simulate_triple
 
     if getattr(args, "target", None) is not None:
-        from ..core.errors import UsageError
-
         raise UsageError("--target does not take the triple card")
+    if args.regret or args.worst is not None:
+        raise UsageError("--regret and --worst grade against a table: the triple card has none of its own")
     names = [check_bot(args.bot)] + ([check_bot(args.vs)] if args.vs is not None else [])
     if args.hist:
         check_png("--hist", args.hist)

@@ -262,6 +262,23 @@ class ScoreCard:
         return any(self.scores[i] == 50 for i in self.rules.five_kind_rows)
 
     @property
+    def most_to_come(self) -> int:
+        """At least as many points as the card can still score (never fewer): every open box its
+        best score, the upper bonus while it can still be reached, and a five-of-a-kind bonus in
+        every further turn while one can still be earned.  A final score above ``total`` plus
+        this is out of reach."""
+        rules, scores = self.rules, self.scores
+        best = [max(rules.possible_scores[i]) if s is None else 0 for i, s in enumerate(scores)]
+        most = sum(best)
+        if rules.has_upper_bonus and not self.upper_bonus:
+            if self.upper_total + sum(best[i] for i in rules.upper_indices) >= rules.upper_threshold:
+                most += rules.upper_bonus
+        rows_open = any(scores[i] is None for i in rules.five_kind_rows)
+        if rules.bonus and (self.yahtzee_holds_50 or rows_open):
+            most += rules.bonus * (len(self.open_boxes) - (1 if rows_open else 0))
+        return most
+
+    @property
     def state(self) -> tuple[int, int, int]:
         """DP state ``(filled_mask, capped upper total, flag)`` used to index tables."""
         flag = int(self.yahtzee_holds_50) if self.rules.n_flags == 2 else 0

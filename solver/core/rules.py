@@ -494,6 +494,13 @@ class RuleSet:
                 extra = f" (Joker: {box.joker_score})"
             lines.append(f"  {i + 1:>2}. {box.name:<16} {box.scorer.describe()}{extra}")
         lines.append("")
+        return "\n".join(lines + self.rule_lines())
+
+    def rule_lines(self) -> list[str]:
+        """The card's rules besides its boxes, one line each: the bonuses, the Joker rule, the
+        fill order, the rolls and the turns (the end of :meth:`card_text`; the web's rule-set
+        picker shows them)."""
+        lines = []
         if self.has_upper_bonus:
             lines.append(
                 f"upper bonus: +{self.upper_bonus} when the upper boxes total {self.upper_threshold}+"
@@ -515,7 +522,7 @@ class RuleSet:
         lines.append(f"fill order: {order[self.order]}")
         lines.append("rolls: all three every turn" if self.all_rolls else "rolls: up to three a turn")
         lines.append(f"turns: {self.n_turns}")
-        return "\n".join(lines)
+        return lines
 
     def __str__(self) -> str:
         return self.id

@@ -223,3 +223,35 @@ def parse_card(text, rules: RuleSet | str | None = None) -> ScoreCard | TripleCa
     """A card of a rule set from its notation (``ones=3`` or, on the triple card, ``ones@1=3``)."""
     rules = get_rules(rules)
     return TripleCard.parse(text, rules) if rules.triple else ScoreCard.parse(text, rules)
+
+
+#: the most entries :func:`fit_card` reads (a triple card of the largest rule set has fewer)
+MAX_FIT_ENTRIES = 128
+
+
+def fit_card(
+    text, rules: RuleSet | str | None = None
+) -> tuple[ScoreCard | TripleCard, list[tuple[str, str]]]:
+    """What a card written down under one rule set keeps under ``rules``: ``(card, left_out)``.
+
+    The entries are taken in their order, each kept when the card with it is still one
+    :func:`parse_card` accepts; ``left_out`` lists each other entry with the reason it gave
+    (a box the card does not have, a score the box cannot hold, a bonus without its
+    five of a kind, a fill order broken ...).  A card in the notation but too long is a
+    :class:`CardError`."""
+    rules = get_rules(rules)
+    entries = [e.strip() for e in (card_text(text, "ones=3,fours=12") or "").replace(";", ",").split(",")]
+    entries = [e for e in entries if e]
+    if len(entries) > MAX_FIT_ENTRIES:
+        raise CardError(f"a card has at most {MAX_FIT_ENTRIES} entries, got {len(entries)}")
+    kept: list[str] = []
+    left_out: list[tuple[str, str]] = []
+    card = parse_card("", rules)
+    for entry in entries:
+        try:
+            card = parse_card(",".join([*kept, entry]), rules)
+        except CardError as exc:
+            left_out.append((entry, str(exc)))
+        else:
+            kept.append(entry)
+    return card, left_out

@@ -610,6 +610,13 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
 #
 # Every game writes only its own rows and its decisions depend only on its own stream, so
 # results are identical for any thread count, chunking or game order.  No fastmath.
+#
+# Grading (exact regret): given a ``moves`` array (zero rows: nothing recorded) the play
+# kernels record each game's turn -- its rolls, keeps and box (:data:`MOVE_ROLL1` ..) -- and
+# :func:`grade_games` values each decision against a value table's turn tables (those of the
+# bot itself when it plays that table, else :func:`lane_turn_tables`): the best option's value
+# minus the one taken, and each roll's luck.  A turn recorded by the Python engine is graded
+# by the same kernel.
 # ============================================================================
 
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
@@ -622,6 +629,16 @@ COL_BONUSES = 2  # five-of-a-kind bonuses earned
 COL_DICE = 3  # dice drawn from the game's stream
 COL_FLAG = 4  # a five-of-a-kind row holds 50
 STATE_EXTRA = 5  # columns after the box scores
+# A game's turn as recorded for grading (:func:`grade_games`), one int16 row ``moves[i]``: the
+# five dice of each roll and each keep as keep indices (a roll's five dice are keep
+# ``roll_offset + r``; a keep of all five = stop), -1 where the turn had no such step
+MOVE_ROLL1 = 0  # the first roll
+MOVE_KEEP1 = 1  # kept with two rolls left
+MOVE_ROLL2 = 2  # the dice after the second roll (-1: stopped after the first)
+MOVE_KEEP2 = 3  # kept with one roll left (-1: stopped after the first)
+MOVE_FINAL = 4  # the five dice scored
+MOVE_BOX = 5  # the box filled
+N_MOVES = 6
 
 
 # --- dice streams ---------------------------------------------------------
@@ -687,6 +704,27 @@ def _apply(games, i, b, s, bonus, box_face, five_kind):
 
 # --- table bots (optimal, heuristic, greedy) ---------------------------------
 @njit(cache=True, inline="always")
+def _box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_rows):
+    """What roll ``r`` in legal box ``b`` is worth by the successor rows ``succ`` (column ``col``,
+    :func:`successors`), the roll's five-of-a-kind bonus (the same in every box) aside."""
+    s = placement_score(r, b, use_joker, score, joker_score)
+    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+    return add + succ[cand, col]
+
+
+@njit(cache=True, inline="always")
+def _best_box_worth(r, bits, use_joker, succ, col, score, joker_score, box_face, flag_rows):
+    """The most roll ``r`` is worth in any of the boxes ``bits`` (:func:`_box_worth`)."""
+    best = NEG_INF
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        best = max(best, _box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_rows))
+    return best
+
+
+@njit(cache=True, inline="always")
 def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
     """The keep of roll ``r`` with the largest ``ev`` (ties within ``tol``: the last sub-keep)."""
     best = NEG_INF
@@ -703,21 +741,54 @@ def _best_keep(ev, r, tol, subkeeps, n_subkeeps):
 
 
 @njit(cache=True, inline="always")
-def _play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, roll_offset):
+def _record_roll(moves, i, rolls_left, held):
+    """Row ``i`` of ``moves`` (none: zero rows) gets the five dice ``held`` rolled with
+    ``rolls_left`` rolls still to come (2: the first roll, which starts the row)."""
+    if moves.shape[0] == 0:
+        return
+    if rolls_left == 2:
+        moves[i, MOVE_ROLL1] = held
+        moves[i, MOVE_ROLL2] = -1
+        moves[i, MOVE_KEEP2] = -1
+    elif rolls_left == 1:
+        moves[i, MOVE_ROLL2] = held
+
+
+@njit(cache=True, inline="always")
+def _record_keep(moves, i, rolls_left, keep):
+    """Row ``i`` of ``moves`` (none: zero rows) gets the keep made with ``rolls_left`` rolls left."""
+    if moves.shape[0] > 0:
+        moves[i, MOVE_KEEP1 if rolls_left == 2 else MOVE_KEEP2] = keep
+
+
+@njit(cache=True, inline="always")
+def _record_box(moves, i, held, mask_before, mask_after):
+    """Row ``i`` of ``moves`` (none: zero rows) gets the five dice scored and the box filled
+    (the one bit of the mask that changed)."""
+    if moves.shape[0] > 0:
+        moves[i, MOVE_FINAL] = held
+        moves[i, MOVE_BOX] = low_bit_index(mask_after ^ mask_before)
+
+
+@njit(cache=True, inline="always")
+def _play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i):
     """Roll the dice of a turn from die ``k`` of the stream ``base``, keeping the best sub-keep
     of each roll by ``e1`` (two rolls left) then ``e0`` (one); returns the final five-dice keep
-    and the next die index."""
+    and the next die index.  Row ``i`` of ``moves`` (zero rows: none) records the rolls and keeps."""
     held = _roll(base, k, 0, add_die, keep_size)
     k += 5
+    _record_roll(moves, i, 2, held)
     for rolls_left in range(2, 0, -1):
         if rolls_left == 2:
             keep = _best_keep(e1, held - roll_offset, tol, subkeeps, n_subkeeps)
         else:
             keep = _best_keep(e0, held - roll_offset, tol, subkeeps, n_subkeeps)
+        _record_keep(moves, i, rolls_left, keep)
         if keep == held:
             break
         held = _roll(base, k, keep, add_die, keep_size)
         k += 5
+        _record_roll(moves, i, rolls_left - 1, held)
     return held, k
 
 
@@ -808,9 +879,12 @@ def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra,
 
 
 @njit(cache=True, nogil=True)
-def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, succ_all, tol, ra):
+def play_table_games(
+    j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, succ_all, tol, ra, moves
+):  # fmt: skip
     """Play the turn of sorted games ``j0 .. j1`` (game ``game0 + ids[j]``) from the tables of
-    :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box."""
+    :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box; ``moves``
+    (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
@@ -822,41 +896,138 @@ def play_table_games(j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
             base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
-            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i,
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        best = NEG_INF
+        best = _best_box_worth(r, bits, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
         rest = bits
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-            best = max(best, add + succ_all[cand, lane])
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-            if add + succ_all[cand, lane] >= best - tol:
+            if (
+                _box_worth(r, b, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
+                >= best - tol
+            ):
+                s = placement_score(r, b, use_joker, score, joker_score)
                 extra = five_kind_bonus(
                     mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus
                 )
                 _apply(games, i, b, s, extra, box_face, five_kind)
+                _record_box(moves, i, held, mask, mask | (1 << b))
                 break
+
+
+# --- grading: each decision's loss against a value table ---------------------------
+@njit(cache=True, inline="always")
+def _best_of(ev, r, subkeeps, n_subkeeps):
+    """The value of the best keep of roll ``r`` by ``ev``."""
+    best = NEG_INF
+    for j in range(n_subkeeps[r]):
+        best = max(best, ev[subkeeps[r, j]])
+    return best
+
+
+@njit(cache=True, nogil=True)
+def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all):
+    """The within-turn tables of lanes ``i0 .. i1`` (sorted by mask, several masks per block of
+    ``block`` lanes, as the DP packs them) into rows ``lane - l0`` of ``e0_all``/``e1_all``
+    (width, 462) and columns of ``succ_all`` (6 n_boxes, width): the same values as
+    :func:`group_tables` (the DP's R0, the same maxima of the same sums), for many masks with
+    few lanes each at the cost of a few full vectors."""
+    n_keeps = ra.add_die.shape[0]
+    n_boxes = ra.box_face.shape[0]
+    roll_offset = n_keeps - ra.score.shape[0]
+    width = min(block, i1 - i0)
+    x_buf = np.empty(n_keeps * width)
+    y_buf = np.empty(n_keeps * width)
+    succ = np.empty((n_boxes * 6, width))
+    work = np.empty((3, width))
+    for lo in range(i0, i1, block):
+        hi = min(lo + block, i1)
+        nl = hi - lo
+        x = x_buf[: n_keeps * nl].reshape((n_keeps, nl))  # C-contiguous: vectorises
+        y = y_buf[: n_keeps * nl].reshape((n_keeps, nl))
+        _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
+        _average_keeps(x, ra.add_die)  # x: e0 (the roll rows: R0)
+        _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
+        _average_keeps(y, ra.add_die)  # y: e1 below five dice
+        for j in range(nl):
+            row = lo + j - l0
+            for k in range(roll_offset):
+                e0_all[row, k] = x[k, j]
+                e1_all[row, k] = y[k, j]
+            for k in range(roll_offset, n_keeps):  # keeping all five: stop and score now
+                v = NEG_INF if ra.all_rolls else x[k, j]
+                e0_all[row, k] = v
+                e1_all[row, k] = v
+            for c in range(n_boxes * 6):
+                succ_all[c, row] = succ[c, j]
+
+
+@njit(cache=True, nogil=True)
+def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, graded):
+    """Each decision's loss in the recorded turns ``j0 .. j1`` against the tables of
+    :func:`group_tables` (lane ``pos_lane[j]``, rows from ``l0``; ``lane_f`` (lanes,) the
+    lanes' flags): ``masks`` (n,) int64 the filled boxes before the turn, ``moves``
+    (n, N_MOVES) int16 the turn (:data:`MOVE_ROLL1` ..).
+
+    Output, caller-allocated, ``graded`` (n, 6) float64, in expected points by the table:
+
+    * 0 .. 2 -- the losses: the best option's value minus that of the one taken, for the keep
+      with two rolls left, the keep with one (0 when the turn stopped before it) and the box
+      (the five-of-a-kind bonus is the same in every box, so it drops out);
+    * 3 -- the value of the first roll (its best keep's), what column 4 .. 5 go on from;
+    * 4, 5 -- the luck of the second and third roll: the value of the roll minus that of the
+      keep it was rolled from (0 where the turn stopped before).
+
+    A turn's points are the value of the first roll minus the losses plus the luck, the
+    next state's value deducted: so the sums over a game are ``score = V(empty) - losses +
+    luck``, each luck term of mean 0.
+    """
+    subkeeps, n_subkeeps = ra.subkeeps, ra.n_subkeeps
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face = ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    roll_offset = ra.add_die.shape[0] - score.shape[0]
+    for i in range(j0, j1):
+        lane = pos_lane[i] - l0
+        e0, e1 = e0_all[lane], e1_all[lane]
+        keep1, keep2 = np.int64(moves[i, MOVE_KEEP1]), np.int64(moves[i, MOVE_KEEP2])
+        first = _best_of(e1, np.int64(moves[i, MOVE_ROLL1]) - roll_offset, subkeeps, n_subkeeps)
+        graded[i, 0] = first - e1[keep1]
+        graded[i, 1] = 0.0
+        graded[i, 3] = first
+        graded[i, 4] = 0.0
+        graded[i, 5] = 0.0
+        if keep2 >= 0:
+            second = _best_of(e0, np.int64(moves[i, MOVE_ROLL2]) - roll_offset, subkeeps, n_subkeeps)
+            graded[i, 1] = second - e0[keep2]
+            graded[i, 4] = second - e1[keep1]
+        r = np.int64(moves[i, MOVE_FINAL]) - roll_offset
+        taken = np.int64(moves[i, MOVE_BOX])
+        mask = masks[i]
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        best = _best_box_worth(r, bits, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
+        chosen = NEG_INF  # (a box that is not legal loses everything: never recorded)
+        if (bits >> taken) & 1:
+            chosen = _box_worth(r, taken, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
+        graded[i, 2] = best - chosen
+        if keep2 >= 0 and keep2 != np.int64(moves[i, MOVE_ROLL2]):  # rolled a third time
+            extra = five_kind_bonus(mask, r, lane_f[pos_lane[i]], roll_face, rows_mask, bonus)
+            graded[i, 5] = best + extra - e0[keep2]
 
 
 # --- simple bots (random, frequent) -------------------------------------------
 @njit(cache=True, nogil=True)
-def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
+def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra, moves):
     """Play turn ``turn`` (0-based) of games ``i0 .. i1`` with a table-free bot: ``BOT_RANDOM``
     (uniform distinct keeps -- never keeping all five under ``all-rolls`` -- and a uniform
     legal box) or ``BOT_FREQUENT`` (keep every die of the most frequent face, ties: the
     higher face, at most four under ``all-rolls``; the box that pays most now, upper bonus
-    included, ties: card order)."""
+    included, ties: card order).  ``moves`` (n, N_MOVES) int16 records each game's turn
+    (zero rows: none)."""
     add_die, keep_size, keep_counts, subkeeps, n_subkeeps = (
         ra.add_die,
         ra.keep_size,
@@ -877,7 +1048,8 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
         k = np.int64(games[i, nb + COL_DICE])
         held = _roll(base, k, 0, add_die, keep_size)
         k += 5
-        for _rolls_left in range(2, 0, -1):
+        _record_roll(moves, i, 2, held)
+        for rolls_left in range(2, 0, -1):
             r = held - roll_offset
             if kind == BOT_RANDOM:  # the last sub-keep is the roll itself (stop)
                 keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
@@ -894,10 +1066,12 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
                 keep = 0
                 for _ in range(best_n):
                     keep = add_die[keep, best_face]
+            _record_keep(moves, i, rolls_left, keep)
             if keep == held:
                 break
             held = _roll(base, k, keep, add_die, keep_size)
             k += 5
+            _record_roll(moves, i, rolls_left - 1, held)
         games[i, nb + COL_DICE] = k
         r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
@@ -927,6 +1101,7 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra):
         s = placement_score(r, chosen, use_joker, score, joker_score)
         extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
         _apply(games, i, chosen, s, extra, box_face, five_kind)
+        _record_box(moves, i, held, mask, mask | (1 << chosen))
 
 
 # ============================================================================
@@ -1316,11 +1491,13 @@ def target_group_tables(
 
 @njit(cache=True, nogil=True)
 def play_target_games(
-    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_len, tol, ra
-):
+    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_len, tol, ra,
+    moves,
+):  # fmt: skip
     """Play the turn of games ``j0 .. j1`` (``need[j] >= 1`` points still needed) for the
     target: keeps from the tables of :func:`target_group_tables`, then the legal box with the
-    largest probability (ties within ``tol``: the first in card order)."""
+    largest probability (ties within ``tol``: the first in card order); ``moves`` (n, N_MOVES)
+    int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
@@ -1330,14 +1507,16 @@ def play_target_games(
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
             base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
-            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i,
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
+        mask = np.int64(games[i, nb + COL_MASK])
         # target play is win play against one known final, ties worth nothing: the value of
         # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
         _score_best_win_box(
             games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_len, tol, ra
         )
+        _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
 
 @njit(cache=True, nogil=True)
@@ -1769,12 +1948,13 @@ def play_mixed_win_games(
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
+    no_moves = np.empty((0, N_MOVES), dtype=np.int16)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
             base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
-            add_die, keep_size, subkeeps, n_subkeeps, roll_offset,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, no_moves, i,
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         _score_best_win_box(

@@ -131,6 +131,18 @@ def check_targets(targets) -> tuple[int, ...]:
     return tuple(out)
 
 
+def check_policy_target(table, card, target: int) -> None:
+    """Playing for ``target`` from ``card`` (policy ``target:T``) needs the target ``table`` to
+    hold the points still needed: a usage error naming the table's reach otherwise."""
+    from ..core.errors import UsageError
+
+    if target - card.total > table.t_max:
+        raise UsageError(
+            f"target {target} needs {target - card.total} more points; the {card.rules.id} target "
+            f"table holds up to {table.t_max}"
+        )
+
+
 def read_position(rules, card, dice, rolls_left):
     """``(card, roll, rolls_left)`` of a position: a card alone (the start of a turn: ``roll`` is
     None) or with dice and rolls left, checked by :meth:`solver.advice.advisor.Position.parse`."""

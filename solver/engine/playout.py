@@ -21,6 +21,7 @@ from .turn import TIE_TOLERANCE
 MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
 STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
+BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors (as the DP's blocks)
 
 
 def finish_games(
@@ -95,21 +96,143 @@ def lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]
     return width, batches
 
 
-def table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra) -> None:
+def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine._kernels.group_tables`):
+    ``e0``, ``e1`` (width, 462) and the successor rows (6 nb, width)."""
+    return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
+
+
+class Grader:
+    """Grades recorded turns: each decision's loss against the value table ``values`` (read as
+    :func:`~solver.engine.dp.kernel_values` reads it), in the kernels, ``workers`` in threads.
+
+    A turn's record is a row of ``moves`` (``_kernels.MOVE_ROLL1`` ..: the rolls, the keeps,
+    the box) and the card's state ``(mask, u, f)`` before it; its grade a row of ``graded``
+    (6): the losses -- the best keep's value minus the kept one's with two rolls left, the same
+    with one roll left (0 when the turn stopped before), the best box's value minus the chosen
+    one's; all in expected points, what the table says the decision cost -- then the luck of
+    the three rolls (the first roll's value minus the state's, then each roll's value minus
+    the keep's it came from; see :func:`solver.engine._kernels.grade_games`).  Under
+    ``order=choose`` the direction is a decision too: a table bot takes it before the first
+    roll (its first turn is graded in that direction, which costs :meth:`direction_loss`);
+    any other bot shows it by its first box, so its first turn is graded with both ends open.
+
+    The turn functions (:func:`table_turn`, :func:`target_turn`) leave the last turn's
+    ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order.
+    """
+
+    def __init__(self, K, workers, rules: RuleSet, values: np.ndarray):
+        from .dp import rule_arrays
+
+        self.K, self.workers, self.rules, self.values = K, workers, rules, values
+        self.ra = rule_arrays(rules)
+        self.moves: np.ndarray | None = None
+        self.graded: np.ndarray | None = None
+        self._worth: dict[str | None, float] | None = None
+
+    def new_moves(self, n: int) -> np.ndarray:
+        return np.empty((n, self.K.N_MOVES), dtype=np.int16)
+
+    def direction_loss(self, direction: str | None) -> float:
+        """Under ``order=choose``: what playing ``direction`` costs against the best one (points);
+        ``None``: the direction shown by the first box, chosen once the first turn's dice are
+        seen -- worth more than either, so its "loss" is a gain (negative)."""
+        if self._worth is None:
+            from .turn import TurnValues, direction_values
+
+            self._worth = direction_values(self.rules, self.values)
+            self._worth[None] = TurnValues(self.rules, (0, 0, 0), self.values).value
+        return max(self._worth["down"], self._worth["up"]) - self._worth[direction]
+
+    def grade(self, mask, u, f, moves) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(graded, direction)`` of recorded turns from states ``(mask, u, f)`` ((n,) int64 each,
+        ``u`` capped): ``graded`` (n, 6) as above; ``direction`` (n,) under ``order=choose``, else
+        None: 0 but for the turns from the empty card, graded with both ends of the card open
+        (a bot may show its direction by its first box, after the dice), which take
+        ``direction_loss(None)``."""
+        graded = self.grade_rows(self.ra, mask, u, f, moves)
+        if self.rules.order != "choose":
+            return graded, None
+        return graded, np.where(mask == 0, self.direction_loss(None), 0.0)
+
+    def grade_rows(self, ra, mask, u, f, moves) -> np.ndarray:
+        """(n, 6) the grades of recorded turns from states ``(mask, u, f)`` under the rule arrays ``ra``."""
+        values = self.values
+        cap, n_flags = values.shape[1] - 1, values.shape[2]
+        key = (mask * (cap + 1) + u) * n_flags + f
+        lanes, pos_lane = np.unique(key, return_inverse=True)
+        pos_lane = pos_lane.reshape(-1)
+        order = np.argsort(pos_lane, kind="stable")
+        pos_lane = pos_lane[order].astype(np.int64)
+        masks = np.ascontiguousarray(mask[order], dtype=np.int64)
+        rows = np.ascontiguousarray(moves[order])
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(lanes, n_flags, cap, pos_lane)
+        lane_mask = np.repeat(group_mask, np.diff(group_lane))
+        width, batches = lane_batches(group_lane)
+        tables = lane_tables(width, ra.box_face.shape[0])
+        graded = np.empty((len(mask), 6))
+        for g0, g1, l0 in batches:
+            self.grade_batch(
+                values, ra, (g0, g1, l0), (lane_mask, lane_u, lane_f, group_lane),
+                (int(game_start[g0]), int(game_start[g1])), pos_lane, masks, rows, tables, graded,
+            )  # fmt: skip
+        loss = np.empty_like(graded)
+        loss[order] = graded
+        return loss
+
+    def grade_batch(self, values, ra, batch, lanes, games, pos_lane, masks, moves, tables, loss) -> None:
+        """Grade games ``games = (j0, j1)`` of one lane batch ``batch = (g0, g1, l0)``
+        (:func:`lane_batches`; ``lanes``: ``(lane_mask, lane_u, lane_f, group_lane)``) from the
+        turn tables ``tables`` (:func:`lane_tables`), first filled from ``values`` unless None
+        (they hold the grading table's tables already)."""
+        K = self.K
+        g0, g1, l0 = batch
+        lane_mask, lane_u, lane_f, group_lane = lanes
+        e0_all, e1_all, succ_all = tables
+        if values is not None:  # many masks hold one lane or two: packed into blocks as the DP does
+
+            def fill(a: int, b: int) -> None:
+                K.lane_turn_tables(
+                    a, b, BLOCK_LANES, l0, lane_mask, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all
+                )
+
+            lo, hi = int(group_lane[g0]), int(group_lane[g1])
+            self.workers.run(fill, lo, hi, pieces=min(4 * self.workers.threads, -(-(hi - lo) // BLOCK_LANES)))
+
+        def grade(a: int, b: int) -> None:
+            K.grade_games(a, b, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, loss)
+
+        self.workers.run(grade, *games)
+        j0, j1 = games
+        lane = pos_lane[j0:j1]  # the first roll's luck: its value minus the state's
+        loss[j0:j1, 3] -= self.values[masks[j0:j1], lane_u[lane], lane_f[lane]]
+
+
+def table_turn(
+    K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra, grader: Grader | None = None
+) -> None:
     """One turn of every game of ``state`` with a table bot; the games end up, sorted by
-    mask, in ``spare``/``spare_ids`` (see :func:`solver.engine._kernels.group_games`)."""
+    mask, in ``spare``/``spare_ids`` (see :func:`solver.engine._kernels.group_games`).  With
+    ``grader`` the turns are recorded and graded (its ``moves``/``graded``, rows as ``spare``),
+    from the bot's own turn tables when it plays the grader's table."""
     nb = ra.box_face.shape[0]
     groups = K.group_games(
         state, ids, spare, spare_ids, values.shape[0], values.shape[1] - 1, values.shape[2], nb
     )
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
     width, batches = lane_batches(group_lane)
-    e0_all = np.empty((width, D.N_KEEPS))
-    e1_all = np.empty((width, D.N_KEEPS))
-    succ_all = np.empty((6 * nb, width))
+    e0_all, e1_all, succ_all = tables = lane_tables(width, nb)
+    moves = np.empty((0, K.N_MOVES), dtype=np.int16)
+    if grader is not None:
+        moves = grader.moves = grader.new_moves(len(state))
+        grader.graded = np.empty((len(state), 6))
+        masks = spare[:, nb + K.COL_MASK].astype(np.int64)  # before the turn
+        lane_mask = np.repeat(group_mask, np.diff(group_lane))
+        own = grader.values is values
+        grade_tables = tables if own else lane_tables(width, nb)
     for g0, g1, l0 in batches:
 
-        def tables(a: int, b: int, l0=l0) -> None:
+        def fill(a: int, b: int, l0=l0) -> None:
             K.group_tables(
                 a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all
             )
@@ -117,18 +240,25 @@ def table_turn(K, workers, values, state, ids, spare, spare_ids, seed_mixed, gam
         def play(a: int, b: int, l0=l0) -> None:
             K.play_table_games(
                 a, b, l0, pos_lane, spare, spare_ids, seed_mixed, game0, e0_all, e1_all, succ_all,
-                TIE_TOLERANCE, ra,
+                TIE_TOLERANCE, ra, moves,
             )  # fmt: skip
 
-        workers.run(tables, g0, g1)
-        workers.run(play, int(group_start[g0]), int(group_start[g1]))
+        games = (int(group_start[g0]), int(group_start[g1]))
+        workers.run(fill, g0, g1)
+        workers.run(play, *games)
+        if grader is not None:
+            grader.grade_batch(
+                None if own else grader.values, ra, (g0, g1, l0), (lane_mask, lane_u, lane_f, group_lane),
+                games, pos_lane, masks, moves, grade_tables, grader.graded,
+            )  # fmt: skip
 
 
-def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra):
+def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra, grader=None):
     """One turn of every game of ``state`` with the target bot (goal ``goal``): games whose
     target is reached or out of reach play for expected score (:func:`table_turn`), the
     others from target-play tables of their lanes ``(mask, u, f, need)``.  Returns the
-    games and their ids, reordered."""
+    games and their ids, reordered; with ``grader`` (whose table is ``values``) the turns are
+    recorded and graded (its ``moves``/``graded``, rows in that order)."""
     rules_n = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     w, w_off, w_len = target.w, target.off, target.length
@@ -140,14 +270,17 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
     p[inside] = w[w_off[mask, u, f][inside] + need[inside] - 1]
     p[need <= 0] = 1.0
     for_target = (need >= 1) & (p > 0.0)
-    parts_state, parts_ids = [], []
+    parts_state, parts_ids, parts_moves, parts_loss = [], [], [], []
     ev = np.flatnonzero(~for_target)
     if len(ev):
         sub, sub_ids = state[ev], ids[ev]
         spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
-        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra)
+        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra, grader)
         parts_state.append(spare)
         parts_ids.append(spare_ids)
+        if grader is not None:
+            parts_moves.append(grader.moves)
+            parts_loss.append(grader.graded)
     tg = np.flatnonzero(for_target)
     if len(tg):
         t_max = int(w_len.max(initial=0)) + 1
@@ -163,6 +296,8 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
             lanes // (t_max + 1), n_flags, cap, pos_lane
         )
 
+        moves = np.empty((0, K.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(len(tg))
+
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.target_group_tables(
                 a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0_all, e1_all
@@ -171,12 +306,18 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_target_games(
                 a, b, l0, pos_lane, game_need, games, game_ids, seed_mixed, game0, e0_all, e1_all,
-                w, w_off, w_len, TIE_TOLERANCE, ra,
+                w, w_off, w_len, TIE_TOLERANCE, ra, moves,
             )  # fmt: skip
 
         run_lane_batches(workers, group_lane, game_start, tables, play)
         parts_state.append(games)
         parts_ids.append(game_ids)
+        if grader is not None:  # graded for expected score, from the states before the turn
+            sel = tg[order]
+            parts_moves.append(moves)
+            parts_loss.append(grader.grade_rows(ra, mask[sel], u[sel], f[sel], moves))
+    if grader is not None:
+        grader.moves, grader.graded = np.concatenate(parts_moves), np.concatenate(parts_loss)
     return np.concatenate(parts_state), np.concatenate(parts_ids)
 
 
@@ -215,6 +356,103 @@ def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
     return boxes + bonus + state[:, nb + K.COL_BONUSES].astype(np.int64) * int(ra.bonus)
 
 
+class RegretRecorder:
+    """Each decision's loss (:class:`Grader`), gathered turn by turn over ``games`` games.
+
+    Per game (in game order): ``game_loss`` (N,) float64 the points its decisions lost in all,
+    ``game_keep_loss`` (N,) those of its keeps, ``game_direction_loss`` (N,) its direction's
+    (under ``order=choose``, else None); the box decisions lost the rest.  ``game_luck`` (N,)
+    what its dice gave against their expectation (the rolls' luck, :func:`grade_games`): each
+    game's score is the table's value of the empty card minus its loss plus its luck, to the
+    last bits of the sums.  Summed over the
+    games: ``turn_loss`` (turns, 3) and ``turn_decisions`` (turns, 3) the losses and the
+    number of decisions of each turn (keep with two rolls left, with one, box);
+    ``box_loss`` (n_boxes, 2) the keep and box losses of the turns that filled each box,
+    ``box_turns`` (n_boxes,) how many turns did.  ``worst`` the ``n_worst`` decisions that
+    lost most (:meth:`worst_decisions`).  Sums run in game-id order within a turn, so they are
+    the same whatever the thread count.
+    """
+
+    def __init__(self, rules: RuleSet, games: int, n_worst: int = 0):
+        nb, turns = rules.n_boxes, rules.n_turns
+        self.rules, self.n_worst = rules, int(n_worst)
+        self.game_loss = np.zeros(games)
+        self.game_keep_loss = np.zeros(games)
+        self.game_direction_loss = np.zeros(games) if rules.order == "choose" else None
+        self.game_luck = np.zeros(games)
+        self.turn_loss = np.zeros((turns, 3))
+        self.turn_decisions = np.zeros((turns, 3), dtype=np.int64)
+        self.box_loss = np.zeros((nb, 2))
+        self.box_turns = np.zeros(nb, dtype=np.int64)
+        self._worst = _no_worst(nb)
+
+    def add_turn(self, turn: int, rows, moves, graded, scores_after, bonuses_after, direction=None) -> None:
+        """Turn ``turn`` of the games ``rows`` ((n,) indices into the per-game arrays): their
+        ``moves`` and ``graded`` (:class:`Grader`), the box scores after the turn ``scores_after``
+        ((n, n_boxes), -1 open) and five-of-a-kind bonuses ``bonuses_after`` (n,) (to write the
+        worst positions out), ``direction`` (n,) the direction's loss (turn 0, ``order=choose``)."""
+        from . import _kernels as K
+
+        nb = self.rules.n_boxes
+        loss = graded[:, :3]
+        keep = loss[:, 0] + loss[:, 1]
+        self.game_loss[rows] += keep + loss[:, 2]
+        self.game_keep_loss[rows] += keep
+        self.game_luck[rows] += graded[:, 3] + graded[:, 4] + graded[:, 5]
+        if direction is not None and self.game_direction_loss is not None:
+            self.game_direction_loss[rows] += direction
+            self.game_loss[rows] += direction
+            # the first roll's luck is against the chosen direction's value, the table's less that
+            self.game_luck[rows] += direction
+        self.turn_loss[turn] += loss.sum(axis=0)
+        self.turn_decisions[turn] += (len(rows), int((moves[:, K.MOVE_KEEP2] >= 0).sum()), len(rows))
+        box = moves[:, K.MOVE_BOX].astype(np.intp)
+        self.box_loss[:, 0] += np.bincount(box, keep, nb)
+        self.box_loss[:, 1] += np.bincount(box, loss[:, 2], nb)
+        self.box_turns += np.bincount(box, minlength=nb)
+        if self.n_worst:
+            self._add_worst(turn, rows, moves, loss, scores_after, bonuses_after)
+
+    def _add_worst(self, turn, rows, moves, loss, scores_after, bonuses_after) -> None:
+        flat = np.ascontiguousarray(loss).reshape(-1)
+        cand = np.flatnonzero(flat > TIE_TOLERANCE)
+        if len(cand) > self.n_worst:  # only what can still be among the worst (all ties of the last)
+            cut = -np.partition(-flat[cand], self.n_worst - 1)[self.n_worst - 1]
+            cand = cand[flat[cand] >= cut]
+        row, stage = cand // 3, cand % 3
+        new = {
+            "loss": flat[cand],
+            "game": np.asarray(rows, dtype=np.int64)[row],
+            "turn": np.full(len(cand), turn, dtype=np.int64),
+            "stage": stage.astype(np.int64),
+            "moves": moves[row].astype(np.int16),
+            "scores": np.asarray(scores_after)[row].astype(np.int16),
+            "bonuses": np.asarray(bonuses_after)[row].astype(np.int64),
+        }
+        both = {k: np.concatenate([self._worst[k], v]) for k, v in new.items()}
+        keep = np.lexsort((both["stage"], both["turn"], both["game"], -both["loss"]))[: self.n_worst]
+        self._worst = {k: v[keep] for k, v in both.items()}
+
+    def worst_decisions(self) -> dict:
+        """The worst decisions, most costly first (ties: by game, turn, decision): arrays
+        ``loss``, ``game`` (index into the per-game arrays), ``turn`` (0-based), ``stage`` (0:
+        keep with two rolls left, 1: with one, 2: box), ``moves`` (that turn, :class:`Grader`),
+        ``scores``/``bonuses`` the card after that turn."""
+        return dict(self._worst)
+
+
+def _no_worst(nb: int) -> dict:
+    return {
+        "loss": np.zeros(0),
+        "game": np.zeros(0, dtype=np.int64),
+        "turn": np.zeros(0, dtype=np.int64),
+        "stage": np.zeros(0, dtype=np.int64),
+        "moves": np.zeros((0, 6), dtype=np.int16),
+        "scores": np.zeros((0, nb), dtype=np.int16),
+        "bonuses": np.zeros(0, dtype=np.int64),
+    }
+
+
 def run_games(
     rules,
     kind,
@@ -230,13 +468,19 @@ def run_games(
     target=None,
     goal=None,
     direction=None,
+    regret: RegretRecorder | None = None,
+    grade_values=None,
 ) -> dict:
     """Play games ``game0 .. game0 + games - 1`` under ``seed`` in the kernels, ``chunk`` games
     in memory at once: ``kind`` is ``"table"`` (best play by the value array ``values``),
     ``"target"`` (target play for ``goal`` points from the target arrays ``target``, expected-score
     play by ``values`` once reached or out of reach), ``"random"`` or ``"frequent"``; under
     ``order=choose`` ``direction`` is the one the table player picks.  ``tick(n)`` is told each
-    ``n`` games done.  The per-game results (:func:`result_arrays`), in game order."""
+    ``n`` games done.  The per-game results (:func:`result_arrays`), in game order.
+
+    With ``regret`` every decision is graded (:class:`Grader`) against the value table
+    ``grade_values`` -- by default ``values`` (the optimal table of a ``target`` bot; a
+    ``table`` bot that plays it grades from its own turn tables) -- into the recorder."""
     from . import _kernels as K
     from .dp import kernel_values, rule_arrays
 
@@ -248,10 +492,17 @@ def run_games(
         values = kernel_values(values)
         if rules.order == "choose":  # the direction is chosen before the first roll
             first_ra = rule_arrays(rules.directed(direction))
+    if regret is not None and grade_values is None and values is None:
+        raise ValueError(f"grading a {kind} bot needs grade_values")
     seed_mixed = np.uint64(mix64(seed & MASK64))
     turns = rules.n_turns
     out = result_arrays(games, nb, keep_cards)  # first: too many games for the memory fail at once
     with Workers(n_threads) as workers:
+        grader = None
+        if regret is not None:
+            grader = Grader(
+                K, workers, rules, values if grade_values is None else kernel_values(grade_values)
+            )
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
             state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)  # see _kernels
@@ -262,22 +513,42 @@ def run_games(
             done = 0
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
+                graded_direction = None
                 if kind == "target":
                     state, ids = target_turn(
-                        K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra
-                    )
+                        K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra,
+                        grader,
+                    )  # fmt: skip
                 elif kind == "table":
                     table_turn(
-                        K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra
-                    )
+                        K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra,
+                        grader,
+                    )  # fmt: skip
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids
+                    if grader is not None and turn == 0 and rules.order == "choose":
+                        graded_direction = np.full(n, grader.direction_loss(direction))
                 else:
                     code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
+                    if grader is not None:
+                        before = lane_states(state, nb, grader.values.shape[1] - 1, grader.values.shape[2])
+                    moves = (
+                        np.empty((0, K.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(n)
+                    )
 
-                    def play(a: int, b: int, code=code, turn=turn, state=state, first=game0 + c0) -> None:
-                        K.simple_games(code, turn, a, b, state, seed_mixed, first, ra)
+                    def play(
+                        a: int, b: int, code=code, turn=turn, state=state, first=game0 + c0, moves=moves
+                    ) -> None:
+                        K.simple_games(code, turn, a, b, state, seed_mixed, first, ra, moves)
 
                     workers.run(play, 0, n)
+                    if grader is not None:
+                        grader.moves = moves
+                        grader.graded, graded_direction = grader.grade(*before, moves)
+                if grader is not None:
+                    regret.add_turn(
+                        turn, c0 + ids, grader.moves, grader.graded, state[:, :nb], state[:, nb + K.COL_BONUSES],
+                        graded_direction,
+                    )  # fmt: skip
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now

@@ -208,12 +208,17 @@ def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, value
     return None if best is None else (rules.box_names[best[1]], best[2])
 
 
+def direction_values(rules: RuleSet, values: np.ndarray | ValueFile) -> dict[str, float]:
+    """Under ``order=choose``: the empty card's value (expected points) in each direction,
+    ``{"down": .., "up": ..}``, the direction being chosen before the first roll."""
+    return {d: TurnValues(rules.directed(d), (0, 0, 0), values).value for d in ("down", "up")}
+
+
 def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
     """Under ``order=choose``: the direction (``down`` or ``up``) optimal play picks before the
     first roll -- the one whose empty card is worth more (ties: ``down``)."""
-    down = TurnValues(rules.directed("down"), (0, 0, 0), values).value
-    up = TurnValues(rules.directed("up"), (0, 0, 0), values).value
-    return "up" if up > down + TIE_TOLERANCE else "down"
+    worth = direction_values(rules, values)
+    return "up" if worth["up"] > worth["down"] + TIE_TOLERANCE else "down"
 
 
 def average_keeps(x: list[float]) -> None:

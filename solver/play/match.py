@@ -304,6 +304,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
     nb = rules.n_boxes
     p = len(bots)
     ra = rule_arrays(rules)
+    no_moves = np.empty((0, K.N_MOVES), dtype=np.int16)  # the turns are not recorded
     win_target = spreads = None
     # the estimates are read by a win bot only (without one, zeros will do)
     est_values = np.zeros((1 << nb, rules.upper_cap + 1, rules.n_flags))
@@ -366,7 +367,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                         code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
 
                         def play(a: int, b: int, code=code, turn=turn, state=state, sm=sm) -> None:
-                            K.simple_games(code, turn, a, b, state, sm, 0, ra)
+                            K.simple_games(code, turn, a, b, state, sm, 0, ra, no_moves)
 
                         workers.run(play, 0, n)
                     e["state"], e["ids"] = state, ids

@@ -37,15 +37,12 @@ import time
 import weakref
 from collections.abc import Callable
 
-import numpy as np
-
 from ..core import dice as D
 from ..core.bounded import shown
 from ..core.card import ScoreCard
 from ..core.dice import Dice, is_sub_multiset
 from ..core.errors import UsageError
 from ..core.rules import RuleSet
-from ..core.streams import SeededStream, reroll_keep
 
 #: the protocol's version, sent in ``start``
 PROTOCOL = 1
@@ -347,75 +344,3 @@ def decide_in_halves(
         for position, move in zip(part, bot.answers(part), strict=True):
             apply(k, position, move)
             k += 1
-
-
-class _Lockstep:
-    """Games played side by side by one protocol bot: their streams, cards and dice."""
-
-    def __init__(self, rules: RuleSet, bot: ProtocolBot, seed: int, ids: range):
-        self.rules, self.bot, self.ids = rules, bot, ids
-        self.streams = [SeededStream(seed, g) for g in ids]
-        self.cards = [ScoreCard.empty(rules) for _ in ids]
-        self.dice: list[Dice] = []
-
-    def turn(self) -> None:
-        self.dice = [Dice(s.next_five()) for s in self.streams]
-        rolling = list(range(len(self.cards)))
-        for rolls_left in (2, 1):
-            if rolling:
-                rolling = self.keeps(rolling, rolls_left)
-        self.boxes()
-
-    def keeps(self, rolling: list[int], rolls_left: int) -> list[int]:
-        """The keep decisions of the games still ``rolling``; the games that roll again."""
-        positions = [position_json(self.cards[k], self.dice[k], rolls_left, self.ids[k]) for k in rolling]
-        still = []
-
-        def keep_or_stop(i: int, position: dict, move: dict) -> None:
-            k = rolling[i]
-            keep = check_keep(self.bot, position, move["keep"], self.dice[k])
-            if len(keep) < D.N_DICE:
-                self.dice[k] = Dice(reroll_keep(keep, self.streams[k].next_five()))
-                still.append(k)
-
-        decide_in_halves(self.bot, positions, keep_or_stop)
-        return still
-
-    def boxes(self) -> None:
-        legal = [{p.box: p for p in c.placements(d)} for c, d in zip(self.cards, self.dice, strict=True)]
-        positions = [
-            position_json(card, dice, 0, game, placements=places.values())
-            for card, dice, game, places in zip(self.cards, self.dice, self.ids, legal, strict=True)
-        ]
-
-        def score(k: int, position: dict, move: dict) -> None:
-            placement = legal[k].get(move["box"])
-            if placement is None:
-                raise BotError(
-                    f"bot {self.bot.name} at {where(position)}: {shown(move['box'])} is not a legal box "
-                    f"for {self.dice[k]} on this card (legal: {', '.join(legal[k])})"
-                )
-            self.cards[k] = self.cards[k].place(placement)
-
-        decide_in_halves(self.bot, positions, score)
-
-
-def play_batched(
-    rules: RuleSet, bot: ProtocolBot, games: int, seed: int, game0: int, tick: Callable[[int], None]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Play games ``game0 ..`` of ``bot`` in lockstep, :data:`BATCH` at a time, each decision
-    step of all of them in one message (in two halves): ``(scores (games, n_boxes) int16,
-    Yahtzee bonuses (games,) int64)``.  The dice are each game's seeded stream, drawn in the
-    order the Python engine draws them, so the games are those of
-    :func:`solver.play.simulate.play_game` for the same decisions."""
-    scores = np.empty((games, rules.n_boxes), dtype=np.int16)
-    bonuses = np.zeros(games, dtype=np.int64)
-    for start in range(0, games, BATCH):
-        batch = _Lockstep(rules, bot, seed, range(game0 + start, game0 + min(games, start + BATCH)))
-        for _ in range(rules.n_turns):
-            batch.turn()
-        for k, card in enumerate(batch.cards):
-            scores[start + k] = card.scores
-            bonuses[start + k] = card.yahtzee_bonus_count
-        tick(len(batch.cards))
-    return scores, bonuses

@@ -25,10 +25,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core import dice as D
+from ..core.bounded import shown
 from ..core.card import ScoreCard
 from ..core.dice import Dice, is_sub_multiset
 from ..core.errors import IllegalMoveError, UsageError
@@ -36,12 +38,18 @@ from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
 from ..engine.playout import MAX_GAMES, finish_games, progress_ticks, result_arrays, run_games, store_results
+
+if TYPE_CHECKING:
+    from ..engine.playout import RegretRecorder
+    from ..engine.tables import Table
+from . import protocol
 from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
-from .protocol import ProtocolBot, play_batched
+from .protocol import BotError, ProtocolBot, check_keep, decide_in_halves, position_json, where
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
 #: a game with the report's statistics, so about 4 GB at the cap, and some 7 minutes for the
-#: optimal bot); play more as several calls with ``game0`` (or seeds) and pool the results.
+#: optimal bot; graded, 24 bytes more: :class:`Regret`); play more as several calls with
+#: ``game0`` (or seeds) and pool the results.
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 
 PERCENTILES = (5, 25, 50, 75, 95)
@@ -73,6 +81,8 @@ class SimulationResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     cards: np.ndarray | None = field(default=None, repr=False)
+    #: each decision's loss against the table (``simulate(..., regret=True)``), else None
+    regret: Regret | None = field(default=None, repr=False)
 
     @property
     def games(self) -> int:
@@ -81,6 +91,60 @@ class SimulationResult:
     def summary(self) -> dict:
         """Mean, spread, percentiles, bonus and Yahtzee rates, mean per box (JSON-ready)."""
         return summarize(self)
+
+
+@dataclass
+class Regret:
+    """What a bot's decisions cost, by the table (:class:`solver.engine.playout.RegretRecorder`).
+
+    ``value`` is the table's value of the empty card (the optimal expected score); for each
+    decision the loss is the table's value of the best option minus that of the one taken
+    (expected points), so a game's summed losses ``game_loss`` (N,) have the expectation
+    ``value`` minus the bot's expected score -- without the luck of the dice.
+    ``game_keep_loss`` (N,) the keeps' part, ``game_direction_loss`` (N,) the direction's
+    (``order=choose``; else None), the rest the boxes'; ``game_luck`` (N,) what the dice gave
+    against their expectation, so that each score is ``value - game_loss + game_luck``
+    (:class:`~solver.engine.playout.RegretRecorder`).  ``turn_loss`` / ``turn_decisions``
+    (turns, 3): summed losses and counts of each turn's keep with two rolls left, with one,
+    box; ``box_loss`` (n_boxes, 2) the keep and box losses of the turns that filled each box,
+    ``box_turns`` (n_boxes,) their number; ``worst`` the costliest decisions
+    (:meth:`RegretRecorder.worst_decisions`).
+    """
+
+    value: float
+    game_loss: np.ndarray
+    game_keep_loss: np.ndarray
+    game_direction_loss: np.ndarray | None
+    game_luck: np.ndarray
+    turn_loss: np.ndarray
+    turn_decisions: np.ndarray
+    box_loss: np.ndarray
+    box_turns: np.ndarray
+    worst: dict
+    table: Table | None = field(default=None, repr=False)  # the table graded against
+
+    @classmethod
+    def of(cls, recorder: RegretRecorder, table: Table) -> Regret:
+        return cls(
+            table=table,
+            value=table.empty_card_value,
+            game_loss=recorder.game_loss,
+            game_keep_loss=recorder.game_keep_loss,
+            game_direction_loss=recorder.game_direction_loss,
+            game_luck=recorder.game_luck,
+            turn_loss=recorder.turn_loss,
+            turn_decisions=recorder.turn_decisions,
+            box_loss=recorder.box_loss,
+            box_turns=recorder.box_turns,
+            worst=recorder.worst_decisions(),
+        )
+
+
+def mean_and_se(x: np.ndarray) -> tuple[float, float]:
+    """The mean of ``x`` and its standard error (0 for a single value)."""
+    n = len(x)
+    std = float(x.std(ddof=1)) if n > 1 else 0.0
+    return float(x.mean()), std / math.sqrt(n)
 
 
 def summarize(result: SimulationResult) -> dict:
@@ -108,6 +172,130 @@ def summarize(result: SimulationResult) -> dict:
     if rules.bonus:
         out["box_means"]["yahtzee_bonus"] = out["mean_yahtzee_bonuses"] * rules.bonus
     return out
+
+
+def regret_summary(result: SimulationResult) -> dict:
+    """What the bot's decisions cost by the table (JSON-ready): the loss per game with its
+    standard error, the expected score it implies (the table's value minus the loss), the
+    keeps', boxes' (and under ``order=choose`` the direction's) parts, per turn and per box."""
+    r = result.regret
+    if r is None:
+        raise UsageError("this simulation did not grade the decisions (simulate(..., regret=True))")
+    n = result.games
+    mean, se = mean_and_se(r.game_loss)
+    direction = r.game_direction_loss if r.game_direction_loss is not None else np.zeros(n)
+    parts = {
+        "keeps": (r.game_keep_loss, int(r.turn_decisions[:, :2].sum())),
+        "boxes": (r.game_loss - r.game_keep_loss - direction, int(r.turn_decisions[:, 2].sum())),
+    }
+    if r.game_direction_loss is not None:
+        parts["direction"] = (direction, n)
+    luck, luck_se = mean_and_se(r.game_luck)
+    out: dict = {
+        "optimal_value": r.value,
+        "loss_per_game": mean,
+        "standard_error": se,
+        "ci95": [mean - Z95 * se, mean + Z95 * se],
+        "expected_score": r.value - mean,
+        # mean score = optimal_value - loss + luck, game by game; the luck's expectation is 0
+        "luck_per_game": luck,
+        "luck_standard_error": luck_se,
+    }
+    for name, (per_game, decisions) in parts.items():
+        m, e = mean_and_se(per_game)
+        total = float(per_game.sum())
+        out[name] = {
+            "loss_per_game": m,
+            "standard_error": e,
+            "decisions_per_game": decisions / n,
+            "loss_per_decision": total / decisions if decisions else 0.0,
+        }
+    out["by_turn"] = [
+        {
+            "turn": t + 1,
+            "keep_two_rolls_left": float(r.turn_loss[t, 0]) / n,
+            "keep_one_roll_left": float(r.turn_loss[t, 1]) / n,
+            "box": float(r.turn_loss[t, 2]) / n,
+            "share_rolling_again": float(r.turn_decisions[t, 1]) / n,
+        }
+        for t in range(len(r.turn_loss))
+    ]
+    out["by_box"] = {
+        name: {"keeps": float(r.box_loss[b, 0]) / n, "box": float(r.box_loss[b, 1]) / n}
+        for b, name in enumerate(result.rules.box_names)
+    }
+    return out
+
+
+def worst_positions(result: SimulationResult) -> list[dict]:
+    """The costliest decisions of a graded simulation, costliest first, as positions that
+    ``hint --batch`` reads (``rules``, ``card``, ``dice``, ``rolls_left``) with ``game``,
+    ``turn`` (1-based), ``loss`` (points), the option ``played`` and the ``best`` one (each
+    as ``hint --json`` shows an option, from :class:`~solver.advice.advisor.Advisor`)."""
+    from ..advice.advisor import Advisor
+    from ..core.position import Position
+
+    r = result.regret
+    if r is None or r.table is None:
+        raise UsageError("this simulation did not grade the decisions (simulate(..., regret=True))")
+    rules, w = result.rules, r.worst
+    names = rules.box_names
+    advisor = Advisor(r.table)
+    out = []
+    for k in range(len(w["loss"])):
+        moves = [int(m) for m in w["moves"][k]]
+        box = moves[5]  # the columns of _kernels.MOVE_ROLL1 .. MOVE_BOX
+        final = Dice(D.KEEPS[moves[4]])
+        # the card before that turn: the box it filled open again, its bonus (if any) undone
+        scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(w["scores"][k]))
+        bonus = any(p.bonus for p in ScoreCard(rules, scores).placements(final) if p.box == names[box])
+        card = ScoreCard(rules, scores, int(w["bonuses"][k]) - int(bonus))
+        stage = int(w["stage"][k])
+        if stage == 2:
+            position, played = Position(card, final, 0), {"category": names[box]}
+        else:
+            dice = Dice(D.KEEPS[moves[2 * stage]])
+            position, played = Position(card, dice, 2 - stage), {"keep": D.KEEPS[moves[2 * stage + 1]]}
+        advice = advisor.advise(position)
+        out.append(
+            {
+                "rules": rules.id,
+                "card": str(card),
+                "dice": str(position.dice),
+                "rolls_left": position.rolls_left,
+                "game": result.game0 + int(w["game"][k]),
+                "turn": int(w["turn"][k]) + 1,
+                "loss": round(float(w["loss"][k]), 9),
+                "played": advice.option_for(**played).to_json(),
+                "best": advice.best.to_json(),
+            }
+        )
+    return out
+
+
+def strength_gap(result: SimulationResult, optimal: SimulationResult) -> dict:
+    """The bot's gap to optimal play measured twice on the same games: by the losses of its
+    decisions (``result.regret``) and by the paired score difference ``optimal - result``
+    (``optimal``: the optimal bot on the same seed and games).  Both estimate the optimal
+    expected score minus the bot's; ``difference`` (losses minus score difference, with its
+    paired standard error and ``z``) shows whether they agree, ``se_ratio`` how much more
+    precise the losses are (the score difference's standard error over theirs)."""
+    pair = paired(optimal, result)
+    loss = result.regret.game_loss if result.regret is not None else None
+    if loss is None:
+        raise UsageError("the strength gap needs a simulation that graded the decisions (regret=True)")
+    mean, se = mean_and_se(loss)
+    d_mean, d_se = mean_and_se(loss - (optimal.scores.astype(np.float64) - result.scores))
+    return {
+        "regret": mean,
+        "regret_standard_error": se,
+        "score_difference": pair["mean_difference"],
+        "score_difference_standard_error": pair["standard_error"],
+        "difference": d_mean,
+        "difference_standard_error": d_se,
+        "z": d_mean / d_se if d_se > 0 else 0.0,
+        "se_ratio": pair["standard_error"] / se if se > 0 else math.inf,
+    }
 
 
 def paired(a: SimulationResult, b: SimulationResult) -> dict:
@@ -179,6 +367,8 @@ def simulate(
     keep_cards: bool = False,
     chunk: int = DEFAULT_CHUNK,
     build_if_missing: bool = True,
+    regret: bool = False,
+    worst: int = 0,
 ) -> SimulationResult:
     """Play games ``game0 .. game0 + games - 1`` of ``rules`` with ``bot`` under ``seed``.
 
@@ -187,6 +377,11 @@ def simulate(
     number of games done since the last call.  ``threads`` sets numba's thread count
     for this call (results do not depend on it).  The optimal bot's table is built when
     missing (unless ``build_if_missing=False``).
+
+    ``regret``: also grade every decision against the rule set's table (loaded, or built
+    when missing unless ``build_if_missing=False``): the result's :class:`Regret`, with the
+    ``worst`` costliest decisions kept (:func:`worst_positions` writes them out).  The
+    scores are the same either way.
     """
     rules = get_rules(rules)
     games = int(games)
@@ -201,32 +396,49 @@ def simulate(
         raise UsageError(f"chunk must be 1 or more, got {chunk}")
     if engine not in ("auto", "numba", "python"):
         raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
+    worst = int(worst)
+    if not 0 <= worst <= MAX_WORST:
+        raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
     owned = isinstance(bot, str)  # made here: a protocol bot's process is ended here
     bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
     if engine == "numba" and fast is None:
         raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
     use_numba = fast is not None and engine != "python"
-    n_threads = resolve_threads(threads) if use_numba else 1
+    n_threads = resolve_threads(threads) if use_numba or regret else 1
+    table = recorder = None
+    if regret:
+        from ..engine.playout import RegretRecorder
+        from ..engine.tables import get_table
+
+        table = get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=bool(progress))
+        recorder = RegretRecorder(rules, games, worst)
 
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with progress_ticks(progress, games, f"{bot_name(bot)} on {rules.id}") as tick:
         if use_numba:
             parts = _run_numba(
-                rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk)
-            )
+                rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk),
+                recorder, table,
+            )  # fmt: skip
             engine_used = "numba"
         elif isinstance(bot, ProtocolBot):  # a program: many games' decisions per message
             try:
-                parts = _run_batched(rules, bot, games, int(seed), int(game0), tick, keep_cards)
+                parts = _run_batched(
+                    rules, bot, games, int(seed), int(game0), tick, keep_cards, recorder, table, n_threads
+                )
             finally:
                 if owned:
                     bot.close()
             engine_used = "protocol"
         else:
-            parts = _run_python(rules, bot, games, int(seed), int(game0), tick, keep_cards)
+            parts = _run_python(
+                rules, bot, games, int(seed), int(game0), tick, keep_cards, recorder, table, n_threads
+            )
             engine_used = "python"
     wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
+    if recorder is not None:
+        parts["regret"] = Regret.of(recorder, table)
     return SimulationResult(
         rules=rules,
         bot=bot_name(bot),
@@ -240,7 +452,9 @@ def simulate(
     )
 
 
-def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk) -> dict:
+def _run_numba(
+    rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, recorder=None, table=None
+) -> dict:
     arrays: dict = {}
     if kind == "target":
         arrays |= {"target": bot.table.arrays(), "goal": bot.target}
@@ -249,6 +463,13 @@ def _run_numba(rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards
         arrays["values"] = bot.values
         if rules.order == "choose":
             arrays["direction"] = bot.advisor.direction()
+    if recorder is not None:
+        arrays["regret"] = recorder
+        # a bot that plays the table itself is graded from its own turn tables
+        if kind not in ("table", "target") or not np.array_equal(
+            np.asarray(bot.values), np.asarray(table.values), equal_nan=True
+        ):
+            arrays["grade_values"] = table.values
     return run_games(rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, **arrays)
 
 
@@ -257,55 +478,200 @@ def game_rng(seed: int, game: int) -> random.Random:
     return random.Random(mix64(mix64(mix64(seed & MASK64) ^ (game & MASK64)) ^ 0x424F54))
 
 
-def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng) -> ScoreCard:
+def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng, moves=None) -> ScoreCard:
     """One turn of ``bot`` on ``card`` with dice from ``stream``; a keep that is not a sub-multiset
-    of the dice or an illegal box raises :class:`IllegalMoveError` naming the bot."""
+    of the dice or an illegal box raises :class:`IllegalMoveError` naming the bot.  ``moves``
+    (a row of ``N_MOVES`` ints, :class:`solver.engine.playout.Grader`) records the turn."""
     name = bot_name(bot)
     dice = Dice(stream.next_five())
+    # the columns of _kernels.MOVE_ROLL1 ..: the first roll, its keep, the second roll, its keep
+    turn = [D.ROLL_OFFSET + dice.index, -1, -1, -1] if moves is not None else None
     for rolls_left in (2, 1):
         keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
         if not is_sub_multiset(keep, dice.values):
             raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
+        if turn is not None:
+            turn[1 if rolls_left == 2 else 3] = D.keep_index(keep)
         if len(keep) == D.N_DICE:
             if rules.all_rolls:
                 raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
             break
         dice = Dice(reroll_keep(keep, stream.next_five()))
+        if turn is not None and rolls_left == 2:
+            turn[2] = D.ROLL_OFFSET + dice.index
     box = bot.choose_box(card, dice, rng)
     try:
-        return card.score(box, dice)
+        after = card.score(box, dice)
     except IllegalMoveError as exc:
         raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
+    if turn is not None:
+        filled = (after.filled_mask ^ card.filled_mask).bit_length() - 1
+        moves[:] = (*turn, D.ROLL_OFFSET + dice.index, filled)
+    return after
 
 
-def play_game(rules: RuleSet, bot, seed: int, game: int) -> ScoreCard:
-    """One game of ``bot`` on the seeded stream (Python engine); returns the final card."""
+def play_game(rules: RuleSet, bot, seed: int, game: int, moves=None, cards=None) -> ScoreCard:
+    """One game of ``bot`` on the seeded stream (Python engine); returns the final card.  With
+    ``moves`` ((n_turns, N_MOVES) ints) each turn is recorded (:func:`play_turn`), with ``cards``
+    (a list) the card after each turn appended."""
     stream = SeededStream(seed, game)
     rng = game_rng(seed, game)
     card = ScoreCard.empty(rules)
-    for _ in range(rules.n_turns):
-        card = play_turn(rules, bot, card, stream, rng)
+    for turn in range(rules.n_turns):
+        card = play_turn(rules, bot, card, stream, rng, None if moves is None else moves[turn])
+        if cards is not None:
+            cards.append(card)
     return card
 
 
-def _run_batched(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
-    scores, nbonus = play_batched(rules, bot, games, seed, game0, tick)
+class _Lockstep:
+    """Games played side by side by one bot program: their streams, cards and dice; with
+    ``records`` (one ``(moves, cards)`` per game, :meth:`_PythonGrading.next_game`) each turn
+    is recorded as :func:`play_turn` records it, for grading."""
+
+    def __init__(self, rules: RuleSet, bot: ProtocolBot, seed: int, ids: range, records=None):
+        self.rules, self.bot, self.ids, self.records = rules, bot, ids, records
+        self.streams = [SeededStream(seed, g) for g in ids]
+        self.cards = [ScoreCard.empty(rules) for _ in ids]
+        self.dice: list[Dice] = []
+        self.turns: list[list[int]] = []  # per game: the turn's rolls and keeps (play_turn's codes)
+
+    def turn(self) -> None:
+        self.dice = [Dice(s.next_five()) for s in self.streams]
+        self.turns = [[D.ROLL_OFFSET + d.index, -1, -1, -1] for d in self.dice]
+        rolling = list(range(len(self.cards)))
+        for rolls_left in (2, 1):
+            if rolling:
+                rolling = self.keeps(rolling, rolls_left)
+        self.boxes()
+
+    def keeps(self, rolling: list[int], rolls_left: int) -> list[int]:
+        """The keep decisions of the games still ``rolling``; the games that roll again."""
+        positions = [position_json(self.cards[k], self.dice[k], rolls_left, self.ids[k]) for k in rolling]
+        still = []
+
+        def keep_or_stop(i: int, position: dict, move: dict) -> None:
+            k = rolling[i]
+            keep = check_keep(self.bot, position, move["keep"], self.dice[k])
+            self.turns[k][1 if rolls_left == 2 else 3] = D.keep_index(keep)
+            if len(keep) < D.N_DICE:
+                self.dice[k] = Dice(reroll_keep(keep, self.streams[k].next_five()))
+                if rolls_left == 2:
+                    self.turns[k][2] = D.ROLL_OFFSET + self.dice[k].index
+                still.append(k)
+
+        decide_in_halves(self.bot, positions, keep_or_stop)
+        return still
+
+    def boxes(self) -> None:
+        legal = [{p.box: p for p in c.placements(d)} for c, d in zip(self.cards, self.dice, strict=True)]
+        positions = [
+            position_json(card, dice, 0, game, placements=places.values())
+            for card, dice, game, places in zip(self.cards, self.dice, self.ids, legal, strict=True)
+        ]
+
+        def score(k: int, position: dict, move: dict) -> None:
+            placement = legal[k].get(move["box"])
+            if placement is None:
+                raise BotError(
+                    f"bot {self.bot.name} at {where(position)}: {shown(move['box'])} is not a legal box "
+                    f"for {self.dice[k]} on this card (legal: {', '.join(legal[k])})"
+                )
+            self.cards[k] = self.cards[k].place(placement)
+            if self.records is not None:
+                moves, cards = self.records[k]
+                moves[self.cards[k].n_filled - 1] = (
+                    *self.turns[k],
+                    D.ROLL_OFFSET + self.dice[k].index,
+                    self.rules.box_index[placement.box],
+                )
+                cards.append(self.cards[k])
+
+        decide_in_halves(self.bot, positions, score)
+
+
+def play_batched(
+    rules: RuleSet,
+    bot: ProtocolBot,
+    games: int,
+    seed: int,
+    game0: int,
+    tick,
+    recorder=None,
+    table=None,
+    threads=1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play games ``game0 ..`` of a bot program in lockstep, :data:`solver.play.protocol.BATCH`
+    at a time, each decision step of all of them in one exchange
+    (:func:`~solver.play.protocol.decide_in_halves`): ``(scores (games, n_boxes) int16,
+    Yahtzee bonuses (games,) int64)``, graded into ``recorder`` when given.  The dice are each
+    game's seeded stream, drawn in the order :func:`play_game` draws them: the games are those of
+    the same decisions played in process."""
+    scores = np.empty((games, rules.n_boxes), dtype=np.int16)
+    bonuses = np.zeros(games, dtype=np.int64)
+    grading = _PythonGrading(rules, recorder, table, threads) if recorder is not None else None
+    size = min(protocol.BATCH, GRADE_BLOCK)
+    try:
+        for start in range(0, games, size):
+            ids = range(game0 + start, game0 + min(games, start + size))
+            records = None
+            if grading is not None:
+                if len(grading.cards) + len(ids) > GRADE_BLOCK:  # a block holds whole batches
+                    grading.grade()
+                records = [grading.next_game(start + k) for k in range(len(ids))]
+            batch = _Lockstep(rules, bot, seed, ids, records)
+            for _ in range(rules.n_turns):
+                batch.turn()
+            for k, card in enumerate(batch.cards):
+                scores[start + k] = card.scores
+                bonuses[start + k] = card.yahtzee_bonus_count
+            tick(len(batch.cards))
+        if grading is not None:
+            grading.grade()
+    finally:
+        if grading is not None:
+            grading.close()
+    return scores, bonuses
+
+
+#: games of the Python engine graded at once (their turns go through the kernels together)
+GRADE_BLOCK = 2048
+#: the most worst decisions a simulation keeps
+MAX_WORST = 100_000
+
+
+def _run_batched(
+    rules, bot, games, seed, game0, tick, keep_cards, recorder=None, table=None, threads=1
+) -> dict:
+    scores, nbonus = play_batched(rules, bot, games, seed, game0, tick, recorder, table, threads)
     return _results(rules, scores, nbonus, keep_cards)
 
 
-def _run_python(rules, bot, games, seed, game0, tick, keep_cards) -> dict:
+def _run_python(
+    rules, bot, games, seed, game0, tick, keep_cards, recorder=None, table=None, threads=1
+) -> dict:
     scores = np.empty((games, rules.n_boxes), dtype=np.int16)
     nbonus = np.zeros(games, dtype=np.int64)
     step = max(1, games // 200)
     pending = 0
-    for i in range(games):
-        card = play_game(rules, bot, seed, game0 + i)
-        scores[i] = card.scores
-        nbonus[i] = card.yahtzee_bonus_count
-        pending += 1
-        if pending >= step:
-            tick(pending)
-            pending = 0
+    block = _PythonGrading(rules, recorder, table, threads) if recorder is not None else None
+    try:
+        for i in range(games):
+            if block is None:
+                card = play_game(rules, bot, seed, game0 + i)
+            else:
+                card = play_game(rules, bot, seed, game0 + i, *block.next_game(i))
+            scores[i] = card.scores
+            nbonus[i] = card.yahtzee_bonus_count
+            pending += 1
+            if pending >= step:
+                tick(pending)
+                pending = 0
+        if block is not None:
+            block.grade()
+    finally:
+        if block is not None:
+            block.close()
     tick(pending)
     return _results(rules, scores, nbonus, keep_cards)
 
@@ -316,3 +682,51 @@ def _results(rules, scores: np.ndarray, nbonus: np.ndarray, keep_cards: bool) ->
     store_results(out, 0, finish_games(rules, scores, nbonus))
     out["cards"] = scores if keep_cards else None
     return out
+
+
+class _PythonGrading:
+    """The Python engine's games, recorded a block at a time and graded in the kernels
+    (:class:`solver.engine.playout.Grader`) into ``recorder``."""
+
+    def __init__(self, rules: RuleSet, recorder, table, threads: int):
+        from ..core.threads import Workers
+        from ..engine import _kernels as K
+        from ..engine.dp import kernel_values
+        from ..engine.playout import Grader
+
+        self.rules, self.recorder = rules, recorder
+        self.workers = Workers(threads)
+        self.grader = Grader(K, self.workers, rules, kernel_values(table.values))
+        self.moves = np.empty((GRADE_BLOCK, rules.n_turns, K.N_MOVES), dtype=np.int16)
+        self.cards: list[list[ScoreCard]] = []
+        self.first = 0  # the game index of the block's first game
+
+    def next_game(self, i: int) -> tuple[np.ndarray, list]:
+        """Where game ``i`` records its turns (grading the block before when it is full)."""
+        if len(self.cards) == GRADE_BLOCK:
+            self.grade()
+        if not self.cards:
+            self.first = i
+        self.cards.append([])
+        return self.moves[len(self.cards) - 1], self.cards[-1]
+
+    def grade(self) -> None:
+        """Grade the block's games turn by turn into the recorder."""
+        rules, n = self.rules, len(self.cards)
+        if not n:
+            return
+        rows = np.arange(self.first, self.first + n, dtype=np.int64)
+        empty = ScoreCard.empty(rules)
+        for turn in range(rules.n_turns):
+            before = [empty.state if turn == 0 else game[turn - 1].state for game in self.cards]
+            mask, u, f = (np.array(column, dtype=np.int64) for column in zip(*before, strict=True))
+            moves = self.moves[:n, turn]
+            loss, direction = self.grader.grade(mask, u, f, moves)
+            after = [game[turn] for game in self.cards]
+            scores = np.array([[-1 if s is None else s for s in c.scores] for c in after], dtype=np.int16)
+            bonuses = np.array([c.yahtzee_bonus_count for c in after], dtype=np.int64)
+            self.recorder.add_turn(turn, rows, moves, loss, scores, bonuses, direction)
+        self.cards = []
+
+    def close(self) -> None:
+        self.workers.close()

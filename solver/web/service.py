@@ -387,7 +387,7 @@ class Service:
         list, or text like "250,300"), ``policy`` (default ev).  The request is checked here (a
         bad one is a 400 at once, a missing table a 409); the answer is the CLI's own, run as a
         bounded job: this returns its argv."""
-        from ..engine.distribution import check_targets, parse_policy, read_position
+        from ..engine.distribution import check_policy_target, check_targets, parse_policy, read_position
 
         _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
         rules = self.rules(params.get("rules"))
@@ -405,13 +405,10 @@ class Service:
             raise api_error(exc) from None
         self.advisor(rules)  # the table is there (a 409 naming the build when it is not)
         if kind == "target":
-            table = self.target_advisor(rules).table
-            if target - card.total > table.t_max:
-                raise ApiError(
-                    400,
-                    f"target {target} needs {target - card.total} more points; the {rules.id} target "
-                    f"table holds up to {table.t_max}",
-                )
+            try:
+                check_policy_target(self.target_advisor(rules).table, card, target)
+            except SolverError as exc:
+                raise api_error(exc) from None
         argv = ["distribution", "--json", f"--rules={rules.id}", f"--card={card_text}", f"--policy={policy}"]
         if dice is not None:
             argv += [f"--dice={dice}", f"--rolls-left={rolls}"]
@@ -434,8 +431,11 @@ class Service:
     # the CLI's JSON output.
 
     def rules_info(self, params: dict) -> dict:
-        """A rule set's card for the pages: ``yahtzee rules SPEC --json`` plus each box's details."""
-        _fields(params, ("rules", "spec"))
+        """A rule set's card for the pages: ``yahtzee rules SPEC --json`` plus each box's details
+        and the card's other rules in words (``rule_lines``); with ``card`` (a card written under
+        another rule set: the page's when its rule set changes), ``fit``: what of it this rule
+        set keeps (``card``) and each entry left out with the reason (``left_out``)."""
+        _fields(params, ("rules", "spec", "card"))
         rules = self.rules(params.get("rules", params.get("spec")))
         boxes = []
         for i, box in enumerate(rules.boxes):
@@ -446,12 +446,36 @@ class Service:
                     "scores": sorted(rules.possible_scores[i]),
                     "rule": box.scorer.describe(),
                 }
+                | (
+                    {"joker": box.joker_score}
+                    if rules.joker != "none" and box.joker_score is not None
+                    else {}
+                )
             )
-        return rules.describe() | {
+        out = rules.describe() | {
             "reference_value": rules.reference_value,
             "box_details": boxes,
             "yahtzee_bonus": rules.bonus,
+            "rule_lines": rules.rule_lines(),
         }
+        if "card" in params:
+            out["fit"] = self._fit(_text(params, "card", ""), rules)
+        return out
+
+    @staticmethod
+    def _fit(text: str, rules) -> dict:
+        from ..core.card import box_key
+        from ..core.triple_card import fit_card
+
+        try:
+            card, left_out = fit_card(text, rules)
+        except SolverError as exc:
+            raise api_error(exc) from None
+        dropped = []
+        for entry, reason in left_out:
+            key, _, value = entry.partition("=")
+            dropped.append({"entry": entry, "box": box_key(key), "score": value.strip(), "reason": reason})
+        return {"card": str(card), "left_out": dropped}
 
     @staticmethod
     def rules_list() -> dict:
@@ -463,6 +487,11 @@ class Service:
             "aliases": dict(ALIASES),
             "named": {name: r.id for name, r in RULE_SETS.items()},
             "modifiers": {m.syntax: m.help for m in MODIFIERS.values()},
+            # the rule-set picker's checkboxes: NAME or NAME=VALUE (takes_value) each
+            "modifier_details": [
+                {"name": m.name, "syntax": m.syntax, "help": m.help, "takes_value": m.takes_value}
+                for m in MODIFIERS.values()
+            ],
         }
 
     # --- games ------------------------------------------------------------------------------

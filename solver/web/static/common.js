@@ -2,17 +2,20 @@
 "use strict";
 
 const YZ = {
-  /** GET (no body) or POST (a JSON body) to the API; throws an Error with the server's message. */
-  async api(path, body) {
+  /** GET (no body) or POST (a JSON body) to the API; throws an Error with the server's message.
+   *  `signal` (an AbortController's) cancels it: then the AbortError itself is thrown. */
+  async api(path, body, signal) {
     const options = body === undefined ? {} : {
       method: "POST",
       headers: {"Content-Type": "application/json"},
       body: JSON.stringify(body),
     };
+    if (signal) options.signal = signal;
     let response;
     try {
       response = await fetch(path, options);
     } catch (e) {
+      if (e.name === "AbortError") throw e;
       throw new Error("the server does not answer: is yahtzee serve still running?");
     }
     let data;
