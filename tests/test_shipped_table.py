@@ -14,6 +14,8 @@ import json
 import math
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +62,22 @@ def test_shipped_table_is_a_fresh_build_byte_for_byte(tables_dir):
     fresh_manifest = json.loads(manifest_path.read_text())
     assert {k: shipped.manifest[k] for k in CHECKED} == {k: fresh_manifest[k] for k in CHECKED}
     assert built.manifest["sha256"] == shipped.manifest["sha256"]
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_the_ship_script_checks_without_writing(tmp_path):
+    """``scripts/ship_table.py --check``: a fresh build (in a temporary folder) against the
+    shipped files, which it leaves as they are."""
+    before = {path: path.stat().st_mtime_ns for path in T.shipped_paths(YAHTZEE)}
+    script = Path(__file__).parent.parent / "scripts" / "ship_table.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == "yahtzee: the shipped table is the fresh build, byte for byte\n"
+    assert {path: path.stat().st_mtime_ns for path in T.shipped_paths(YAHTZEE)} == before
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_shipped_table_loads_both_ways():
