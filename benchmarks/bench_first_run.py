@@ -1,18 +1,25 @@
 """First-run benchmark: what a fresh install costs before the first answer.
 
 Each run starts from an empty numba cache and an empty tables folder, in a fresh
-process, and times whole commands (wall seconds, medians over ``--repeat`` runs):
+process, and times whole commands (medians over ``--repeat`` runs of wall seconds, CPU
+seconds -- user + system, what a quiet machine's wall time would be for these
+single-threaded commands -- and peak resident memory):
 
-* ``first hint``      -- ``yahtzee hint`` on the README example: JIT compilation of the
-  DP kernels + building the ``yahtzee`` table + the hint;
-* ``first simulate``  -- then ``yahtzee simulate --games N`` with that table present:
-  compilation of the simulation kernels + the games;
-* ``fresh simulate``  -- ``yahtzee simulate --games N`` on a fresh machine (compiles both,
-  builds the table);
-* ``warm hint``       -- the same hint again (everything cached; the single-position path
-  imports neither numpy nor numba).
+* ``first hint``      -- ``yahtzee hint`` on the README example: the table shipped with the
+  package, read without numba; the package's own modules compiled from source, as on the
+  first run of an editable install (``PYTHONDONTWRITEBYTECODE=1``: nothing cached);
+* ``warm hint``       -- the same hint again, Python's bytecode cached (as after any first run;
+  ``PYTHONPYCACHEPREFIX``); a hint with a table of the tables folder costs the same;
+* ``first simulate``  -- then ``yahtzee simulate --games N``: the simulation kernels compiled
+  (the shipped table again: nothing built);
+* ``first other hint`` -- a first hint of a rule set without a shipped table (``--other``,
+  default ``yatzy``): the DP's compilation + building its table + the hint, as every first
+  hint was before the ``yahtzee`` table came with the package.
 
-    python benchmarks/bench_first_run.py [--repeat 3] [--games 10000]
+It also checks that the first hint wrote nothing (tables folder, numba cache) and that the
+hint imports neither numpy nor numba.  The machine is shared: the load average is printed.
+
+    python benchmarks/bench_first_run.py [--repeat 5] [--games 10000] [--other yatzy]
 """
 
 from __future__ import annotations
@@ -21,49 +28,84 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _child import Measured, load_average, run_measured
 
 HINT = ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3,fours=12"]
 
 
-def timed(args: list[str], env: dict) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "solver", *args], env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
+def solver(args: list[str], env: dict, what: str, importtime: bool = False) -> Measured:
+    flags = ["-X", "importtime"] if importtime else []
+    run = run_measured([sys.executable, *flags, "-m", "solver", *args], env=env)
+    if run.returncode:
+        sys.exit(f"{what} failed ({run.returncode}): {run.stderr.strip()[-500:]}")
+    return run
+
+
+def imported(run: Measured, package: str) -> bool:
+    return any(
+        line.rsplit("|", 1)[-1].strip().split(".")[0] == package
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:")
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--other", default="yatzy", help="a rule set without a shipped table")
     args = parser.parse_args()
     simulate = ["simulate", "--games", str(args.games), "--quiet"]
-    figures: dict[str, list[float]] = {
+    figures: dict[str, list[Measured]] = {
         "first hint": [],
-        "first simulate": [],
-        "fresh simulate": [],
         "warm hint": [],
+        "first simulate": [],
+        "first other hint": [],
     }
+    loads = [load_average()]
+    notes = set()
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "YAHTZEE_TABLES")}
     for _ in range(args.repeat):
         root = Path(tempfile.mkdtemp(prefix="first-run-"))
         try:
-            env = dict(os.environ, NUMBA_CACHE_DIR=str(root / "numba"), YAHTZEE_TABLES=str(root / "tables"))
-            figures["first hint"].append(timed(HINT, env))
-            figures["first simulate"].append(timed(simulate, env))
-            figures["warm hint"].append(timed(HINT, env))
-            env = dict(os.environ, NUMBA_CACHE_DIR=str(root / "numba2"), YAHTZEE_TABLES=str(root / "tables2"))
-            figures["fresh simulate"].append(timed(simulate, env))
+            tables, numba = root / "tables", root / "numba"
+            fresh = dict(
+                base, NUMBA_CACHE_DIR=str(numba), YAHTZEE_TABLES=str(tables), PYTHONDONTWRITEBYTECODE="1"
+            )
+            figures["first hint"].append(solver(HINT, fresh, "first hint"))
+            if tables.exists() or numba.exists():
+                notes.add("the first hint WROTE into the tables folder or the numba cache")
+            cached = dict(fresh, PYTHONPYCACHEPREFIX=str(root / "pycache"))
+            cached.pop("PYTHONDONTWRITEBYTECODE")
+            solver(HINT, cached, "hint (filling the bytecode cache)")
+            figures["warm hint"].extend(solver(HINT, cached, "warm hint") for _ in range(3))
+            for package in ("numpy", "numba", "matplotlib"):
+                if imported(solver(HINT, cached, "hint -X importtime", importtime=True), package):
+                    notes.add(f"the hint IMPORTED {package}")
+            figures["first simulate"].append(solver(simulate, fresh, "first simulate"))
+            other = dict(fresh, NUMBA_CACHE_DIR=str(root / "numba2"), YAHTZEE_TABLES=str(root / "tables2"))
+            figures["first other hint"].append(
+                solver([*HINT, "--rules", args.other], other, "first other hint")
+            )
         finally:
             shutil.rmtree(root, ignore_errors=True)
-    for name, values in figures.items():
+        loads.append(load_average())
+    print(f"{sys.executable}: {args.repeat} runs; load average (1, 5, 15 min) before and after each: {loads}")
+    for name, runs in figures.items():
+        wall, cpu = [r.wall for r in runs], [r.cpu for r in runs]
+        peak = statistics.median(r.peak for r in runs) / 2**20
         print(
-            f"{name:<16} median {statistics.median(values):6.2f} s wall "
-            f"(min {min(values):.2f}, max {max(values):.2f}, {len(values)} runs)"
+            f"{name:<17} median {statistics.median(wall):6.3f} s wall (min {min(wall):.3f}, max {max(wall):.3f}), "
+            f"{statistics.median(cpu):6.3f} CPU s (min {min(cpu):.3f}); peak {peak:.0f} MiB; {len(runs)} runs"
         )
+    print(
+        "; ".join(sorted(notes))
+        or "the first hint wrote nothing; the hint imported neither numpy, numba nor matplotlib"
+    )
 
 
 if __name__ == "__main__":

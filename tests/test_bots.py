@@ -82,8 +82,10 @@ def test_import_bot_by_path():
 def test_optimal_needs_its_table(tmp_path):
     from solver.core.errors import MissingTableError
 
-    with pytest.raises(MissingTableError):
-        get_bot("optimal", "yahtzee", tmp_path, build_if_missing=False)
+    with pytest.raises(MissingTableError):  # yatzy: no table of it comes with the package
+        get_bot("optimal", "yatzy", tmp_path, build_if_missing=False)
+    bot = get_bot("optimal", "yahtzee", tmp_path, build_if_missing=False)  # the shipped table
+    assert bot.advisor.table.shipped and not list(tmp_path.iterdir())
 
 
 # --- optimal ----------------------------------------------------------------------

@@ -7,7 +7,8 @@ file can be bad, with ``load_table``'s messages); the recursion bit for bit agai
 former numpy recursion (kept below as the reference) and against the ``turn_tables``
 kernel, on states of small rule sets covering every base and modifier and (``slow``) on
 thousands of states of every full rule set; the dice and rules layers' tuples against
-their numpy arrays; and a real ``hint`` process that imports neither numpy nor numba.
+their numpy arrays; a real ``hint`` process that imports neither numpy nor numba; and a fresh
+install's first hint, which reads the table shipped with the package (no numba, nothing written).
 
 Tests that build a full 13-box or larger table are marked ``slow``; the others use
 small rule sets (``BASE+...+without=...``) whose tables build in a fraction of a second.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -489,6 +491,32 @@ def test_hint_and_value_import_neither_numpy_nor_numba(tables_dir, tmp_path, arg
         advisor = tables_dir.advisor(rid)
         want = advisor.advise(Position.parse("ones=3", "33456", 0, rid)).to_json()
         assert json.loads(proc.stdout) == want
+
+
+def test_a_first_hint_reads_the_shipped_table_without_numba(tmp_path, golden):
+    """A fresh install's first hint (the README's first command: no --tables, an empty tables
+    folder, an empty numba cache): the table shipped with the package, read without numpy,
+    numba or matplotlib; nothing compiled, built or written; the golden position's values."""
+    tables, cache = tmp_path / "tables", tmp_path / "numba-cache"
+    env = dict(os.environ, YAHTZEE_TABLES=str(tables), NUMBA_CACHE_DIR=str(cache))
+    g = next(g for g in golden if g["rules"] == "yahtzee" and g["rolls_left"] == 2)
+    argv = ["hint", "--card", g["card"], "--dice", g["dice"], "--rolls-left", "2", "--json"]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "solver", *argv],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    modules = imported_modules(proc.stderr)
+    assert "solver.engine.tables" in modules and "mmap" in modules
+    heavy = [m for m in modules if m.split(".")[0] in ("numpy", "numba", "matplotlib", "tqdm")]
+    assert not heavy, f"the first hint imported {heavy[:5]}"
+    logged = [ln for ln in proc.stderr.splitlines() if not ln.startswith("import time:")]
+    assert logged == [], logged  # no "compiling the solver", no progress bar
+    assert not tables.exists() and not cache.exists()
+    options = json.loads(proc.stdout)["options"]
+    got = {"keep " + " ".join(map(str, o["keep"])): o["ev"] for o in options}
+    assert got.keys() == g["options"].keys()
+    assert all(abs(got[k] - ev) <= 1e-6 for k, ev in g["options"].items()), (got, g["options"])
 
 
 def test_importing_the_package_does_not_import_numpy():

@@ -780,12 +780,20 @@ def test_cli_hist_bad_folder(tmp_path, capsys):
     assert code == 2 and "does not exist" in err
 
 
-@pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
+@pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yatzy", marks=slow)])
 def test_cli_builds_a_missing_table(tmp_path, capsys, rules_id):
     argv = ["simulate", "--rules", rules_id, "--games", "50", "--quiet", "--tables", str(tmp_path)]
     code, out, err = run(capsys, *argv)
     assert code == 0, err
     assert (tmp_path / f"{rules_id}.npy").exists() and "optimal, 50 games" in out
+
+
+@slow
+def test_cli_reads_the_shipped_table(tmp_path, capsys):
+    """yahtzee's table comes with the package: nothing is built (tests/test_shipped_table.py)."""
+    code, out, err = run(capsys, "simulate", "--games", "50", "--quiet", "--tables", str(tmp_path))
+    assert code == 0 and "optimal, 50 games" in out, err
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

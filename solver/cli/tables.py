@@ -128,7 +128,7 @@ def _build_targets(args) -> int:
 
 
 def run_verify(args) -> int:
-    from ..engine.tables import resolve_dir, verify_table
+    from ..engine.tables import has_shipped, resolve_dir, table_paths, verify_table
     from ..engine.target import target_paths, verify_target
 
     if args.sample < 0:
@@ -153,14 +153,15 @@ def run_verify(args) -> int:
                 print(f"{rules.id}: FAIL {p}")
         else:
             ref = "" if rules.reference_value is None else f" (reference {rules.reference_value:.7f})"
-            print(f"{rules.id}: ok{ref}")
+            shipped = not table_paths(rules, args.tables)[0].exists() and has_shipped(rules)
+            print(f"{rules.id}: ok{ref}" + (" -- the table shipped with the package" if shipped else ""))
     return 1 if failures else 0
 
 
 def run_list(args) -> int:
     from ..core.errors import MissingTableError, TableError
     from ..core.rules import RULE_SETS
-    from ..engine.tables import built_rule_sets, load_table, resolve_dir, table_paths
+    from ..engine.tables import built_rule_sets, has_shipped, load_table, resolve_dir, table_paths
 
     print(f"tables folder: {resolve_dir(args.tables)}")
     listed = list(dict.fromkeys([*RULE_SETS.values(), *built_rule_sets(args.tables)]))
@@ -170,7 +171,10 @@ def run_list(args) -> int:
         try:
             table = load_table(rules, args.tables, check_hash=False, light=True)
         except MissingTableError:
-            print(f"  {rules.id:<{width}} missing")
+            if has_shipped(rules):  # what is read while none is built here
+                _list_shipped(rules, width)
+            else:
+                print(f"  {rules.id:<{width}} missing")
             continue
         except TableError:
             print(f"  {rules.id:<{width}} broken  (yahtzee tables verify --rules {rules.id} says why)")
@@ -179,6 +183,20 @@ def run_list(args) -> int:
         print(f"  {rules.id:<{width}} built   {size:7.1f} MiB  value {table.empty_card_value:.7f}")
         _list_target(rules, args.tables, width)
     return 0
+
+
+def _list_shipped(rules, width: int) -> None:
+    """The line of the table shipped with the package (read while the folder has none)."""
+    from ..core.errors import TableError
+    from ..engine.tables import load_shipped
+
+    try:
+        table = load_shipped(rules, check_hash=False, light=True)
+    except TableError:
+        print(f"  {rules.id:<{width}} broken  (yahtzee tables verify --rules {rules.id} says why)")
+        return
+    size = table.path.stat().st_size / 2**20
+    print(f"  {rules.id:<{width}} shipped {size:7.1f} MiB  value {table.empty_card_value:.7f}  (package)")
 
 
 def _list_target(rules, tables_dir, width: int) -> None:

@@ -7,6 +7,12 @@ Where tables live, first match wins:
 3. ``tables/`` of a source checkout (the package sits next to ``pyproject.toml``);
 4. the user cache: ``$XDG_CACHE_HOME/yahtzee-solver/tables`` (``~/.cache/...``), never site-packages.
 
+That folder's table comes first; where it has none, the table shipped with the package
+(``yahtzee``'s, package data in ``shipped/``, checked as any table is, byte for byte a fresh
+build's) is read instead (:func:`find_table`, behind every :func:`get_table`), so that a fresh
+install's first hint needs no build and no numba.  Builds always write into the folder; the
+shipped files are written by ``scripts/ship_table.py`` only.
+
 Files are written atomically (temporary file in the same folder, fsync, rename),
 so an interrupted build leaves the previous table or none, never half of one.
 On load the manifest is checked against the rule set, the array's shape and
@@ -271,6 +277,18 @@ class Table:
     path: Path
 
     @property
+    def shipped(self) -> bool:
+        """Whether this is the table shipped with the package (:func:`load_shipped`)."""
+        return self.path.parent == SHIPPED_DIR
+
+    @property
+    def remedy(self) -> str:
+        """What to do when the table turns out wrong: rebuild it (or reinstall, when shipped)."""
+        if self.shipped:
+            return _shipped_remedy(self.rules)
+        return _rebuild_hint(self.rules, self.path.parent)
+
+    @property
     def empty_card_value(self) -> float:
         return float(self.values[0, 0, 0])
 
@@ -385,13 +403,13 @@ def reachable_states(rules: str | RuleSet):
 
 
 @contextlib.contextmanager
-def _reading(what: str, path: Path, build: str):
+def _reading(what: str, path: Path, replace: str):
     """Turn the system's refusals to read ``what`` at ``path`` into one-line table errors:
-    a special file (remove it, then ``build``) or an OS error (permissions, I/O)."""
+    a special file (``replace``: what to do about it) or an OS error (permissions, I/O)."""
     try:
         yield
     except NotRegularFileError as exc:
-        raise TableError(f"{exc}; remove it, then build the table: {build}") from None
+        raise TableError(f"{exc}; {replace}") from None
     except OSError as exc:
         if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
             raise
@@ -405,12 +423,13 @@ def load_table(
     check_hash: bool = True,
     light: bool = False,
 ) -> Table:
-    """Open the table of ``rules`` (memory-mapped, read-only) after checking it.
+    """Open the table of ``rules`` in the tables folder (memory-mapped, read-only) after checking it.
 
     ``light``: the values are a :class:`ValueFile` (plain Python floats, numpy not
     imported) rather than a numpy memmap -- for a few lookups, such as one hint.
     Raises :class:`MissingTableError` when it is not built and :class:`TableError`
-    when it is corrupt, truncated or built for different rules.
+    when it is corrupt, truncated or built for different rules.  (:func:`find_table`
+    also looks at the table shipped with the package.)
 
     Both ways make the same checks, in one code path: both files are regular files
     (never a FIFO, device or folder: no hang), the manifest is a small JSON object
@@ -423,78 +442,165 @@ def load_table(
     rules.require_single("a table")
     npy, manifest_path = table_paths(rules, tables_dir)
     folder = npy.parent
-    rebuild = _rebuild_hint(rules, folder)
-    if not os.path.lexists(npy) or not os.path.lexists(manifest_path):
-        raise MissingTableError(
-            f"no table for {rules.id} in {folder}; build it with: "
-            f"yahtzee tables build --rules {rules.id} --tables {folder}"
-        )
     build = f"yahtzee tables build --rules {rules.id} --tables {folder}"
-    for path in (npy, manifest_path):  # before anything is opened: a FIFO would block, a device never end
-        try:
-            info = os.stat(path)
-        except OSError as exc:
-            raise TableError(f"cannot read {path}: {exc.strerror or exc}") from None
-        if not stat.S_ISREG(info.st_mode):
-            raise TableError(
-                f"{path} is {file_kind(info.st_mode)}, not a regular file; remove it, then build the table: {build}"
-            )
-    try:
-        with _reading("the manifest", manifest_path, build):
-            manifest = read_manifest(manifest_path)
-    except (ValueError, RecursionError) as exc:
-        raise TableError(f"manifest {manifest_path} is unreadable ({_one_line(exc)}); {rebuild}") from None
-    problems = []
-    version = manifest.get("format_version")
-    if type(version) is not int or version != FORMAT_VERSION:
-        problems.append(f"format version {version!r}, expected {FORMAT_VERSION}")
-    if manifest.get("rules") != rules.describe():
-        built_for = manifest.get("rules")
-        built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
-        problems.append(f"built for different rules ({built_id})")
-    if manifest.get("shape") != list(expected_shape(rules)) or manifest.get("dtype") != "float64":
-        problems.append(f"shape {manifest.get('shape')!r} {manifest.get('dtype')!r} in the manifest")
-    if check_hash:
-        try:
-            with _reading("the table", npy, build):
-                digest = sha256_file(npy)
-        except ValueError as exc:
-            raise TableError(f"table {npy} is unusable ({exc}); {rebuild}") from None
-        if manifest.get("sha256") != digest:
-            problems.append("sha256 does not match (corrupt or modified file)")
-    if problems:
-        raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {rebuild}")
-    try:
-        with _reading("the table", npy, build):
-            values = ValueFile.open(npy)
-    except (ValueError, EOFError) as exc:
-        raise TableError(f"table {npy} is corrupt or truncated ({exc}); {rebuild}") from None
-    header = (values.descr, values.fortran_order, values.shape)
-    if header != ("<f8", False, expected_shape(rules)):
-        raise TableError(
-            f"table {npy} has the header descr {values.descr!r}, fortran_order {values.fortran_order}, "
-            f"shape {values.shape}; expected '<f8', False, {expected_shape(rules)}; {rebuild}"
-        )
-    problem = _check_values(values.buffer, values.offset, rules)
-    if problem is not None:
-        values.close()
-        raise TableError(f"table {npy} is damaged: {problem}; {rebuild}")
-    if not light:
-        import numpy as np
+    if not os.path.lexists(npy) or not os.path.lexists(manifest_path):
+        raise MissingTableError(f"no table for {rules.id} in {folder}; build it with: {build}")
+    replace = f"remove it, then build the table: {build}"
+    return _TableFiles(rules, npy, manifest_path, _rebuild_hint(rules, folder), replace).load(
+        check_hash, light
+    )
 
+
+#: The tables that come with the package (package data, ``pyproject.toml``): the default rule
+#: set's, the ``.npy`` and manifest its build wrote, read as a tables folder's are (8 MiB; the
+#: wheel, the sdist and git store it deflated, about 2.4 MB).  ``scripts/ship_table.py`` writes
+#: them from a fresh build and ``tests/test_shipped_table.py`` holds them to one, byte for byte.
+SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
+
+
+def shipped_paths(rules: RuleSet) -> tuple[Path, Path]:
+    """The shipped ``(<spec>.npy, <spec>.json)`` of a rule set (there or not)."""
+    return SHIPPED_DIR / f"{rules.id}.npy", SHIPPED_DIR / f"{rules.id}.json"
+
+
+def has_shipped(rules: str | RuleSet | None) -> bool:
+    """Whether the package ships a table of ``rules`` (``yahtzee``'s)."""
+    rules = get_rules(rules)
+    return not rules.triple and all(os.path.lexists(p) for p in shipped_paths(rules))
+
+
+def load_shipped(
+    rules: str | RuleSet | None = None, *, check_hash: bool = True, light: bool = False
+) -> Table:
+    """The table of ``rules`` shipped with the package, checked as :func:`load_table` checks a
+    table of the tables folder.  Raises :class:`MissingTableError` when none is shipped and
+    :class:`TableError` when it is damaged (the package then wants reinstalling; a table built
+    into the tables folder comes first anyway)."""
+    rules = get_rules(rules)
+    rules.require_single("a table")
+    if not has_shipped(rules):
+        raise MissingTableError(f"no table for {rules.id} comes with the package")
+    remedy = _shipped_remedy(rules)
+    return _TableFiles(rules, *shipped_paths(rules), remedy, remedy).load(check_hash, light)
+
+
+def _shipped_remedy(rules: RuleSet) -> str:
+    return (
+        "reinstall the package, or build the table into the tables folder (which comes first): "
+        f"yahtzee tables build --rules {rules.id}"
+    )
+
+
+def find_table(
+    rules: str | RuleSet | None = None,
+    tables_dir: str | os.PathLike | None = None,
+    *,
+    check_hash: bool = True,
+    light: bool = False,
+) -> Table:
+    """The table of ``rules``: the tables folder's (:func:`load_table`); when the folder has none,
+    the one shipped with the package (:func:`load_shipped`, ``yahtzee``'s).  A table in the
+    folder comes first -- a damaged one is an error, not a reason to read the shipped one --
+    and the two are the same bytes anyway (CI builds and compares them).  Raises
+    :class:`MissingTableError` (the folder's message) when neither is there."""
+    try:
+        return load_table(rules, tables_dir, check_hash=check_hash, light=light)
+    except MissingTableError:
+        if not has_shipped(rules):
+            raise
+    return load_shipped(rules, check_hash=check_hash, light=light)
+
+
+@dataclass(frozen=True)
+class _TableFiles:
+    """One table's two files and their checks, the same for a tables folder's and the shipped
+    table: ``remedy`` says what to do about a damaged table, ``replace`` about a special file
+    where a table file should be."""
+
+    rules: RuleSet
+    npy: Path
+    manifest_path: Path
+    remedy: str
+    replace: str
+
+    def load(self, check_hash: bool, light: bool) -> Table:
+        """The checked table (see :func:`load_table`)."""
+        rules, npy, remedy, replace = self.rules, self.npy, self.remedy, self.replace
+        for path in (
+            npy,
+            self.manifest_path,
+        ):  # before anything is opened: a FIFO would block, a device never end
+            try:
+                info = os.stat(path)
+            except OSError as exc:
+                raise TableError(f"cannot read {path}: {exc.strerror or exc}") from None
+            if not stat.S_ISREG(info.st_mode):
+                raise TableError(f"{path} is {file_kind(info.st_mode)}, not a regular file; {replace}")
+        manifest = self._manifest(check_hash)
         try:
-            with open_regular(npy) as fh:
-                array = np.memmap(
-                    fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
-                )
-        except (OSError, ValueError) as exc:
-            if out_of_memory(exc):
-                raise
-            raise TableError(f"cannot read the table {npy}: {_one_line(exc)}") from None
-        finally:
+            with _reading("the table", npy, replace):
+                values = ValueFile.open(npy)
+        except (ValueError, EOFError) as exc:
+            raise TableError(f"table {npy} is corrupt or truncated ({exc}); {remedy}") from None
+        header = (values.descr, values.fortran_order, values.shape)
+        if header != ("<f8", False, expected_shape(rules)):
             values.close()
-        values = array
-    return Table(rules, values, manifest, npy)
+            raise TableError(
+                f"table {npy} has the header descr {values.descr!r}, fortran_order {values.fortran_order}, "
+                f"shape {values.shape}; expected '<f8', False, {expected_shape(rules)}; {remedy}"
+            )
+        problem = _check_values(values.buffer, values.offset, rules)
+        if problem is not None:
+            values.close()
+            raise TableError(f"table {npy} is damaged: {problem}; {remedy}")
+        if not light:
+            import numpy as np
+
+            try:
+                with open_regular(npy) as fh:
+                    array = np.memmap(
+                        fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
+                    )
+            except (OSError, ValueError) as exc:
+                if out_of_memory(exc):
+                    raise
+                raise TableError(f"cannot read the table {npy}: {_one_line(exc)}") from None
+            finally:
+                values.close()
+            values = array
+        return Table(rules, values, manifest, npy)
+
+    def _manifest(self, check_hash: bool) -> dict:
+        """The manifest, checked against the rule set and (``check_hash``) the table's sha256."""
+        rules, npy = self.rules, self.npy
+        try:
+            with _reading("the manifest", self.manifest_path, self.replace):
+                manifest = read_manifest(self.manifest_path)
+        except (ValueError, RecursionError) as exc:
+            raise TableError(
+                f"manifest {self.manifest_path} is unreadable ({_one_line(exc)}); {self.remedy}"
+            ) from None
+        problems = []
+        version = manifest.get("format_version")
+        if type(version) is not int or version != FORMAT_VERSION:
+            problems.append(f"format version {version!r}, expected {FORMAT_VERSION}")
+        if manifest.get("rules") != rules.describe():
+            built_for = manifest.get("rules")
+            built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
+            problems.append(f"built for different rules ({built_id})")
+        if manifest.get("shape") != list(expected_shape(rules)) or manifest.get("dtype") != "float64":
+            problems.append(f"shape {manifest.get('shape')!r} {manifest.get('dtype')!r} in the manifest")
+        if check_hash:
+            try:
+                with _reading("the table", npy, self.replace):
+                    digest = sha256_file(npy)
+            except ValueError as exc:
+                raise TableError(f"table {npy} is unusable ({exc}); {self.remedy}") from None
+            if manifest.get("sha256") != digest:
+                problems.append("sha256 does not match (corrupt or modified file)")
+        if problems:
+            raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {self.remedy}")
+        return manifest
 
 
 def _one_line(exc: BaseException) -> str:
@@ -629,7 +735,8 @@ def get_table(
     progress: bool = True,
     light: bool = False,
 ) -> Table:
-    """Load a table, building it first when missing and ``build_if_missing``.
+    """Load a table (:func:`find_table`: the tables folder's, else the one shipped with the
+    package), building it into the folder first when neither is there and ``build_if_missing``.
 
     ``light``: the values without numpy, see :func:`load_table`.
     """
@@ -638,7 +745,7 @@ def get_table(
         table = build_table(rules, tables_dir, progress=progress)
         return load_table(rules, tables_dir, light=True, check_hash=False) if light else table
 
-    return get_or_build(lambda: load_table(rules, tables_dir, light=light), build, build_if_missing)
+    return get_or_build(lambda: find_table(rules, tables_dir, light=light), build, build_if_missing)
 
 
 def verify_table(
@@ -650,7 +757,8 @@ def verify_table(
     seed: int | None = None,
     full: bool = False,
 ) -> list[str]:
-    """Problems with a built table (empty list when it checks out).
+    """Problems with a table (empty list when it checks out): the tables folder's, or where the
+    folder has none the one shipped with the package (:func:`find_table`).
 
     Beyond what :func:`load_table` checks: the empty card against the manifest and the
     reference value; the Bellman equation on ``sample`` reachable states drawn at random
@@ -661,7 +769,7 @@ def verify_table(
     rules = get_rules(rules)
     rules.require_single("a table")
     try:
-        table = load_table(rules, tables_dir)
+        table = find_table(rules, tables_dir)
     except TableError as exc:
         return [str(exc)]
     problems = []
@@ -710,7 +818,7 @@ def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
     state, stored, expected = bad[0]
     return [
         f"{len(bad)} of {len(states)} sampled states break the Bellman equation (e.g. {state}: "
-        f"{stored!r} stored, {expected!r} from the states after it); {_rebuild_hint(rules, table.path.parent)}"
+        f"{stored!r} stored, {expected!r} from the states after it); {table.remedy}"
     ]
 
 
@@ -730,5 +838,5 @@ def _compare_rebuilt(table: Table) -> list[str]:
     first = tuple(int(i[0]) for i in np.nonzero(differ))
     return [
         f"{int(differ.sum())} values differ from a rebuild (first at {first}: {stored[first]!r} stored, "
-        f"{rebuilt[first]!r} rebuilt); {_rebuild_hint(rules, table.path.parent)}"
+        f"{rebuilt[first]!r} rebuilt); {table.remedy}"
     ]
