@@ -79,19 +79,19 @@ def test_share_text():
     text = share_text("2026-10-17", rules, "Ann", card, 251)
     # the one line to paste in a chat first, then the card
     assert text.splitlines() == [
-        "Yahtzee daily 2026-10-17 (yahtzee): Ann 179, optimal player 251 (-72)",
+        "Yahtzee daily 2026-10-17: Ann 179, optimal player 251 (-72)",
         "ones 3 | twos 6 | threes - | fours - | fives - | sixes - | upper bonus 0",
         "three_of_a_kind - | four_of_a_kind - | full_house - | small_straight - | large_straight - | "
         "yahtzee 50 | chance 20 | yahtzee bonus 100",
     ]
     assert share_line("2026-10-17", rules, "Ann", 179, 251.0, ["assisted: hint"]) == (
-        "Yahtzee daily 2026-10-17 (yahtzee): Ann 179 (assisted: hint), optimal player 251 (-72)"
+        "Yahtzee daily 2026-10-17: Ann 179 (assisted: hint), optimal player 251 (-72)"
     )
     triple = get_rules("triple")
     assert share_line("2026-10-17", triple, "Ann", 1700, 1650) == (
         "Yahtzee daily 2026-10-17 (yahtzee+triple): Ann 1700, triple player 1650 (+50)"
     )
-    assert share_line("2026-10-17", rules, "Ann", 179, None) == "Yahtzee daily 2026-10-17 (yahtzee): Ann 179"
+    assert share_line("2026-10-17", rules, "Ann", 179, None) == "Yahtzee daily 2026-10-17: Ann 179"
 
 
 def test_optimal_player_on_the_day(tables_dir):

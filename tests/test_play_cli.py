@@ -222,7 +222,8 @@ def test_daily_summary(monkeypatch, capsys, data, tables_dir, rules_id):
     [game] = saved_games(data)
     score = game["final"][0]["score"]
     optimal = records.load_records(data)["daily"][f"2026-10-17 {rules_id}"]["optimal"]
-    line = f"Yahtzee daily 2026-10-17 ({rules_id}): You {score}, optimal player {optimal:.0f}"
+    which = "" if rules_id == "yahtzee" else f" ({rules_id})"
+    line = f"Yahtzee daily 2026-10-17{which}: You {score}, optimal player {optimal:.0f}"
     assert share.startswith(f"{line} ({score - round(optimal):+d}) ")
     assert game["mode"] == "daily" and game["date"] == "2026-10-17" and game["dice"] == "daily"
     daily = records.load_records(data)["daily"][f"2026-10-17 {rules_id}"]

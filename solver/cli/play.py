@@ -24,7 +24,7 @@ from ..core.streams import MAX_SEED
 from ..core.triple_card import TripleCard
 from ..play import session as session_rules
 from ..play.session import HUMAN, LEVELS, describe_bot_turn
-from . import add_data, add_rules, add_tables, add_target, whole
+from . import add_data, add_rules, add_tables, add_target, fit, visible_len, whole
 
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
 #: against the perfect player, measured by ``python benchmarks/bench_win.py``
@@ -1067,9 +1067,9 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
             line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points)
         )
     right.append(line("total", card.total))
-    width = max((_visible_len(s) for s in left), default=0)  # a card may have no upper rows
+    width = max((visible_len(s) for s in left), default=0)  # a card may have no upper rows
     out = [
-        f"  {a}{' ' * (width - _visible_len(a))}   | {b}".rstrip()
+        f"  {a}{' ' * (width - visible_len(a))}   | {b}".rstrip()
         for a, b in zip_longest(left, right, fillvalue="")
     ]
     if rolled and any(
@@ -1081,23 +1081,6 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
             + ")"
         )
     return "\n".join(out)
-
-
-#: the terminal's width: every line the game prints fits (a longer one is wrapped at words)
-WIDTH = 80
-
-
-def fit(line: str, width: int = WIDTH) -> str:
-    """``line`` wrapped at words to ``width`` columns, the continuation indented under its text
-    (``! `` refusals and ``  coach:`` lines alike); a line that fits, one in colour and one that
-    names a file are kept as they are."""
-    if _visible_len(line) <= width or "\x1b[" in line or os.sep in line:
-        return line  # fits; coloured; or names a file (its path stays whole, to copy)
-    text = line.lstrip(" ")
-    indent = " " * (len(line) - len(text) + 2)
-    return textwrap.fill(
-        line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
-    )
 
 
 def _verb(name: str, verb: str) -> str:
@@ -1229,12 +1212,6 @@ class Style:
 
     def pace(self, text: str, pace: int) -> str:
         return self._wrap("32" if pace >= 0 else "31", text)
-
-
-def _visible_len(text: str) -> int:
-    import re
-
-    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
 
 
 def _color_wanted(out) -> bool:

@@ -62,12 +62,15 @@ def game_name(rules: RuleSet) -> str:
 
 
 def share_line(date: str, rules: RuleSet, name: str, score: int, optimal=None, notes=()) -> str:
-    """The day's result in one line, to paste in a chat: ``Yahtzee daily 2026-10-17 (yahtzee):
-    Ann 179, optimal player 251 (-72)``; ``optimal`` (the best player's score on the same dice,
+    """The day's result in one line, to paste in a chat: ``Yahtzee daily 2026-10-17: Ann 179,
+    optimal player 251 (-72)`` (the rule set in brackets after the date when it is not the plain
+    game: ``Yatzy daily 2026-10-17 (yatzy+all-rolls): ...``); ``optimal`` (the best player's score on the same dice,
     the triple player's on the triple card) and ``notes`` (``replay``, ``assisted: hint``) when
     known."""
     marks = f" ({'; '.join(notes)})" if notes else ""
-    line = f"{game_name(rules)} daily {date} ({rules.id}): {name} {score}{marks}"
+    game = game_name(rules)
+    which = "" if rules.id == game.lower() else f" ({rules.id})"  # the rules when not the plain game's
+    line = f"{game} daily {date}{which}: {name} {score}{marks}"
     if optimal is not None:
         best = round(optimal)
         line += f", {'triple' if rules.triple else 'optimal'} player {best} ({score - best:+d})"
