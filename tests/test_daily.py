@@ -80,9 +80,9 @@ def test_share_text():
     # the one line to paste in a chat first, then the card
     assert text.splitlines() == [
         "Yahtzee daily 2026-10-17: Ann 179, optimal player 251 (-72)",
-        "ones 3 | twos 6 | threes - | fours - | fives - | sixes - | upper bonus 0",
-        "three_of_a_kind - | four_of_a_kind - | full_house - | small_straight - | large_straight - | "
-        "yahtzee 50 | chance 20 | yahtzee bonus 100",
+        "Ones 3 | Twos 6 | Threes - | Fours - | Fives - | Sixes - | Upper bonus 0",
+        "Three of a kind - | Four of a kind - | Full house - | Small straight - | Large straight - | "
+        "Yahtzee 50 | Chance 20 | Yahtzee bonus 100",
     ]
     assert share_line("2026-10-17", rules, "Ann", 179, 251.0, ["assisted: hint"]) == (
         "Yahtzee daily 2026-10-17: Ann 179 (assisted: hint), optimal player 251 (-72)"

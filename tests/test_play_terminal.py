@@ -493,7 +493,7 @@ def test_the_daily_ends_with_one_line_to_share_also_in_stats_json(monkeypatch, c
         f"Yahtzee daily 2026-10-17 ({SMALL}): You {score} (assisted: hint), optimal player "
         f"{kept['optimal']:.0f} ({score - round(kept['optimal']):+d})"
     )
-    assert share.startswith(f"{line} fours ")  # then the card
+    assert share.startswith(f"{line} Fours ")  # then the card, boxes named for people
     rc, out, _ = run(monkeypatch, capsys, ["stats", "--json", "--data", str(data)])
     assert rc == 0
     assert [d["share"] for d in json.loads(out)["daily"]["history"]] == [line]

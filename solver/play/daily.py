@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from ..core.card import box_label
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from .game import Game, Player, play_out
@@ -79,7 +80,7 @@ def share_line(date: str, rules: RuleSet, name: str, score: int, optimal=None, n
 
 def share_text(date: str, rules: RuleSet, name: str, card, optimal: int | None, notes=()) -> str:
     """The summary of a daily game to paste anywhere: :func:`share_line`, then the card -- every
-    box (``ones 3 | twos 6 | ...``), or on the triple card the columns' weighted totals."""
+    box named for people (``Ones 3 | Twos 6 | ...``), or on the triple card the columns' weighted totals."""
     lines = [share_line(date, rules, name, card.total, optimal, notes)]
     if rules.triple:  # the columns' weighted totals
         lines.append(
@@ -89,14 +90,16 @@ def share_text(date: str, rules: RuleSet, name: str, card, optimal: int | None, 
             )
         )
         return "\n".join(lines)
-    boxes = [f"{n} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)]
+    boxes = [
+        f"{box_label(n)} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)
+    ]
     upper = [boxes[i] for i in rules.upper_indices]
     if rules.has_upper_bonus:
-        upper.append(f"upper bonus {card.upper_bonus}")
+        upper.append(f"Upper bonus {card.upper_bonus}")
     if upper:
         lines.append(" | ".join(upper))
     lower = " | ".join(boxes[i] for i in rules.lower_indices)
     if rules.bonus:
-        lower += f" | yahtzee bonus {card.yahtzee_bonus_points}"
+        lower += f" | Yahtzee bonus {card.yahtzee_bonus_points}"
     lines.append(lower)
     return "\n".join(lines)
