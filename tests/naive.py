@@ -195,14 +195,17 @@ class NaiveDuel:
     """Two players, A moving first, by brute force over every roll: A's largest P(win) + P(tie)/2
     against B playing for expected score (``opponent="ev"``: keeps within 1e-9 of the best
     expected score, the one keeping most dice, then the lexicographically last; boxes within
-    1e-9, the first in card order) or against B maximising its own chance (``"self"``).
-    A state is ``(a, b, d)``: both card states and A's total - B's."""
+    1e-9, the first in card order) or against B maximising its own chance (``"self"``);
+    ``seat=1``: the one playing for expected score is A.  A state is ``(a, b, d)``: both card
+    states and A's total - B's; every value is A's chance."""
 
     TOL = 1e-9
 
-    def __init__(self, rules: RuleSet, opponent: str = "ev"):
+    def __init__(self, rules: RuleSet, opponent: str = "ev", seat: int = 0):
         self.solver = NaiveSolver(rules)
-        self.opponent = opponent
+        self.a_ev = opponent == "ev" and seat == 1
+        self.b_ev = opponent == "ev" and seat == 0
+        self.seat = seat
         self._a: dict = {}
         self._b: dict = {}
         self._ev: dict = {}
@@ -216,15 +219,25 @@ class NaiveDuel:
             return self.end(d)
         key = (a, b, d)
         if key not in self._a:
-            worth = lambda points, nxt: self.b_value(nxt, b, d + points)  # noqa: E731
-            self._a[key] = NaiveTurn(self.solver, a, worth).value
+            if self.a_ev:
+                value = sum(p * self.b_value(nxt, b, d + g) for (nxt, g), p in self.ev_turn(a).items())
+            else:
+                worth = lambda points, nxt: self.b_value(nxt, b, d + points)  # noqa: E731
+                value = NaiveTurn(self.solver, a, worth).value
+            self._a[key] = value
         return self._a[key]
+
+    def value(self) -> float:
+        """The chance of the one playing to win (seat ``seat``) from the empty cards."""
+        start = (0, 0, False)
+        first = self.a_value(start, start, 0)
+        return 1.0 - first if self.seat == 1 else first
 
     def b_value(self, a: State, b: State, d: int) -> float:
         """At the start of B's turn (A's chance)."""
         key = (a, b, d)
         if key not in self._b:
-            if self.opponent == "ev":
+            if self.b_ev:
                 value = sum(p * self.a_value(a, nxt, d - g) for (nxt, g), p in self.ev_turn(b).items())
             else:
                 worth = lambda points, nxt: 1.0 - self.a_value(a, nxt, d - points)  # noqa: E731

@@ -152,18 +152,22 @@ def _mover_turn(rules, state, nxt_index, after, shifts, sign) -> np.ndarray:
     return out.reshape(cols)
 
 
-def solve_duel(rules: RuleSet, values=None, opponent: str = "ev") -> dict:
-    """The exact game of two players of ``rules``: A (first to move) maximises P(win) + P(tie)/2;
-    B plays for expected score by the table ``values`` (``opponent="ev"``) or against A
-    (``"self"``).  Returns ``value`` (A's chance from the empty cards), ``width`` (the ``d``
-    range's size), ``states`` (card states per level) and ``VA`` (per level ``k``: an array
+def solve_duel(rules: RuleSet, values=None, opponent: str = "ev", seat: int = 0) -> dict:
+    """The exact game of two players of ``rules``, one of them maximising its P(win) + P(tie)/2
+    from seat ``seat`` (0: it moves first, A; 1: second, B), the other playing for expected
+    score by the table ``values`` (``opponent="ev"``) or against it (``"self"``: zero-sum, every
+    turn its best for itself; both seats give one game then).  Returns ``value`` (the
+    maximiser's chance from the empty cards), ``width`` (the size of the ``d`` range), ``states``
+    (card states per level) and ``VA`` (per level ``k``: A's chance at the start of A's turn,
     (len(states[k]), len(states[k]), width), ``d`` at index ``d + D``)."""
     if rules.triple or rules.order == "choose":
         raise UsageError(f"the exact duel does not take {rules.id} (triple card or order=choose)")
-    if opponent not in ("ev", "self"):
-        raise UsageError(f"opponent {opponent!r}: needs ev or self")
+    if opponent not in ("ev", "self") or seat not in (0, 1):
+        raise UsageError(f"opponent {opponent!r}, seat {seat!r}: needs ev or self, seat 0 or 1")
     if opponent == "ev" and values is None:
         raise UsageError("the exact duel against expected-score play needs the value table")
+    a_plays = "ev" if opponent == "ev" and seat == 1 else "best"
+    b_plays = "ev" if opponent == "ev" and seat == 0 else "best"
     levels = card_states(rules)
     n = rules.n_boxes
     top = max_points(rules)
@@ -177,7 +181,7 @@ def solve_duel(rules: RuleSet, values=None, opponent: str = "ev") -> dict:
     for k in range(n - 1, -1, -1):
         nxt = va[k + 1]  # (A at k + 1, B at k + 1, width)
         vb = np.empty((len(levels[k + 1]), len(levels[k]), width))  # B to move: A at k + 1, B at k
-        if opponent == "ev":
+        if b_plays == "ev":
             for j, outcomes in enumerate(turn_outcomes(rules, values, levels[k])):
                 acc = np.zeros((len(levels[k + 1]), width))
                 for s, g, p in outcomes:
@@ -188,7 +192,15 @@ def solve_duel(rules: RuleSet, values=None, opponent: str = "ev") -> dict:
             for j, s in enumerate(levels[k]):  # its placements lower d
                 vb[:, j] = 1.0 - _mover_turn(rules, s, index[k + 1], after, shifts, -1)
         here = np.empty((len(levels[k]), len(levels[k]), width))
-        for i, s in enumerate(levels[k]):
-            here[i] = _mover_turn(rules, s, index[k + 1], vb, shifts, 1)
+        if a_plays == "ev":
+            for i, outcomes in enumerate(turn_outcomes(rules, values, levels[k])):
+                acc = np.zeros((len(levels[k]), width))
+                for s, g, p in outcomes:
+                    acc += p * vb[index[k + 1][s]][:, shifts(g)]
+                here[i] = acc
+        else:
+            for i, s in enumerate(levels[k]):
+                here[i] = _mover_turn(rules, s, index[k + 1], vb, shifts, 1)
         va[k] = here
-    return {"value": float(va[0][0, 0, top]), "width": width, "states": levels, "VA": va}
+    first = float(va[0][0, 0, top])
+    return {"value": 1.0 - first if seat == 1 else first, "width": width, "states": levels, "VA": va}
