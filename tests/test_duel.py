@@ -58,6 +58,7 @@ def test_turn_outcomes_are_one_turn_of_optimal_play(tables_dir):
         assert all(s[0].bit_count() == state[0].bit_count() + 1 for s, _, _ in outcomes)
 
 
+@pytest.mark.slow  # 8 s: the 3-box card, three solves
 def test_exact_duel_figures(tables_dir):
     tables_dir.table(THREE)
     out = exact_duel(THREE, tables_dir)
