@@ -189,3 +189,94 @@ class NaiveTargetSolver(NaiveSolver):
             worth = lambda points, nxt: self.probability(nxt, t - points)  # noqa: E731
             self._probabilities[key] = NaiveTurn(self, state, worth).value
         return self._probabilities[key]
+
+
+class NaiveDuel:
+    """Two players, A moving first, by brute force over every roll: A's largest P(win) + P(tie)/2
+    against B playing for expected score (``opponent="ev"``: keeps within 1e-9 of the best
+    expected score, the one keeping most dice, then the lexicographically last; boxes within
+    1e-9, the first in card order) or against B maximising its own chance (``"self"``);
+    ``seat=1``: the one playing for expected score is A.  A state is ``(a, b, d)``: both card
+    states and A's total - B's; every value is A's chance."""
+
+    TOL = 1e-9
+
+    def __init__(self, rules: RuleSet, opponent: str = "ev", seat: int = 0):
+        self.solver = NaiveSolver(rules)
+        self.a_ev = opponent == "ev" and seat == 1
+        self.b_ev = opponent == "ev" and seat == 0
+        self.seat = seat
+        self._a: dict = {}
+        self._b: dict = {}
+        self._ev: dict = {}
+
+    def end(self, d: int) -> float:
+        return 1.0 if d > 0 else 0.5 if d == 0 else 0.0
+
+    def a_value(self, a: State, b: State, d: int) -> float:
+        """At the start of A's turn."""
+        if a[0] == self.solver.full:
+            return self.end(d)
+        key = (a, b, d)
+        if key not in self._a:
+            if self.a_ev:
+                value = sum(p * self.b_value(nxt, b, d + g) for (nxt, g), p in self.ev_turn(a).items())
+            else:
+                worth = lambda points, nxt: self.b_value(nxt, b, d + points)  # noqa: E731
+                value = NaiveTurn(self.solver, a, worth).value
+            self._a[key] = value
+        return self._a[key]
+
+    def value(self) -> float:
+        """The chance of the one playing to win (seat ``seat``) from the empty cards."""
+        start = (0, 0, False)
+        first = self.a_value(start, start, 0)
+        return 1.0 - first if self.seat == 1 else first
+
+    def b_value(self, a: State, b: State, d: int) -> float:
+        """At the start of B's turn (A's chance)."""
+        key = (a, b, d)
+        if key not in self._b:
+            if self.b_ev:
+                value = sum(p * self.a_value(a, nxt, d - g) for (nxt, g), p in self.ev_turn(b).items())
+            else:
+                worth = lambda points, nxt: 1.0 - self.a_value(a, nxt, d - points)  # noqa: E731
+                value = 1.0 - NaiveTurn(self.solver, b, worth).value
+            self._b[key] = value
+        return self._b[key]
+
+    def ev_turn(self, state: State) -> dict[tuple[State, int], float]:
+        """``{(next state, points): probability}`` of one turn of expected-score play."""
+        if state not in self._ev:
+            turn = NaiveTurn(self.solver, state)
+            out: dict = {}
+            held = dict(outcomes(5))  # the dice in hand and their probability, two rerolls left
+            for rerolls in (2, 1, 0):
+                rolled: dict = {}
+                for dice, p in held.items():
+                    keep = self._keep(turn, dice, rerolls)
+                    if keep is None:
+                        self._place(turn, dice, p, out)
+                        continue
+                    for after, q in after_reroll(keep):
+                        rolled[after] = rolled.get(after, 0.0) + p * q
+                held = rolled
+            self._ev[state] = out
+        return self._ev[state]
+
+    def _keep(self, turn: NaiveTurn, dice: Dice, rerolls: int) -> Dice | None:
+        """What expected-score play keeps (None: it stops and scores)."""
+        options = []  # (value, order, keep): stopping is keeping all five
+        if not (rerolls > 0 and self.solver.rules.all_rolls):
+            options.append((turn.stop(dice), (5, dice), None))
+        if rerolls > 0:
+            options += [(turn.reroll(k, rerolls), (len(k), k), k) for k in proper_subkeeps(dice)]
+        best = max(v for v, _, _ in options)
+        return max((o for o in options if o[0] >= best - self.TOL), key=lambda o: o[1])[2]
+
+    def _place(self, turn: NaiveTurn, dice: Dice, p: float, out: dict) -> None:
+        moves = self.solver.moves(turn.state, dice)
+        worths = [turn.worth(points, nxt) for points, nxt in moves]
+        top = max(worths)
+        points, nxt = next(m for m, w in zip(moves, worths, strict=True) if w >= top - self.TOL)
+        out[(nxt, points)] = out.get((nxt, points), 0.0) + p

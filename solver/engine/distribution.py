@@ -290,6 +290,31 @@ def _forward(
             supports[i] = np.where(nonzero.any(axis=1), last, 0).astype(np.int64)
 
 
+def turn_outcomes(rules: RuleSet, values, states) -> list[list[tuple[tuple[int, int, int], int, float]]]:
+    """One fresh turn of expected-score play (the ``optimal`` bot's, ties included) from each
+    card state of ``states`` (``(mask, upper, flag)`` tuples; not the full card, not the empty
+    card under ``order=choose``): per state, ``[(next_state, points, probability), ...]``, the
+    points this turn scores (bonuses included), the next state's upper total through
+    :func:`representative_upper` (states of the same row have the same futures)."""
+    from ..core.threads import Workers
+
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    rep = representative_upper(rules)
+    flat = [(m * (cap + 1) + int(rep[m, u])) * n_flags + f for m, u, f in states]
+    order = np.argsort(np.array(flat, dtype=np.int64) // ((cap + 1) * n_flags), kind="stable")
+    flat_sorted = np.array(flat, dtype=np.int64)[order]
+    with Workers(1) as workers:
+        src, dst, gain, _, prob = _turn_outcomes(
+            flat_sorted, np.arange(len(flat)), rules, dp.kernel_values(values), dp.rule_arrays(rules),
+            -1, 2, rep, workers,
+        )  # fmt: skip
+    out: list[list] = [[] for _ in states]
+    for i, t, g, p in zip(src.tolist(), dst.tolist(), gain.tolist(), prob.tolist(), strict=True):
+        nxt = (t // n_flags // (cap + 1), t // n_flags % (cap + 1), t % n_flags)
+        out[int(order[i])].append((nxt, int(g), float(p)))
+    return out
+
+
 def _turn_outcomes(
     states, rows, rules, table, lane_args, start_roll, rolls_left, rep, workers, need=None, target=None
 ):
