@@ -28,7 +28,9 @@ CHANCE_YATZY = (
 THREE = f"yahtzee+without={UPPER},three_of_a_kind,four_of_a_kind,full_house,small_straight"
 
 
-@pytest.mark.parametrize("spec", [CHANCE, STRAIGHT_YAHTZEE, CHANCE_YATZY])
+@pytest.mark.parametrize(
+    "spec", [CHANCE, STRAIGHT_YAHTZEE, pytest.param(CHANCE_YATZY, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize(("opponent", "seat"), [("ev", 0), ("ev", 1), ("self", 0)])
 def test_the_duel_agrees_with_brute_force(tables_dir, spec, opponent, seat):
     rules = get_rules(spec)

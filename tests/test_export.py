@@ -57,6 +57,7 @@ def advisor_json(advisor, position):
     return advisor.advise(position).to_json()
 
 
+@pytest.mark.slow  # seconds: CI runs it, the fast loop leaves it out
 def test_spread_parquet_matches_the_advisor(tables_dir, tmp_path):
     tables_dir.table("yahtzee")
     advisor = tables_dir.advisor("yahtzee")
@@ -179,6 +180,7 @@ def test_table_bot_engines_agree(tables_dir):
             assert np.array_equal(fast[key], slow[key]), (name, key)
 
 
+@pytest.mark.slow  # seconds: CI runs it, the fast loop leaves it out
 def test_all_rolls_and_bonuses(tables_dir, tmp_path):
     """Under all-rolls no keep stops (no stop_and_score); a Yahtzee bonus shows as the options' bonus."""
     tables_dir.table("yatzy+all-rolls")

@@ -39,6 +39,7 @@ def env(tables_dir):
     return YahtzeeEnv("yahtzee", tables_dir=tables_dir)
 
 
+@pytest.mark.slow  # seconds: CI runs it, the fast loop leaves it out
 def test_check_env_passes(tables_dir):
     tables_dir.table("yahtzee")
     for observation in ("dict", "flat"):  # made through the registry: the checker also renders

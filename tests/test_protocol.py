@@ -50,6 +50,7 @@ def test_a_bot_program_plays_the_games_of_the_bot_it_wraps(rules, monkeypatch, t
     assert np.array_equal(here.regret.box_loss, there.regret.box_loss) and here.regret.game_loss.sum() > 0
 
 
+@pytest.mark.slow  # seconds: CI runs it, the fast loop leaves it out
 def test_the_example_bots_agree_and_play_a_match(capsys):
     """The Python and JavaScript example bots play the same strategy: the same scores, game by
     game; the JavaScript one plays a match against optimal from the command line."""
@@ -94,6 +95,7 @@ def test_a_bot_that_goes_wrong_is_one_line_and_reaped(how, at, words):
     assert bot._proc is None and (proc is None or proc.poll() is not None)
 
 
+@pytest.mark.slow  # seconds: CI runs it, the fast loop leaves it out
 def test_a_slow_bot_times_out_and_is_killed(monkeypatch):
     monkeypatch.setattr(protocol, "DEFAULT_TIMEOUT", 0.5)
     bot = ProtocolBot(bad("sleep", 2)[4:], get_rules("yahtzee"))
