@@ -112,6 +112,9 @@ def test_the_cli_says_one_line_and_exits_2(capsys):
     code = main(["simulate", "--bot", bad("illegal-box"), "--games", "10", "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "is not a legal box" in err[0], err
+    code = main(["simulate", "--bot", "cmd:node 'unclosed", "--games", "10", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "No closing quotation" in err[0], err
     code = main(["simulate", "--bot", "cmd:/nonexistent/bot", "--games", "10", "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "could not start" in err[0], err

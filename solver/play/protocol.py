@@ -113,7 +113,10 @@ class ProtocolBot:
 
     def __init__(self, command: str, rules: RuleSet, timeout: float | None = None):
         self.command = command.strip()
-        self.argv = shlex.split(self.command)
+        try:
+            self.argv = shlex.split(self.command)
+        except ValueError as exc:  # an unclosed quote
+            raise UsageError(f"cmd:{shown(self.command)}: {exc}") from None
         if not self.argv:
             raise UsageError('cmd: needs a program to run, e.g. cmd:"node mybot.js"')
         if rules.triple:
