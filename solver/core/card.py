@@ -10,7 +10,6 @@ too).  ``str(card)`` writes the entries in card order, so
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 from .bounded import clipped, parse_whole, shown
 from .dice import Dice
@@ -37,6 +36,22 @@ def card_text(text, example: str) -> str | None:
 def box_key(name) -> str:
     """A box name as typed (``Full House``, ``full-house``) in the card's spelling (``full_house``)."""
     return str(name).strip().lower().replace(" ", "_").replace("-", "_")
+
+
+class computed_once:  # noqa: N801 - a decorator, named like property
+    """A property of a frozen value object computed on first use and kept in the instance's
+    ``__dict__`` (which then shadows it): ``functools.cached_property`` without its lock,
+    which costs more than these sums on Python 3.11."""
+
+    def __init__(self, method):
+        self.method, self.name = method, method.__name__
+        self.__doc__ = method.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.method(obj)
+        return value
 
 
 def box_label(name: str) -> str:
@@ -210,11 +225,11 @@ class ScoreCard:
         return ",".join(parts)
 
     # --- totals ----------------------------------------------------------
-    @cached_property  # a frozen card: computed once
+    @computed_once
     def filled_mask(self) -> int:
         return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
 
-    @cached_property  # a frozen card: computed once
+    @computed_once
     def n_filled(self) -> int:
         return sum(s is not None for s in self.scores)
 
@@ -234,7 +249,7 @@ class ScoreCard:
     def get(self, box: str) -> int | None:
         return self.scores[self._box(box)]
 
-    @cached_property  # a frozen card: computed once
+    @computed_once
     def upper_total(self) -> int:
         return sum(self.scores[i] or 0 for i in self.rules.upper_indices)
 
@@ -243,7 +258,7 @@ class ScoreCard:
         rules = self.rules
         return rules.upper_bonus if rules.has_upper_bonus and self.upper_total >= rules.upper_threshold else 0
 
-    @cached_property  # a frozen card: computed once
+    @computed_once
     def lower_total(self) -> int:
         return sum(self.scores[i] or 0 for i in self.rules.lower_indices)
 
@@ -251,7 +266,7 @@ class ScoreCard:
     def yahtzee_bonus_points(self) -> int:
         return self.yahtzee_bonus_count * self.rules.bonus
 
-    @cached_property  # a frozen card: computed once
+    @computed_once
     def total(self) -> int:
         """Grand total: all boxes plus the upper bonus and Yahtzee bonuses."""
         return self.upper_total + self.upper_bonus + self.lower_total + self.yahtzee_bonus_points
