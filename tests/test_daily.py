@@ -11,7 +11,7 @@ from solver.core.card import ScoreCard
 from solver.core.errors import UsageError
 from solver.core.rules import get_rules
 from solver.core.streams import DailyStream
-from solver.play.daily import optimal_game, parse_date, share_text
+from solver.play.daily import optimal_game, parse_date, share_line, share_text
 from solver.play.game import Game
 
 # Computed once from solver.core.streams.DailyStream (version 1) and written down: a change of the
@@ -77,14 +77,21 @@ def test_share_text():
     rules = get_rules("yahtzee")
     card = ScoreCard.parse("ones=3,twos=6,yahtzee=50,chance=20,yahtzee_bonus=100", rules)
     text = share_text("2026-10-17", rules, "Ann", card, 251)
-    assert text.splitlines()[:3] == [
-        "Yahtzee solver daily challenge 2026-10-17",
-        "rules: yahtzee",
-        "Ann: 179 points",
+    # the one line to paste in a chat first, then the card
+    assert text.splitlines() == [
+        "Yahtzee daily 2026-10-17: Ann 179, optimal player 251 (-72)",
+        "ones 3 | twos 6 | threes - | fours - | fives - | sixes - | upper bonus 0",
+        "three_of_a_kind - | four_of_a_kind - | full_house - | small_straight - | large_straight - | "
+        "yahtzee 50 | chance 20 | yahtzee bonus 100",
     ]
-    assert "ones 3 | twos 6 | threes -" in text
-    assert "yahtzee 50 | chance 20 | yahtzee bonus 100" in text
-    assert text.splitlines()[-1] == "optimal player on the same dice: 251 points (-72)"
+    assert share_line("2026-10-17", rules, "Ann", 179, 251.0, ["assisted: hint"]) == (
+        "Yahtzee daily 2026-10-17: Ann 179 (assisted: hint), optimal player 251 (-72)"
+    )
+    triple = get_rules("triple")
+    assert share_line("2026-10-17", triple, "Ann", 1700, 1650) == (
+        "Yahtzee daily 2026-10-17 (yahtzee+triple): Ann 1700, triple player 1650 (+50)"
+    )
+    assert share_line("2026-10-17", rules, "Ann", 179, None) == "Yahtzee daily 2026-10-17: Ann 179"
 
 
 def test_optimal_player_on_the_day(tables_dir):

@@ -218,10 +218,13 @@ def test_daily_summary(monkeypatch, capsys, data, tables_dir, rules_id):
     assert rc == 0, err
     assert "daily challenge 2026-10-17" in out
     assert "  face   6  5  6  4  1" in out  # the day's first dice (pinned in test_daily)
-    share = out.split("--- to share ---")[1]
-    assert "Yahtzee solver daily challenge 2026-10-17" in share and f"rules: {rules_id}\n" in share
-    assert "optimal player on the same dice: " in share
+    share = " ".join(out.split("--- to share ---")[1].split())  # the line wraps for a long rule id
     [game] = saved_games(data)
+    score = game["final"][0]["score"]
+    optimal = records.load_records(data)["daily"][f"2026-10-17 {rules_id}"]["optimal"]
+    which = "" if rules_id == "yahtzee" else f" ({rules_id})"
+    line = f"Yahtzee daily 2026-10-17{which}: You {score}, optimal player {optimal:.0f}"
+    assert share.startswith(f"{line} ({score - round(optimal):+d}) ")
     assert game["mode"] == "daily" and game["date"] == "2026-10-17" and game["dice"] == "daily"
     daily = records.load_records(data)["daily"][f"2026-10-17 {rules_id}"]
     assert daily["score"] == game["final"][0]["score"] and daily["optimal"] > 0

@@ -131,8 +131,9 @@ def test_a_daily_replay_says_so_and_keeps_the_first_result(monkeypatch, capsys, 
     rc, out, _ = play(monkeypatch, capsys, data, argv, reverse)
     assert rc == 0
     assert f"you played the daily challenge of 2026-10-17 already ({first} points)" in out
-    share = out.split("--- to share ---")[1]
-    assert "points (replay)" in share
+    share = " ".join(out.split("--- to share ---")[1].split())
+    replay = next(g for g in saved_games(data) if g.get("replay"))
+    assert f"You {replay['final'][0]['score']} (replay), optimal player " in share
     assert records.load_records(data)["daily"][f"2026-10-17 {SMALL}"]["score"] == first
     assert sorted(bool(g.get("replay")) for g in saved_games(data)) == [False, True]
 
@@ -153,7 +154,8 @@ def test_daily_share_text_names_the_game_of_its_rules():
     for spec, word in (("yatzy", "Yatzy"), ("yahtzee", "Yahtzee"), ("yacht+all-rolls", "Yacht")):
         rules = get_rules(spec)
         first = share_text("2026-10-17", rules, "Ann", ScoreCard.empty(rules), None).splitlines()[0]
-        assert first == f"{word} solver daily challenge 2026-10-17"
+        which = "" if spec in ("yatzy", "yahtzee") else f" ({spec})"
+        assert first == f"{word} daily 2026-10-17{which}: Ann 0"
 
 
 # --- bug 5: the record is for unassisted games on fresh dice --------------------------------------------
@@ -479,10 +481,11 @@ def test_stats_and_review_last(monkeypatch, capsys, data, tables_dir):
     assert sum(s["histogram"].values()) == 4
     assert stats["daily"]["played"] == 1 and stats["daily"]["history"][0]["date"] == "2026-10-17"
     assert main(["stats", "--data", str(data), "--rules", SMALL]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # the long rule id wraps its lines
     assert f"{SMALL}: 4 games finished" in text and "daily: 1 played" in text and "1 on real dice" in text
     assert main(["review", "--last", "--data", str(data), "--tables", str(tables_dir)]) == 0
-    assert "real dice" in capsys.readouterr().out.splitlines()[0]  # the last game finished
+    head = " ".join(capsys.readouterr().out.split("\n\n")[0].split())
+    assert head == f"Review: {SMALL}, solo, real dice"  # the last game finished
     assert main(["review", "--last", "--data", str(data / "nothing")]) == 2
 
 

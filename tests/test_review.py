@@ -75,15 +75,15 @@ def test_a_bad_move_shows_its_loss(tmp_path, capsys, tables_dir, optimal):
     lines = out.splitlines()
     assert lines[0] == "Review: yahtzee, solo, seed 21"
     row = next(line for line in lines if line.strip().startswith("1  box"))
-    assert row.endswith(" *") and game.turns[0].box in row
-    assert "(best)" in out
-    verdict = lines[-1]
+    assert f"{box['loss']:5.2f} * {game.turns[0].box} (" in row  # the loss, marked a mistake
+    assert "(best)" in out and max(map(len, lines)) <= 80
+    verdict = " ".join(out.split("\n\n")[-1].split())  # the last paragraph, wrapped at 80 columns
     assert verdict.startswith(f"Pat: {game.cards[0].total} points; ") and "expected loss" in verdict
     assert "per decision" in verdict and "biggest: turn 1" in verdict
 
     rc = main(["review", str(path), "--tables", str(tables_dir), "--mistakes"])
     out = capsys.readouterr().out
-    assert "(best)" not in out and " *" in out
+    assert "(best)" not in out and " * " in out
 
 
 def test_judge_agrees_with_the_advisor(tables_dir):

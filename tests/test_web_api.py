@@ -339,8 +339,9 @@ def test_daily_game_share_text(client, data):
     state = client.post("/api/games", json={"mode": "daily", "date": "2026-03-01"}).json()
     assert state["date"] == "2026-03-01"
     final = play_solo(client, state["id"], hold_first=False)
-    assert final["share"].startswith("Yahtzee solver daily challenge 2026-03-01")
-    assert f"You: {final['players'][0]['total']} points" in final["share"]
+    line = final["share"].splitlines()[0]  # the one line to paste in a chat, then the card
+    total, optimal = final["players"][0]["total"], final["optimal"]
+    assert line == f"Yahtzee daily 2026-03-01: You {total}, optimal player {optimal} ({total - optimal:+d})"
     assert final["optimal"] > 0
     assert "2026-03-01 yahtzee" in load_records(data)["daily"]
 

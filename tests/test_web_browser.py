@@ -259,7 +259,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     open_page(d, f"{base}/play?game={game_id}")
     wait(lambda: d.find_element(By.ID, "share-box").is_displayed(), "the daily result")
     share = d.find_element(By.ID, "share").text
-    assert share.startswith("Yahtzee solver daily challenge 2026-05-04") and share == answer["share"]
+    assert share.startswith("Yahtzee daily 2026-05-04: You ") and share == answer["share"]
     d.find_element(By.ID, "copy").click()
     wait(lambda: d.find_element(By.ID, "copied").text, "the copy button's answer")
 

@@ -26,7 +26,7 @@ from ..core.errors import UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
-from ..engine.turn import TurnValues, average_keeps, best_subkeep
+from ..engine.turn import TIE_TOLERANCE, TurnValues, average_keeps, best_subkeep
 from .advisor import Advice, ranked_advice
 
 NOTE = (
@@ -197,7 +197,23 @@ class TripleAdvisor:
             ev_table = tt.e0 if rolls_left == 1 else tt.e1
             stop = D.ROLL_OFFSET + dice.index
             for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
-                if k == stop and self.rules.all_rolls:
+                if k == stop:
+                    if self.rules.all_rolls:
+                        continue
+                    box, score = self.stop_placement(tt, dice)
+                    raw.append((ev_table[k], {"keep": D.KEEPS[k], "stop_category": box, "stop_score": score}))
                     continue
                 raw.append((ev_table[k], {"keep": D.KEEPS[k]}))
         return ranked_advice(position, base, raw)
+
+    def stop_placement(self, tt: TripleTurn, dice: Dice) -> tuple[str, int]:
+        """The box that stopping now implies, as the card names it (``fours@3``), and its score in
+        that column: the best placement of ``dice``, ties to the first column, then card order
+        (as the triple player breaks them)."""
+        values = tt.placement_values(dice)
+        best = max(v[0] for v in values)
+        _, c, b, score, _ = min(
+            (v for v in values if best - v[0] <= TIE_TOLERANCE), key=lambda v: (v[1], v[2])
+        )
+        names = self.rules.single.box_names
+        return tt.card.key(c + 1, names[b]), score

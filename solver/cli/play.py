@@ -24,7 +24,7 @@ from ..core.streams import MAX_SEED
 from ..core.triple_card import TripleCard
 from ..play import session as session_rules
 from ..play.session import HUMAN, LEVELS, describe_bot_turn
-from . import add_data, add_rules, add_tables, add_target, whole
+from . import add_data, add_rules, add_tables, add_target, fit, visible_len, whole
 
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
 #: against the perfect player, measured by ``python benchmarks/bench_win.py``
@@ -294,6 +294,7 @@ class PlaySession:
         self._autosave_failed = False
         self._store_failed = False
         self._daily_optimal = None
+        self._best_bot = None  # the optimal (or triple) player, for the daily and the triple card's end
         self.stored = None  # what the database kept when the game finished (records.Stored)
         self.asked_target = None  # --target
         self.target = None  # solo: the score to reach (the record + 1 by default)
@@ -392,14 +393,20 @@ class PlaySession:
 
         if self.path is None:
             self.path = new_game_path(self.game, self.data)
-        self.intro()
         try:
-            # a table that must be built is built now, with its progress bar, not in the middle of a turn
-            if self.coach or self.game.info.get("mode") == "daily" or self.interactive:
-                _ = self.advisor
-            for i, p in enumerate(self.game.players):
-                if p.is_bot:
-                    self.bot(i)
+            self.intro()
+            self.prepare()
+        except _Quit:  # Ctrl-D at the question about a table: the game never started
+            self.say(self.not_started())
+            return 0
+        except KeyboardInterrupt:  # Ctrl-C during a table's build (nothing half-built is kept)
+            self.err.write(f"\ninterrupted: {self.not_started()}\n")
+            raise
+        g = self.game
+        self.say("type help for the commands" + (", r to roll" if not g.needs_values else ""))
+        if g.needs_values:
+            self.say(HELP_REAL)
+        try:
             while not self.game.is_over:
                 round_ = self.game.round
                 if self.game.player.is_bot:
@@ -447,6 +454,65 @@ class PlaySession:
         self.finish()
         return 0
 
+    def not_started(self) -> str:
+        """What stopping before the first turn leaves: no game file, no row in the database (a
+        resumed game's file as it was)."""
+        if self.resumed:
+            return f"the game did not go on; {self.path} is as it was"
+        return "the game had not started: nothing saved"
+
+    def prepare(self) -> None:
+        """Before the first turn (nothing saved yet): the tables the game needs, built now with
+        their progress bar, not in the middle of a turn.  A computer playing to win needs the
+        target table: announced and, at a terminal, offered to play without it (the perfect
+        computer plays instead)."""
+        from ..play.game import Player
+
+        g = self.game
+        if any(p.bot == "win" for p in g.players) and (
+            self.target_table(
+                "the computer playing to win plays by it",
+                "the perfect computer (the best expected score) plays instead",
+            )
+            is None
+        ):
+            for i, p in enumerate(g.players):
+                if p.bot == "win":
+                    g.players[i] = Player(p.name.replace("(win)", "(perfect)"), "bot", LEVELS["perfect"])
+            if g.info.get("level") == "win":
+                g.info["level"] = "perfect"
+        if self.coach or g.info.get("mode") == "daily" or self.interactive:
+            _ = self.advisor
+        for i, p in enumerate(g.players):
+            if p.is_bot:
+                self.bot(i)
+
+    def target_table(self, why: str, without: str):
+        """The target table of the game's rules, built first when missing: the build is announced
+        (what, about how big and how long; ``why`` the game wants it), and at a terminal the player
+        may play now without it (``without`` says what that means): then ``None``.  Ctrl-C stops the
+        build within a second or so (:class:`solver.core.threads.Workers`), nothing half-built kept."""
+        from ..core.errors import MissingTableError
+        from ..engine.target import build_estimate_text, get_target, load_target
+
+        rules = self.game.rules
+        try:
+            return load_target(rules, self.tables_dir, light=True)
+        except MissingTableError:
+            pass
+        self.say(f"the {rules.id} target table is not built yet: {why}.")
+        self.say(
+            f"Building it takes {build_estimate_text(rules)}, once (yahtzee tables build --rules "
+            f"{rules.id} --target does the same; Ctrl-C stops it)."
+        )
+        if self.interactive:
+            answer = self.read("build it now (b), or play now without it (p)? [b/p]> ")
+            if answer.lower() not in ("b", "build", "y", "yes"):
+                self.say(f"playing without it: {without}")
+                return None
+        self.say("building the target table ...")
+        return get_target(rules, self.tables_dir, build_if_missing=True, light=True, progress=True)
+
     def intro(self) -> None:
         g = self.game
         info = g.info
@@ -479,29 +545,33 @@ class PlaySession:
         elif self.is_solo() and self.target is None and type(g.info.get("target")) is int:  # a resumed game
             goal = g.info.get("target_goal")
             self.set_target(g.info["target"], goal if isinstance(goal, str) else "reach it", explicit=False)
-        self.say("type help for the commands" + (", r to roll" if not g.needs_values else ""))
-        if g.needs_values:
-            self.say(HELP_REAL)
 
     def set_target(self, target: int, goal: str, *, explicit: bool) -> None:
         """Play with a target: P(reach it) on screen and its move in hints.  The target table is
         built now when asked for (``--target``); for the record it is used only when built."""
         from ..core.errors import MissingTableError
-        from ..engine.target import get_target
+        from ..engine.target import load_target
 
         g = self.game
         if g.rules.triple:
             return  # no target tables for the triple card
-        try:
-            table = get_target(
-                g.rules, self.tables_dir, build_if_missing=explicit, light=True, announce=self.say
+        if explicit:
+            table = self.target_table(
+                f"--target {target} shows your chance of reaching it as you go, and the move that "
+                "maximises it",
+                "no chances shown, hints for the best expected score",
             )
-        except MissingTableError:  # the record's target: its chances only when the table is there
-            self.say(
-                f"(build the target table to see your chances of doing it as you go: "
-                f"yahtzee tables build --rules {g.rules.id} --target)"
-            )
-            return
+            if table is None:
+                return
+        else:
+            try:
+                table = load_target(g.rules, self.tables_dir, light=True)
+            except MissingTableError:  # the record's target: its chances only when the table is there
+                self.say(
+                    f"(build the target table to see your chances of doing it as you go: "
+                    f"yahtzee tables build --rules {g.rules.id} --target)"
+                )
+                return
         if target - g.card.total > table.t_max:
             self.say(f"(the target table holds targets up to {table.t_max}: no chances shown for {target})")
             return
@@ -874,6 +944,8 @@ class PlaySession:
             self.report_record()
         if g.info.get("mode") == "daily":
             self.daily_summary()
+        elif g.rules.triple:
+            self.compare_on_same_dice()
         self.say(f"game saved to {self.path}")
         self.say(f"review it with: yahtzee review {self.path}")
 
@@ -907,13 +979,38 @@ class PlaySession:
                 self.say(share_text(date, g.rules, p.name, card, optimal, notes))
                 self.say("")
 
-    def optimal_bot(self):
-        for i, p in enumerate(self.game.players):
-            if p.bot == "optimal":
-                return self.bot(i)
-        from ..play.daily import optimal_bot
+    def compare_on_same_dice(self) -> None:
+        """The end of a triple game: what the triple player (the best-known) scores on each
+        person's dice, roll by roll the same (a daily says it in its summary; real dice cannot)."""
+        from ..play.daily import best_bot_name
+        from ..play.game import same_dice_game
 
-        return optimal_bot(self.game.rules, self.tables_dir)
+        g = self.game
+        name = best_bot_name(g.rules)
+        for i, p in enumerate(g.players):
+            if p.is_bot:
+                continue
+            other = same_dice_game(g, i, self.optimal_bot(), name)
+            if other is None:
+                return  # real dice: no stream to replay
+            mine, best = g.cards[i].total, other.cards[0].total
+            whose = "your" if p.name == HUMAN else f"{p.name}'s"
+            self.say(
+                f"the {name} player (best-known) scored {best} on {whose} dice: "
+                f"{p.name} {mine} ({mine - best:+d})"
+            )
+
+    def optimal_bot(self):
+        """The best player of the rule set (the optimal one; the triple player on the triple card):
+        the game's own computer when it is that player."""
+        from ..play.daily import best_bot_name, optimal_bot
+
+        for i, p in enumerate(self.game.players):
+            if p.bot == best_bot_name(self.game.rules):
+                return self.bot(i)
+        if self._best_bot is None:
+            self._best_bot = optimal_bot(self.game.rules, self.tables_dir)
+        return self._best_bot
 
 
 def _same_option(a, b) -> bool:
@@ -970,9 +1067,9 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
             line("yahtzee bonus" if rules.joker != "none" else "extra bonus", card.yahtzee_bonus_points)
         )
     right.append(line("total", card.total))
-    width = max((_visible_len(s) for s in left), default=0)  # a card may have no upper rows
+    width = max((visible_len(s) for s in left), default=0)  # a card may have no upper rows
     out = [
-        f"  {a}{' ' * (width - _visible_len(a))}   | {b}".rstrip()
+        f"  {a}{' ' * (width - visible_len(a))}   | {b}".rstrip()
         for a, b in zip_longest(left, right, fillvalue="")
     ]
     if rolled and any(
@@ -984,23 +1081,6 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
             + ")"
         )
     return "\n".join(out)
-
-
-#: the terminal's width: every line the game prints fits (a longer one is wrapped at words)
-WIDTH = 80
-
-
-def fit(line: str, width: int = WIDTH) -> str:
-    """``line`` wrapped at words to ``width`` columns, the continuation indented under its text
-    (``! `` refusals and ``  coach:`` lines alike); a line that fits, one in colour and one that
-    names a file are kept as they are."""
-    if _visible_len(line) <= width or "\x1b[" in line or os.sep in line:
-        return line  # fits; coloured; or names a file (its path stays whole, to copy)
-    text = line.lstrip(" ")
-    indent = " " * (len(line) - len(text) + 2)
-    return textwrap.fill(
-        line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
-    )
 
 
 def _verb(name: str, verb: str) -> str:
@@ -1052,7 +1132,8 @@ def hint_text(option, rules) -> str:
     if len(option.keep) == 5:
         if option.stop_category is None:
             return "stop and score"
-        n = rules.box_names.index(option.stop_category) + 1
+        # on a card of columns the box as it names it (fours@3), on one card its number
+        n = option.stop_category if rules.triple else rules.box_names.index(option.stop_category) + 1
         return f"stop: score {option.stop_score} in {option.stop_category} [s {n}]"
     if not option.keep:
         return "reroll all five dice [u, r]"
@@ -1131,12 +1212,6 @@ class Style:
 
     def pace(self, text: str, pace: int) -> str:
         return self._wrap("32" if pace >= 0 else "31", text)
-
-
-def _visible_len(text: str) -> int:
-    import re
-
-    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
 
 
 def _color_wanted(out) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import add_json
+from . import add_json, fit_text
 
 
 def register(sub) -> None:
@@ -36,11 +36,11 @@ def run(args) -> int:
                 )
             )
         else:
-            print("\n".join(describe_modifiers()))
+            print(fit_text("\n".join(describe_modifiers()), hang=25))  # under the descriptions
         return 0
     rules = get_rules(args.spec)
     if args.json:
         print(json.dumps(rules.describe() | {"reference_value": rules.reference_value}))
     else:
-        print(rules.card_text())
+        print(fit_text(rules.card_text()))
     return 0

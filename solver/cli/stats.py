@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from . import add_data, add_json, add_rules
+from . import add_data, add_json, add_rules, fit_text
 
 #: the longest bar of the histogram, in characters
 BAR = 40
@@ -33,7 +33,7 @@ def run_stats(args) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(format_stats(result))
+        print(fit_text(format_stats(result), hang=15))  # under the figures (a long rule id wraps)
     return 0
 
 
@@ -51,8 +51,10 @@ def format_stats(result: dict) -> str:
         fair = s["unassisted_average"]
         lines.append(
             f"  average      {s['average']:.1f} ({'-' if fair is None else f'{fair:.1f}'} unassisted, "
-            f"no replays, no real dice)   best {s['best'] if s['best'] is not None else '-'}   "
-            f"record {s['record'] or '-'}"
+            "no replays, no real dice)"
+        )
+        lines.append(
+            f"  best         {s['best'] if s['best'] is not None else '-'}   record {s['record'] or '-'}"
         )
         lines.append(
             f"  upper bonus  {s['upper_bonus_rate']:.0%}   five of a kind {s['five_of_a_kind_rate']:.0%}"

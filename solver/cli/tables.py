@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_quiet, add_rules, add_tables, check_threads, whole
+from . import add_quiet, add_rules, add_tables, check_threads, fit_text, whole
 
 
 def register(sub) -> None:
@@ -157,6 +157,10 @@ def run_verify(args) -> int:
     return 1 if failures else 0
 
 
+#: the width of the rule set's column of ``tables list``: a longer id goes on a line of its own
+LIST_NAME = 20
+
+
 def run_list(args) -> int:
     from ..core.errors import MissingTableError, TableError
     from ..core.rules import RULE_SETS
@@ -164,38 +168,45 @@ def run_list(args) -> int:
 
     print(f"tables folder: {resolve_dir(args.tables)}")
     listed = list(dict.fromkeys([*RULE_SETS.values(), *built_rule_sets(args.tables)]))
-    width = max(20, *(len(r.id) for r in listed))
+    lines = []
     for rules in listed:
         npy = table_paths(rules, args.tables)[0]
         try:
             table = load_table(rules, args.tables, check_hash=False, light=True)
         except MissingTableError:
-            print(f"  {rules.id:<{width}} missing")
+            lines += _list_row(rules.id, "missing")
             continue
         except TableError:
-            print(f"  {rules.id:<{width}} broken  (yahtzee tables verify --rules {rules.id} says why)")
+            lines += _list_row(rules.id, f"broken  (yahtzee tables verify --rules {rules.id} says why)")
             continue
         size = npy.stat().st_size / 2**20
-        print(f"  {rules.id:<{width}} built   {size:7.1f} MiB  value {table.empty_card_value:.7f}")
-        _list_target(rules, args.tables, width)
+        lines += _list_row(rules.id, f"built {size:7.1f} MiB  value {table.empty_card_value:.7f}")
+        lines += _list_target(rules, args.tables)
+    print(fit_text("\n".join(lines), hang=LIST_NAME + 3))
     return 0
 
 
-def _list_target(rules, tables_dir, width: int) -> None:
-    """The line of a rule set's target table, when one is there."""
+def _list_row(name: str, text: str) -> list[str]:
+    """A row of ``tables list`` within 80 columns: the name, then what is there."""
+    if len(name) > LIST_NAME:
+        return [f"  {name}", f"  {'':<{LIST_NAME}} {text}"]
+    return [f"  {name:<{LIST_NAME}} {text}"]
+
+
+def _list_target(rules, tables_dir) -> list[str]:
+    """The row of a rule set's target table, when one is there."""
     from ..core.errors import TableError
     from ..engine.target import load_target, target_paths
 
     paths = target_paths(rules, tables_dir)
     if not paths[0].exists():
-        return
+        return []
     name = f"{rules.id} --target"
     try:
         table = load_target(rules, tables_dir, light=True)
     except TableError:
-        print(f"  {name:<{width}} broken  (yahtzee tables verify --rules {rules.id} says why)")
-        return
+        return _list_row(name, f"broken  (yahtzee tables verify --rules {rules.id} says why)")
     size = sum(p.stat().st_size for p in paths[:2]) / 2**20
     p300 = table.manifest.get("empty_card", {}).get("300")
     extra = f"  P(>=300) {p300:.7f}" if p300 is not None else ""
-    print(f"  {name:<{width}} built   {size:7.1f} MiB  targets up to {table.t_max}{extra}")
+    return _list_row(name, f"built {size:7.1f} MiB  targets up to {table.t_max}{extra}")

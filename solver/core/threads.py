@@ -5,6 +5,10 @@ numba's ``parallel=True``: compiling a parallel kernel costs seconds on a first 
 threads cost nothing to compile.  Work is cut into contiguous ranges; every item
 (a lane, a game) is computed by the same operations whatever range it falls in, so
 results never depend on the thread count.
+
+An interrupt (Ctrl-C) while the pieces run cancels the pieces not started yet: the pool
+then waits only for the ones running (a fraction of a second each where the callers cut
+their work finely, see :func:`piece_count`), never for the rest of the range.
 """
 
 from __future__ import annotations
@@ -53,15 +57,29 @@ class Workers:
             for a, b in zip(cuts, cuts[1:], strict=False):
                 work(a, b)
             return
-        for future in [self._pool.submit(work, a, b) for a, b in zip(cuts, cuts[1:], strict=False)]:
-            future.result()
+        futures = [self._pool.submit(work, a, b) for a, b in zip(cuts, cuts[1:], strict=False)]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:
+            # Ctrl-C (or a piece's error): the pieces not started yet are dropped, not run
+            for future in futures:
+                future.cancel()
+            raise
 
-    def close(self) -> None:
+    def close(self, cancel: bool = False) -> None:
+        """Wait for the running pieces; ``cancel``: drop the ones not started yet."""
         if self._pool is not None:
-            self._pool.shutdown()
+            self._pool.shutdown(wait=True, cancel_futures=cancel)
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, *exc) -> None:
+        self.close(cancel=kind is not None)
+
+
+def piece_count(items: int, threads: int, per_piece: int, at_least: int = 4) -> int:
+    """How many pieces to cut ``items`` into: ``at_least`` per thread, and more where needed to
+    keep each piece to ``per_piece`` items -- a piece is the most an interrupt waits for."""
+    return max(1, min(items, max(at_least * threads, -(-items // max(1, per_piece)))))

@@ -192,24 +192,61 @@ class TripleCard:
         return TripleCard(self.rules, tuple(cols))
 
     def format(self, preview: dict[str, int] | None = None) -> str:
-        """The card in three columns (under 80 characters); open boxes show ``(n)`` previews
-        keyed by ``BOX@COLUMN`` when given."""
-        rows = [col.rows() for col in self.columns]
-        head = f"  {'':<16}" + "".join(f"{f'col {c + 1} x{w}':>10}" for c, w in enumerate(self.weights))
-        lines = [head]
-        for i, (name, _) in enumerate(rows[0]):
+        """The card in its columns, within 80 characters and 20 rows (17 for ``yahtzee+triple``:
+        a terminal of 24 keeps the dice and the prompt in view).  Boxes are numbered in card
+        order (``s 4@3`` scores fours in column 3); open boxes show ``(n)`` -- what the dice would
+        score there, ``preview`` keyed by ``BOX@COLUMN`` -- or ``x`` where the Joker rule forbids
+        them; before a roll (``preview`` None) ``.``.  The upper total reads ``12/63`` until the
+        bonus is reached (``63 +35``); the last row is every column's weighted total and the sum."""
+        single = self.rules.single
+        cols = range(len(self.columns))
+        width = 11
+        forbidden = False
+
+        def box(i: int) -> str:
+            nonlocal forbidden
             cells = []
-            for c in range(len(self.columns)):
-                value = rows[c][i][1]
-                if value is None:
-                    key = self.key(c + 1, name)
-                    shown = f"({preview[key]})" if preview and key in preview else "-"
+            for c in cols:
+                value = self.columns[c].scores[i]
+                if value is not None:
+                    text = str(value)
+                elif preview is None:
+                    text = "."
+                elif self.key(c + 1, single.box_names[i]) in preview:
+                    text = f"({preview[self.key(c + 1, single.box_names[i])]})"
                 else:
-                    shown = str(value)
-                cells.append(f"{shown:>10}")
-            lines.append(f"  {name:<16}" + "".join(cells))
-        lines.append(f"  {'weighted':<16}" + "".join(f"{t:>10}" for t in self.column_totals))
-        lines.append(f"  {'TOTAL':<16}{self.total:>10}")
+                    text, forbidden = "x", True
+                cells.append(f"{text:>{width}}")
+            return f"  {i + 1:>2} {single.box_names[i]:<16}" + "".join(cells)
+
+        def row(label: str, values) -> str:
+            return f"     {label:<16}" + "".join(f"{v!s:>{width}}" for v in values)
+
+        lines = [
+            f"  {'':<19}" + "".join(f"{f'col {c + 1} x{w}':>{width}}" for c, w in enumerate(self.weights))
+        ]
+        lines += [box(i) for i in single.upper_indices]
+        if single.has_upper_bonus:
+            lines.append(
+                row(
+                    "upper total",
+                    [
+                        f"{col.upper_total} +{col.upper_bonus}"
+                        if col.upper_bonus
+                        else f"{col.upper_total}/{single.upper_threshold}"
+                        for col in self.columns
+                    ],
+                )
+            )
+        elif single.upper_indices:
+            lines.append(row("upper total", [col.upper_total for col in self.columns]))
+        lines += [box(i) for i in single.lower_indices]
+        if single.bonus:
+            label = "yahtzee bonus" if single.joker != "none" else "extra bonus"
+            lines.append(row(label, [col.yahtzee_bonus_points for col in self.columns]))
+        lines.append(row("weighted total", self.column_totals) + f"  = {self.total}")
+        if forbidden:
+            lines.append("  x = not allowed for these dice (Joker rule)")
         return "\n".join(lines)
 
 

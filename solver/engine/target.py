@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the
 DEFAULT_T_MAX = 500  # every target up to 500 points from the empty card
 MAX_T_MAX = 5000  # the largest ``--t-max`` a target table is built for
 T_CHUNK = 128  # targets per block of the DP (one state, consecutive targets)
+#: blocks per piece of work at most: a block takes 0.2 to 1.5 ms (yahtzee, one core), so a
+#: piece is well under a second -- what Ctrl-C waits for (the pieces not started are dropped)
+PIECE_BLOCKS = 512
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ def solve_target(
     """
     import numpy as np
 
-    from ..core.threads import Workers
+    from ..core.threads import Workers, piece_count
     from . import _kernels, dp
 
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
@@ -128,7 +131,8 @@ def solve_target(
                 block_state, block_t0, block_n, i0, i1, *lanes, w, off, length, level_args
             )
 
-        workers.run(work, 0, len(block_state), pieces=max(1, min(len(block_state), 16 * workers.threads)))
+        pieces = piece_count(len(block_state), workers.threads, PIECE_BLOCKS, at_least=16)
+        workers.run(work, 0, len(block_state), pieces=pieces)
 
     with Workers(threads) as workers:
         for masks, (lanes, _) in zip(levels, plans, strict=True):
@@ -336,6 +340,47 @@ def save_target(
     return load_target(rules, tables_dir)
 
 
+#: what building the yahtzee target table (targets up to 500) takes, measured on a 2-core machine
+#: (``python -m solver tables build --target``): its size on disk (and in memory while it is
+#: built) and its CPU time; other rule sets scale by their number of states
+YAHTZEE_TARGET_BYTES = 1_117_167_008
+YAHTZEE_TARGET_CPU_SECONDS = 520.0
+
+
+def build_estimate(rules, threads: int | None = None) -> tuple[int, float]:
+    """``(bytes, seconds)``: about how big the target table of ``rules`` is (on disk, and in memory
+    while it is built) and how long its build takes on ``threads`` cores (default: all), scaled
+    from the yahtzee figures by the number of states, ``2**n_boxes * (upper_cap + 1) * n_flags``
+    -- an upper bound for smaller cards (they reach fewer targets), within half for larger ones.
+    Cheap: nothing is solved (an exact count costs half a minute for yahtzee)."""
+    from ..core.threads import resolve_threads
+
+    rules = get_rules(rules)
+    yahtzee = get_rules("yahtzee")
+    ratio = _states(rules) / _states(yahtzee)
+    return int(YAHTZEE_TARGET_BYTES * ratio), YAHTZEE_TARGET_CPU_SECONDS * ratio / resolve_threads(threads)
+
+
+def _states(rules: RuleSet) -> int:
+    return (1 << rules.n_boxes) * (rules.upper_cap + 1) * rules.n_flags
+
+
+def build_estimate_text(rules, threads: int | None = None) -> str:
+    """:func:`build_estimate` in words: ``about 4 minutes on 2 cores and 1.0 GiB of disk and memory``."""
+    from ..core.threads import resolve_threads
+
+    size, seconds = build_estimate(rules, threads)
+    if seconds < 5:
+        when = "a few seconds"
+    elif seconds < 90:
+        when = f"about {5 * round(seconds / 5):.0f} seconds"
+    else:
+        when = f"about {round(seconds / 60):.0f} minutes"
+    n = resolve_threads(threads)
+    amount = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{max(1, round(size / 2**20))} MiB"
+    return f"{when} on {n} core{'s' if n != 1 else ''} and {amount} of disk and memory"
+
+
 def get_target(
     rules,
     tables_dir=None,
@@ -352,7 +397,9 @@ def get_target(
 
     def build() -> TargetTable:
         if announce is not None:
-            announce(f"building the {get_rules(rules).id} target table (once; a few minutes for yahtzee) ...")
+            announce(
+                f"building the {get_rules(rules).id} target table (once; {build_estimate_text(rules)}) ..."
+            )
         build_target(rules, tables_dir, progress=progress)
         return load_target(rules, tables_dir, light=light)
 

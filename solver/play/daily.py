@@ -10,12 +10,10 @@ the optimal player's score on the same sequence is the day's target.
 from __future__ import annotations
 
 import datetime as _dt
-import random
 
-from ..core.card import ScoreCard
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
-from .game import Game, Player, play_bot_turn
+from .game import Game, Player, play_out
 
 
 def parse_date(text: str | None) -> str:
@@ -55,11 +53,7 @@ def optimal_game(date: str, rules: str | RuleSet | None = None, tables_dir=None,
     rules = get_rules(rules)
     bot = bot or optimal_bot(rules, tables_dir)
     name = best_bot_name(rules)
-    game = Game.new(rules, [Player(name, "bot", name)], date=date, info={"mode": "daily"})
-    rng = random.Random(0)
-    while not game.is_over:
-        play_bot_turn(game, bot, rng)
-    return game
+    return play_out(Game.new(rules, [Player(name, "bot", name)], date=date, info={"mode": "daily"}), bot)
 
 
 def game_name(rules: RuleSet) -> str:
@@ -67,15 +61,26 @@ def game_name(rules: RuleSet) -> str:
     return rules.id.split("+")[0].split("-")[0].capitalize()
 
 
-def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: int | None, notes=()) -> str:
-    """The plain-text summary of a daily game, to paste anywhere; ``notes`` (``replay``,
-    ``assisted: hint``) follow the score."""
+def share_line(date: str, rules: RuleSet, name: str, score: int, optimal=None, notes=()) -> str:
+    """The day's result in one line, to paste in a chat: ``Yahtzee daily 2026-10-17: Ann 179,
+    optimal player 251 (-72)`` (the rule set in brackets after the date when it is not the plain
+    game: ``Yatzy daily 2026-10-17 (yatzy+all-rolls): ...``); ``optimal`` (the best player's score on the same dice,
+    the triple player's on the triple card) and ``notes`` (``replay``, ``assisted: hint``) when
+    known."""
     marks = f" ({'; '.join(notes)})" if notes else ""
-    lines = [
-        f"{game_name(rules)} solver daily challenge {date}",
-        f"rules: {rules.id}",
-        f"{name}: {card.total} points{marks}",
-    ]
+    game = game_name(rules)
+    which = "" if rules.id == game.lower() else f" ({rules.id})"  # the rules when not the plain game's
+    line = f"{game} daily {date}{which}: {name} {score}{marks}"
+    if optimal is not None:
+        best = round(optimal)
+        line += f", {'triple' if rules.triple else 'optimal'} player {best} ({score - best:+d})"
+    return line
+
+
+def share_text(date: str, rules: RuleSet, name: str, card, optimal: int | None, notes=()) -> str:
+    """The summary of a daily game to paste anywhere: :func:`share_line`, then the card -- every
+    box (``ones 3 | twos 6 | ...``), or on the triple card the columns' weighted totals."""
+    lines = [share_line(date, rules, name, card.total, optimal, notes)]
     if rules.triple:  # the columns' weighted totals
         lines.append(
             " | ".join(
@@ -83,18 +88,15 @@ def share_text(date: str, rules: RuleSet, name: str, card: ScoreCard, optimal: i
                 for c, (w, t) in enumerate(zip(rules.weights, card.column_totals, strict=True))
             )
         )
-        if optimal is not None:
-            lines.append(
-                f"the triple player (best-known) on the same dice: {optimal} points ({card.total - optimal:+d})"
-            )
         return "\n".join(lines)
     boxes = [f"{n} {'-' if s is None else s}" for n, s in zip(rules.box_names, card.scores, strict=True)]
-    lines.append(" | ".join(boxes[i] for i in rules.upper_indices) + f" | upper bonus {card.upper_bonus}")
+    upper = [boxes[i] for i in rules.upper_indices]
+    if rules.has_upper_bonus:
+        upper.append(f"upper bonus {card.upper_bonus}")
+    if upper:
+        lines.append(" | ".join(upper))
     lower = " | ".join(boxes[i] for i in rules.lower_indices)
     if rules.bonus:
         lower += f" | yahtzee bonus {card.yahtzee_bonus_points}"
     lines.append(lower)
-    if optimal is not None:
-        diff = card.total - optimal
-        lines.append(f"optimal player on the same dice: {optimal} points ({diff:+d})")
     return "\n".join(lines)

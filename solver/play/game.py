@@ -926,3 +926,26 @@ def play_bot_turn(game: Game, bot, rng) -> Turn:
         game.keep_faces(keep)
         game.roll()
     return game.score(bot.choose_box(game.card, game.sorted_dice, rng))
+
+
+def play_out(game: Game, bot, rng=None) -> Game:
+    """Play every remaining turn of ``game`` with ``bot`` (all its players); returns the game.
+    ``rng`` (default ``random.Random(0)``) only matters to a bot that draws."""
+    import random
+
+    rng = rng or random.Random(0)
+    while not game.is_over:
+        play_bot_turn(game, bot, rng)
+    return game
+
+
+def same_dice_game(game: Game, index: int, bot, name: str) -> Game | None:
+    """The game ``bot`` (called ``name``) plays alone on the dice player ``index`` of ``game`` got:
+    the same stream (seeded game ``index``, or the day's dice), roll by roll, so a player's
+    choices are compared with the bot's on the same luck; ``None`` for real dice."""
+    streams = _check_streams(game)
+    if streams is None:
+        return None
+    keep = ("dice", "seed", "date", "stream_version")
+    info = {k: game.info[k] for k in keep if k in game.info} | {"mode": "solo"}
+    return play_out(Game(game.rules, [Player(name, "bot", name)], [streams[index]], info), bot)

@@ -184,6 +184,10 @@ def review_game(
     return out
 
 
+#: the width of a terminal: every line of the review fits (a long box name wraps under its column)
+WIDTH = 80
+
+
 def format_review(
     game: Game,
     reviews: list[PlayerReview],
@@ -192,8 +196,12 @@ def format_review(
     win: dict | None = None,
     note: str | None = None,
 ) -> str:
-    """A table of every decision (or only the mistakes) per player, then one verdict line each;
-    ``note`` says what the advice is where it is not exact (the triple card's)."""
+    """A table of every decision (or only the mistakes) per player, then one verdict line each,
+    within :data:`WIDTH` columns; ``note`` says what the advice is where it is not exact (the
+    triple card's).  A row: turn, roll (``box`` for the box), dice, the expected points lost,
+    ``*`` for a mistake, with a target P(>= target) after the choice and after the best one for
+    it, in a game of several players P(win) before and after each box, then the choice and the
+    optimal one (the last column: a long one wraps under itself)."""
     info = game.info
     head = [game.rules.id, printable(str(info.get("mode", "game")))]
     # only what the replay checked: a seed or date counts when the dice came from it
@@ -203,43 +211,65 @@ def format_review(
         head.append(f"seed {info['seed']}")
     if info.get("dice") == "real":
         head.append("real dice")
-    lines = ["Review: " + ", ".join(head)]
+    lines = [
+        textwrap.fill("Review: " + ", ".join(head), WIDTH, subsequent_indent="  ", break_long_words=False)
+    ]
     if note:
-        lines.append(textwrap.fill(f"compared with {note}", 80, subsequent_indent="  "))
+        lines.append(textwrap.fill(f"compared with {note}", WIDTH, subsequent_indent="  "))
     target = info.get("target")
     for r in reviews:
         lines.append("")
         lines.append(f"{printable(r.name)}: {r.score} points")
         rows = [j for j in r.judgements if j.is_mistake or not only_mistakes]
         with_p = any(j.p_chosen is not None for j in r.judgements)
+        legend = []
         if with_p:
-            lines.append(
-                f"  P(>={target}): your chance of {printable(str(info.get('target_goal', 'the target')))} "
+            legend.append(
+                f"P(>={target}): your chance of {printable(str(info.get('target_goal', 'the target')))} "
                 "after each choice (best: after the best choice for it)"
             )
-        if rows:
-            lines.append(
-                f"  {'turn':>4} {'roll':>4}  {'dice':<5}  {'your choice':<22}  {'optimal':<22}  {'loss':>6}"
-                + (f"  {'P(>=' + str(target) + ')':>9}  {'best':>6}" if with_p else "")
-                + ("  P(win) before -> after" if win else "")
-            )
+        if win:
+            legend.append("P(win): your chance to win before -> after each box (ties count half)")
+        lines += [textwrap.fill(t, WIDTH, initial_indent="  ", subsequent_indent="    ") for t in legend]
+        if not rows:
+            if only_mistakes and r.judgements:
+                lines.append("  no mistakes")
+            continue
+        choice = min(max(len(describe(j.chosen)) for j in rows), 28)
+        extra_head = (f"{'P(>=' + str(target) + ')':>8} {'best':>6}  " if with_p else "") + (
+            f"{'P(win)':<14}  " if win else ""
+        )
+        lines.append(
+            f"  {'turn':>4} {'roll':>4} {'dice':<5} {'loss':>5}   {extra_head}{'your choice':<{choice}}  optimal"
+        )
         for j in rows:
             d = j.decision
             mine, best = describe(j.chosen), describe(j.best)
-            shown_best = best if j.is_mistake else "(best)"
             roll = str(d.roll) if d.is_keep else "box"
-            mark = " *" if j.is_mistake else ""
-            line = f"  {d.round:>4} {roll:>4}  {str(d.dice):<5}  {mine:<22}  {shown_best:<22}  {j.loss:6.2f}{mark}"
-            if j.p_chosen is not None:
-                line += f"  {100 * j.p_chosen:8.2f}%  {100 * j.p_best:5.1f}%"
-            if win and not d.is_keep and d.turn in win:
-                before, after = win[d.turn]
-                line += f"{'' if mark else '  '}  {100 * before:5.1f}% -> {100 * after:5.1f}%"
-            lines.append(line)
-        if only_mistakes and not rows and r.judgements:
-            lines.append("  no mistakes")
+            start = (
+                f"  {d.round:>4} {roll:>4} {str(d.dice):<5} {j.loss:5.2f}{' * ' if j.is_mistake else '   '}"
+            )
+            if with_p:
+                start += (
+                    f"{100 * j.p_chosen:7.2f}% {100 * j.p_best:5.1f}%  "
+                    if j.p_chosen is not None
+                    else " " * 17
+                )
+            if win:
+                before, after = win.get(d.turn, (None, None)) if not d.is_keep else (None, None)
+                start += f"{100 * before:5.1f}%->{100 * after:5.1f}%  " if before is not None else " " * 16
+            start += f"{mine:<{choice}}  "
+            lines.append(
+                textwrap.fill(
+                    best if j.is_mistake else "(best)",
+                    WIDTH,
+                    initial_indent=start,
+                    subsequent_indent=" " * len(start),
+                    break_long_words=False,
+                )
+            )
     lines.append("")
-    lines.extend(r.verdict() for r in reviews)
+    lines.extend(textwrap.fill(r.verdict(), WIDTH, subsequent_indent="  ") for r in reviews)
     return "\n".join(lines)
 
 

@@ -37,10 +37,42 @@ def statistics(
             by_rules.setdefault(g["rules"], []).append(g)
     ids = sorted(set(by_rules) | ({rules_id} if rules_id else set()))
     records = {rid: solo_best(rid, data) for rid in ids}
-    return {
+    result = {
         "rules": {rid: summarise(rid, by_rules.get(rid, []), records.get(rid)) for rid in ids},
         "daily": daily_summary(dailies, history),
     }
+    for entry in result["daily"]["history"]:
+        entry["share"] = daily_share(entry, games)
+    return result
+
+
+def daily_share(entry: dict, games: list[dict]) -> str | None:
+    """A kept daily result as the one line a player pastes (:func:`solver.play.daily.share_line`),
+    marked assisted when its game was (the first finished daily game of that day and rule set
+    with that score, not a replay); None for a rule set this version does not know."""
+    from ..core.errors import SolverError
+    from ..core.rules import get_rules
+    from .daily import share_line
+
+    try:
+        rules = get_rules(entry["rules"])
+    except SolverError:
+        return None
+    game = next(
+        (
+            g
+            for g in games
+            if g.get("mode") == "daily"
+            and not g.get("replay")
+            and g.get("date") == entry["date"]
+            and g.get("rules") == entry["rules"]
+            and my_score(g) == entry["score"]
+        ),
+        None,
+    )
+    assisted = game.get("assisted") if game is not None else None
+    notes = [f"assisted: {', '.join(map(str, assisted))}"] if isinstance(assisted, list) and assisted else []
+    return share_line(entry["date"], rules, str(entry["name"]), entry["score"], entry.get("optimal"), notes)
 
 
 def my_score(game: dict) -> int | None:
