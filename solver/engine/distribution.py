@@ -306,14 +306,15 @@ def _turn_outcomes(
     bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
     if target is None:  # unused by expected-score play; the same array types as a table's
-        w, w_off, w_len = (
-            dp.kernel_values(np.zeros(1)),
+        w, w_off, w_lead, w_len = (
+            dp.kernel_values(np.zeros(1), np.float32),
+            np.zeros((1, 1, 1), np.int64),
             np.zeros((1, 1, 1), np.int64),
             np.zeros((1, 1, 1), np.int64),
         )
         need = np.zeros(0, dtype=np.int64)
     else:
-        w, w_off, w_len = dp.kernel_values(target.w), target.off, target.length
+        w, w_off, w_lead, w_len = dp.kernel_values(target.w, np.float32), target.off, target.lead, target.length
 
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
@@ -322,7 +323,7 @@ def _turn_outcomes(
             lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
             lane_need = need[a:b].copy() if len(need) else need
             lane, dst, gain, count, prob = _kernels.turn_outcomes(
-                np.int64(masks[a]), lane_u, lane_f, lane_need, table, w, w_off, w_len, lane_args,
+                np.int64(masks[a]), lane_u, lane_f, lane_need, table, w, w_off, w_lead, w_len, lane_args,
                 TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left), rep,
             )  # fmt: skip
             parts[g] = (a + lane, dst, gain, count, prob)
@@ -380,7 +381,7 @@ def target_distribution(
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = representative_upper(rules)
-    w, w_off, w_len = target_values.w, target_values.off, target_values.length
+    w, w_off, w_lead, w_len = target_values.w, target_values.off, target_values.lead, target_values.length
     mask, u, f = card.state
     states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
     dist = np.zeros((1, width))
@@ -397,8 +398,9 @@ def target_distribution(
             # the points still needed of every (state, points so far); target play where 1 <= need
             # and the state's probability is not 0, expected-score play elsewhere
             need = target - card.total - np.arange(width)[None, :]  # (1, width)
-            inside = (need >= 1) & (need <= w_len[masks, lane_u_all, lane_f_all][:, None])
-            p_state = np.zeros(dist.shape)
+            state_lead = w_lead[masks, lane_u_all, lane_f_all][:, None]
+            inside = (need > state_lead) & (need <= w_len[masks, lane_u_all, lane_f_all][:, None])
+            p_state = np.where(need <= state_lead, 1.0, 0.0)
             offsets = w_off[masks, lane_u_all, lane_f_all][:, None] + need - 1
             p_state[inside] = w[offsets[inside]]
             active = (dist != 0.0) & (need >= 1) & (p_state > 0.0)
