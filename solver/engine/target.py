@@ -86,7 +86,8 @@ def solve_target(
 ) -> TargetValues:
     """``W`` of every reachable state for targets ``1 .. t_max``.
 
-    The DP runs in float64 throughout; a level (the states with the same number of boxes
+    The DP runs in float64 throughout, from the targets past the points sure to come (W = 1
+    up to them, exactly; :func:`solver.engine._kernels.sure_to_come`); a level (the states with the same number of boxes
     filled) reads only the level after it, so only those two are held in float64.  Each
     level, once solved, is stored as a table stores it: float32 (within 2**-25 < 3e-8 of
     the float64 value), each row without its run of 1.0 and its run of 0 (in float32) --
@@ -108,26 +109,31 @@ def solve_target(
     choose = rules.order == "choose"
     directed = [dp.rule_arrays(rules.directed(d)) for d in ("down", "up")] if choose else []
 
-    # the most points still to come: how many targets each state stores
+    # the most points still to come (how many targets each state stores) and the points sure to
+    # come (W = 1 up to them: those targets are not computed)
     most = np.zeros(shape, dtype=np.int64)
+    sure = np.zeros(shape, dtype=np.int64)
     for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
-        if choose and masks.tolist() == [0]:
-            both = []
-            for level_args in directed:
-                _kernels.max_to_come(*lanes, most, level_args)
-                both.append(most[lanes].copy())
-            most[lanes] = np.maximum(*both)
-        else:
-            _kernels.max_to_come(*lanes, most, args)
-        most[copy_mask, copy_u] = most[copy_mask, copy_from]
-    # the float64 rows of the DP: a level in one half of ``work``, the level after it in the other
+        for kernel, points in ((_kernels.max_to_come, most), (_kernels.sure_to_come, sure)):
+            if choose and masks.tolist() == [0]:  # the direction is chosen first: the better one
+                both = []
+                for level_args in directed:
+                    kernel(*lanes, points, level_args)
+                    both.append(points[lanes].copy())
+                points[lanes] = np.maximum(*both)
+            else:
+                kernel(*lanes, points, args)
+            points[copy_mask, copy_u] = points[copy_mask, copy_from]
+    # the float64 rows of the DP, targets past the sure ones: a level in one half of ``work``,
+    # the level after it in the other
     lane_lens = [np.minimum(most[lanes], t_max) for lanes, _ in plans]
-    del most
-    half = max((int(n.sum()) for n in lane_lens), default=0)
+    lane_sure = [np.minimum(sure[lanes], n) for (lanes, _), n in zip(plans, lane_lens, strict=True)]
+    del most, sure
+    half = max((int((n - k).sum()) for n, k in zip(lane_lens, lane_sure, strict=True)), default=0)
     work = np.zeros(2 * half)
     work_off = np.zeros(shape, dtype=np.int64)  # the full card: no row, W = 0 for every t >= 1
     work_len = np.zeros(shape, dtype=np.int64)
-    no_lead = np.zeros(shape, dtype=np.int64)
+    work_lead = np.zeros(shape, dtype=np.int64)
     # the stored table, level by level
     off = np.full(shape, -1, dtype=np.int64)
     lead = np.zeros(shape, dtype=np.int64)
@@ -137,57 +143,63 @@ def solve_target(
     used = 0
 
     def solve_level(lanes, level_args) -> None:
-        lane_len = work_len[lanes]
-        chunks = (lane_len + T_CHUNK - 1) // T_CHUNK
+        lane_len, lane_lead = work_len[lanes], work_lead[lanes]
+        chunks = (lane_len - lane_lead + T_CHUNK - 1) // T_CHUNK
         block_state = np.repeat(np.arange(len(lane_len), dtype=np.int64), chunks)
         first_block = np.repeat(np.cumsum(chunks) - chunks, chunks)
-        block_t0 = 1 + T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
+        block_t0 = 1 + lane_lead[block_state]
+        block_t0 += T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
         block_n = np.minimum(T_CHUNK, lane_len[block_state] + 1 - block_t0)
 
         def work_on(i0: int, i1: int) -> None:
             _kernels.solve_target_blocks(
-                block_state, block_t0, block_n, i0, i1, *lanes, work, work_off, no_lead, work_len, level_args
+                block_state, block_t0, block_n, i0, i1, *lanes, work, work_off, work_lead, work_len, level_args
             )
 
         pieces = piece_count(len(block_state), workers.threads, PIECE_BLOCKS, at_least=16)
         workers.run(work_on, 0, len(block_state), pieces=pieces)
 
-    def store_level(lanes, starts, lane_len) -> None:
+    def store_level(lanes, starts, computed, lane_sure) -> None:
+        """The level's rows ``work[starts[i] : starts[i] + computed[i]]`` (targets past the sure
+        ones) into the table."""
         nonlocal used
         if exact:
-            a, b = int(starts[0]) if len(starts) else 0, int((starts + lane_len).max(initial=0))
+            a, b = int(starts[0]) if len(starts) else 0, int((starts + computed).max(initial=0))
             parts.append(work[a:b].copy())
-            off[lanes], length[lanes] = used + starts - a, lane_len
+            off[lanes], lead[lanes] = used + starts - a - lane_sure, lane_sure
+            length[lanes] = lane_sure + computed
             used += b - a
             return
-        row_lead, row_end = np.empty_like(lane_len), np.empty_like(lane_len)
-        _kernels.trim_rows(work, starts, lane_len, row_lead, row_end)
+        row_lead, row_end = np.empty_like(computed), np.empty_like(computed)
+        _kernels.trim_rows(work, starts, computed, row_lead, row_end)
         middle = row_end - row_lead
         dst = np.cumsum(middle) - middle
         part = np.empty(int(middle.sum()), dtype=np.float32)
         _kernels.pack_rows(work, starts, row_lead, row_end, part, dst)
         parts.append(part)
-        off[lanes], lead[lanes], length[lanes] = used + dst - row_lead, row_lead, row_end
+        lead[lanes], length[lanes] = lane_sure + row_lead, lane_sure + row_end
+        off[lanes] = used + dst - lead[lanes]
         used += len(part)
 
     with Workers(threads) as workers:
-        for level, (masks, (lanes, (copy_mask, copy_u, copy_from)), lane_len) in enumerate(
-            zip(levels, plans, lane_lens, strict=True)
+        for level, (masks, (lanes, (copy_mask, copy_u, copy_from)), lane_len, lane_lead) in enumerate(
+            zip(levels, plans, lane_lens, lane_sure, strict=True)
         ):
-            starts = half * (level % 2) + np.cumsum(lane_len) - lane_len
-            work_off[lanes], work_len[lanes] = starts, lane_len
-            for a in (work_off, work_len):
+            computed = lane_len - lane_lead
+            starts = half * (level % 2) + np.cumsum(computed) - computed
+            work_off[lanes], work_lead[lanes], work_len[lanes] = starts - lane_lead, lane_lead, lane_len
+            for a in (work_off, work_lead, work_len):
                 a[copy_mask, copy_u] = a[copy_mask, copy_from]
             if choose and masks.tolist() == [0]:
                 # the direction is chosen before the first roll: the better of the two
-                span = slice(half * (level % 2), half * (level % 2) + int(lane_len.sum()))
+                span = slice(half * (level % 2), half * (level % 2) + int(computed.sum()))
                 solve_level(lanes, directed[0])
                 down = work[span].copy()
                 solve_level(lanes, directed[1])
                 work[span] = np.fmax(down, work[span])
             else:
                 solve_level(lanes, args)
-            store_level(lanes, starts, lane_len)
+            store_level(lanes, starts, computed, lane_lead)
             for a in (off, lead, length):
                 a[copy_mask, copy_u] = a[copy_mask, copy_from]
             if progress is not None:
@@ -547,14 +559,8 @@ def build_target(
     folder = target_paths(rules, tables_dir)[0].parent
     check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))
-    values, wall, cpu = timed_solve(
-        rules,
-        f"building {rules.id} target table",
-        lambda tick: solve_target(rules, t_max, progress=tick, threads=threads),
-        progress,
-    )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    # what expected-score play reaches from the empty card, for ``value --target`` at once
+    # what expected-score play reaches from the empty card, for ``value --target`` at once;
+    # first, so that its memory is given back before the DP's is taken (the peak is the larger)
     from ..core.card import ScoreCard
     from .distribution import score_distribution
     from .tables import get_table
@@ -562,6 +568,14 @@ def build_target(
     ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
     dist = score_distribution(ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads)
     ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
+    del dist, ev_table
+    values, wall, cpu = timed_solve(
+        rules,
+        f"building {rules.id} target table",
+        lambda tick: solve_target(rules, t_max, progress=tick, threads=threads),
+        progress,
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return save_target(
         rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play
     )
