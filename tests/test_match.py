@@ -97,7 +97,9 @@ def test_known_example_ev_zeroes_yahtzee_win_keeps_the_only_chance(small, win_bo
     after_ev = me.score("yahtzee", dice)
     after_win = me.score("chance", dice)
     assert win_bot.win.chances([after_ev, opponent])[0] == 0.0
-    assert win_bot.win.chances([after_win, opponent])[0] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=FLOAT32_SLACK)
+    assert win_bot.win.chances([after_win, opponent])[0] == pytest.approx(
+        P_YAHTZEE_IN_A_TURN, abs=FLOAT32_SLACK
+    )
 
 
 def test_spread_of_one_opponent_is_a_distribution_centred_on_its_estimate(small, win_bot):
@@ -240,7 +242,9 @@ def test_hint_with_opponent_cards_ranks_by_p_win(small, capsys):
     assert main([*base, "--rolls-left", "0", *opp, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     first, second = out["options"]
-    assert first["category"] == "chance" and first["p_win"] == pytest.approx(P_YAHTZEE_IN_A_TURN, abs=FLOAT32_SLACK)
+    assert first["category"] == "chance" and first["p_win"] == pytest.approx(
+        P_YAHTZEE_IN_A_TURN, abs=FLOAT32_SLACK
+    )
     assert second["category"] == "yahtzee" and second["p_win"] == 0.0
     assert second["ev"] > first["ev"]  # the expected-score move is the other one
     assert main([*base, "--rolls-left", "1", *opp, "--opponent-card", "chance=20"]) == 0

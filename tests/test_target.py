@@ -470,7 +470,11 @@ def test_a_table_of_the_old_format_is_refused_with_the_rebuild_command(target_di
     for light in (False, True):
         with pytest.raises(TableError, match="old format 1") as caught:
             load_target(SMALL, folder, light=light)
-        assert "\n" not in str(caught.value) and "--target" in str(caught.value) and "--force" in str(caught.value)
+        assert (
+            "\n" not in str(caught.value)
+            and "--target" in str(caught.value)
+            and "--force" in str(caught.value)
+        )
 
 
 def test_verify_a_table_built_for_targets_below_200(tmp_path, capsys):

@@ -1186,7 +1186,9 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_lead, w_len, ra, x, best_b
             rest &= rest - 1
             points, u2, f2 = step(u, f, 0, box_face[b], flag_rows[b] == 1, thr, ub, cap)
             nxt = mask | (1 << b)
-            _target_max_into(x, 0, col, n, w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+            _target_max_into(
+                x, 0, col, n, w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], t0, points
+            )
         for r in range(score.shape[0]):
             if roll_face[r] > 0:
                 continue
@@ -1200,7 +1202,9 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_lead, w_len, ra, x, best_b
                 s = score[r, b]
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 nxt = mask | (1 << b)
-                _target_max_into(x, row, col, n, w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+                _target_max_into(
+                    x, row, col, n, w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], t0, points
+                )
     for r in range(score.shape[0]):
         if not track and roll_face[r] == 0:
             continue
@@ -1340,7 +1344,20 @@ def _final_rolls(
 
 @njit(cache=True, nogil=True)
 def turn_outcomes(
-    mask, lane_u, lane_f, lane_need, values, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left, rep_u
+    mask,
+    lane_u,
+    lane_f,
+    lane_need,
+    values,
+    w,
+    w_off,
+    w_lead,
+    w_len,
+    ra,
+    tol,
+    start_roll,
+    start_rolls_left,
+    rep_u,
 ):
     """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
     from the table ``values`` when ``lane_need`` is empty, else target play with
@@ -1413,7 +1430,13 @@ def turn_outcomes(
                     if target:
                         points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                         nxt = mask | (1 << b)
-                        v = target_objective(w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
+                        v = target_objective(
+                            w,
+                            w_off[nxt, u2, f2],
+                            w_lead[nxt, u2, f2],
+                            w_len[nxt, u2, f2],
+                            need - points - extra,
+                        )
                     else:
                         cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
                         v = add + succ[cand, j]
@@ -1468,7 +1491,19 @@ def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_lead, w_len, ra
     ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points still needed."""
     for j in range(lane_u.shape[0]):
         _target_rolls(
-            mask, lane_u[j], lane_f[j], lane_t[j], np.int64(1), np.int64(j), w, w_off, w_lead, w_len, ra, e0, best_box
+            mask,
+            lane_u[j],
+            lane_f[j],
+            lane_t[j],
+            np.int64(1),
+            np.int64(j),
+            w,
+            w_off,
+            w_lead,
+            w_len,
+            ra,
+            e0,
+            best_box,
         )
     _turn_from_final(e0, e1, ra)
 
@@ -2032,4 +2067,6 @@ def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_o
     for i in range(masks.shape[0]):
         m, u, f = masks[i], us[i], fs[i]
         k = game_k[i]
-        out[i] = mixed_win_value(w, w_off[m, u, f], w_lead[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie)
+        out[i] = mixed_win_value(
+            w, w_off[m, u, f], w_lead[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie
+        )

@@ -153,7 +153,17 @@ def solve_target(
 
         def work_on(i0: int, i1: int) -> None:
             _kernels.solve_target_blocks(
-                block_state, block_t0, block_n, i0, i1, *lanes, work, work_off, work_lead, work_len, level_args
+                block_state,
+                block_t0,
+                block_n,
+                i0,
+                i1,
+                *lanes,
+                work,
+                work_off,
+                work_lead,
+                work_len,
+                level_args,
             )
 
         pieces = piece_count(len(block_state), workers.threads, PIECE_BLOCKS, at_least=16)
@@ -204,7 +214,7 @@ def solve_target(
                 a[copy_mask, copy_u] = a[copy_mask, copy_from]
             if progress is not None:
                 progress(len(masks))
-    del work
+    work = np.zeros(0)  # the float64 rows given back before the table is joined
     w = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64 if exact else np.float32)
     return TargetValues(w, off, lead, length, t_max)
 
@@ -264,7 +274,9 @@ class TargetTable:
         (a table read without numpy, for one hint, is checked this way, entry by entry)."""
         mask, u, f = state
         start, length, lead = (int(self.index[mask, u, f, k]) for k in range(3))
-        if not (0 <= lead <= length <= self.t_max and 0 <= start and start + length - lead <= self.w.shape[0]):
+        if not (
+            0 <= lead <= length <= self.t_max and 0 <= start and start + length - lead <= self.w.shape[0]
+        ):
             raise self.damaged(
                 f"state {state} has the row (start {start}, length {length}, lead {lead}), outside "
                 f"the {self.w.shape[0]} values or longer than t_max {self.t_max}"
@@ -566,7 +578,9 @@ def build_target(
     from .tables import get_table
 
     ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
-    dist = score_distribution(ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads)
+    dist = score_distribution(
+        ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads, points_at_most=t_max
+    )
     ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
     del dist, ev_table
     values, wall, cpu = timed_solve(
