@@ -235,16 +235,19 @@ def format_review(
             if only_mistakes and r.judgements:
                 lines.append("  no mistakes")
             continue
-        choice = min(max(len(describe(j.chosen)) for j in rows), 28)
         extra_head = (f"{'P(>=' + str(target) + ')':>8} {'best':>6}  " if with_p else "") + (
             f"{'P(win)':<14}  " if win else ""
         )
+        # the choice's column: as wide as the longest choice, at most half of what is left of the
+        # line (a longer choice pushes the optimal one, which then goes on a line of its own)
+        fixed = 26 + len(extra_head)
+        choice = min(max(len(describe(j.chosen)) for j in rows), max(12, (WIDTH - fixed - 2) // 2))
         lines.append(
             f"  {'turn':>4} {'roll':>4} {'dice':<5} {'loss':>5}   {extra_head}{'your choice':<{choice}}  optimal"
         )
         for j in rows:
             d = j.decision
-            mine, best = describe(j.chosen), describe(j.best)
+            mine, best = describe(j.chosen), describe(j.best) if j.is_mistake else "(best)"
             roll = str(d.roll) if d.is_keep else "box"
             start = (
                 f"  {d.round:>4} {roll:>4} {str(d.dice):<5} {j.loss:5.2f}{' * ' if j.is_mistake else '   '}"
@@ -259,15 +262,10 @@ def format_review(
                 before, after = win.get(d.turn, (None, None)) if not d.is_keep else (None, None)
                 start += f"{100 * before:5.1f}%->{100 * after:5.1f}%  " if before is not None else " " * 16
             start += f"{mine:<{choice}}  "
-            lines.append(
-                textwrap.fill(
-                    best if j.is_mistake else "(best)",
-                    WIDTH,
-                    initial_indent=start,
-                    subsequent_indent=" " * len(start),
-                    break_long_words=False,
-                )
-            )
+            if len(start) + len(best) <= WIDTH:
+                lines.append(start + best)
+            else:  # on the next line, under the optimal column where it fits there
+                lines += [start.rstrip(), " " * min(fixed + choice + 2, WIDTH - len(best)) + best]
     lines.append("")
     lines.extend(textwrap.fill(r.verdict(), WIDTH, subsequent_indent="  ") for r in reviews)
     return "\n".join(lines)
