@@ -139,7 +139,10 @@ def solve_target(
     lead = np.zeros(shape, dtype=np.int64)
     length = np.zeros(shape, dtype=np.int64)
     off[rules.full_mask] = 0
-    parts: list[np.ndarray] = []
+    # the table's values, level after level: room for every value computed (a row loses its
+    # runs of 1.0 and 0 when stored); the pages never written are never taken from the system
+    out = np.empty(sum(int((n - k).sum()) for n, k in zip(lane_lens, lane_sure, strict=True)),
+                   dtype=np.float64 if exact else np.float32)  # fmt: skip
     used = 0
 
     def solve_level(lanes, level_args) -> None:
@@ -175,7 +178,7 @@ def solve_target(
         nonlocal used
         if exact:
             a, b = int(starts[0]) if len(starts) else 0, int((starts + computed).max(initial=0))
-            parts.append(work[a:b].copy())
+            out[used : used + b - a] = work[a:b]
             off[lanes], lead[lanes] = used + starts - a - lane_sure, lane_sure
             length[lanes] = lane_sure + computed
             used += b - a
@@ -184,12 +187,11 @@ def solve_target(
         _kernels.trim_rows(work, starts, computed, row_lead, row_end)
         middle = row_end - row_lead
         dst = np.cumsum(middle) - middle
-        part = np.empty(int(middle.sum()), dtype=np.float32)
-        _kernels.pack_rows(work, starts, row_lead, row_end, part, dst)
-        parts.append(part)
+        n = int(middle.sum())
+        _kernels.pack_rows(work, starts, row_lead, row_end, out[used : used + n], dst)
         lead[lanes], length[lanes] = lane_sure + row_lead, lane_sure + row_end
         off[lanes] = used + dst - lead[lanes]
-        used += len(part)
+        used += n
 
     with Workers(threads) as workers:
         for level, (masks, (lanes, (copy_mask, copy_u, copy_from)), lane_len, lane_lead) in enumerate(
@@ -214,9 +216,7 @@ def solve_target(
                 a[copy_mask, copy_u] = a[copy_mask, copy_from]
             if progress is not None:
                 progress(len(masks))
-    work = np.zeros(0)  # the float64 rows given back before the table is joined
-    w = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64 if exact else np.float32)
-    return TargetValues(w, off, lead, length, t_max)
+    return TargetValues(out[:used], off, lead, length, t_max)
 
 
 # --- table files ----------------------------------------------------------------
@@ -338,9 +338,8 @@ def save_target(
     cpu_seconds: float,
     peak_bytes: int,
     ev_play: dict | None = None,
-) -> TargetTable:
-    """Write a target table (float32 values, :func:`solve_target`) and its manifest atomically;
-    returns it loaded."""
+) -> None:
+    """Write a target table (float32 values, :func:`solve_target`) and its manifest atomically."""
     import json
     import time
 
@@ -385,19 +384,18 @@ def save_target(
         atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
     except OSError as exc:
         raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
-    return load_target(rules, tables_dir)
 
 
 #: what building the yahtzee target table (targets up to 500) takes, measured on a 2-core machine
-#: (``python -m solver tables build --target``): its size on disk (and in memory while it is
-#: built) and its CPU time; other rule sets scale by their number of states
-YAHTZEE_TARGET_BYTES = 1_117_167_008
-YAHTZEE_TARGET_CPU_SECONDS = 520.0
+#: (``benchmarks/bench_target.py``: the whole ``tables build --target`` command): its size on
+#: disk, its peak memory and its CPU time; other rule sets scale by their number of states
+YAHTZEE_TARGET_BYTES = 548_187_100
+YAHTZEE_TARGET_PEAK_BYTES = 1_450_000_000
+YAHTZEE_TARGET_CPU_SECONDS = 261.0
 
 
 def build_estimate(rules, threads: int | None = None) -> tuple[int, float]:
-    """``(bytes, seconds)``: about how big the target table of ``rules`` is (on disk, and in memory
-    while it is built) and how long its build takes on ``threads`` cores (default: all), scaled
+    """``(bytes, seconds)``: about how big the target table of ``rules`` is on disk and how long its build takes on ``threads`` cores (default: all), scaled
     from the yahtzee figures by the number of states, ``2**n_boxes * (upper_cap + 1) * n_flags``
     -- an upper bound for smaller cards (they reach fewer targets), within half for larger ones.
     Cheap: nothing is solved (an exact count costs half a minute for yahtzee)."""
@@ -414,7 +412,8 @@ def _states(rules: RuleSet) -> int:
 
 
 def build_estimate_text(rules, threads: int | None = None) -> str:
-    """:func:`build_estimate` in words: ``about 4 minutes on 2 cores and 1.0 GiB of disk and memory``."""
+    """:func:`build_estimate` in words: ``about 2 minutes on 2 cores, 523 MiB of disk and 1.4 GiB
+    of memory`` (the peak scaled as the size)."""
     from ..core.threads import resolve_threads
 
     size, seconds = build_estimate(rules, threads)
@@ -425,8 +424,12 @@ def build_estimate_text(rules, threads: int | None = None) -> str:
     else:
         when = f"about {round(seconds / 60):.0f} minutes"
     n = resolve_threads(threads)
-    amount = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{max(1, round(size / 2**20))} MiB"
-    return f"{when} on {n} core{'s' if n != 1 else ''} and {amount} of disk and memory"
+    peak = size * YAHTZEE_TARGET_PEAK_BYTES / YAHTZEE_TARGET_BYTES
+
+    def amount(b: float) -> str:
+        return f"{b / 2**30:.1f} GiB" if b >= 2**30 else f"{max(1, round(b / 2**20))} MiB"
+
+    return f"{when} on {n} core{'s' if n != 1 else ''}, {amount(size)} of disk and {amount(peak)} of memory"
 
 
 def get_target(
@@ -590,9 +593,11 @@ def build_target(
         progress,
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return save_target(
+    save_target(
         rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play
     )
+    del values  # before the load checks every value (its pages are the file's, mapped)
+    return load_target(rules, tables_dir)
 
 
 def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None = None) -> list[str]:
