@@ -1559,9 +1559,12 @@ def play_target_games(
 
 
 @njit(cache=True, nogil=True)
-def max_to_come(lane_mask, lane_u, lane_f, most, ra):
+def points_to_come(lane_mask, lane_u, lane_f, most, sure, ra):
     """``most[state]``: the most points still to come from each lane's state (its best roll in
-    every turn), from ``most`` of the states after it (the full card's 0)."""
+    every turn), and ``sure[state]``: the most it scores for certain (``W = 1`` up to it), the
+    worst roll's best box -- whatever is kept, the dice may come out as that roll last, and
+    keeping every die of it gets its best box; from ``most``/``sure`` of the states after it
+    (the full card's 0)."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     flag_rows, roll_face = ra.flag_rows, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
@@ -1569,44 +1572,22 @@ def max_to_come(lane_mask, lane_u, lane_f, most, ra):
     for i in range(lane_mask.shape[0]):
         mask, u, f = lane_mask[i], lane_u[i], lane_f[i]
         best = 0
-        for r in range(score.shape[0]):
-            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                best = max(best, points + extra + most[mask | (1 << b), u2, f2])
-        most[mask, u, f] = best
-
-
-@njit(cache=True, nogil=True)
-def sure_to_come(lane_mask, lane_u, lane_f, sure, ra):
-    """``sure[state]``: the most points each lane's state scores for certain (``W = 1`` up to
-    it), from ``sure`` of the states after it (the full card's 0): the worst roll's best box,
-    ``min over r of max over b (points + sure[next])`` -- whatever is kept, the dice may come
-    out as that roll last, and keeping every die of it gets its best box."""
-    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    flag_rows, roll_face = ra.flag_rows, ra.roll_face
-    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    for i in range(lane_mask.shape[0]):
-        mask, u, f = lane_mask[i], lane_u[i], lane_f[i]
         worst = np.int64(1) << 40
         for r in range(score.shape[0]):
             bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
             extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-            best = np.int64(-1) << 40
+            best_sure = np.int64(-1) << 40
             rest = bits
             while rest:
                 b = low_bit_index(rest)
                 rest &= rest - 1
                 s = placement_score(r, b, use_joker, score, joker_score)
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                best = max(best, points + extra + sure[mask | (1 << b), u2, f2])
-            worst = min(worst, best)
+                nxt = mask | (1 << b)
+                best = max(best, points + extra + most[nxt, u2, f2])
+                best_sure = max(best_sure, points + extra + sure[nxt, u2, f2])
+            worst = min(worst, best_sure)
+        most[mask, u, f] = best
         sure[mask, u, f] = worst
 
 

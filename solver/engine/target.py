@@ -87,7 +87,7 @@ def solve_target(
     """``W`` of every reachable state for targets ``1 .. t_max``.
 
     The DP runs in float64 throughout, from the targets past the points sure to come (W = 1
-    up to them, exactly; :func:`solver.engine._kernels.sure_to_come`); a level (the states with the same number of boxes
+    up to them, exactly; :func:`solver.engine._kernels.points_to_come`); a level (the states with the same number of boxes
     filled) reads only the level after it, so only those two are held in float64.  Each
     level, once solved, is stored as a table stores it: float32 (within 2**-25 < 3e-8 of
     the float64 value), each row without its run of 1.0 and its run of 0 (in float32) --
@@ -114,15 +114,16 @@ def solve_target(
     most = np.zeros(shape, dtype=np.int64)
     sure = np.zeros(shape, dtype=np.int64)
     for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
-        for kernel, points in ((_kernels.max_to_come, most), (_kernels.sure_to_come, sure)):
-            if choose and masks.tolist() == [0]:  # the direction is chosen first: the better one
-                both = []
-                for level_args in directed:
-                    kernel(*lanes, points, level_args)
-                    both.append(points[lanes].copy())
-                points[lanes] = np.maximum(*both)
-            else:
-                kernel(*lanes, points, args)
+        if choose and masks.tolist() == [0]:  # the direction is chosen first: the better one
+            both = []
+            for level_args in directed:
+                _kernels.points_to_come(*lanes, most, sure, level_args)
+                both.append((most[lanes].copy(), sure[lanes].copy()))
+            most[lanes] = np.maximum(both[0][0], both[1][0])
+            sure[lanes] = np.maximum(both[0][1], both[1][1])
+        else:
+            _kernels.points_to_come(*lanes, most, sure, args)
+        for points in (most, sure):
             points[copy_mask, copy_u] = points[copy_mask, copy_from]
     # the float64 rows of the DP, targets past the sure ones: a level in one half of ``work``,
     # the level after it in the other
@@ -412,8 +413,8 @@ def _states(rules: RuleSet) -> int:
 
 
 def build_estimate_text(rules, threads: int | None = None) -> str:
-    """:func:`build_estimate` in words: ``about 2 minutes on 2 cores, 523 MiB of disk and 1.4 GiB
-    of memory`` (the peak scaled as the size)."""
+    """:func:`build_estimate` in words: ``about 2 minutes on 2 cores and 523 MiB of disk (1.4 GiB
+    of memory while it builds)`` (the peak scaled as the size)."""
     from ..core.threads import resolve_threads
 
     size, seconds = build_estimate(rules, threads)
@@ -429,7 +430,8 @@ def build_estimate_text(rules, threads: int | None = None) -> str:
     def amount(b: float) -> str:
         return f"{b / 2**30:.1f} GiB" if b >= 2**30 else f"{max(1, round(b / 2**20))} MiB"
 
-    return f"{when} on {n} core{'s' if n != 1 else ''}, {amount(size)} of disk and {amount(peak)} of memory"
+    cores = f"{n} core{'s' if n != 1 else ''}"
+    return f"{when} on {cores} and {amount(size)} of disk ({amount(peak)} of memory while it builds)"
 
 
 def get_target(
