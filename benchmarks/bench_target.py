@@ -1,11 +1,15 @@
 """Distributions and target play: the figures of the README's "Beyond the average".
 
-Usage: python benchmarks/bench_target.py [RULES ...] [--games N] [--tables DIR]
+Usage: python benchmarks/bench_target.py [RULES ...] [--games N] [--tables DIR] [--builds N]
+       [--build-only]
 
 For each rule set (default: yahtzee yatzy):
 
-* the target table: build wall and CPU seconds, peak memory (the build's maximum resident
-  set), size on disk (values + index), targets up to 500;
+* the target table, targets up to 500: ``yahtzee tables build --target`` run ``--builds``
+  times (default 3), each a fresh process into a fresh folder (the value table copied in):
+  the median of its wall seconds, CPU seconds (user + system) and peak memory (the
+  process's maximum resident set), its size on disk (values + index), and the load average
+  of the machine before and after (the machine may be shared);
 * the exact distribution of the final score under expected-score play from the empty card:
   its time (median of 3 runs, wall and CPU), mean (against the table), standard deviation,
   percentiles, P(upper bonus), P(>= 300) and P(>= 400);
@@ -19,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,11 +56,48 @@ def timed(fn, repeat: int = 3):
     return result, statistics.median(walls), statistics.median(cpus)
 
 
+def measure_build(rules, folder: str, runs: int) -> str:
+    """Build the target table of ``rules`` ``runs`` times in fresh processes and folders (the value
+    table of ``folder`` copied in); prints the medians; returns the folder of the last build."""
+    from solver.engine.tables import table_paths
+
+    walls, cpus, peaks, loads = [], [], [], []
+    out = folder
+    for _ in range(runs):
+        out = tempfile.mkdtemp(prefix=f"bench-target-{rules.id}-")
+        for path in table_paths(rules, folder):
+            shutil.copy(path, out)
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "solver", "tables", "build", "--rules", rules.id, "--target", "--quiet",
+             "--tables", out],
+            env=os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        )  # fmt: skip
+        _, status, usage = os.wait4(child.pid, 0)
+        walls.append(time.perf_counter() - start)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"the build of {rules.id} failed")
+        cpus.append(usage.ru_utime + usage.ru_stime)
+        peaks.append(usage.ru_maxrss * 1024)
+        loads.append((load, os.getloadavg()[0]))
+    size = sum(p.stat().st_size for p in target_paths(rules, out)[:2])
+    print(
+        f"target table (t <= 500) build, median of {runs}: {statistics.median(walls):.1f} s wall "
+        f"(runs {', '.join(f'{w:.0f}' for w in walls)}), {statistics.median(cpus):.1f} CPU s, peak memory "
+        f"{statistics.median(peaks) / 1e9:.2f} GB, {size / 1e9:.3f} GB on disk; load average before/after "
+        + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in loads)
+    )
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rules", nargs="*", default=["yahtzee", "yatzy"])
     parser.add_argument("--games", type=int, default=200_000)
     parser.add_argument("--tables", default=None, help="tables folder (default: a fresh temporary one)")
+    parser.add_argument("--builds", type=int, default=3, help="target-table builds to time (default 3)")
+    parser.add_argument("--build-only", action="store_true", help="only the builds' figures")
     args = parser.parse_args()
     folder = args.tables or tempfile.mkdtemp(prefix="bench-target-")
     print(f"tables in {folder}; {os.cpu_count()} cores")
@@ -62,17 +105,16 @@ def main() -> int:
         rules = get_rules(spec)
         table = get_table(rules, folder, build_if_missing=True, progress=False)
         print(f"\n== {rules.id} (expected-score value {table.empty_card_value:.7f}) ==")
+        if args.builds > 0:
+            built = measure_build(rules, folder, args.builds)
+            for path in target_paths(rules, built):
+                shutil.copy(path, Path(folder) / path.name)
+        if args.build_only:
+            continue
         try:
             target = load_target(rules, folder)
-        except Exception:  # noqa: BLE001 - not built yet: build it now, timed by the build itself
+        except Exception:  # noqa: BLE001 - not built yet (--builds 0): build it now
             target = build_target(rules, folder, progress=False)
-        m = target.manifest
-        size = sum(p.stat().st_size for p in target_paths(rules, folder)[:2])
-        print(
-            f"target table (t <= {target.t_max}): built in {m['build_seconds']:.1f} s wall, "
-            f"{m['build_cpu_seconds']:.1f} CPU s, peak memory {m['build_peak_bytes'] / 2**30:.2f} GiB, "
-            f"{size / 2**30:.3f} GiB on disk"
-        )
         empty = ScoreCard.empty(rules)
         score_distribution(ScoreCard.parse(MID_GAME.get(rules.id, ""), rules), table.values)  # compile/warm
         dist, wall, cpu = timed(lambda e=empty, v=table.values: score_distribution(e, v))

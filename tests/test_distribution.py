@@ -198,6 +198,19 @@ def test_the_full_yahtzee_game(tables_dir):
     assert 0.6 < dist.upper_bonus < 0.75 and 55 < dist.sd < 65
 
 
+@pytest.mark.parametrize("spec, card", [("yatzy", ""), ("yahtzee", "ones=3,sixes=24,yahtzee=50")])
+def test_points_at_most_keeps_every_p_at_least_up_to_it(tables_dir, spec, card):
+    """The target build's check values: scores above T counted at T change no P(final >= t), t <= T."""
+    parsed = ScoreCard.parse(card, spec)
+    values = tables_dir.table(get_rules(spec)).values
+    whole = score_distribution(parsed, values, outcomes=False)
+    folded = score_distribution(parsed, values, outcomes=False, points_at_most=parsed.total + 250)
+    assert abs(folded.total_probability - 1.0) <= 1e-12
+    for t in range(0, parsed.total + 251):
+        assert abs(folded.p_at_least(t) - whole.p_at_least(t)) <= 1e-15, t
+    assert folded.p_at_least(parsed.total + 251) == 0.0 < whole.p_at_least(parsed.total + 251)
+
+
 # --- the command ------------------------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ from naive import NaiveTargetSolver, outcomes
 from test_dp_naive import CHANCE, ONES, SIXES, _without_all_but, dp_index
 
 from solver.core.rules import RuleSet, get_rules
-from solver.engine.target import compact, solve_target
+from solver.engine.target import FLOAT32_SLACK, solve_target
 
 # reduced games small enough for the brute force at every target
 TARGET_GAMES = {
@@ -42,16 +42,35 @@ def _most_points(rules) -> int:
 def _check_against_naive(rules, targets_of) -> None:
     naive = NaiveTargetSolver(rules)
     t_max = _most_points(rules)
-    values = solve_target(rules, t_max)
-    small = compact(values)
+    values = solve_target(rules, t_max, exact=True)  # the float64 DP, whole rows
+    small = solve_target(rules, t_max)  # as a table stores it: float32, rows trimmed
+    assert values.w.dtype == np.float64 and small.w.dtype == np.float32
     for state in sorted(naive.reachable_states(), key=lambda s: -bin(s[0]).count("1")):
         index = dp_index(rules, state)
         row = values.row(index)
-        assert np.array_equal(small.row(index), row)  # compaction keeps every probability
+        assert np.abs(small.row(index) - row).max() <= 2.0**-25  # float32 rounding, nothing more
         assert row[-1] == 0.0  # out of reach
         for t in targets_of(t_max):
             want = naive.probability(state, t)
             assert row[t] == pytest.approx(want, abs=1e-12), (rules.id, state, t)
+            assert small.probability(index, t) == pytest.approx(want, abs=FLOAT32_SLACK)
+
+
+def test_stored_table_within_1e7_of_the_float64_dp_and_smaller():
+    """The table as stored (float32, each row without its runs of 1.0 and 0) against the float64
+    DP at every reachable state and every target; the same bytes whatever the thread count."""
+    rules = get_rules("yatzy+lower-only")
+    exact = solve_target(rules, 120, exact=True)
+    small = solve_target(rules, 120, threads=2)
+    worst = 0.0
+    for state in zip(*np.nonzero(exact.off >= 0), strict=True):
+        worst = max(worst, float(np.abs(small.row(state) - exact.row(state)).max()))
+    assert 0.0 < worst <= 2.0**-25 < FLOAT32_SLACK
+    assert (small.lead > 0).sum() > 100  # rows do start with certain targets, not stored
+    assert small.w.nbytes < exact.w.nbytes / 2
+    one = solve_target(rules, 120, threads=1)
+    for a, b in ((one.w, small.w), (one.off, small.off), (one.lead, small.lead), (one.length, small.length)):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 @pytest.mark.slow
@@ -78,7 +97,7 @@ def test_last_turn_yahtzee_box():
     """One box left, the Yahtzee box: P(50 more) is the published chance of five of a kind in
     three rolls (2,783,176 of 6**10 ordered outcomes, optimal keeping); 51 is out of reach."""
     rules = _without_all_but("yahtzee", "chance,yahtzee")
-    values = solve_target(rules, 60)
+    values = solve_target(rules, 60, exact=True)  # the DP's float64 arithmetic
     state = (1 << rules.box_names.index("chance"), 0, 0)
     assert values.probability(state, 50) == pytest.approx(2783176 / 60466176, abs=1e-12)
     assert values.probability(state, 51) == 0.0
@@ -90,7 +109,7 @@ def test_last_turn_chance_box():
     only 66666 does it: keep every six, so P = P(six sixes chase ends with five) -- counted
     over the dice."""
     rules = _without_all_but("yahtzee", "chance,yahtzee")
-    values = solve_target(rules, 60)
+    values = solve_target(rules, 60, exact=True)  # the DP's float64 arithmetic
     state = (1 << rules.box_names.index("yahtzee"), 0, 0)
     dist = {0: 1.0}  # sixes held after each roll, keeping every six
     for _ in range(3):
@@ -221,7 +240,7 @@ def test_most_to_come_is_at_least_the_target_tables_reach(target_dir, seed):
     rng = random.Random(seed)
     card = ScoreCard.empty(SMALL)
     while not card.is_complete:
-        length = table.span(card.state)[1]
+        length = table.span(card.state)[2]
         assert card.most_to_come >= length
         if length < table.t_max:  # the row ends where the reach does: one more is out of reach
             assert table.probability(card.state, length + 1) == 0.0
@@ -379,10 +398,10 @@ def _beyond_the_empty_card(value):
     """Every probability but those of the empty card's row (read at load) set to ``value``."""
 
     def damage(w, index, manifest):
-        off, length = index[0, 0, 0]
-        keep = w[off : off + length].copy()
+        start, length, lead = index[0, 0, 0]
+        keep = w[start : start + length - lead].copy()
         w[:] = value
-        w[off : off + length] = keep
+        w[start : start + length - lead] = keep
 
     return damage
 
@@ -437,6 +456,25 @@ def test_loading_a_damaged_target_table_with_numpy_is_refused(target_dir, tmp_pa
     folder = _forged_copy(target_dir, tmp_path / "tables", DAMAGES[damage])
     with pytest.raises(TableError, match="damaged"):
         load_target(SMALL, folder)
+
+
+def test_a_table_of_the_old_format_is_refused_with_the_rebuild_command(target_dir, tmp_path):
+    """Format 1 (float64 whole rows, before the float32 tables): one line, the command that rebuilds it."""
+    from solver.core.errors import TableError
+    from solver.engine.target import load_target
+
+    def old_format(w, index, manifest):
+        manifest["format_version"] = 1
+
+    folder = _forged_copy(target_dir, tmp_path / "tables", old_format)
+    for light in (False, True):
+        with pytest.raises(TableError, match="old format 1") as caught:
+            load_target(SMALL, folder, light=light)
+        assert (
+            "\n" not in str(caught.value)
+            and "--target" in str(caught.value)
+            and "--force" in str(caught.value)
+        )
 
 
 def test_verify_a_table_built_for_targets_below_200(tmp_path, capsys):

@@ -404,7 +404,7 @@ class TargetAdvisor:
             return None, None
         if need <= t_max:
             return need, None
-        if self.table.span(card.state)[1] < t_max:  # the row stops where the card's reach does
+        if self.table.span(card.state)[2] < t_max:  # the row stops where the card's reach does
             return None, None
         return t_max, card.total + t_max
 

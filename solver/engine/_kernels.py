@@ -1114,19 +1114,22 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra, moves):
 # needed after this one), not :func:`objective`.  The keep and reroll stages
 # (:func:`_average_keeps`, :func:`_best_subkeep`) are the same functions.
 #
-# Storage: one float64 array ``w``; state ``(mask, u, f)`` holds ``W(state, t)`` for
-# ``t = 1 .. w_len[mask, u, f]`` at ``w[w_off[mask, u, f] + t - 1]`` and 0 beyond it (a
-# table stores each state only up to its last non-zero probability).  Lanes of the DP
-# are one state and a run of consecutive ``t``: its placements are computed once per
-# (roll, box) and the lanes read consecutive entries.
+# Storage: one array ``w`` (float32 in a table, float64 while the DP runs); state
+# ``(mask, u, f)`` has ``W(state, t) = 1`` for ``t <= w_lead[mask, u, f]``, ``W(state, t) =
+# w[w_off[mask, u, f] + t - 1]`` for ``w_lead < t <= w_len[mask, u, f]`` and 0 beyond (a
+# table stores of each row only the middle between its run of 1.0 and its run of 0;
+# ``w_off`` is where ``t = 1`` would be, so ``w_off + w_lead`` is the first value stored).
+# Lanes of the DP are one state and a run of consecutive ``t``: its placements are
+# computed once per (roll, box) and the lanes read consecutive entries.
 # ============================================================================
 
 
 @njit(cache=True, inline="always")
-def target_objective(w, off, length, need):
-    """Probability of scoring at least ``need`` more points from a state whose probabilities
-    start at ``w[off]`` (``length`` of them): 1 once nothing is needed."""
-    if need <= 0:
+def target_objective(w, off, lead, length, need):
+    """Probability of scoring at least ``need`` more points from a state whose row is
+    ``(off, lead, length)`` (see "Storage" above): 1 up to ``lead`` (and once nothing is
+    needed), 0 beyond ``length``."""
+    if need <= lead:
         return 1.0
     if need > length:
         return 0.0
@@ -1134,10 +1137,10 @@ def target_objective(w, off, length, need):
 
 
 @njit(cache=True, inline="always")
-def _target_max_into(x, row, col, n, w, off, length, t0, shift):
-    """``x[row, col + j] = max(x[row, col + j], target_objective(w, off, length, t0 + j - shift))``
-    for ``j < n``, in three runs (nothing more needed, read ``w``, out of reach) that vectorise."""
-    j1 = min(max(shift - t0 + 1, 0), n)
+def _target_max_into(x, row, col, n, w, off, lead, length, t0, shift):
+    """``x[row, col + j] = max(x[row, col + j], target_objective(w, off, lead, length, t0 + j -
+    shift))`` for ``j < n``, in three runs (certain, read ``w``, out of reach) that vectorise."""
+    j1 = min(max(lead + shift - t0 + 1, 0), n)
     j2 = min(max(length + shift - t0 + 1, j1), n)
     for j in range(j1):
         x[row, col + j] = 1.0
@@ -1149,7 +1152,7 @@ def _target_max_into(x, row, col, n, w, off, length, t0, shift):
 
 
 @njit(cache=True)
-def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
+def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_lead, w_len, ra, x, best_box):
     """R0 for target play: ``x[roll_offset + r, col + j]`` = best over the legal boxes of roll
     ``r`` of :func:`target_objective` with ``t0 + j`` points needed, lanes ``j < n`` of one
     state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
@@ -1183,7 +1186,9 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
             rest &= rest - 1
             points, u2, f2 = step(u, f, 0, box_face[b], flag_rows[b] == 1, thr, ub, cap)
             nxt = mask | (1 << b)
-            _target_max_into(x, 0, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+            _target_max_into(
+                x, 0, col, n, w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], t0, points
+            )
         for r in range(score.shape[0]):
             if roll_face[r] > 0:
                 continue
@@ -1197,7 +1202,9 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
                 s = score[r, b]
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 nxt = mask | (1 << b)
-                _target_max_into(x, row, col, n, w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], t0, points)
+                _target_max_into(
+                    x, row, col, n, w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], t0, points
+                )
     for r in range(score.shape[0]):
         if not track and roll_face[r] == 0:
             continue
@@ -1214,20 +1221,21 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_len, ra, x, best_box):
             points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
             nxt = mask | (1 << b)
             off = w_off[nxt, u2, f2]
+            lead = w_lead[nxt, u2, f2]
             length = w_len[nxt, u2, f2]
             shift = points + extra
             if track:
                 for j in range(n):
-                    v = target_objective(w, off, length, t0 + j - shift)
+                    v = target_objective(w, off, lead, length, t0 + j - shift)
                     if v > x[row, col + j]:
                         x[row, col + j] = v
                         best_box[r, col + j] = b
             else:
-                _target_max_into(x, row, col, n, w, off, length, t0, shift)
+                _target_max_into(x, row, col, n, w, off, lead, length, t0, shift)
 
 
 @njit(cache=True, nogil=True)
-def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w, w_off, w_len, ra):
+def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w, w_off, w_lead, w_len, ra):
     """Solve blocks ``i0 .. i1``: block ``i`` is state ``(masks[k], us[k], fs[k])`` with
     ``k = block_state[i]`` and targets ``t = block_t0[i] .. + block_n[i]``, written to
     ``w[w_off[state] + t - 1]``.  States after these must be solved already."""
@@ -1247,7 +1255,7 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
         x = x_buf[: n_keeps * n].reshape((n_keeps, n))
         y = y_buf[: n_keeps * n].reshape((n_keeps, n))
         mask, u, f = masks[k], us[k], fs[k]
-        _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), w, w_off, w_len, ra, x, no_tracking)
+        _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), w, w_off, w_lead, w_len, ra, x, no_tracking)
         _average_keeps(x, ra.add_die)
         _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
         _average_keeps(y, ra.add_die)
@@ -1336,11 +1344,24 @@ def _final_rolls(
 
 @njit(cache=True, nogil=True)
 def turn_outcomes(
-    mask, lane_u, lane_f, lane_need, values, w, w_off, w_len, ra, tol, start_roll, start_rolls_left, rep_u
+    mask,
+    lane_u,
+    lane_f,
+    lane_need,
+    values,
+    w,
+    w_off,
+    w_lead,
+    w_len,
+    ra,
+    tol,
+    start_roll,
+    start_rolls_left,
+    rep_u,
 ):
     """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
     from the table ``values`` when ``lane_need`` is empty, else target play with
-    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_len``).
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
     with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
@@ -1371,7 +1392,7 @@ def turn_outcomes(
     succ = np.empty((nb * 6, nl))
     no_tracking = np.empty((0, 0), dtype=np.int64)
     if target:
-        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0, e1, no_tracking)
+        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, no_tracking)
     else:
         turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
     max_score = 0
@@ -1409,7 +1430,13 @@ def turn_outcomes(
                     if target:
                         points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                         nxt = mask | (1 << b)
-                        v = target_objective(w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need - points - extra)
+                        v = target_objective(
+                            w,
+                            w_off[nxt, u2, f2],
+                            w_lead[nxt, u2, f2],
+                            w_len[nxt, u2, f2],
+                            need - points - extra,
+                        )
                     else:
                         cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
                         v = add + succ[cand, j]
@@ -1459,19 +1486,31 @@ def apply_outcomes(c0, c1, src, dst_row, gain, prob, dist, support, out):
 
 
 @njit(cache=True, nogil=True)
-def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0, e1, best_box):
+def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_lead, w_len, ra, e0, e1, best_box):
     """Within-turn tables of target play (as :func:`turn_tables`, in probabilities) for lanes
     ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points still needed."""
     for j in range(lane_u.shape[0]):
         _target_rolls(
-            mask, lane_u[j], lane_f[j], lane_t[j], np.int64(1), np.int64(j), w, w_off, w_len, ra, e0, best_box
+            mask,
+            lane_u[j],
+            lane_f[j],
+            lane_t[j],
+            np.int64(1),
+            np.int64(j),
+            w,
+            w_off,
+            w_lead,
+            w_len,
+            ra,
+            e0,
+            best_box,
         )
     _turn_from_final(e0, e1, ra)
 
 
 @njit(cache=True, nogil=True)
 def target_group_tables(
-    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, w, w_off, w_len, ra, e0_all, e1_all
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, w, w_off, w_lead, w_len, ra, e0_all, e1_all
 ):
     """Target-play tables of groups ``g0 .. g1`` (one mask each; lanes from ``l0`` on are rows
     ``lane - l0`` of ``e0_all``/``e1_all`` (width, 462))."""
@@ -1485,13 +1524,13 @@ def target_group_tables(
         u = lane_u[a : a + nl].copy()
         f = lane_f[a : a + nl].copy()
         t = lane_t[a : a + nl].copy()
-        target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_len, ra, e0, e1, no_tracking)
+        target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_lead, w_len, ra, e0, e1, no_tracking)
         _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
 
 
 @njit(cache=True, nogil=True)
 def play_target_games(
-    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_len, tol, ra,
+    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_lead, w_len, tol, ra,
     moves,
 ):  # fmt: skip
     """Play the turn of games ``j0 .. j1`` (``need[j] >= 1`` points still needed) for the
@@ -1514,15 +1553,18 @@ def play_target_games(
         # target play is win play against one known final, ties worth nothing: the value of
         # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
         _score_best_win_box(
-            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_len, tol, ra
+            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_lead, w_len, tol, ra
         )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
 
 @njit(cache=True, nogil=True)
-def max_to_come(lane_mask, lane_u, lane_f, most, ra):
+def points_to_come(lane_mask, lane_u, lane_f, most, sure, ra):
     """``most[state]``: the most points still to come from each lane's state (its best roll in
-    every turn), from ``most`` of the states after it (the full card's 0)."""
+    every turn), and ``sure[state]``: the most it scores for certain (``W = 1`` up to it), the
+    worst roll's best box -- whatever is kept, the dice may come out as that roll last, and
+    keeping every die of it gets its best box; from ``most``/``sure`` of the states after it
+    (the full card's 0)."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     flag_rows, roll_face = ra.flag_rows, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
@@ -1530,17 +1572,53 @@ def max_to_come(lane_mask, lane_u, lane_f, most, ra):
     for i in range(lane_mask.shape[0]):
         mask, u, f = lane_mask[i], lane_u[i], lane_f[i]
         best = 0
+        worst = np.int64(1) << 40
         for r in range(score.shape[0]):
             bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
             extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            best_sure = np.int64(-1) << 40
             rest = bits
             while rest:
                 b = low_bit_index(rest)
                 rest &= rest - 1
                 s = placement_score(r, b, use_joker, score, joker_score)
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                best = max(best, points + extra + most[mask | (1 << b), u2, f2])
+                nxt = mask | (1 << b)
+                best = max(best, points + extra + most[nxt, u2, f2])
+                best_sure = max(best_sure, points + extra + sure[nxt, u2, f2])
+            worst = min(worst, best_sure)
         most[mask, u, f] = best
+        sure[mask, u, f] = worst
+
+
+@njit(cache=True, nogil=True)
+def trim_rows(src, starts, lengths, lead, end):
+    """For rows ``i`` of float64 probabilities ``src[starts[i] : starts[i] + lengths[i]]``
+    (targets ``1 .. lengths[i]``): ``lead[i]``, how many start with a value that is 1.0 in
+    float32, and ``end[i]``, the last target not 0 in float32 (``lead <= end``)."""
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    for i in range(starts.shape[0]):
+        s, n = starts[i], lengths[i]
+        a = 0
+        while a < n and np.float32(src[s + a]) == one:
+            a += 1
+        b = n
+        while b > a and np.float32(src[s + b - 1]) == zero:
+            b -= 1
+        lead[i] = a
+        end[i] = b
+
+
+@njit(cache=True, nogil=True)
+def pack_rows(src, starts, lead, end, dst, dst_start):
+    """``dst[dst_start[i] + k] = float32(src[starts[i] + lead[i] + k])`` for ``k < end[i] -
+    lead[i]``: the middles of the rows of :func:`trim_rows`, rounded to the nearest float32."""
+    for i in range(starts.shape[0]):
+        a = starts[i] + lead[i]
+        d = dst_start[i]
+        for k in range(end[i] - lead[i]):
+            dst[d + k] = np.float32(src[a + k])
 
 
 # ============================================================================
@@ -1812,27 +1890,27 @@ def apply_entry_outcomes(c0, c1, src_row, src_col, dst_row, gain, prob, dist, ou
 
 
 @njit(cache=True, inline="always")
-def win_objective(w, off, length, need, tie):
+def win_objective(w, off, lead, length, need, tie):
     """``(1 - tie) P(at least need more) + tie P(at least need + 1 more)``: with the best
     opponent final ``B`` and ``need = B - total``, P(win) + tie x P(tie)."""
-    return (1.0 - tie) * target_objective(w, off, length, need) + tie * target_objective(
-        w, off, length, need + 1
+    return (1.0 - tie) * target_objective(w, off, lead, length, need) + tie * target_objective(
+        w, off, lead, length, need + 1
     )
 
 
 @njit(cache=True, inline="always")
-def mixed_win_value(w, off, length, need0, nmin, q, qn, tie):
+def mixed_win_value(w, off, lead, length, need0, nmin, q, qn, tie):
     """``sum_j q[j] win_objective(max(need0 + j, nmin))`` for ``j < qn``: the win objective
     against a best opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 -
     total``), never below the opponents' best total so far (``nmin``)."""
     acc = 0.0
     for j in range(qn):
-        acc += q[j] * win_objective(w, off, length, max(need0 + j, nmin), tie)
+        acc += q[j] * win_objective(w, off, lead, length, max(need0 + j, nmin), tie)
     return acc
 
 
 @njit(cache=True, inline="always")
-def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_len, tol, ra):
+def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, tol, ra):
     """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
     (ties within ``tol``: the first in card order)."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
@@ -1856,7 +1934,7 @@ def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_len, t
             points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
             nxt = mask | (1 << b)
             v = mixed_win_value(
-                w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
                 q, qn, tie,
             )  # fmt: skip
             if sweep == 0:
@@ -1869,7 +1947,7 @@ def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_len, t
 
 
 @njit(cache=True)
-def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, ra, x, memo, have):
+def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_lead, w_len, ra, x, memo, have):
     """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
     ``memo``/``have`` (n_boxes, max score + 1, 2): each (box, score, bonus) valued once."""
     score, joker_score, box_face, flag_rows, roll_face = (
@@ -1897,7 +1975,7 @@ def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, 
                 points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
                 nxt = mask | (1 << b)
                 memo[b, s, e] = mixed_win_value(
-                    w, w_off[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+                    w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
                     q, qn, tie,
                 )  # fmt: skip
                 have[b, s, e] = True
@@ -1910,7 +1988,7 @@ def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_len, 
 @njit(cache=True, nogil=True)
 def mixed_win_group_tables(
     g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_min, lane_k, qs, qlen, tie, w, w_off,
-    w_len, ra, e0_all, e1_all,
+    w_lead, w_len, ra, e0_all, e1_all,
 ):  # fmt: skip
     """Win-play tables of groups ``g0 .. g1`` against spread opponent finals: lane ``(u, f,
     need0, k)`` reads the spread ``qs[k, :qlen[k]]`` (see :func:`mixed_win_value`)."""
@@ -1931,7 +2009,7 @@ def mixed_win_group_tables(
             k = lane_k[a + j]
             _mixed_win_rolls(
                 group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], lane_min[a + j], qs[k], qlen[k], j, tie,
-                w, w_off, w_len, ra, e0, memo, have,
+                w, w_off, w_lead, w_len, ra, e0, memo, have,
             )  # fmt: skip
         _turn_from_final(e0, e1, ra)
         _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
@@ -1940,7 +2018,7 @@ def mixed_win_group_tables(
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
     j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
-    w, w_off, w_len, tie, tol, ra,
+    w, w_off, w_lead, w_len, tie, tol, ra,
 ):  # fmt: skip
     """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
     (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
@@ -1959,15 +2037,17 @@ def play_mixed_win_games(
         games[i, nb + COL_DICE] = k
         _score_best_win_box(
             games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
-            w, w_off, w_len, tol, ra,
+            w, w_off, w_lead, w_len, tol, ra,
         )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_len, out):
+def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_lead, w_len, out):
     """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
     a turn (``need0[i]``, spread ``game_k[i]``)."""
     for i in range(masks.shape[0]):
         m, u, f = masks[i], us[i], fs[i]
         k = game_k[i]
-        out[i] = mixed_win_value(w, w_off[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie)
+        out[i] = mixed_win_value(
+            w, w_off[m, u, f], w_lead[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie
+        )

@@ -188,9 +188,15 @@ def score_distribution(
     outcomes: bool = True,
     threads: int | None = None,
     progress=None,
+    points_at_most: int | None = None,
 ) -> Distribution:
     """The distribution of the final score from ``card`` under expected-score play with the
     table ``values`` of its rule set.
+
+    ``points_at_most`` T (at least the card's total): every final score above T is counted
+    at T, so ``p_at_least(t)`` is exact for ``t <= T`` and nothing else is (the pmf's entry
+    T is the tail); the rows are then about T + one turn's points wide, not the most a game
+    scores (the target build's check values: half the memory and time).
 
     ``roll`` (a roll index of :mod:`solver.core.dice`) with ``rolls_left``: the turn has begun
     with those dice.  ``outcomes``: also the upper bonus and five-of-a-kind outcomes
@@ -217,9 +223,15 @@ def score_distribution(
             means = [float((r[1].sum(axis=0) * np.arange(r[1].shape[1])).sum()) for r in results]
             finals, points, counts = results[1] if means[1] > means[0] + TIE_TOLERANCE else results[0]
         else:
+            fold = None if points_at_most is None else points_at_most - card.total
+            width = (
+                max_points(rules) + 1
+                if fold is None
+                else min(max_points(rules), fold + _turn_points(rules)) + 1
+            )
             finals, points, counts = _forward(
-                rules, table, card.state, roll, rolls_left, max_points(rules) + 1, count_width, workers,
-                progress=progress,
+                rules, table, card.state, roll, rolls_left, width, count_width, workers,
+                progress=progress, fold=fold,
             )  # fmt: skip
     pmf = np.zeros(card.total + points.shape[1])
     pmf[card.total :] = points.sum(axis=0)
@@ -243,14 +255,20 @@ def score_distribution(
     return Distribution(rules, str(card), "ev", card.total, pmf, upper_bonus, rows_at_50, bonuses)
 
 
+def _turn_points(rules) -> int:
+    """More points than one turn scores: the best box, the upper bonus and a five-of-a-kind bonus."""
+    return max(max(s) for s in rules.scores_by_box) + rules.upper_bonus + rules.bonus
+
+
 def _forward(
-    rules, table, state, roll, rolls_left, width, count_width, workers, direction=None, progress=None
-):
+    rules, table, state, roll, rolls_left, width, count_width, workers, direction=None, progress=None,
+    fold=None,
+):  # fmt: skip
     """Push probability from ``state`` to the full card: ``(final_states, points, counts)`` with
     ``points[i, g]`` = P(ending in flat state ``final_states[i]`` having scored ``g``) and
     ``counts[i, c]`` the same for the outcome counts ``c`` (None when ``count_width`` is 0).
     ``direction``: under ``order=choose``, the one to play from the empty card; ``progress(1)``
-    is called as each turn is done."""
+    is called as each turn is done; ``fold``: points above it are counted at it, after each turn."""
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = representative_upper(rules)
@@ -285,6 +303,9 @@ def _forward(
         row_cuts = np.searchsorted(dst_row, np.arange(len(states) + 1))
         for i, gains in enumerate((gain[order], count[order])[: len(dists)]):
             dists[i] = _apply_outcomes(src, dst_row, gains, prob, row_cuts, dists[i], supports[i], workers)
+            if i == 0 and fold is not None and fold + 1 < width:
+                dists[0][:, fold] += dists[0][:, fold + 1 :].sum(axis=1)
+                dists[0][:, fold + 1 :] = 0.0
             nonzero = dists[i] != 0.0
             last = dists[i].shape[1] - np.argmax(nonzero[:, ::-1], axis=1)
             supports[i] = np.where(nonzero.any(axis=1), last, 0).astype(np.int64)
@@ -331,14 +352,20 @@ def _turn_outcomes(
     bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
     if target is None:  # unused by expected-score play; the same array types as a table's
-        w, w_off, w_len = (
-            dp.kernel_values(np.zeros(1)),
+        w, w_off, w_lead, w_len = (
+            dp.kernel_values(np.zeros(1), np.float32),
+            np.zeros((1, 1, 1), np.int64),
             np.zeros((1, 1, 1), np.int64),
             np.zeros((1, 1, 1), np.int64),
         )
         need = np.zeros(0, dtype=np.int64)
     else:
-        w, w_off, w_len = dp.kernel_values(target.w), target.off, target.length
+        w, w_off, w_lead, w_len = (
+            dp.kernel_values(target.w, np.float32),
+            target.off,
+            target.lead,
+            target.length,
+        )
 
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
@@ -347,7 +374,7 @@ def _turn_outcomes(
             lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
             lane_need = need[a:b].copy() if len(need) else need
             lane, dst, gain, count, prob = _kernels.turn_outcomes(
-                np.int64(masks[a]), lane_u, lane_f, lane_need, table, w, w_off, w_len, lane_args,
+                np.int64(masks[a]), lane_u, lane_f, lane_need, table, w, w_off, w_lead, w_len, lane_args,
                 TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left), rep,
             )  # fmt: skip
             parts[g] = (a + lane, dst, gain, count, prob)
@@ -405,7 +432,7 @@ def target_distribution(
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = representative_upper(rules)
-    w, w_off, w_len = target_values.w, target_values.off, target_values.length
+    w, w_off, w_lead, w_len = target_values.w, target_values.off, target_values.lead, target_values.length
     mask, u, f = card.state
     states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
     dist = np.zeros((1, width))
@@ -422,8 +449,9 @@ def target_distribution(
             # the points still needed of every (state, points so far); target play where 1 <= need
             # and the state's probability is not 0, expected-score play elsewhere
             need = target - card.total - np.arange(width)[None, :]  # (1, width)
-            inside = (need >= 1) & (need <= w_len[masks, lane_u_all, lane_f_all][:, None])
-            p_state = np.zeros(dist.shape)
+            state_lead = w_lead[masks, lane_u_all, lane_f_all][:, None]
+            inside = (need > state_lead) & (need <= w_len[masks, lane_u_all, lane_f_all][:, None])
+            p_state = np.where(need <= state_lead, 1.0, 0.0)
             offsets = w_off[masks, lane_u_all, lane_f_all][:, None] + need - 1
             p_state[inside] = w[offsets[inside]]
             active = (dist != 0.0) & (need >= 1) & (p_state > 0.0)

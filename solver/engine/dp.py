@@ -169,10 +169,11 @@ def n_states(rules: RuleSet) -> int:
     return total
 
 
-def kernel_values(values) -> np.ndarray:
+def kernel_values(values, dtype=np.float64) -> np.ndarray:
     """``values`` (a table's values, a memmap, any array) as the kernels read it: a read-only,
-    C-contiguous float64 ndarray -- one array type, so every kernel is compiled once."""
-    view = np.ascontiguousarray(np.asarray(values, dtype=np.float64)).view(np.ndarray)
+    C-contiguous ndarray of ``dtype`` (float64; a target table's float32) -- one array type,
+    so every kernel is compiled once."""
+    view = np.ascontiguousarray(np.asarray(values, dtype=dtype)).view(np.ndarray)
     view.flags.writeable = False
     return view
 

@@ -261,14 +261,14 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
     recorded and graded (its ``moves``/``graded``, rows in that order)."""
     rules_n = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
-    w, w_off, w_len = target.w, target.off, target.length
+    w, w_off, w_lead, w_len = target.w, target.off, target.lead, target.length
     need = goal - game_totals_of(state, ra, rules_n)
     mask, u, f = lane_states(state, rules_n, cap, n_flags)
-    length = w_len[mask, u, f]
-    inside = (need >= 1) & (need <= length)
+    length, lead = w_len[mask, u, f], w_lead[mask, u, f]
+    inside = (need > lead) & (need <= length)
     p = np.zeros(len(state))
     p[inside] = w[w_off[mask, u, f][inside] + need[inside] - 1]
-    p[need <= 0] = 1.0
+    p[need <= lead] = 1.0
     for_target = (need >= 1) & (p > 0.0)
     parts_state, parts_ids, parts_moves, parts_loss = [], [], [], []
     ev = np.flatnonzero(~for_target)
@@ -300,13 +300,13 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.target_group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_len, ra, e0_all, e1_all
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0_all, e1_all
             )  # fmt: skip
 
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_target_games(
                 a, b, l0, pos_lane, game_need, games, game_ids, seed_mixed, game0, e0_all, e1_all,
-                w, w_off, w_len, TIE_TOLERANCE, ra, moves,
+                w, w_off, w_lead, w_len, TIE_TOLERANCE, ra, moves,
             )  # fmt: skip
 
         run_lane_batches(workers, group_lane, game_start, tables, play)

@@ -145,7 +145,7 @@ class ValueFile:
     ``float(np.load(path, mmap_mode="r")[mask, u, f])``; only whole-index lookups are
     supported (``np.asarray(values)`` gives the numpy array, without a copy).  ``shape``
     and ``dtype`` (numpy's name for it) are read from the header as :func:`numpy.load`
-    reads them; lookups need a float64 or int64 array (one integer per dimension).
+    reads them; lookups need a float64, float32 or int64 array (one integer per dimension).
     """
 
     __slots__ = (
@@ -212,7 +212,7 @@ class ValueFile:
         else:
             self.dtype = self.descr  # as numpy names a non-native byte order: '>f8'
         self._mmap, self._offset = buffer, offset
-        code = {"float64": "d", "int64": "q"}.get(self.dtype)
+        code = {"float64": "d", "float32": "f", "int64": "q"}.get(self.dtype)
         self._data = memoryview(buffer)[offset:].cast(code) if code else None
         strides, step = [], 1
         for n in reversed(shape) if not self.fortran_order else shape:

@@ -9,8 +9,11 @@ more points under the strategy that maximises exactly that probability (``W = 1`
 
 A state whose upper total can no longer reach the bonus shares its row with the
 smallest such total of its mask (their futures are the same, see
-:func:`solver.engine.dp.level_lanes`), and :func:`compact` drops each row's trailing zeros
-(targets out of reach), so a stored table holds each distinct probability once.
+:func:`solver.engine.dp.level_lanes`).  A table stores probabilities in float32 (7
+significant digits; every value within 2**-25 < 3e-8 of the float64 DP, which the build
+runs, two levels of it in memory at a time), and of each row only the middle between its
+run of 1.0 (certain targets) and its run of 0 (out of reach), so a stored table holds
+each distinct probability once.
 """
 
 from __future__ import annotations
@@ -32,39 +35,44 @@ T_CHUNK = 128  # targets per block of the DP (one state, consecutive targets)
 #: blocks per piece of work at most: a block takes 0.2 to 1.5 ms (yahtzee, one core), so a
 #: piece is well under a second -- what Ctrl-C waits for (the pieces not started are dropped)
 PIECE_BLOCKS = 512
+#: how far a stored (float32) probability may be from the float64 DP's: 2**-25 (< 3e-8) from
+#: rounding, with room for the float64 sums' own 1e-15; the README promises 1e-7
+FLOAT32_SLACK = 1e-7
 
 
 @dataclass(frozen=True)
 class TargetValues:
-    """``W(state, t)``: ``w[off[state] + t - 1]`` for ``1 <= t <= length[state]``, 0 beyond.
+    """``W(state, t)``: 1 for ``t <= lead[state]``, ``w[off[state] + t - 1]`` for ``lead[state] <
+    t <= length[state]``, 0 beyond (``t >= 1``).
 
-    ``w`` float64 (n,); ``off``/``length`` int64 of shape ``(2**n_boxes, upper_cap + 1,
-    n_flags)``, ``off`` -1 on unreachable states; ``t_max`` the largest target stored.
+    ``w`` float32 (a table, :func:`solve_target`) or float64 (``exact=True``), shape (n,);
+    ``off``/``lead``/``length`` int64 of shape ``(2**n_boxes, upper_cap + 1, n_flags)``:
+    ``off`` is where ``t = 1`` would be (the first value stored is ``w[off + lead]``), -1 on
+    unreachable states; ``t_max`` the largest target stored.
     """
 
     w: np.ndarray
     off: np.ndarray
+    lead: np.ndarray
     length: np.ndarray
     t_max: int
 
     def probability(self, state: tuple[int, int, int], t: int) -> float:
         """``W(state, t)``: the largest probability of at least ``t`` more points from ``state``."""
-        if t <= 0:
-            return 1.0
         if t > self.t_max:
             raise ValueError(f"targets up to {self.t_max} points are stored, not {t}")
-        length = int(self.length[state])
-        return float(self.w[int(self.off[state]) + t - 1]) if t <= length else 0.0
+        if t <= int(self.lead[state]):
+            return 1.0
+        return float(self.w[int(self.off[state]) + t - 1]) if t <= int(self.length[state]) else 0.0
 
     def row(self, state: tuple[int, int, int]) -> np.ndarray:
         """``W(state, t)`` for ``t = 0 .. t_max`` (float64, ``t_max + 1``)."""
         import numpy as np
 
         out = np.zeros(self.t_max + 1)
-        out[0] = 1.0
-        length = int(self.length[state])
-        off = int(self.off[state])
-        out[1 : length + 1] = self.w[off : off + length]
+        lead, length, off = int(self.lead[state]), int(self.length[state]), int(self.off[state])
+        out[: lead + 1] = 1.0
+        out[lead + 1 : length + 1] = self.w[off + lead : off + length]
         return out
 
 
@@ -73,13 +81,22 @@ def solve_target(
     t_max: int = DEFAULT_T_MAX,
     progress: Callable[[int], None] | None = None,
     threads: int | None = None,
+    *,
+    exact: bool = False,
 ) -> TargetValues:
     """``W`` of every reachable state for targets ``1 .. t_max``.
 
+    The DP runs in float64 throughout, from the targets past the points sure to come (W = 1
+    up to them, exactly; :func:`solver.engine._kernels.points_to_come`); a level (the states
+    with the same number of boxes filled) reads only the level after it, so only those two
+    are held in float64.  Each
+    level, once solved, is stored as a table stores it: float32 (within 2**-25 < 3e-8 of
+    the float64 value), each row without its run of 1.0 and its run of 0 (in float32) --
+    or, with ``exact``, as computed (float64, whole rows: the reference of the tests).
     A state stores the targets up to the most points it can still score (beyond, W = 0);
     a state whose upper total is hopeless shares its mask's representative row.
     ``progress(n)`` is called after each level with the number of masks done; the result
-    does not depend on ``threads``.
+    does not depend on ``threads`` (the rows are in level order, lanes in mask order).
     """
     import numpy as np
 
@@ -93,101 +110,111 @@ def solve_target(
     choose = rules.order == "choose"
     directed = [dp.rule_arrays(rules.directed(d)) for d in ("down", "up")] if choose else []
 
-    # the most points still to come: how many targets each state stores
+    # the most points still to come (how many targets each state stores) and the points sure to
+    # come (W = 1 up to them: those targets are not computed)
     most = np.zeros(shape, dtype=np.int64)
+    sure = np.zeros(shape, dtype=np.int64)
     for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
-        if choose and masks.tolist() == [0]:
+        if choose and masks.tolist() == [0]:  # the direction is chosen first: the better one
             both = []
             for level_args in directed:
-                _kernels.max_to_come(*lanes, most, level_args)
-                both.append(most[lanes].copy())
-            most[lanes] = np.maximum(*both)
+                _kernels.points_to_come(*lanes, most, sure, level_args)
+                both.append((most[lanes].copy(), sure[lanes].copy()))
+            most[lanes] = np.maximum(both[0][0], both[1][0])
+            sure[lanes] = np.maximum(both[0][1], both[1][1])
         else:
-            _kernels.max_to_come(*lanes, most, args)
-        most[copy_mask, copy_u] = most[copy_mask, copy_from]
+            _kernels.points_to_come(*lanes, most, sure, args)
+        for points in (most, sure):
+            points[copy_mask, copy_u] = points[copy_mask, copy_from]
+    # the float64 rows of the DP, targets past the sure ones: a level in one half of ``work``,
+    # the level after it in the other
+    lane_lens = [np.minimum(most[lanes], t_max) for lanes, _ in plans]
+    lane_sure = [np.minimum(sure[lanes], n) for (lanes, _), n in zip(plans, lane_lens, strict=True)]
+    del most, sure
+    half = max((int((n - k).sum()) for n, k in zip(lane_lens, lane_sure, strict=True)), default=0)
+    work = np.zeros(2 * half)
+    work_off = np.zeros(shape, dtype=np.int64)  # the full card: no row, W = 0 for every t >= 1
+    work_len = np.zeros(shape, dtype=np.int64)
+    work_lead = np.zeros(shape, dtype=np.int64)
+    # the stored table, level by level
     off = np.full(shape, -1, dtype=np.int64)
+    lead = np.zeros(shape, dtype=np.int64)
     length = np.zeros(shape, dtype=np.int64)
-    off[rules.full_mask] = 0  # the full card: no points to come, W = 0 for every t >= 1
+    off[rules.full_mask] = 0
+    # the table's values, level after level: room for every value computed (a row loses its
+    # runs of 1.0 and 0 when stored); the pages never written are never taken from the system
+    out = np.empty(sum(int((n - k).sum()) for n, k in zip(lane_lens, lane_sure, strict=True)),
+                   dtype=np.float64 if exact else np.float32)  # fmt: skip
     used = 0
-    for lanes, (copy_mask, copy_u, copy_from) in plans:
-        lane_len = np.minimum(most[lanes], t_max)
-        starts = used + np.cumsum(lane_len) - lane_len
-        off[lanes], length[lanes] = starts, lane_len
-        used += int(lane_len.sum())
-        off[copy_mask, copy_u] = off[copy_mask, copy_from]
-        length[copy_mask, copy_u] = length[copy_mask, copy_from]
-    w = np.zeros(used)
 
     def solve_level(lanes, level_args) -> None:
-        lane_len = length[lanes]
-        chunks = (lane_len + T_CHUNK - 1) // T_CHUNK
+        lane_len, lane_lead = work_len[lanes], work_lead[lanes]
+        chunks = (lane_len - lane_lead + T_CHUNK - 1) // T_CHUNK
         block_state = np.repeat(np.arange(len(lane_len), dtype=np.int64), chunks)
         first_block = np.repeat(np.cumsum(chunks) - chunks, chunks)
-        block_t0 = 1 + T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
+        block_t0 = 1 + lane_lead[block_state]
+        block_t0 += T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
         block_n = np.minimum(T_CHUNK, lane_len[block_state] + 1 - block_t0)
 
-        def work(i0: int, i1: int) -> None:
+        def work_on(i0: int, i1: int) -> None:
             _kernels.solve_target_blocks(
-                block_state, block_t0, block_n, i0, i1, *lanes, w, off, length, level_args
-            )
+                block_state, block_t0, block_n, i0, i1, *lanes, work, work_off, work_lead, work_len, level_args
+            )  # fmt: skip
 
         pieces = piece_count(len(block_state), workers.threads, PIECE_BLOCKS, at_least=16)
-        workers.run(work, 0, len(block_state), pieces=pieces)
+        workers.run(work_on, 0, len(block_state), pieces=pieces)
+
+    def store_level(lanes, starts, computed, lane_sure) -> None:
+        """The level's rows ``work[starts[i] : starts[i] + computed[i]]`` (targets past the sure
+        ones) into the table."""
+        nonlocal used
+        if exact:
+            a, b = int(starts[0]) if len(starts) else 0, int((starts + computed).max(initial=0))
+            out[used : used + b - a] = work[a:b]
+            off[lanes], lead[lanes] = used + starts - a - lane_sure, lane_sure
+            length[lanes] = lane_sure + computed
+            used += b - a
+            return
+        row_lead, row_end = np.empty_like(computed), np.empty_like(computed)
+        _kernels.trim_rows(work, starts, computed, row_lead, row_end)
+        middle = row_end - row_lead
+        dst = np.cumsum(middle) - middle
+        n = int(middle.sum())
+        _kernels.pack_rows(work, starts, row_lead, row_end, out[used : used + n], dst)
+        lead[lanes], length[lanes] = lane_sure + row_lead, lane_sure + row_end
+        off[lanes] = used + dst - lead[lanes]
+        used += n
 
     with Workers(threads) as workers:
-        for masks, (lanes, _) in zip(levels, plans, strict=True):
+        for level, (masks, (lanes, (copy_mask, copy_u, copy_from)), lane_len, lane_lead) in enumerate(
+            zip(levels, plans, lane_lens, lane_sure, strict=True)
+        ):
+            computed = lane_len - lane_lead
+            starts = half * (level % 2) + np.cumsum(computed) - computed
+            work_off[lanes], work_lead[lanes], work_len[lanes] = starts - lane_lead, lane_lead, lane_len
+            for a in (work_off, work_lead, work_len):
+                a[copy_mask, copy_u] = a[copy_mask, copy_from]
             if choose and masks.tolist() == [0]:
                 # the direction is chosen before the first roll: the better of the two
-                rows = np.concatenate(
-                    [np.arange(o, o + n) for o, n in zip(off[lanes], length[lanes], strict=True)]
-                )
+                span = slice(half * (level % 2), half * (level % 2) + int(computed.sum()))
                 solve_level(lanes, directed[0])
-                down = w[rows].copy()
+                down = work[span].copy()
                 solve_level(lanes, directed[1])
-                w[rows] = np.fmax(down, w[rows])
+                work[span] = np.fmax(down, work[span])
             else:
                 solve_level(lanes, args)
+            store_level(lanes, starts, computed, lane_lead)
+            for a in (off, lead, length):
+                a[copy_mask, copy_u] = a[copy_mask, copy_from]
             if progress is not None:
                 progress(len(masks))
-    return TargetValues(w, off, length, t_max)
-
-
-def compact(values: TargetValues) -> TargetValues:
-    """The same probabilities with each distinct row stored once, without its trailing zeros.
-
-    Rows are kept in the order of their first state in ``off``'s C order, so the result is
-    the same bytes whatever the DP's thread count."""
-    import numpy as np
-
-    off, length, w, t_max = values.off, values.length, values.w, values.t_max
-    flat_off = off.ravel()
-    flat_len = length.ravel()
-    reachable = np.flatnonzero((flat_off >= 0) & (flat_len > 0))  # the full card stores nothing
-    starts, first = np.unique(flat_off[reachable], return_index=True)
-    order = np.argsort(first, kind="stable")  # rows in order of their first state
-    starts = starts[order]
-    lengths = flat_len[reachable][first[order]]
-    new_len = np.zeros(len(starts), dtype=np.int64)
-    for i, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
-        nz = np.flatnonzero(w[s : s + n])
-        new_len[i] = nz[-1] + 1 if len(nz) else 0
-    new_off = np.zeros(len(starts), dtype=np.int64)
-    new_off[1:] = np.cumsum(new_len)[:-1]
-    out_w = np.empty(int(new_len.sum()))
-    for s, o, n in zip(starts.tolist(), new_off.tolist(), new_len.tolist(), strict=True):
-        out_w[o : o + n] = w[s : s + n]
-    index = np.searchsorted(starts[np.argsort(starts)], flat_off[reachable])
-    by_start = np.argsort(starts)
-    mapped = by_start[index]
-    res_off = np.where(flat_off >= 0, 0, -1).astype(np.int64)
-    res_len = np.zeros(flat_len.shape, dtype=np.int64)
-    res_off[reachable] = new_off[mapped]
-    res_len[reachable] = new_len[mapped]
-    return TargetValues(out_w, res_off.reshape(off.shape), res_len.reshape(off.shape), t_max)
+    return TargetValues(out[:used], off, lead, length, t_max)
 
 
 # --- table files ----------------------------------------------------------------
-TARGET_FORMAT_VERSION = 1
+#: 2: float32 values, each row without its runs of 1.0 and 0, the index (mask, u, f, 3);
+#: 1 (float64 whole rows) is refused with the command that rebuilds it
+TARGET_FORMAT_VERSION = 2
 
 
 def target_paths(rules: RuleSet, tables_dir=None):
@@ -204,8 +231,9 @@ class TargetTable:
     """A loaded target table: ``probability(state, t)`` as :class:`TargetValues`, from files.
 
     ``w`` and ``index`` are numpy memmaps, or :class:`~solver.engine.tables.ValueFile` when loaded
-    with ``light=True`` (a single hint: no numpy).  ``index[mask, u, f]`` is ``(offset,
-    length)``.
+    with ``light=True`` (a single hint: no numpy).  ``index[mask, u, f]`` is ``(start, length,
+    lead)``: W = 1 for ``t <= lead``, ``w[start + t - lead - 1]`` for ``lead < t <= length``, 0
+    beyond (``t >= 1``).
     """
 
     rules: RuleSet
@@ -226,24 +254,29 @@ class TargetTable:
             raise UsageError(
                 f"the {self.rules.id} target table holds targets up to {self.t_max} points, not {t}"
             )
-        off, length = self.span(state)
+        off, lead, length = self.span(state)
+        if t <= lead:
+            return 1.0
         return self.stored(off, t) if t <= length else 0.0
 
-    def span(self, state: tuple[int, int, int]) -> tuple[int, int]:
-        """``(offset, length)`` of ``state``'s row of targets, checked against the values and
+    def span(self, state: tuple[int, int, int]) -> tuple[int, int, int]:
+        """``(off, lead, length)`` of ``state``'s row of targets (W = 1 for ``t <= lead``,
+        ``w[off + t - 1]`` up to ``length``, 0 beyond), checked against the values and
         ``t_max``: a damaged index is a :class:`TableError`, never an IndexError or a wrong 0
         (a table read without numpy, for one hint, is checked this way, entry by entry)."""
         mask, u, f = state
-        off, length = int(self.index[mask, u, f, 0]), int(self.index[mask, u, f, 1])
-        if not (0 <= length <= self.t_max and 0 <= off and off + length <= self.w.shape[0]):
+        start, length, lead = (int(self.index[mask, u, f, k]) for k in range(3))
+        if not (
+            0 <= lead <= length <= self.t_max and 0 <= start and start + length - lead <= self.w.shape[0]
+        ):
             raise self.damaged(
-                f"state {state} has the row (offset {off}, length {length}), outside the "
-                f"{self.w.shape[0]} values or longer than t_max {self.t_max}"
+                f"state {state} has the row (start {start}, length {length}, lead {lead}), outside "
+                f"the {self.w.shape[0]} values or longer than t_max {self.t_max}"
             )
-        return off, length
+        return start - lead, lead, length
 
     def stored(self, off: int, t: int) -> float:
-        """The probability of target ``t`` in the row at ``off`` (``1 <= t <=`` its length, see
+        """The probability of target ``t`` in the row at ``off`` (``lead < t <=`` its length, see
         :meth:`span`), checked to be one: a :class:`TableError` otherwise."""
         p = float(self.w[off + t - 1])
         if not 0.0 <= p <= 1.0:
@@ -263,9 +296,11 @@ class TargetTable:
         from . import dp
 
         index = np.asarray(self.index)
+        lead = np.ascontiguousarray(index[..., 2])
         return TargetValues(
-            dp.kernel_values(self.w),
-            np.ascontiguousarray(index[..., 0]),
+            dp.kernel_values(self.w, np.float32),
+            index[..., 0] - lead,
+            lead,
             np.ascontiguousarray(index[..., 1]),
             self.t_max,
         )
@@ -281,7 +316,9 @@ def rebuild_hint(rules: RuleSet, w_path) -> str:
 def _index_array(values: TargetValues) -> np.ndarray:
     import numpy as np
 
-    return np.stack([np.where(values.off >= 0, values.off, 0), values.length], axis=-1).astype(np.int64)
+    reachable = values.off >= 0
+    start = np.where(reachable, values.off + values.lead, 0)
+    return np.stack([start, values.length, values.lead], axis=-1).astype(np.int64)
 
 
 def save_target(
@@ -293,8 +330,8 @@ def save_target(
     cpu_seconds: float,
     peak_bytes: int,
     ev_play: dict | None = None,
-) -> TargetTable:
-    """Write a (compacted) target table and its manifest atomically; returns it loaded."""
+) -> None:
+    """Write a target table (float32 values, :func:`solve_target`) and its manifest atomically."""
     import json
     import time
 
@@ -304,6 +341,8 @@ def save_target(
     from .tables import package_version, sha256_file
 
     w_path, index_path, manifest_path = target_paths(rules, tables_dir)
+    if values.w.dtype != np.float32:
+        raise ValueError("a target table stores float32 values (solve_target without exact)")
     index = _index_array(values)
     for path, array in ((w_path, values.w), (index_path, index)):
         try:
@@ -316,7 +355,7 @@ def save_target(
         "kind": "target",
         "rules": rules.describe(),
         "t_max": values.t_max,
-        "layout": "W(state, t) = values[index[mask, u, f, 0] + t - 1] for 1 <= t <= index[mask, u, f, 1], else 0 (t >= 1)",
+        "layout": "W(state, t) = 1 for t <= index[mask, u, f, 2], values[index[mask, u, f, 0] + t - index[mask, u, f, 2] - 1] for t <= index[mask, u, f, 1], else 0 (t >= 1); float32, within 3e-8 of the float64 DP",
         "values_shape": list(values.w.shape),
         "index_shape": list(index.shape),
         "values_sha256": sha256_file(w_path),
@@ -337,19 +376,18 @@ def save_target(
         atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
     except OSError as exc:
         raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
-    return load_target(rules, tables_dir)
 
 
 #: what building the yahtzee target table (targets up to 500) takes, measured on a 2-core machine
-#: (``python -m solver tables build --target``): its size on disk (and in memory while it is
-#: built) and its CPU time; other rule sets scale by their number of states
-YAHTZEE_TARGET_BYTES = 1_117_167_008
-YAHTZEE_TARGET_CPU_SECONDS = 520.0
+#: (``benchmarks/bench_target.py``: the whole ``tables build --target`` command): its size on
+#: disk, its peak memory and its CPU time; other rule sets scale by their number of states
+YAHTZEE_TARGET_BYTES = 548_187_100
+YAHTZEE_TARGET_PEAK_BYTES = 1_390_000_000
+YAHTZEE_TARGET_CPU_SECONDS = 255.0
 
 
 def build_estimate(rules, threads: int | None = None) -> tuple[int, float]:
-    """``(bytes, seconds)``: about how big the target table of ``rules`` is (on disk, and in memory
-    while it is built) and how long its build takes on ``threads`` cores (default: all), scaled
+    """``(bytes, seconds)``: about how big the target table of ``rules`` is on disk and how long its build takes on ``threads`` cores (default: all), scaled
     from the yahtzee figures by the number of states, ``2**n_boxes * (upper_cap + 1) * n_flags``
     -- an upper bound for smaller cards (they reach fewer targets), within half for larger ones.
     Cheap: nothing is solved (an exact count costs half a minute for yahtzee)."""
@@ -366,7 +404,8 @@ def _states(rules: RuleSet) -> int:
 
 
 def build_estimate_text(rules, threads: int | None = None) -> str:
-    """:func:`build_estimate` in words: ``about 4 minutes on 2 cores and 1.0 GiB of disk and memory``."""
+    """:func:`build_estimate` in words: ``about 2 minutes on 2 cores and 523 MiB of disk (1.4 GiB
+    of memory while it builds)`` (the peak scaled as the size)."""
     from ..core.threads import resolve_threads
 
     size, seconds = build_estimate(rules, threads)
@@ -377,8 +416,13 @@ def build_estimate_text(rules, threads: int | None = None) -> str:
     else:
         when = f"about {round(seconds / 60):.0f} minutes"
     n = resolve_threads(threads)
-    amount = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{max(1, round(size / 2**20))} MiB"
-    return f"{when} on {n} core{'s' if n != 1 else ''} and {amount} of disk and memory"
+    peak = size * YAHTZEE_TARGET_PEAK_BYTES / YAHTZEE_TARGET_BYTES
+
+    def amount(b: float) -> str:
+        return f"{b / 2**30:.1f} GiB" if b >= 2**30 else f"{max(1, round(b / 2**20))} MiB"
+
+    cores = f"{n} core{'s' if n != 1 else ''}"
+    return f"{when} on {cores} and {amount(size)} of disk ({amount(peak)} of memory while it builds)"
 
 
 def get_target(
@@ -432,8 +476,14 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
     try:
         manifest = read_manifest(manifest_path)
         problems = []
-        if manifest.get("format_version") != TARGET_FORMAT_VERSION or manifest.get("kind") != "target":
+        if manifest.get("kind") != "target":
             problems.append(f"format {manifest.get('kind')!r} {manifest.get('format_version')!r}")
+        elif manifest.get("format_version") != TARGET_FORMAT_VERSION:
+            version = shown(manifest.get("format_version"))
+            raise TableError(
+                f"target table {w_path} has the old format {version} (this version reads format "
+                f"{TARGET_FORMAT_VERSION}: float32, half the size); {rebuild}"
+            )
         if manifest.get("rules") != rules.describe():
             problems.append("built for different rules")
         t_max = manifest.get("t_max")
@@ -453,8 +503,8 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
         if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
             raise
         raise TableError(f"target table {w_path} is unreadable ({exc}); {rebuild}") from None
-    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 2)
-    if (w.descr, w.fortran_order, list(w.shape)) != ("<f8", False, manifest.get("values_shape")) or (
+    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 3)
+    if (w.descr, w.fortran_order, list(w.shape)) != ("<f4", False, manifest.get("values_shape")) or (
         index.descr,
         index.fortran_order,
         index.shape,
@@ -465,12 +515,13 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
 
         w_array = np.asarray(w)
         index_array = np.asarray(index)
-        off, length = index_array[..., 0], index_array[..., 1]
+        start, length, lead = index_array[..., 0], index_array[..., 1], index_array[..., 2]
         if (
-            (off < 0).any()
-            or (length < 0).any()
+            (start < 0).any()
+            or (lead < 0).any()
+            or (length < lead).any()
             or (length > t_max).any()
-            or (off + length > len(w_array)).any()
+            or (start + length - lead > len(w_array)).any()
         ):
             raise TableError(f"target table {w_path} has an index out of range; {rebuild}")
         # every probability, once (the kernels read them unchecked); NaN fails both comparisons
@@ -492,11 +543,11 @@ def _check_empty_card(table: TargetTable) -> None:
     if not isinstance(ev_play, dict) or len(ev_play) != t_max:
         held = len(ev_play) if isinstance(ev_play, dict) else 0
         raise table.damaged(f"the manifest's t_max {t_max} does not match its {held} check values")
-    off, length = table.span((0, 0, 0))
+    off, lead, length = table.span((0, 0, 0))
     for t in range(1, t_max + 1):
         p_ev = ev_play.get(str(t))
-        best = table.stored(off, t) if t <= length else 0.0
-        if type(p_ev) not in (int, float) or not 0.0 <= p_ev <= best + 1e-9:
+        best = 1.0 if t <= lead else table.stored(off, t) if t <= length else 0.0
+        if type(p_ev) not in (int, float) or not 0.0 <= p_ev <= best + FLOAT32_SLACK:
             raise table.damaged(
                 f"P(>= {t}) from the empty card is {best!r}, expected-score play gets {shown(p_ev)}"
             )
@@ -516,26 +567,30 @@ def build_target(
     folder = target_paths(rules, tables_dir)[0].parent
     check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))
+    # what expected-score play reaches from the empty card, for ``value --target`` at once;
+    # first, so that its memory is given back before the DP's is taken (the peak is the larger)
+    from ..core.card import ScoreCard
+    from .distribution import score_distribution
+    from .tables import get_table
+
+    ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
+    dist = score_distribution(
+        ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads, points_at_most=t_max
+    )
+    ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
+    del dist, ev_table
     values, wall, cpu = timed_solve(
         rules,
         f"building {rules.id} target table",
         lambda tick: solve_target(rules, t_max, progress=tick, threads=threads),
         progress,
     )
-    small = compact(values)
-    del values
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    # what expected-score play reaches from the empty card, for ``value --target`` at once
-    from ..core.card import ScoreCard
-    from .distribution import score_distribution
-    from .tables import get_table
-
-    ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
-    dist = score_distribution(ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads)
-    ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
-    return save_target(
-        rules, small, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play
+    save_target(
+        rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play
     )
+    del values  # before the load checks every value (its pages are the file's, mapped)
+    return load_target(rules, tables_dir)
 
 
 def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None = None) -> list[str]:
@@ -570,7 +625,9 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
             expected = max(TargetTurnValues(rules.directed(d), state, table, t).value for d in ("down", "up"))
         else:
             expected = TargetTurnValues(rules, state, table, t).value
-        if not abs(stored - expected) <= 1e-12:
+        # both within 2**-25 of the float64 DP: the stored value and (Bellman's max and mean
+        # move no value further than the largest move of their inputs) the recomputed one
+        if not abs(stored - expected) <= FLOAT32_SLACK:
             bad.append((state, t, stored, expected))
     if bad:
         state, t, stored, expected = bad[0]

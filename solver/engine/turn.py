@@ -140,10 +140,10 @@ def mixed_win_value(table, state, need0: int, q, tie: float = 0.5, nmin: int | N
     :func:`solver.engine._kernels.mixed_win_value`, term by term)."""
     if nmin is None:
         nmin = need0
-    off, length = table.span(state)  # both checked: a damaged table is a TableError
+    off, lead, length = table.span(state)  # checked: a damaged table is a TableError
 
     def objective(need: int) -> float:
-        if need <= 0:
+        if need <= lead:
             return 1.0
         if need > length:
             return 0.0

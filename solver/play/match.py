@@ -218,7 +218,7 @@ def _win_turn(
     of their lanes ``(mask, u, f, spread, need)``.  Returns the games and their ids, reordered."""
     nb = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
-    w, w_off, w_len = target.w, target.off, target.length
+    w, w_off, w_lead, w_len = target.w, target.off, target.lead, target.length
     qs, qlen, half = spreads
     kq = opp_open[ids]
     totals = game_totals_of(state, ra, nb)
@@ -226,7 +226,7 @@ def _win_turn(
     nmin = opp_total[ids] - totals
     mask, u, f = lane_states(state, nb, cap, n_flags)
     p = np.empty(len(state))
-    K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_len, p)
+    K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_lead, w_len, p)
     filled = np.zeros(len(mask), dtype=np.int64)
     for b in range(nb):
         filled += (mask >> b) & 1
@@ -264,13 +264,13 @@ def _win_turn(
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
                 a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_min, lane_k, qs, qlen, tie,
-                w, w_off, w_len, ra, e0_all, e1_all,
+                w, w_off, w_lead, w_len, ra, e0_all, e1_all,
             )  # fmt: skip
 
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_mixed_win_games(
                 a, b, l0, pos_lane, game_need, game_min, game_k, qs, qlen, games, game_ids, seed_mixed, 0,
-                e0_all, e1_all, w, w_off, w_len, tie, TIE_TOLERANCE, ra,
+                e0_all, e1_all, w, w_off, w_lead, w_len, tie, TIE_TOLERANCE, ra,
             )  # fmt: skip
 
         run_lane_batches(workers, group_lane, game_start, tables, play)
