@@ -198,7 +198,13 @@ def test_the_full_yahtzee_game(tables_dir):
     assert 0.6 < dist.upper_bonus < 0.75 and 55 < dist.sd < 65
 
 
-@pytest.mark.parametrize("spec, card", [("yatzy", ""), ("yahtzee", "ones=3,sixes=24,yahtzee=50")])
+@pytest.mark.parametrize(
+    "spec, card",
+    [
+        pytest.param("yatzy", "", marks=pytest.mark.slow),  # the whole game twice: 40 s
+        ("yahtzee", "ones=3,sixes=24,yahtzee=50"),
+    ],
+)
 def test_points_at_most_keeps_every_p_at_least_up_to_it(tables_dir, spec, card):
     """The target build's check values: scores above T counted at T change no P(final >= t), t <= T."""
     parsed = ScoreCard.parse(card, spec)
