@@ -323,7 +323,7 @@ def test_target_policy_distribution(tmp_path, capsys):
 
     from solver.advice.advisor import Advisor, TargetAdvisor
     from solver.engine.distribution import target_distribution
-    from solver.engine.target import build_target, load_target
+    from solver.engine.target import FLOAT32_SLACK, build_target, load_target
     from solver.play.simulate import simulate
 
     build_target(LOWER, tmp_path, t_max=200, progress=False)
@@ -332,7 +332,8 @@ def test_target_policy_distribution(tmp_path, capsys):
     empty = ScoreCard.empty(LOWER)
     dist = target_distribution(empty, values, table.arrays(), 100)
     assert abs(dist.total_probability - 1.0) <= 1e-12
-    assert abs(dist.p_at_least(100) - table.probability((0, 0, 0), 100)) <= 1e-9
+    # the stored table is float32 (within 1e-7 of the float64 DP); the push runs in float64
+    assert abs(dist.p_at_least(100) - table.probability((0, 0, 0), 100)) <= FLOAT32_SLACK
     games = simulate(LOWER, "target:100", 20_000, seed=3, tables_dir=tmp_path).scores
     assert abs(games.mean() - dist.mean) < 4 * games.std() / np.sqrt(len(games))
     # a turn under way: the best option's probability
@@ -340,7 +341,7 @@ def test_target_policy_distribution(tmp_path, capsys):
     position = Position.parse(card, "33456", 1, LOWER)
     best = TargetAdvisor(Advisor(get_table(LOWER, tmp_path)), table).advise(position, 100).options[0]
     mid = target_distribution(card, values, table.arrays(), 100, roll=position.dice.index, rolls_left=1)
-    assert abs(mid.p_at_least(100) - best.p_target) <= 1e-9
+    assert abs(mid.p_at_least(100) - best.p_target) <= FLOAT32_SLACK
     code, out, err = run(capsys, "distribution", "--rules", LOWER, "--policy", "target:100", "--json",
                          "--tables", str(tmp_path))  # fmt: skip
     assert code == 0, err
