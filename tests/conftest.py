@@ -145,6 +145,20 @@ def server(tables):
         yield base, service
 
 
+@pytest.fixture(scope="module")
+def site(tables, tmp_path_factory):
+    """A real web server for the module on a data folder of the module's own: ``(base URL, data
+    folder)`` (the browser tests read what the pages saved)."""
+    from webserver import serve
+
+    from solver.web.app import create_app
+    from solver.web.service import Service
+
+    data = tmp_path_factory.mktemp("webdata")
+    with serve(create_app(service=Service(tables, data, progress=False))) as base:
+        yield base, data
+
+
 @pytest.fixture
 def client(server, data):
     """A client of the module's server, which keeps this test's games in ``data``."""

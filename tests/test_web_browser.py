@@ -21,15 +21,6 @@ from solver.web.app import create_app  # noqa: E402
 from solver.web.service import Service  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def site(tables_dir, tmp_path_factory):
-    tables_dir.table("yahtzee")
-    data = tmp_path_factory.mktemp("webdata")
-    service = Service(str(tables_dir), data, progress=False)
-    with serve(create_app(service=service)) as base:
-        yield base, data
-
-
 def test_advisor_query(browser, site, tables_dir):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

@@ -11,26 +11,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_web_browser import open_page, preview_of, wait
-from webserver import Client, need_web, serve
+from test_web_browser import preview_of
+from webserver import Client, need_web, open_page, shot, wait
 
 need_web()
 pytestmark = pytest.mark.browser
 
-from solver.web.app import create_app  # noqa: E402
-from solver.web.service import Service  # noqa: E402
 
 DESKTOP = (1280, 800)
 PHONE = (390, 844)
-
-
-@pytest.fixture(scope="module")
-def site(tables_dir, tmp_path_factory):
-    tables_dir.table("yahtzee")
-    data = tmp_path_factory.mktemp("playdata")
-    service = Service(str(tables_dir), data, progress=False)
-    with serve(create_app(service=service)) as base:
-        yield base, data
 
 
 def viewport(d, size, phone: bool = False) -> None:
@@ -72,16 +61,6 @@ def start(d, base: str, mode: str, **fields) -> None:
     wait(lambda: state_of(d) == "r1-3", f"the {mode} game")
 
 
-def shot(d, name: str) -> None:
-    import os
-    from pathlib import Path
-
-    folder = os.environ.get("YAHTZEE_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        d.save_screenshot(str(Path(folder) / name))
-
-
 @pytest.mark.parametrize("size, phone", [(DESKTOP, False), (PHONE, True)], ids=["desktop", "phone"])
 def test_dice_open_boxes_and_the_hint_on_one_screen(browser, site, size, phone):
     """At 1280x800 and on a 390x844 phone, after a roll and a hint, the dice, every open box and
@@ -107,7 +86,7 @@ def test_dice_open_boxes_and_the_hint_on_one_screen(browser, site, size, phone):
             rect = d.execute_script("return arguments[0].getBoundingClientRect().toJSON()", element)
             assert rect["top"] >= 0 and rect["bottom"] <= height, (element.get_attribute("id"), rect, height)
         assert d.execute_script("return scrollY") == 0
-        shot(d, "play-phone.png" if phone else "play.png")
+        shot(d, "play-phone.png" if phone else "play.png", *size)
     finally:
         d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 

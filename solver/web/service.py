@@ -504,7 +504,6 @@ class Service:
         from ..play.game import Game, Player
         from ..play.records import new_game_path
         from ..play.session import (
-            HUMAN,
             bots_rng,
             earlier_play,
             levels,
@@ -916,7 +915,6 @@ class Service:
     def _judge(self, web: WebGame, decisions) -> None:
         """The coach, once switched on (``POST .../coach``): each decision beside the best
         (``yahtzee play --coach``'s judgement)."""
-        from ..core.card import box_label
         from ..play.review import describe, judge
 
         if not web.game.info.get("coach"):

@@ -306,10 +306,16 @@
     return out.sort();
   }
 
+  /** The box an option scores (``fours@3`` on the triple card; a keep of all five: the box stopping
+   * implies), or null for a keep that rolls again. */
+  function boxOf(o) {
+    if (o.keep === undefined) return o.column !== undefined ? `${o.category}@${o.column}` : o.category;
+    return o.keep.length === 5 && o.stop_and_score ? o.stop_and_score.category : null;
+  }
+
   /** The hint's option played: a box scored, or the keep held and the rest rolled (typed on real dice). */
   async function doOption(o) {
-    const box = o.keep === undefined ? (o.column !== undefined ? `${o.category}@${o.column}` : o.category) :
-      o.keep.length === 5 && o.stop_and_score ? o.stop_and_score.category : null;
+    const box = boxOf(o);
     if (box !== null) {
       confirming = null;
       await move("score", {box});
@@ -340,9 +346,7 @@
     }
     box.append(list);
     const best = answer.options[0];
-    advice = {version: game.version,
-      box: best.keep === undefined ? (best.column !== undefined ? `${best.category}@${best.column}` : best.category) :
-        best.keep.length === 5 && best.stop_and_score ? best.stop_and_score.category : null,
+    advice = {version: game.version, box: boxOf(best),
       hold: best.keep !== undefined && best.keep.length < 5 ? positionsOf(best.keep) : null};
     renderDice(game);
     renderCard(game);
