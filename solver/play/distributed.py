@@ -86,9 +86,15 @@ def simulate_parallel(
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
     count = min(MAX_PIECES, pieces if pieces is not None else 4 * n_workers)
     ranges = split_games(games, game0, count)
-    if regret or bot.strip().lower() == "optimal":  # the table first, once, not by every worker
-        from ..engine.tables import get_table
+    # the bot made here once, so that the tables it plays by (a value or target table) are built
+    # here, once, not by every worker at the same time; a bot program is not started by this
+    from ..engine.tables import get_table
+    from .bots import get_bot
 
+    made = get_bot(bot, rules, tables_dir, build_if_missing=True, progress=False)
+    if callable(getattr(made, "close", None)):
+        made.close()
+    if regret:
         get_table(rules, tables_dir, build_if_missing=True, progress=False)
     options = {
         "tables_dir": None if tables_dir is None else os.fspath(tables_dir),
@@ -104,8 +110,6 @@ def simulate_parallel(
         done = _run_local(n_workers, args, progress)
     merged = merge_results(done)
     if merged.regret is not None:
-        from ..engine.tables import get_table
-
         merged.regret.table = get_table(rules, tables_dir, build_if_missing=False, progress=False)
     return merged
 
