@@ -966,6 +966,26 @@ def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, e
                 succ_all[c, row] = succ[c, j]
 
 
+@njit(cache=True, inline="always")
+def _grade_keeps(i, e0, e1, moves, subkeeps, n_subkeeps, roll_offset, graded):
+    """Columns 0, 1, 3, 4 of row ``i`` of ``graded`` (:func:`grade_games`) from the turn's keep
+    tables ``e0``/``e1`` (any objective), column 2 and 5 set to 0; returns the keep made with
+    one roll left (-1: the turn stopped before)."""
+    keep1, keep2 = np.int64(moves[i, MOVE_KEEP1]), np.int64(moves[i, MOVE_KEEP2])
+    first = _best_of(e1, np.int64(moves[i, MOVE_ROLL1]) - roll_offset, subkeeps, n_subkeeps)
+    graded[i, 0] = first - e1[keep1]
+    graded[i, 1] = 0.0
+    graded[i, 2] = 0.0
+    graded[i, 3] = first
+    graded[i, 4] = 0.0
+    graded[i, 5] = 0.0
+    if keep2 >= 0:
+        second = _best_of(e0, np.int64(moves[i, MOVE_ROLL2]) - roll_offset, subkeeps, n_subkeeps)
+        graded[i, 1] = second - e0[keep2]
+        graded[i, 4] = second - e1[keep1]
+    return keep2
+
+
 @njit(cache=True, nogil=True)
 def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, graded):
     """Each decision's loss in the recorded turns ``j0 .. j1`` against the tables of
@@ -993,18 +1013,8 @@ def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ
     roll_offset = ra.add_die.shape[0] - score.shape[0]
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
-        e0, e1 = e0_all[lane], e1_all[lane]
-        keep1, keep2 = np.int64(moves[i, MOVE_KEEP1]), np.int64(moves[i, MOVE_KEEP2])
-        first = _best_of(e1, np.int64(moves[i, MOVE_ROLL1]) - roll_offset, subkeeps, n_subkeeps)
-        graded[i, 0] = first - e1[keep1]
-        graded[i, 1] = 0.0
-        graded[i, 3] = first
-        graded[i, 4] = 0.0
-        graded[i, 5] = 0.0
-        if keep2 >= 0:
-            second = _best_of(e0, np.int64(moves[i, MOVE_ROLL2]) - roll_offset, subkeeps, n_subkeeps)
-            graded[i, 1] = second - e0[keep2]
-            graded[i, 4] = second - e1[keep1]
+        e0 = e0_all[lane]
+        keep2 = _grade_keeps(i, e0, e1_all[lane], moves, subkeeps, n_subkeeps, roll_offset, graded)
         r = np.int64(moves[i, MOVE_FINAL]) - roll_offset
         taken = np.int64(moves[i, MOVE_BOX])
         mask = masks[i]
@@ -1910,13 +1920,28 @@ def mixed_win_value(w, off, lead, length, need0, nmin, q, qn, tie):
 
 
 @njit(cache=True, inline="always")
+def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, ra):
+    """:func:`mixed_win_value` of scoring roll ``r`` in box ``b`` from state ``(mask, u, f)``
+    (``extra``: the roll's five-of-a-kind bonus)."""
+    s = placement_score(r, b, use_joker, ra.score, ra.joker_score)
+    points, u2, f2 = step(
+        u, f, s, ra.box_face[b], ra.flag_rows[b] == 1, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    )
+    nxt = mask | (1 << b)
+    return mixed_win_value(
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
+        q, qn, tie,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
 def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, tol, ra):
     """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
     (ties within ``tol``: the first in card order)."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    five_kind, roll_face = ra.five_kind, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    cap = ra.upper_cap
     nb = box_face.shape[0]
     mask = np.int64(games[i, nb + COL_MASK])
     u = min(np.int64(games[i, nb + COL_UPPER]), cap)
@@ -1930,13 +1955,9 @@ def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, 
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-            nxt = mask | (1 << b)
-            v = mixed_win_value(
-                w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
-                q, qn, tie,
-            )  # fmt: skip
+            v = _win_box_value(
+                mask, u, f, r, b, use_joker, extra, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, ra
+            )
             if sweep == 0:
                 best = max(best, v)
             elif v >= best - tol:
@@ -2018,27 +2039,76 @@ def mixed_win_group_tables(
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
     j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
-    w, w_off, w_lead, w_len, tie, tol, ra,
+    w, w_off, w_lead, w_len, tie, tol, ra, moves,
 ):  # fmt: skip
     """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
     (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
-    legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first)."""
+    legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
+    ``moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
-    no_moves = np.empty((0, N_MOVES), dtype=np.int16)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
             base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
-            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, no_moves, i,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i,
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
+        mask = np.int64(games[i, nb + COL_MASK])
         _score_best_win_box(
             games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
             w, w_off, w_lead, w_len, tol, ra,
         )  # fmt: skip
+        _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
+
+
+@njit(cache=True, nogil=True)
+def grade_win_games(
+    j0, j1, l0, pos_lane, masks, lane_u, lane_f, lane_need, moves, e0_all, e1_all, w, w_off, w_lead, w_len,
+    tie, ra, graded,
+):  # fmt: skip
+    """Each decision's loss in the recorded turns ``j0 .. j1`` for the win objective against a
+    known best opponent final (lane ``pos_lane[j]`` of :func:`mixed_win_group_tables` with the
+    spread ``[1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
+    grades for expected score: ``graded`` (n, 6) float64 in P(win) + tie x P(tie) -- the losses
+    of the two keeps and the box, the first roll's value, the luck of the second and third
+    roll."""
+    subkeeps, n_subkeeps = ra.subkeeps, ra.n_subkeeps
+    box_face, roll_face, rows_mask, joker_mode, order = (
+        ra.box_face,
+        ra.roll_face,
+        ra.rows_mask,
+        ra.joker_mode,
+        ra.order,
+    )
+    roll_offset = ra.add_die.shape[0] - ra.score.shape[0]
+    one = np.ones(1)
+    for i in range(j0, j1):
+        lane = pos_lane[i]
+        e0 = e0_all[lane - l0]
+        keep2 = _grade_keeps(i, e0, e1_all[lane - l0], moves, subkeeps, n_subkeeps, roll_offset, graded)
+        r = np.int64(moves[i, MOVE_FINAL]) - roll_offset
+        taken = np.int64(moves[i, MOVE_BOX])
+        mask, u, f, need = masks[i], lane_u[lane], lane_f[lane], lane_need[lane]
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, ra.bonus)
+        best = NEG_INF
+        chosen = NEG_INF  # (a box that is not legal loses everything: never recorded)
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            v = _win_box_value(
+                mask, u, f, r, b, use_joker, extra, need, need, one, 1, tie, w, w_off, w_lead, w_len, ra
+            )
+            best = max(best, v)
+            if b == taken:
+                chosen = v
+        graded[i, 2] = best - chosen
+        if keep2 >= 0 and keep2 != np.int64(moves[i, MOVE_ROLL2]):  # rolled a third time
+            graded[i, 5] = best - e0[keep2]
 
 
 @njit(cache=True, nogil=True)

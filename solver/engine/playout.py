@@ -118,7 +118,9 @@ class Grader:
     any other bot shows it by its first box, so its first turn is graded with both ends open.
 
     The turn functions (:func:`table_turn`, :func:`target_turn`) leave the last turn's
-    ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order.
+    ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order;
+    with ``values`` None they only record the moves (``graded`` None): what a match grades
+    by another objective (:class:`WinGrader`).
     """
 
     def __init__(self, K, workers, rules: RuleSet, values: np.ndarray):
@@ -208,6 +210,80 @@ class Grader:
         loss[j0:j1, 3] -= self.values[masks[j0:j1], lane_u[lane], lane_f[lane]]
 
 
+class WinGrader:
+    """Grades recorded turns for the win objective against a known best opponent final ``B``:
+    each decision's loss in P(win) + ``tie`` x P(tie), from the target arrays ``target``
+    (:class:`~solver.engine.target.TargetValues`) as the win bot values a turn
+    (:func:`solver.engine._kernels.mixed_win_group_tables` with the spread ``[1]``).
+
+    Exact where the turn is the player's last and ``B`` is known (every opponent has finished:
+    the last seat's last turn): each option is then worth what it wins.  On an earlier turn the
+    value of ``B`` mixes two targets each played for separately -- an upper bound, not what one
+    strategy gets -- so a match grades the last turns only (:func:`solver.play.match.play_match`).
+    """
+
+    def __init__(self, K, workers, rules: RuleSet, target, tie: float):
+        from .dp import rule_arrays
+
+        self.K, self.workers, self.rules, self.target, self.tie = K, workers, rules, target, float(tie)
+        self.ra = rule_arrays(rules)
+
+    def grade(self, mask, u, f, need, moves) -> np.ndarray:
+        """(n, 6) the grades of recorded turns (``moves``, :class:`Grader`) from states ``(mask, u,
+        f)`` ((n,) int64 each, ``u`` capped) with ``need`` (n,) = ``B`` minus the card's total: the
+        losses of the two keeps and the box, then the luck of the three rolls (the first roll's
+        value minus the state's, each later roll's value minus the keep's), so that each turn's
+        outcome (1 won, ``tie`` tied, 0 lost when it ends the game) is the state's value minus the
+        losses plus the luck."""
+        K, t = self.K, self.target
+        n = len(mask)
+        cap, n_flags = t.off.shape[1] - 1, t.off.shape[2]
+        graded = np.empty((n, 6))
+        if n == 0:
+            return graded
+        need = np.asarray(need, dtype=np.int64)
+        lo = int(need.min())
+        span = int(need.max()) - lo + 1
+        key = ((mask * (cap + 1) + u) * n_flags + f) * span + (need - lo)
+        lanes, pos_lane = np.unique(key, return_inverse=True)
+        pos_lane = pos_lane.reshape(-1)
+        order = np.argsort(pos_lane, kind="stable")
+        pos_lane = pos_lane[order].astype(np.int64)
+        masks = np.ascontiguousarray(mask[order], dtype=np.int64)
+        rows = np.ascontiguousarray(moves[order])
+        lane_need = (lanes % span + lo).astype(np.int64)
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(
+            lanes // span, n_flags, cap, pos_lane
+        )
+        lane_k = np.zeros(len(lanes), dtype=np.int64)  # every lane: the known final, spread [1]
+        qs, qlen = np.ones((1, 1)), np.ones(1, dtype=np.int64)
+        w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
+
+        def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.mixed_win_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_need, lane_k, qs, qlen, tie,
+                w, off, lead, length, ra, e0_all, e1_all,
+            )  # fmt: skip
+
+        def grade(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.grade_win_games(
+                a, b, l0, pos_lane, masks, lane_u, lane_f, lane_need, rows, e0_all, e1_all, w, off, lead, length,
+                tie, ra, graded,
+            )  # fmt: skip
+
+        run_lane_batches(self.workers, group_lane, game_start, tables, grade)
+        start = np.empty(n)  # the first roll's luck: its value minus the state's
+        game_need = lane_need[pos_lane]
+        K.mixed_start_values(
+            masks, lane_u[pos_lane], lane_f[pos_lane], game_need, game_need, lane_k[pos_lane], qs, qlen, tie,
+            w, off, lead, length, start,
+        )  # fmt: skip
+        graded[:, 3] -= start
+        out = np.empty_like(graded)
+        out[order] = graded
+        return out
+
+
 def table_turn(
     K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra, grader: Grader | None = None
 ) -> None:
@@ -225,6 +301,9 @@ def table_turn(
     moves = np.empty((0, K.N_MOVES), dtype=np.int16)
     if grader is not None:
         moves = grader.moves = grader.new_moves(len(state))
+        grader.graded = None
+    grading = grader is not None and grader.values is not None
+    if grading:
         grader.graded = np.empty((len(state), 6))
         masks = spare[:, nb + K.COL_MASK].astype(np.int64)  # before the turn
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
@@ -246,7 +325,7 @@ def table_turn(
         games = (int(group_start[g0]), int(group_start[g1]))
         workers.run(fill, g0, g1)
         workers.run(play, *games)
-        if grader is not None:
+        if grading:
             grader.grade_batch(
                 None if own else grader.values, ra, (g0, g1, l0), (lane_mask, lane_u, lane_f, group_lane),
                 games, pos_lane, masks, moves, grade_tables, grader.graded,
@@ -315,9 +394,11 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         if grader is not None:  # graded for expected score, from the states before the turn
             sel = tg[order]
             parts_moves.append(moves)
-            parts_loss.append(grader.grade_rows(ra, mask[sel], u[sel], f[sel], moves))
+            if grader.values is not None:
+                parts_loss.append(grader.grade_rows(ra, mask[sel], u[sel], f[sel], moves))
     if grader is not None:
-        grader.moves, grader.graded = np.concatenate(parts_moves), np.concatenate(parts_loss)
+        grader.moves = np.concatenate(parts_moves)
+        grader.graded = np.concatenate(parts_loss) if grader.values is not None else None
     return np.concatenate(parts_state), np.concatenate(parts_ids)
 
 

@@ -233,44 +233,60 @@ def worst_positions(result: SimulationResult) -> list[dict]:
     ``turn`` (1-based), ``loss`` (points), the option ``played`` and the ``best`` one (each
     as ``hint --json`` shows an option, from :class:`~solver.advice.advisor.Advisor`)."""
     from ..advice.advisor import Advisor
-    from ..core.position import Position
 
     r = result.regret
     if r is None or r.table is None:
         raise UsageError("this simulation did not grade the decisions (simulate(..., regret=True))")
     rules, w = result.rules, r.worst
-    names = rules.box_names
     advisor = Advisor(r.table)
     out = []
     for k in range(len(w["loss"])):
-        moves = [int(m) for m in w["moves"][k]]
-        box = moves[5]  # the columns of _kernels.MOVE_ROLL1 .. MOVE_BOX
-        final = Dice(D.KEEPS[moves[4]])
-        # the card before that turn: the box it filled open again, its bonus (if any) undone
-        scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(w["scores"][k]))
-        bonus = any(p.bonus for p in ScoreCard(rules, scores).placements(final) if p.box == names[box])
-        card = ScoreCard(rules, scores, int(w["bonuses"][k]) - int(bonus))
-        stage = int(w["stage"][k])
-        if stage == 2:
-            position, played = Position(card, final, 0), {"category": names[box]}
-        else:
-            dice = Dice(D.KEEPS[moves[2 * stage]])
-            position, played = Position(card, dice, 2 - stage), {"keep": D.KEEPS[moves[2 * stage + 1]]}
+        position, played = worst_position(rules, w, k)
         advice = advisor.advise(position)
         out.append(
-            {
-                "rules": rules.id,
-                "card": str(card),
-                "dice": str(position.dice),
-                "rolls_left": position.rolls_left,
-                "game": result.game0 + int(w["game"][k]),
-                "turn": int(w["turn"][k]) + 1,
-                "loss": round(float(w["loss"][k]), 9),
-                "played": advice.option_for(**played).to_json(),
-                "best": advice.best.to_json(),
-            }
+            worst_line(position, w, k, result.game0 + int(w["game"][k]))
+            | {"played": advice.option_for(**played).to_json(), "best": advice.best.to_json()}
         )
     return out
+
+
+def worst_position(rules: RuleSet, w: dict, k: int):
+    """``(position, played)``: the position of worst decision ``k`` of ``w``
+    (:meth:`~solver.engine.playout.RegretRecorder.worst_decisions`) and the option played there
+    (``keep=`` or ``category=``, as :meth:`~solver.advice.advisor.Advice.option_for` takes it)."""
+    from ..core.position import Position
+
+    moves = [int(m) for m in w["moves"][k]]
+    card = card_before_turn(rules, w["scores"][k], int(w["bonuses"][k]), moves)
+    stage = int(w["stage"][k])
+    if stage == 2:
+        return Position(card, Dice(D.KEEPS[moves[4]]), 0), {"category": rules.box_names[moves[5]]}
+    dice = Dice(D.KEEPS[moves[2 * stage]])
+    return Position(card, dice, 2 - stage), {"keep": D.KEEPS[moves[2 * stage + 1]]}
+
+
+def card_before_turn(rules: RuleSet, scores_after, bonuses_after: int, moves) -> ScoreCard:
+    """The card before a recorded turn (``moves``, a row of ``N_MOVES`` ints: the columns of
+    ``_kernels.MOVE_ROLL1 .. MOVE_BOX``) from the one after it (box scores, -1 open, and
+    five-of-a-kind bonuses): the box it filled open again, its bonus (if any) undone."""
+    box, final = int(moves[5]), Dice(D.KEEPS[int(moves[4])])
+    scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(scores_after))
+    bonus = any(p.bonus for p in ScoreCard(rules, scores).placements(final) if p.box == rules.box_names[box])
+    return ScoreCard(rules, scores, int(bonuses_after) - int(bonus))
+
+
+def worst_line(position, w: dict, k: int, game: int) -> dict:
+    """The fields of worst decision ``k`` that ``hint --batch`` reads (``rules``, ``card``,
+    ``dice``, ``rolls_left``), then ``game``, ``turn`` (1-based) and ``loss``."""
+    return {
+        "rules": position.rules.id,
+        "card": str(position.card),
+        "dice": str(position.dice),
+        "rolls_left": position.rolls_left,
+        "game": game,
+        "turn": int(w["turn"][k]) + 1,
+        "loss": round(float(w["loss"][k]), 9),
+    }
 
 
 def strength_gap(result: SimulationResult, optimal: SimulationResult) -> dict:
