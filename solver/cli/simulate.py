@@ -277,7 +277,7 @@ def run_simulate(args) -> int:
         if not graded and args.regret is None:  # not asked either way, and the table is missing
             print(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
     if worst_lines is not None:
-        _write_worst(args, worst_lines)
+        write_worst(args, worst_lines)
     if args.hist:
         _write_histogram(args, results)
     return 0
@@ -350,8 +350,9 @@ def regret_lines(result, gap, per_line: int = 4) -> list[str]:
 AGREE_Z = 3.0  # the loss and the score difference agree within this many standard errors
 
 
-def _write_worst(args, lines: list[dict]) -> None:
-    """``--worst``: the costliest decisions as JSON lines, once the report is on stdout."""
+def write_worst(args, lines: list[dict], advice: str | None = None) -> None:
+    """``--worst``: the costliest decisions as JSON lines, once the report is on stdout (then, but
+    for ``--json``, where they went and ``advice``: how to see their advice)."""
     import sys
 
     from ..core.errors import SolverError
@@ -365,7 +366,7 @@ def _write_worst(args, lines: list[dict]) -> None:
         raise SolverError(f"cannot write --worst {args.worst!r}: {exc.strerror or exc}") from None
     if not args.json:
         print(f"{len(lines)} costliest decisions written to {args.worst}")
-        print(f"  (their advice: yahtzee hint --batch {args.worst})")
+        print(advice or f"  (their advice: yahtzee hint --batch {args.worst})")
 
 
 def _stats_json(result) -> dict:

@@ -2065,6 +2065,19 @@ def play_mixed_win_games(
 
 
 @njit(cache=True, nogil=True)
+def turn_start_values(i0, i1, l0, e1_all, ra, out):
+    """``out[lane] = sum_r P(r) R2(r)`` for lanes ``i0 .. i1`` (rows ``lane - l0`` of ``e1_all``):
+    the value of a turn's start from its own keep tables, whatever the objective."""
+    subkeeps, n_subkeeps, roll_prob = ra.subkeeps, ra.n_subkeeps, ra.roll_prob
+    for lane in range(i0, i1):
+        e1 = e1_all[lane - l0]
+        acc = 0.0
+        for r in range(roll_prob.shape[0]):
+            acc += roll_prob[r] * _best_of(e1, r, subkeeps, n_subkeeps)
+        out[lane] = acc
+
+
+@njit(cache=True, nogil=True)
 def grade_win_games(
     j0, j1, l0, pos_lane, masks, lane_u, lane_f, lane_need, moves, e0_all, e1_all, w, w_off, w_lead, w_len,
     tie, ra, graded,

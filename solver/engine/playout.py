@@ -217,9 +217,11 @@ class WinGrader:
     (:func:`solver.engine._kernels.mixed_win_group_tables` with the spread ``[1]``).
 
     Exact where the turn is the player's last and ``B`` is known (every opponent has finished:
-    the last seat's last turn): each option is then worth what it wins.  On an earlier turn the
-    value of ``B`` mixes two targets each played for separately -- an upper bound, not what one
-    strategy gets -- so a match grades the last turns only (:func:`solver.play.match.play_match`).
+    the last seat's last turn): each option is then worth what it wins, and the turn's tables
+    are built from that.  Before, the value of a state for ``B`` would mix two targets
+    (``W(B - total)`` and ``W(B - total + 1)``) each played for separately -- an upper bound, not
+    what one strategy gets -- so a match grades the last turns only
+    (:func:`solver.play.match.play_match`).
     """
 
     def __init__(self, K, workers, rules: RuleSet, target, tie: float):
@@ -259,11 +261,14 @@ class WinGrader:
         qs, qlen = np.ones((1, 1)), np.ones(1, dtype=np.int64)
         w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
 
+        start = np.empty(len(lanes))  # each lane's value at the start of the turn
+
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
                 a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_need, lane_k, qs, qlen, tie,
                 w, off, lead, length, ra, e0_all, e1_all,
             )  # fmt: skip
+            K.turn_start_values(int(group_lane[a]), int(group_lane[b]), l0, e1_all, ra, start)
 
         def grade(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.grade_win_games(
@@ -272,13 +277,9 @@ class WinGrader:
             )  # fmt: skip
 
         run_lane_batches(self.workers, group_lane, game_start, tables, grade)
-        start = np.empty(n)  # the first roll's luck: its value minus the state's
-        game_need = lane_need[pos_lane]
-        K.mixed_start_values(
-            masks, lane_u[pos_lane], lane_f[pos_lane], game_need, game_need, lane_k[pos_lane], qs, qlen, tie,
-            w, off, lead, length, start,
-        )  # fmt: skip
-        graded[:, 3] -= start
+        # the first roll's luck: its value minus the state's -- from the turn's own tables: the
+        # table's row would mix two targets each played for separately (an upper bound)
+        graded[:, 3] -= start[pos_lane]
         out = np.empty_like(graded)
         out[order] = graded
         return out
