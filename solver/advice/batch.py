@@ -195,7 +195,8 @@ class BatchAdvisor:
         local = (lane_of.reshape(-1) - group_lane_of)[:, None]
         stage = (rolls_left[order] - 1)[:, None]
         keeps = _RAW_KEEPS[roll[order]]
-        evaluate = self._kernel_evaluator() if len(lanes) >= self.python_states else self._python_evaluator
+        kernels = len(lanes) >= self.python_states
+        evaluate = self._kernel_evaluator() if kernels else self._python_evaluator
         ev = np.empty((len(order), _MAX_KEEPS))
         for g in range(len(group_lane) - 1):
             a, b = group_lane[g], group_lane[g + 1]
@@ -207,12 +208,20 @@ class BatchAdvisor:
         raw_ev[order] = ev
         raw_keeps = _RAW_KEEPS[roll]
         raw_ev[~_RAW_VALID[roll]] = -np.inf
+        n = D.N_SUBKEEPS[roll] - int(
+            self.rules.all_rolls
+        )  # all-rolls: stopping (ranked last, -inf) is no option
+        if kernels:  # the same order as the stable argsort below, a third of its time
+            from ..engine import _kernels
+
+            ranked_ev, ranked_keeps = np.empty_like(raw_ev), np.empty(raw_keeps.shape, dtype=np.int16)
+            _kernels.rank_rows(raw_ev, raw_keeps.astype(np.int16), ranked_ev, ranked_keeps)
+            return ranked_ev, ranked_keeps, n
         rank = np.argsort(-raw_ev, axis=1, kind="stable")
         return (
             np.take_along_axis(raw_ev, rank, axis=1),
             np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
-            D.N_SUBKEEPS[roll]
-            - int(self.rules.all_rolls),  # all-rolls: stopping (ranked last, -inf) is no option
+            n,
         )
 
     def _turn_rules(self, mask: int) -> RuleSet:

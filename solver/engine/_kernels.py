@@ -919,6 +919,25 @@ def play_table_games(
                 break
 
 
+@njit(cache=True, nogil=True)
+def rank_rows(ev, labels, out_ev, out_labels):
+    """Each row of ``ev`` (n, k) sorted from the largest value down, equal values in their order
+    (what ``np.argsort(-ev, axis=1, kind="stable")`` gives, ``-inf`` last), ``labels`` (n, k)
+    carried along: into ``out_ev`` / ``out_labels``.  An insertion sort: rows are short (at most
+    32 keeps) and mostly ranked already by their keeps' order."""
+    n, k = ev.shape
+    for i in range(n):
+        for j in range(k):
+            v, label = ev[i, j], labels[i, j]
+            m = j
+            while m > 0 and out_ev[i, m - 1] < v:
+                out_ev[i, m] = out_ev[i, m - 1]
+                out_labels[i, m] = out_labels[i, m - 1]
+                m -= 1
+            out_ev[i, m] = v
+            out_labels[i, m] = label
+
+
 # --- grading: each decision's loss against a value table ---------------------------
 @njit(cache=True, inline="always")
 def _best_of(ev, r, subkeeps, n_subkeeps):

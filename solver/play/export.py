@@ -418,23 +418,30 @@ def chosen_options(ranked, block: PositionBlock) -> np.ndarray:
     return out
 
 
-def card_texts(rules: RuleSet, block: PositionBlock) -> tuple[list[str], np.ndarray]:
-    """The positions' cards in the card notation (``str(ScoreCard)``: ``ones=3,fours=12``): the
-    texts of each run of positions sharing a card, and (n,) each position's run."""
+def card_texts(rules: RuleSet, block: PositionBlock):
+    """The positions' cards in the card notation (``str(ScoreCard)``: ``ones=3,fours=12``): a
+    pyarrow string array of the texts of each run of positions sharing a card, and (n,) each
+    position's run.  Joined in pyarrow (a list of the filled boxes' entries per card)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     scores, bonus = block.scores, block.bonus_count
     new = np.ones(len(block), dtype=bool)
     new[1:] = (scores[1:] != scores[:-1]).any(axis=1) | (bonus[1:] != bonus[:-1])
     first = np.flatnonzero(new)
-    entries = [
-        [f"{name}={s}" for s in range(max(v) + 1)]
-        for name, v in zip(rules.box_names, rules.possible_scores, strict=True)
-    ]
-    texts = []
-    for row, extra in zip(scores[first].tolist(), bonus[first].tolist(), strict=True):
-        parts = [e[s] for e, s in zip(entries, row, strict=True) if s >= 0]
-        if extra:
-            parts.append(f"yahtzee_bonus={extra * rules.bonus}")
-        texts.append(",".join(parts))
+    # every entry a card can show, box by box ("name=score"), then the Yahtzee bonuses
+    tops = [max(v) + 1 for v in rules.possible_scores]
+    start = np.concatenate([[0], np.cumsum(tops)])
+    extra = bonus[first]
+    n_bonus = int(extra.max(initial=0))
+    entries = [f"{name}={s}" for name, top in zip(rules.box_names, tops, strict=True) for s in range(top)]
+    entries += [f"yahtzee_bonus={k * rules.bonus}" for k in range(1, n_bonus + 1)]
+    rows = scores[first]
+    shown = np.concatenate([rows >= 0, (extra > 0)[:, None]], axis=1)  # in card order, the bonus last
+    codes = np.concatenate([start[:-1][None, :] + rows, (start[-1] + extra - 1)[:, None]], axis=1)
+    offsets = np.concatenate([[0], np.cumsum(shown.sum(axis=1))]).astype(np.int32)
+    parts = pc.take(pa.array(entries, pa.string()), pa.array(codes[shown]))
+    texts = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), parts), ",")
     return texts, np.cumsum(new) - 1
 
 
@@ -517,7 +524,7 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
     )
     columns = [
         pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int16)), pa.array([rules.id])),
-        pa.DictionaryArray.from_arrays(pa.array(runs.astype(np.int32)), pa.array(texts, pa.string())),
+        pa.DictionaryArray.from_arrays(pa.array(runs.astype(np.int32)), texts),
         pa.DictionaryArray.from_arrays(pa.array(block.roll.astype(np.int16)), pa.array(_DICE_TEXT)),
         pa.array(block.rolls_left.astype(np.int8)),
         pa.DictionaryArray.from_arrays(
