@@ -11,6 +11,7 @@ from . import (
     add_rules,
     add_seed_and_threads,
     add_tables,
+    add_worst,
     bot_descriptions,
     check_threads,
     whole,
@@ -49,20 +50,14 @@ def register(sub) -> None:
         "opponent has finished) against the best choices, from the target table (default: when "
         "it is built)",
     )
-    p.add_argument(
-        "--worst",
-        metavar="FILE",
-        default=None,
-        help="write each bot's costliest graded decisions as JSON lines (positions that yahtzee "
-        "hint --batch reads, with the opponents' cards for hint --opponent-card, the game, the "
-        "loss in P(win), the move played and the best)",
-    )
-    p.add_argument(
-        "--worst-count",
-        type=whole(1, MAX_WORST),
-        default=DEFAULT_WORST,
-        metavar="N",
-        help=f"how many decisions --worst writes per bot (default {DEFAULT_WORST})",
+    add_worst(
+        p,
+        "write each bot's costliest graded decisions as JSON lines (positions that yahtzee hint "
+        "--batch reads, with the opponents' cards for hint --opponent-card, the game, the loss in "
+        "P(win), the move played and the best)",
+        DEFAULT_WORST,
+        MAX_WORST,
+        " per bot",
     )
     add_json(p)
     add_quiet(p)

@@ -13,6 +13,7 @@ from . import (
     add_seed_and_threads,
     add_tables,
     add_target,
+    add_worst,
     bot_descriptions,
     check_png,
     check_threads,
@@ -61,19 +62,12 @@ def register(sub) -> None:
         "with optimal on the same dice (default: when the rule set's table is built; "
         "--regret builds it)",
     )
-    p.add_argument(
-        "--worst",
-        metavar="FILE",
-        default=None,
-        help="write the costliest decisions as JSON lines (positions that yahtzee hint --batch FILE "
+    add_worst(
+        p,
+        "write the costliest decisions as JSON lines (positions that yahtzee hint --batch FILE "
         "reads, with the game, turn, loss, the move played and the best)",
-    )
-    p.add_argument(
-        "--worst-count",
-        type=whole(1, MAX_WORST),
-        default=DEFAULT_WORST,
-        metavar="N",
-        help=f"how many decisions --worst writes (default {DEFAULT_WORST})",
+        DEFAULT_WORST,
+        MAX_WORST,
     )
     p.add_argument(
         "--workers",

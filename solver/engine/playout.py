@@ -102,6 +102,17 @@ def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
 
 
+def sort_by_lane(key: np.ndarray, mask: np.ndarray, moves: np.ndarray):
+    """Recorded turns sorted by lane: ``(lanes, pos_lane, order, masks, rows)`` -- the distinct
+    ``key`` values sorted, each sorted turn's lane, the order that sorts the turns (stable), and
+    their masks (int64) and ``moves`` rows in that order."""
+    lanes, pos_lane = np.unique(key, return_inverse=True)
+    pos_lane = pos_lane.reshape(-1)
+    order = np.argsort(pos_lane, kind="stable")
+    masks = np.ascontiguousarray(mask[order], dtype=np.int64)
+    return lanes, pos_lane[order].astype(np.int64), order, masks, np.ascontiguousarray(moves[order])
+
+
 class Grader:
     """Grades recorded turns: each decision's loss against the value table ``values`` (read as
     :func:`~solver.engine.dp.kernel_values` reads it), in the kernels, ``workers`` in threads.
@@ -162,12 +173,7 @@ class Grader:
         values = self.values
         cap, n_flags = values.shape[1] - 1, values.shape[2]
         key = (mask * (cap + 1) + u) * n_flags + f
-        lanes, pos_lane = np.unique(key, return_inverse=True)
-        pos_lane = pos_lane.reshape(-1)
-        order = np.argsort(pos_lane, kind="stable")
-        pos_lane = pos_lane[order].astype(np.int64)
-        masks = np.ascontiguousarray(mask[order], dtype=np.int64)
-        rows = np.ascontiguousarray(moves[order])
+        lanes, pos_lane, order, masks, rows = sort_by_lane(key, mask, moves)
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(lanes, n_flags, cap, pos_lane)
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         width, batches = lane_batches(group_lane)
@@ -247,12 +253,7 @@ class WinGrader:
         lo = int(need.min())
         span = int(need.max()) - lo + 1
         key = ((mask * (cap + 1) + u) * n_flags + f) * span + (need - lo)
-        lanes, pos_lane = np.unique(key, return_inverse=True)
-        pos_lane = pos_lane.reshape(-1)
-        order = np.argsort(pos_lane, kind="stable")
-        pos_lane = pos_lane[order].astype(np.int64)
-        masks = np.ascontiguousarray(mask[order], dtype=np.int64)
-        rows = np.ascontiguousarray(moves[order])
+        lanes, pos_lane, order, masks, rows = sort_by_lane(key, mask, moves)
         lane_need = (lanes % span + lo).astype(np.int64)
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(
             lanes // span, n_flags, cap, pos_lane
