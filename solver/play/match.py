@@ -120,7 +120,8 @@ class LastTurnGrading:
 
     def __init__(self, rules: RuleSet, bots: int, games: int, worst: int, table, tables_dir=None):
         self.rules, self.table, self.tables_dir, self.tie = rules, table, tables_dir, WIN_TIE
-        self.recorders = [RegretRecorder(rules, games, worst) for _ in range(bots)]
+        self.recorders = [RegretRecorder(rules, games, worst) for _ in range(bots)]  # 32 bytes a game each
+        self.advisor = None  # the expected-score advisor the worst positions are shown with
         self.final_cards: dict[int, list[ScoreCard]] = {}
         self.target = table.arrays()
 
@@ -186,7 +187,8 @@ def worst_match_positions(result: MatchResult) -> list[dict]:
     g = result.grading
     if g is None:
         raise UsageError("this match did not grade the last turns (play_match(..., grade=True))")
-    win = WinAdvisor(Advisor.load(result.rules, g.tables_dir), g.table)
+    advisor = g.advisor if g.advisor is not None else Advisor.load(result.rules, g.tables_dir)
+    win = WinAdvisor(advisor, g.table)
     out = []
     for i, (name, rec) in enumerate(zip(result.bots, g.recorders, strict=True)):
         w = rec.worst_decisions()
@@ -616,12 +618,15 @@ def play_match(
         raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
     grading = None
     if grade:
-        table = next((b.table for b in made if type(b) is WinBot), None)
-        if table is None:
+        win_bot = next((b for b in made if type(b) is WinBot), None)
+        if win_bot is not None:
+            table = win_bot.table
+        else:
             from ..engine.target import get_target
 
             table = get_target(rules, tables_dir, build_if_missing=False)
         grading = LastTurnGrading(rules, len(made), games, worst, table, tables_dir)
+        grading.advisor = None if win_bot is None else win_bot.advisor
 
     start, start_cpu = time.perf_counter(), time.process_time()
     try:
