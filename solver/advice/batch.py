@@ -185,7 +185,13 @@ class BatchAdvisor:
         cap = self.rules.upper_cap
         key = (mask * (cap + 1) + u) * 2 + f
         order = np.argsort(key, kind="stable")
-        lanes, first, lane_of = np.unique(key[order], return_index=True, return_inverse=True)
+        # the distinct keys of the sorted ones, where each run starts, each position's run
+        # (np.unique's answers, without sorting again)
+        sorted_key = key[order]
+        starts = np.ones(len(sorted_key), dtype=bool)
+        starts[1:] = sorted_key[1:] != sorted_key[:-1]
+        first = np.flatnonzero(starts)
+        lanes, lane_of = sorted_key[first], np.cumsum(starts) - 1
         lane_mask, rest = np.divmod(lanes, 2 * (cap + 1))
         lane_u, lane_f = np.divmod(rest, 2)
         # runs of lanes with the same mask, and the positions (in key order) of each run

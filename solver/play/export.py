@@ -34,6 +34,7 @@ dictionary-encoded.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -88,7 +89,6 @@ PARQUET_OPTIONS = {
     "write_statistics": False,
 }  # fmt: skip
 _KEEP_SIZE = np.array([len(k) for k in D.KEEPS], dtype=np.int64)
-_KEEP_START = np.concatenate([[0], np.cumsum(_KEEP_SIZE)[:-1]])
 _KEEP_FACES = np.array([f for k in D.KEEPS for f in k], dtype=np.int8)
 _DICE_TEXT = ["".join(map(str, roll)) for roll in D.ROLLS]
 
@@ -488,16 +488,14 @@ def parquet_schema(rules: RuleSet, from_games: bool):
 def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema):
     """One block as a pyarrow table of ``schema``."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     names = pa.array(rules.box_names)
     n = len(block)
     texts, runs = card_texts(rules, block)
     is_keep = options.keep >= 0
-    sizes = np.where(is_keep, _KEEP_SIZE[np.maximum(options.keep, 0)], 0)
-    keep_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32)
-    starts = np.repeat(_KEEP_START[np.maximum(options.keep, 0)] - keep_offsets[:-1], sizes)
-    faces = _KEEP_FACES[starts + np.arange(keep_offsets[-1])]
-    keeps = pa.ListArray.from_arrays(keep_offsets, pa.array(faces, pa.int8()), mask=pa.array(~is_keep))
+    # each keep's faces taken from the list of every keep's (a box: null), in pyarrow
+    keeps = pc.take(_keep_lists(), pa.array(options.keep, pa.int16(), mask=~is_keep))
     has_stop = options.stop_box >= 0
     stop = pa.StructArray.from_arrays(
         [
@@ -540,6 +538,15 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
             pa.array(options.chosen.astype(np.int16)),
         ]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+@functools.cache
+def _keep_lists():
+    """The faces of every keep of :data:`solver.core.dice.KEEPS`, as a pyarrow list array."""
+    import pyarrow as pa
+
+    offsets = np.concatenate([[0], np.cumsum(_KEEP_SIZE)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(_KEEP_FACES, pa.int8()))
 
 
 def json_lines(advisor: BatchAdvisor, block: PositionBlock) -> list[str]:
