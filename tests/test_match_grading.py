@@ -204,8 +204,18 @@ def test_grading_needs_the_target_table(tmp_path):
         play_match(rules, ["optimal", "random"], 10, tables_dir=tmp_path, grade=True)
 
 
-def test_cli_reports_the_graded_last_turns(game, tmp_path, capsys):
-    rules, folder = game
+@pytest.fixture(scope="module")
+def small(tables_dir):
+    rules = RULES["small"]
+    tables_dir.table(rules)
+    build_target(rules, tables_dir, t_max=200, progress=False)  # as test_match builds it
+    return rules, tables_dir
+
+
+def test_cli_reports_the_graded_last_turns(small, tmp_path, capsys):
+    """``match`` prints the graded block (80 columns), writes --worst, --json has ``last_turn``,
+    --no-grade drops it, --worst with --no-grade is refused, a missing table is named."""
+    rules, folder = small
     args = [
         "match",
         "--rules",
@@ -218,8 +228,6 @@ def test_cli_reports_the_graded_last_turns(game, tmp_path, capsys):
         str(folder),
         "--quiet",
     ]
-    if rules.id != get_rules(SMALL).id:
-        pytest.skip("a rule set of the tests only (not known by name)")
     worst = tmp_path / "worst.jsonl"
     assert main([*args, "--worst", str(worst), "--worst-count", "2"]) == 0
     out = capsys.readouterr().out

@@ -120,7 +120,7 @@ class LastTurnGrading:
 
     def __init__(self, rules: RuleSet, bots: int, games: int, worst: int, table, tables_dir=None):
         self.rules, self.table, self.tables_dir, self.tie = rules, table, tables_dir, WIN_TIE
-        self.recorders = [RegretRecorder(rules, games, worst) for _ in range(bots)]  # 32 bytes a game each
+        self.recorders = [RegretRecorder(rules, games, worst) for _ in range(bots)]  # 24 bytes a game each
         self.advisor = None  # the expected-score advisor the worst positions are shown with
         self.final_cards: dict[int, list[ScoreCard]] = {}
         self.target = table.arrays()
