@@ -331,22 +331,28 @@ def test_rank_rows_is_the_stable_descending_argsort():
     assert np.array_equal(out_labels, np.take_along_axis(labels, rank, axis=1))
 
 
-def test_keep_rankings_the_same_on_both_paths(tables_dir):
-    """The batch advisor's keeps ranked on the kernels (many states) and in plain Python (few):
-    the same values and keeps in the same order, bit for bit."""
-    from solver.advice.batch import BatchAdvisor, card_states
+def test_keep_rankings_the_same_on_every_path(tables_dir):
+    """The batch advisor's keeps ranked on the kernels (many states: mask by mask for the spread
+    sampler's many cards a mask, packed many masks to a block for a bot's games, a few cards a
+    mask) and in plain Python (few states): the same values and keeps in the same order, bit for bit."""
+    from solver.advice.batch import PACK_LANES, BatchAdvisor, card_states
 
     rules = get_rules("yahtzee+lower-only")
     table = tables_dir.table(rules)
-    block = next(E.spread_blocks(rules, 600, 4))
-    mask, u, f, base = card_states(rules, block.scores, block.bonus_count)
-    ranked = []
-    for states in (0, 10**9):
-        advisor = BatchAdvisor(table)
-        advisor.python_states = states
-        ranked.append(advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base))
-    for name in ("keep_ev", "keep_id", "keep_n"):
-        assert np.array_equal(getattr(ranked[0], name), getattr(ranked[1], name)), name
+    bot = get_bot("heuristic", rules, tables_dir)
+    games = [b for b in E.bot_blocks(rules, bot, 400, 3) if (b.rolls_left > 0).all()][4:6]
+    for block in [next(E.spread_blocks(rules, 600, 4)), *games]:
+        mask, u, f, base = card_states(rules, block.scores, block.bonus_count)
+        ranked = []
+        for states in (0, 10**9):
+            advisor = BatchAdvisor(table)
+            advisor.python_states = states
+            ranked.append(advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base))
+        for name in ("keep_ev", "keep_id", "keep_n"):
+            assert np.array_equal(getattr(ranked[0], name), getattr(ranked[1], name)), name
+    keys = set(zip(*card_states(rules, games[0].scores, games[0].bonus_count)[:3], strict=True))
+    masks = {k[0] for k in keys}
+    assert len(keys) < PACK_LANES * len(masks)  # the games' block takes the packed path
 
 
 def test_card_texts_are_the_card_notation():
