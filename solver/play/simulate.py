@@ -52,6 +52,13 @@ from .protocol import BotError, ProtocolBot, check_keep, decide_in_halves, posit
 #: ``game0`` (or seeds) and pool the results.
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 
+#: ``simulate(engine=...)``: ``auto`` picks numba for the builtin bots (numpy for a table bot's
+#: runs of at most :data:`NUMPY_GAMES` games), else Python
+ENGINES = ("auto", "numba", "numpy", "python")
+#: the most games ``engine="auto"`` plays in numpy (:mod:`solver.engine.numpy_play`: the same
+#: games with nothing compiled -- a first run's ten CPU seconds of compilation saved -- at
+#: about the cost of the kernels' start-up once they are cached)
+NUMPY_GAMES = 5000
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
 
@@ -394,18 +401,22 @@ def simulate(
         raise UsageError(f"the first game index must be 0 or more, got {game0}")
     if int(chunk) < 1:
         raise UsageError(f"chunk must be 1 or more, got {chunk}")
-    if engine not in ("auto", "numba", "python"):
-        raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
+    if engine not in ENGINES:
+        raise UsageError(f"engine must be {', '.join(ENGINES)}, got {shown(engine)}")
     worst = int(worst)
     if not 0 <= worst <= MAX_WORST:
         raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
     owned = isinstance(bot, str)  # made here: a protocol bot's process is ended here
     bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
-    if engine == "numba" and fast is None:
-        raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
+    if engine in ("numba", "numpy") and fast is None:
+        raise UsageError(f"bot {bot_name(bot)!r} has no {engine} engine; use engine='python'")
+    if engine == "numpy" and (fast != "table" or regret):
+        raise UsageError("the numpy engine plays the table bots (optimal, heuristic, greedy), ungraded")
     use_numba = fast is not None and engine != "python"
-    n_threads = resolve_threads(threads) if use_numba or regret else 1
+    if use_numba and engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES:
+        engine = "numpy"  # a small run: no kernels to compile (the same games)
+    n_threads = resolve_threads(threads) if (use_numba and engine != "numpy") or regret else 1
     table = recorder = None
     if regret:
         from ..engine.playout import RegretRecorder
@@ -417,11 +428,11 @@ def simulate(
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with progress_ticks(progress, games, f"{bot_name(bot)} on {rules.id}") as tick:
         if use_numba:
+            engine_used = "numpy" if engine == "numpy" else "numba"
             parts = _run_numba(
                 rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk),
-                recorder, table,
+                recorder, table, engine_used,
             )  # fmt: skip
-            engine_used = "numba"
         elif isinstance(bot, ProtocolBot):  # a program: many games' decisions per message
             try:
                 parts = _run_batched(
@@ -453,8 +464,9 @@ def simulate(
 
 
 def _run_numba(
-    rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, recorder=None, table=None
-) -> dict:
+    rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, recorder=None, table=None,
+    engine="numba",
+) -> dict:  # fmt: skip
     arrays: dict = {}
     if kind == "target":
         arrays |= {"target": bot.table.arrays(), "goal": bot.target}
@@ -470,7 +482,7 @@ def _run_numba(
             np.asarray(bot.values), np.asarray(table.values), equal_nan=True
         ):
             arrays["grade_values"] = table.values
-    return run_games(rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, **arrays)
+    return run_games(rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, engine=engine, **arrays)
 
 
 def game_rng(seed: int, game: int) -> random.Random:
