@@ -1305,34 +1305,79 @@ def _final_rolls(
 
 
 @njit(cache=True, nogil=True)
-def turn_outcomes(
-    mask,
-    lane_u,
-    lane_f,
-    lane_need,
-    values,
-    w,
-    w_off,
-    w_lead,
-    w_len,
-    ra,
-    tol,
-    start_roll,
-    start_rolls_left,
-    rep_u,
+def turn_outcomes(mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
+    """The outcomes of one turn of expected-score play (the table ``values``) for lanes
+    ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of :func:`turn_tables`.
+    Its own kernel, not a branch of :func:`target_turn_outcomes`: an expected-score distribution
+    compiles none of target play's code."""
+    nl = lane_u.shape[0]
+    n_keeps = ra.add_die.shape[0]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    succ = np.empty((ra.box_face.shape[0] * 6, nl))
+    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), np.empty((0, 0), dtype=np.int64))
+    # read only by target play (the same array types as a target table's)
+    w = np.zeros(1, dtype=np.float32)
+    w_at = np.zeros((1, 1, 1), dtype=np.int64)
+    no_need = np.zeros(0, dtype=np.int64)
+    return _outcomes_from_tables(
+        mask,
+        lane_u,
+        lane_f,
+        no_need,
+        e0,
+        e1,
+        succ,
+        w,
+        w_at,
+        w_at,
+        w_at,
+        ra,
+        tol,
+        start_roll,
+        start_rolls_left,
+        rep_u,
+    )
+
+
+@njit(cache=True, nogil=True)
+def target_turn_outcomes(
+    mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left, rep_u
 ):
-    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
-    from the table ``values`` when ``lane_need`` is empty, else target play with
-    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
+    """The outcomes of one turn of target play for lanes ``(mask, lane_u[j], lane_f[j])`` with
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``,
+    ``w_len``): :func:`_outcomes_from_tables` from the tables of :func:`target_turn_tables`."""
+    nl = lane_u.shape[0]
+    n_keeps = ra.add_die.shape[0]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    target_turn_tables(
+        mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, np.empty((0, 0), dtype=np.int64)
+    )
+    succ = np.empty((0, nl))  # expected-score play's: not read
+    return _outcomes_from_tables(
+        mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
+        rep_u,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _outcomes_from_tables(
+    mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
+    rep_u,
+):  # fmt: skip
+    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])`` from their within-turn
+    tables ``e0``/``e1`` (462, nl): expected-score play (the successor rows ``succ``,
+    :func:`successors`) when ``lane_need`` is empty, else target play with ``lane_need[j] >= 1``
+    points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
-    with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
-    :func:`target_turn_tables`) with the bots' tie rule; the box of the best value, ties
-    within ``tol``: the first in card order.  Returns ``(lane, dst, gain, count, prob)``:
-    lane ``lane`` moves with probability ``prob`` to the state of flat index ``dst``
-    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
-    ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
-    if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
+    with ``start_rolls_left`` rolls left.  Keeps by the tables with the bots' tie rule; the box
+    of the best value, ties within ``tol``: the first in card order.  Returns ``(lane, dst,
+    gain, count, prob)``: lane ``lane`` moves with probability ``prob`` to the state of flat
+    index ``dst`` (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``),
+    scoring ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus
+    16 if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
     are merged, in that order.
     """
     add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
@@ -1349,14 +1394,6 @@ def turn_outcomes(
     for b in range(nb):
         if flag_rows[b] == 1:
             n_flags = 2
-    e0 = np.empty((n_keeps, nl))
-    e1 = np.empty((n_keeps, nl))
-    succ = np.empty((nb * 6, nl))
-    no_tracking = np.empty((0, 0), dtype=np.int64)
-    if target:
-        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, no_tracking)
-    else:
-        turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
     max_score = 0
     for r in range(n_rolls):
         for b in range(nb):

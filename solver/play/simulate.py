@@ -7,12 +7,16 @@ game index see the same five values on every roll whatever they keep.  Scores
 therefore depend only on ``(rules, bot, seed, game index)``: not on the number of
 threads, the chunking, nor on which other games are played.
 
-Two engines give the same games:
+Three engines give the same games:
 
 * numba (the builtin bots): all games play turn-synchronously in
   :mod:`solver.engine._kernels`; the table bots (``optimal``, ``heuristic``, ``greedy``)
   compute the within-turn tables once per distinct card state present at each turn
   and every game then decides from them, in parallel, on contiguous memory;
+* numpy (the table bots, ungraded): the same turns as array operations
+  (:mod:`solver.engine.numpy_play`), nothing to compile -- what ``engine="auto"`` plays for
+  runs of at most :data:`NUMPY_GAMES` games, so that a first small run on a fresh install
+  does not wait ten CPU seconds for the kernels to compile;
 * Python (any :class:`~solver.play.bots.Bot`): one game after another through
   ``choose_keep``/``choose_box``, every move checked by :class:`~solver.core.card.ScoreCard`.
   ``rng`` is ``random.Random`` seeded from ``(seed, game)``.
@@ -56,9 +60,11 @@ DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 #: runs of at most :data:`NUMPY_GAMES` games), else Python
 ENGINES = ("auto", "numba", "numpy", "python")
 #: the most games ``engine="auto"`` plays in numpy (:mod:`solver.engine.numpy_play`: the same
-#: games with nothing compiled -- a first run's ten CPU seconds of compilation saved -- at
-#: about the cost of the kernels' start-up once they are cached)
-NUMPY_GAMES = 5000
+#: games with nothing compiled -- a first run's ten CPU seconds of compilation saved).  Measured
+#: (whole processes, CPU seconds, yahtzee): numpy 0.6 / 0.9 / 0.8 / 1.2 for 1,000 / 2,000 / 3,000 /
+#: 5,000 games, the cached kernels 1.0 / 1.1 / 1.15 / 1.2 (their start-up: numba's import, the
+#: cache's load); the kernels win above.
+NUMPY_GAMES = 4000
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
 
@@ -379,8 +385,9 @@ def simulate(
 ) -> SimulationResult:
     """Play games ``game0 .. game0 + games - 1`` of ``rules`` with ``bot`` under ``seed``.
 
-    ``engine``: ``"auto"`` (numba for builtin bots, else Python), ``"numba"`` or
-    ``"python"``.  ``progress``: True for a tqdm bar on stderr, or a callable given the
+    ``engine``: ``"auto"`` (numba for builtin bots -- numpy for a table bot's ungraded run of
+    at most :data:`NUMPY_GAMES` games --, else Python), ``"numba"``, ``"numpy"`` or
+    ``"python"``: the same games.  ``progress``: True for a tqdm bar on stderr, or a callable given the
     number of games done since the last call.  ``threads`` sets numba's thread count
     for this call (results do not depend on it).  The optimal bot's table is built when
     missing (unless ``build_if_missing=False``).
@@ -482,7 +489,9 @@ def _run_numba(
             np.asarray(bot.values), np.asarray(table.values), equal_nan=True
         ):
             arrays["grade_values"] = table.values
-    return run_games(rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, engine=engine, **arrays)
+    return run_games(
+        rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, engine=engine, **arrays
+    )
 
 
 def game_rng(seed: int, game: int) -> random.Random:
