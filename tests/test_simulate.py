@@ -28,6 +28,7 @@ from solver.core.streams import MASK64, SeededStream, mix64, seeded_die
 from solver.engine import _kernels as K
 from solver.engine import numpy_play, playout
 from solver.engine.dp import kernel_values, level_lanes, masks_by_level, rule_arrays
+from solver.play import simulate as sim_module
 from solver.play.bots import BOTS, Bot, get_bot
 from solver.play.simulate import NUMPY_GAMES, paired, play_game, simulate
 
@@ -378,12 +379,16 @@ def test_numpy_turn_tables_are_the_kernels(tables_dir, rules_id):
                 assert np.array_equal(got[:, j], kernel), (rules_id, int(m))
 
 
-def test_auto_plays_small_table_runs_in_numpy(tdir):
-    """``engine="auto"``: a table bot's run of at most NUMPY_GAMES games in numpy (one thread),
-    a larger one, a graded one and a table-free bot in the kernels; the same games either way."""
+def test_auto_plays_small_table_runs_in_numpy(tdir, monkeypatch):
+    """``engine="auto"``: a table bot's run of at most NUMPY_GAMES games in numpy (one thread)
+    while the process holds no kernels; a larger one, a graded one, a table-free bot and any
+    run once the kernels are loaded in the kernels; the same games either way."""
+    kernels = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, engine="numba")
+    assert playout.kernels_loaded()  # the run above compiled or loaded them
+    assert simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir).engine == "numba"
+    monkeypatch.setattr(sim_module, "kernels_loaded", lambda: False)  # as in a fresh process
     small = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, threads=2)
     assert (small.engine, small.threads) == ("numpy", 1)
-    kernels = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, engine="numba")
     assert np.array_equal(small.scores, kernels.scores)
     assert simulate(SMALL, "optimal", NUMPY_GAMES + 1, seed=5, tables_dir=tdir).engine == "numba"
     assert simulate(SMALL, "optimal", 30, seed=5, tables_dir=tdir, regret=True).engine == "numba"

@@ -9,6 +9,7 @@ here are arrays (a value table, a target table) or the kernels' simple rules; th
 from __future__ import annotations
 
 import contextlib
+import sys
 
 import numpy as np
 
@@ -22,6 +23,13 @@ MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
 STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors (as the DP's blocks)
+
+
+def kernels_loaded() -> bool:
+    """Whether this process holds the table bots' play kernels already (compiled or loaded from
+    numba's cache by an earlier run): then they are the faster engine at any size."""
+    kernels = sys.modules.get(f"{__package__}._kernels")
+    return kernels is not None and bool(kernels.play_table_games.signatures)
 
 
 def finish_games(

@@ -15,8 +15,8 @@ Three engines give the same games:
   and every game then decides from them, in parallel, on contiguous memory;
 * numpy (the table bots, ungraded): the same turns as array operations
   (:mod:`solver.engine.numpy_play`), nothing to compile -- what ``engine="auto"`` plays for
-  runs of at most :data:`NUMPY_GAMES` games, so that a first small run on a fresh install
-  does not wait ten CPU seconds for the kernels to compile;
+  runs of at most :data:`NUMPY_GAMES` games in a process that holds no kernels yet, so that a
+  first small run on a fresh install does not wait ten CPU seconds for them to compile;
 * Python (any :class:`~solver.play.bots.Bot`): one game after another through
   ``choose_keep``/``choose_box``, every move checked by :class:`~solver.core.card.ScoreCard`.
   ``rng`` is ``random.Random`` seeded from ``(seed, game)``.
@@ -41,7 +41,15 @@ from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
-from ..engine.playout import MAX_GAMES, finish_games, progress_ticks, result_arrays, run_games, store_results
+from ..engine.playout import (
+    MAX_GAMES,
+    finish_games,
+    kernels_loaded,
+    progress_ticks,
+    result_arrays,
+    run_games,
+    store_results,
+)
 
 if TYPE_CHECKING:
     from ..engine.playout import RegretRecorder
@@ -57,13 +65,14 @@ from .protocol import BotError, ProtocolBot, check_keep, decide_in_halves, posit
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 
 #: ``simulate(engine=...)``: ``auto`` picks numba for the builtin bots (numpy for a table bot's
-#: runs of at most :data:`NUMPY_GAMES` games), else Python
+#: runs of at most :data:`NUMPY_GAMES` games while the process holds no kernels), else Python
 ENGINES = ("auto", "numba", "numpy", "python")
 #: the most games ``engine="auto"`` plays in numpy (:mod:`solver.engine.numpy_play`: the same
 #: games with nothing compiled -- a first run's ten CPU seconds of compilation saved).  Measured
 #: (whole processes, CPU seconds, yahtzee): numpy 0.6 / 0.9 / 0.8 / 1.2 for 1,000 / 2,000 / 3,000 /
 #: 5,000 games, the cached kernels 1.0 / 1.1 / 1.15 / 1.2 (their start-up: numba's import, the
-#: cache's load); the kernels win above.
+#: cache's load); the kernels win above, and at any size once a process holds them
+#: (:func:`~solver.engine.playout.kernels_loaded`: 1,000 games in 0.3 s against numpy's 0.6-1.3).
 NUMPY_GAMES = 4000
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
@@ -386,7 +395,7 @@ def simulate(
     """Play games ``game0 .. game0 + games - 1`` of ``rules`` with ``bot`` under ``seed``.
 
     ``engine``: ``"auto"`` (numba for builtin bots -- numpy for a table bot's ungraded run of
-    at most :data:`NUMPY_GAMES` games --, else Python), ``"numba"``, ``"numpy"`` or
+    at most :data:`NUMPY_GAMES` games until the process holds the kernels --, else Python), ``"numba"``, ``"numpy"`` or
     ``"python"``: the same games.  ``progress``: True for a tqdm bar on stderr, or a callable given the
     number of games done since the last call.  ``threads`` sets numba's thread count
     for this call (results do not depend on it).  The optimal bot's table is built when
@@ -421,8 +430,8 @@ def simulate(
     if engine == "numpy" and (fast != "table" or regret):
         raise UsageError("the numpy engine plays the table bots (optimal, heuristic, greedy), ungraded")
     use_numba = fast is not None and engine != "python"
-    if use_numba and engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES:
-        engine = "numpy"  # a small run: no kernels to compile (the same games)
+    if engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES and not kernels_loaded():
+        engine = "numpy"  # a small run, the kernels not loaded yet: nothing to compile (the same games)
     n_threads = resolve_threads(threads) if (use_numba and engine != "numpy") or regret else 1
     table = recorder = None
     if regret:
