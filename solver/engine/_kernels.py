@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import namedtuple
 
 import numpy as np
 
@@ -78,50 +77,19 @@ if "NUMBA_OPT" not in os.environ:
 
 from numba import njit  # noqa: E402
 
+from .arrays import (  # noqa: E402, F401  (also the kernels' names: K.COL_MASK, K.RuleArrays)
+    COL_BONUSES,
+    COL_DICE,
+    COL_FLAG,
+    COL_MASK,
+    COL_UPPER,
+    STATE_EXTRA,
+    RuleArrays,
+)
+
 NEG_INF = -np.inf
 ONE_SIXTH = 1.0 / 6.0
 N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built)
-
-RuleArrays = namedtuple(
-    "RuleArrays",
-    [
-        # dice layer (solver.core.dice): keeps K, rolls r = keeps roll_offset .. 461
-        "add_die",  # (462, 6) keep index of K + face, -1 for 5-dice keeps
-        "drop_one",  # (462, 5) keep indices of K - face for the distinct faces of K
-        "n_drop",  # (462,) how many of those
-        "roll_prob",  # (252,) probability of each roll
-        "keep_size",  # (462,) dice in a keep
-        "keep_counts",  # (462, 6) dice of each face in a keep
-        "subkeeps",  # (252, 32) distinct sub-multisets of each roll (-1 padded; the roll last)
-        "n_subkeeps",  # (252,)
-        # the rule set (RuleSet.kernel_arrays)
-        "score",  # (252, B) ordinary score of roll r in box b
-        "joker_score",  # (252, B) score of a five of a kind played as a Joker
-        "pos_boxes",  # (252, B) boxes where roll r scores > 0 (first n_pos of them)
-        "n_pos",  # (252,)
-        "box_face",  # (B,) 1..6 for an upper box, 0 for a lower one
-        "five_kind",  # (B,) 1 for a five-of-a-kind row
-        "flag_rows",  # (B,) 1 for a row where a 50 sets the state's flag (five-of-a-kind rows, with a bonus)
-        "roll_face",  # (252,) face of a five-of-a-kind roll, else 0
-        "five_rolls",  # (6,) roll indices of the five-of-a-kind rolls
-        "every_roll",  # (252,) 0 .. 251
-        "rows_mask",  # bits of the five-of-a-kind rows (0: none)
-        "bonus",  # points of a further five of a kind (0: no bonus, no flag)
-        "joker_mode",  # 0 none, 1 forced, 2 free
-        "order",  # 0 free, 1 down, 2 up, 3 choose (direction from the mask)
-        "all_rolls",  # 1: a turn uses all three rolls
-        "upper_threshold",  # points for the upper bonus (huge without a bonus)
-        "upper_bonus",
-        "upper_cap",  # largest upper total kept in a state (0 without a bonus)
-    ],
-)
-"""The rule set and dice tables as the kernels' one argument (all arrays int64 but
-``roll_prob``; all scalars int64).
-
-Kernels read it by name once, at their top, and hand the arrays and numbers the rule
-functions need to them as arguments: a named tuple passed on inside a loop costs
-reference counting of each of its arrays on every call (measured: 100 times slower
-than passing two arrays)."""
 
 
 # --- the rules ----------------------------------------------------------------
@@ -622,13 +590,7 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
 BOT_RANDOM = 0
 BOT_FREQUENT = 1
-# A game's row: its box scores (columns 0 .. B-1), then, at ``B + COL_...``:
-COL_MASK = 0  # the filled boxes
-COL_UPPER = 1  # the upper total (not capped)
-COL_BONUSES = 2  # five-of-a-kind bonuses earned
-COL_DICE = 3  # dice drawn from the game's stream
-COL_FLAG = 4  # a five-of-a-kind row holds 50
-STATE_EXTRA = 5  # columns after the box scores
+# A game's row: its box scores, then the COL_... columns of solver.engine.arrays
 # A game's turn as recorded for grading (:func:`grade_games`), one int16 row ``moves[i]``: the
 # five dice of each roll and each keep as keep indices (a roll's five dice are keep
 # ``roll_offset + r``; a keep of all five = stop), -1 where the turn had no such step
@@ -1343,34 +1305,79 @@ def _final_rolls(
 
 
 @njit(cache=True, nogil=True)
-def turn_outcomes(
-    mask,
-    lane_u,
-    lane_f,
-    lane_need,
-    values,
-    w,
-    w_off,
-    w_lead,
-    w_len,
-    ra,
-    tol,
-    start_roll,
-    start_rolls_left,
-    rep_u,
+def turn_outcomes(mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
+    """The outcomes of one turn of expected-score play (the table ``values``) for lanes
+    ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of :func:`turn_tables`.
+    Its own kernel, not a branch of :func:`target_turn_outcomes`: an expected-score distribution
+    compiles none of target play's code."""
+    nl = lane_u.shape[0]
+    n_keeps = ra.add_die.shape[0]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    succ = np.empty((ra.box_face.shape[0] * 6, nl))
+    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), np.empty((0, 0), dtype=np.int64))
+    # read only by target play (the same array types as a target table's)
+    w = np.zeros(1, dtype=np.float32)
+    w_at = np.zeros((1, 1, 1), dtype=np.int64)
+    no_need = np.zeros(0, dtype=np.int64)
+    return _outcomes_from_tables(
+        mask,
+        lane_u,
+        lane_f,
+        no_need,
+        e0,
+        e1,
+        succ,
+        w,
+        w_at,
+        w_at,
+        w_at,
+        ra,
+        tol,
+        start_roll,
+        start_rolls_left,
+        rep_u,
+    )
+
+
+@njit(cache=True, nogil=True)
+def target_turn_outcomes(
+    mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left, rep_u
 ):
-    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
-    from the table ``values`` when ``lane_need`` is empty, else target play with
-    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
+    """The outcomes of one turn of target play for lanes ``(mask, lane_u[j], lane_f[j])`` with
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``,
+    ``w_len``): :func:`_outcomes_from_tables` from the tables of :func:`target_turn_tables`."""
+    nl = lane_u.shape[0]
+    n_keeps = ra.add_die.shape[0]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    target_turn_tables(
+        mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, np.empty((0, 0), dtype=np.int64)
+    )
+    succ = np.empty((0, nl))  # expected-score play's: not read
+    return _outcomes_from_tables(
+        mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
+        rep_u,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _outcomes_from_tables(
+    mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
+    rep_u,
+):  # fmt: skip
+    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])`` from their within-turn
+    tables ``e0``/``e1`` (462, nl): expected-score play (the successor rows ``succ``,
+    :func:`successors`) when ``lane_need`` is empty, else target play with ``lane_need[j] >= 1``
+    points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
-    with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
-    :func:`target_turn_tables`) with the bots' tie rule; the box of the best value, ties
-    within ``tol``: the first in card order.  Returns ``(lane, dst, gain, count, prob)``:
-    lane ``lane`` moves with probability ``prob`` to the state of flat index ``dst``
-    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
-    ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
-    if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
+    with ``start_rolls_left`` rolls left.  Keeps by the tables with the bots' tie rule; the box
+    of the best value, ties within ``tol``: the first in card order.  Returns ``(lane, dst,
+    gain, count, prob)``: lane ``lane`` moves with probability ``prob`` to the state of flat
+    index ``dst`` (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``),
+    scoring ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus
+    16 if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
     are merged, in that order.
     """
     add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
@@ -1387,14 +1394,6 @@ def turn_outcomes(
     for b in range(nb):
         if flag_rows[b] == 1:
             n_flags = 2
-    e0 = np.empty((n_keeps, nl))
-    e1 = np.empty((n_keeps, nl))
-    succ = np.empty((nb * 6, nl))
-    no_tracking = np.empty((0, 0), dtype=np.int64)
-    if target:
-        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, no_tracking)
-    else:
-        turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
     max_score = 0
     for r in range(n_rolls):
         for b in range(nb):
