@@ -1665,8 +1665,8 @@ TRIPLE_FLAG = 3  # a five-of-a-kind row of it holds 50
 TRIPLE_COLUMN_EXTRA = 4  # columns per column after all the box scores (the last column: dice drawn)
 
 
-#: games played side by side by :func:`triple_games` (lanes of its keep tables); measured
-#: on the 2-core machine: 16 and 32 lanes are as fast as 64 and the buffers stay in L2
+#: games played side by side by :func:`triple_games` (the lanes of its keep tables, about 1.5 MB
+#: of buffers): measured on the 2-core machine, 64 lanes a few per cent faster than 32 or 128
 TRIPLE_LANES = 64
 
 
@@ -1704,9 +1704,9 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
     r0_buf = np.empty(n_rolls * n_col * width)
     succ = np.empty((nb * 6, n_col * width))  # scratch rows of one pass
     work = np.empty((3, n_col * width))
-    # per game ``j`` and column ``c`` (the games innermost: a pass writes near rows):
-    col_succ = np.empty((nb * 6, n_col, width))  # the successor rows, kept while the column does not change
-    rc = np.empty((n_rolls, n_col, width))  # w * (R0 - V); -inf: a column not considered
+    # per column ``c`` and game ``j`` at ``c * width + j`` (a pass writes near places):
+    col_succ = np.empty((nb * 6, n_col * width))  # the successor rows, kept while the column does not change
+    rc = np.empty((n_rolls, n_col * width))  # w * (R0 - V); -inf: a column not considered
     fresh = np.zeros((n_col, width), dtype=np.int64)
     active = np.zeros((n_col, width), dtype=np.int64)
     vnow = np.zeros((n_col, width))
@@ -1715,8 +1715,9 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
     base = np.empty(width, dtype=np.uint64)
     rbase = np.empty(width, dtype=np.uint64)
     drawn = np.empty(width, dtype=np.int64)
-    sel = np.empty(n_col * width, dtype=np.int64)  # the (game, column) pairs of one pass, their states
-    sel_c = np.empty(n_col * width, dtype=np.int64)
+    sel = np.empty(n_col * width, dtype=np.int64)  # the (column, game) places of one pass, their states
+    sel_w = np.empty(n_col * width)
+    sel_v = np.empty(n_col * width)
     sel_mask = np.empty(n_col * width, dtype=np.int64)
     sel_u = np.empty(n_col * width, dtype=np.int64)
     sel_f = np.empty(n_col * width, dtype=np.int64)
@@ -1731,7 +1732,7 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
             for c in range(n_col):
                 fresh[c, j] = 0
                 for r in range(n_rolls):
-                    rc[r, c, j] = NEG_INF
+                    rc[r, c * width + j] = NEG_INF
         for turn in range(n_turns):
             # the columns each game's player considers, and their states
             for j in range(nl):
@@ -1752,8 +1753,9 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                 for j in range(nl):
                     for c in range(n_col):
                         if active[c, j] == 1 and fresh[c, j] == 0:
-                            sel[m] = j
-                            sel_c[m] = c
+                            sel[m] = c * width + j
+                            sel_w[m] = weights[c]
+                            sel_v[m] = vnow[c, j]
                             sel_mask[m] = np.int64(games[lo + j, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK])
                             sel_u[m] = cu[c, j]
                             sel_f[m] = cf[c, j]
@@ -1765,16 +1767,15 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                     _final_values(0, m, sel_mask, sel_f, ra, r0, succ, work)
                     for row in range(nb * 6):
                         for s in range(m):
-                            col_succ[row, sel_c[s], sel[s]] = succ[row, s]
+                            col_succ[row, sel[s]] = succ[row, s]
                     for r in range(n_rolls):
                         for s in range(m):
-                            c, j = sel_c[s], sel[s]
-                            rc[r, c, j] = weights[c] * (r0[r, s] - vnow[c, j])
+                            rc[r, sel[s]] = sel_w[s] * (r0[r, s] - sel_v[s])
                 for r in range(n_rolls):  # R0 of the turn: the best column
                     for j in range(nl):
-                        v = rc[r, 0, j]
+                        v = rc[r, j]
                         for c in range(1, n_col):
-                            v = max(v, rc[r, c, j])
+                            v = max(v, rc[r, c * width + j])
                         e0[roll_offset + r, j] = v
                 _turn_from_final(e0, e1, ra)
             for j in range(nl):
@@ -1818,7 +1819,9 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                         if mode != TRIPLE_RANDOM:
                             s = placement_score(r, b, use_joker, score, joker_score)
                             cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                            best = max(best, weights[c] * (add + col_succ[cand, c, j] + extra - vnow[c, j]))
+                            best = max(
+                                best, weights[c] * (add + col_succ[cand, c * width + j] + extra - vnow[c, j])
+                            )
                 pick = _uniform(rbase[j], dj, n_legal) if mode == TRIPLE_RANDOM else -1
                 n_seen = 0
                 done = False
@@ -1841,7 +1844,7 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                             n_seen += 1
                         else:
                             cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                            worth = weights[c] * (add + col_succ[cand, c, j] + extra - vnow[c, j])
+                            worth = weights[c] * (add + col_succ[cand, c * width + j] + extra - vnow[c, j])
                             take = worth >= best - tol
                         if take:
                             games[i, c * nb + b] = s
@@ -1858,7 +1861,7 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                             fresh[c, j] = 0
                             if mask | (1 << b) == full:  # no longer considered
                                 for rr in range(n_rolls):
-                                    rc[rr, c, j] = NEG_INF
+                                    rc[rr, c * width + j] = NEG_INF
                             done = True
                             break
         for j in range(nl):
