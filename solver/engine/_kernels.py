@@ -350,21 +350,24 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
 def _final_values(lo, hi, lane_mask, lane_f, ra, x, succ, work):
     """R0 of lanes ``lo .. hi`` into the roll rows of ``x`` from their successor rows, columns
     ``0 .. hi - lo`` of ``succ`` (see :func:`_block_final_values`); the lanes need not be
-    sorted by mask (a run of equal masks takes one :func:`_exact_rolls`)."""
+    sorted by mask (a run of equal masks takes one :func:`_exact_rolls`).
+
+    A five of a kind is an ordinary roll too while a five-of-a-kind row is open (no Joker, no
+    bonus: :func:`legal_boxes` gives the allowed boxes, :func:`five_kind_bonus` 0), so every
+    roll takes the shared pass and only the lanes whose five-of-a-kind rows are all filled
+    redo the six five-of-a-kind rolls exactly."""
     nl = hi - lo
     n_boxes = ra.box_face.shape[0]
     n_rolls = ra.score.shape[0]
     roll_offset = x.shape[0] - n_rolls
-    roll_face, n_pos, pos_boxes, score, box_face = ra.roll_face, ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
-    flag_rows = ra.flag_rows
+    n_pos, pos_boxes, score, box_face = ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
+    flag_rows, rows_mask = ra.flag_rows, ra.rows_mask
     for j in range(nl):
         work[0, j] = NEG_INF
     for b in range(n_boxes):
         for j in range(nl):
             work[0, j] = max(work[0, j], succ[b * 6, j])
     for r in range(n_rolls):
-        if roll_face[r] > 0:
-            continue
         src = 0
         for i in range(n_pos[r]):
             b = pos_boxes[r, i]
@@ -380,9 +383,20 @@ def _final_values(lo, hi, lane_mask, lane_f, ra, x, succ, work):
     while first < hi:
         last = _segment_end(lane_mask, first, hi)
         col = first - lo
-        _exact_rolls(
-            ra.five_rolls, lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking
-        )
+        if rows_mask != 0 and (lane_mask[first] & rows_mask) == rows_mask:  # Joker placement, bonus
+            _exact_rolls(
+                ra.five_rolls,
+                lane_mask[first],
+                last - first,
+                col,
+                col,
+                first,
+                lane_f,
+                ra,
+                succ,
+                x,
+                no_tracking,
+            )
         first = last
 
 
