@@ -1712,7 +1712,8 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
     off = n_col * nb
     dice_col = off + TRIPLE_COLUMN_EXTRA * n_col
     two_flags = values.shape[2] == 2
-    width = max(1, min(TRIPLE_LANES, i1 - i0))
+    # side by side for the tables' sake: the random player, which has none, one game at a time
+    width = 1 if mode == TRIPLE_RANDOM else max(1, min(TRIPLE_LANES, i1 - i0))
     e0_buf = np.empty(n_keeps * width)
     e1_buf = np.empty(n_keeps * width)
     r0_buf = np.empty(n_rolls * n_col * width)
