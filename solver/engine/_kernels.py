@@ -713,17 +713,25 @@ def _roll(base, k, keep, add_die, keep_size):
 
 
 @njit(cache=True, inline="always")
+def _fill_box(games, i, cell, at, flag_at, b, s, bonus, box_face, five_kind):
+    """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``: the score at column ``cell``,
+    the filled mask, upper total and bonuses at ``at + COL_MASK ..`` (a triple game's column
+    keeps them in the same order), the five-of-a-kind flag at ``flag_at``."""
+    games[i, cell] = s
+    games[i, at + COL_MASK] = games[i, at + COL_MASK] | (1 << b)
+    if box_face[b] > 0:
+        games[i, at + COL_UPPER] += s
+    if bonus > 0:
+        games[i, at + COL_BONUSES] += 1
+    if five_kind[b] == 1 and s == 50:
+        games[i, flag_at] = 1
+
+
+@njit(cache=True, inline="always")
 def _apply(games, i, b, s, bonus, box_face, five_kind):
     """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
     nb = box_face.shape[0]
-    games[i, b] = s
-    games[i, nb + COL_MASK] = games[i, nb + COL_MASK] | (1 << b)
-    if box_face[b] > 0:
-        games[i, nb + COL_UPPER] += s
-    if bonus > 0:
-        games[i, nb + COL_BONUSES] += 1
-    if five_kind[b] == 1 and s == 50:
-        games[i, nb + COL_FLAG] = 1
+    _fill_box(games, i, b, nb, nb + COL_FLAG, b, s, bonus, box_face, five_kind)
 
 
 # --- table bots (optimal, heuristic, greedy) ---------------------------------
@@ -1672,9 +1680,9 @@ TRIPLE_ALL = 0
 TRIPLE_FIRST = 1
 TRIPLE_RANDOM = 2
 # per column ``c`` of a triple game, at ``C * B + TRIPLE_COLUMN_EXTRA * c + TRIPLE_...``:
-TRIPLE_MASK = 0  # the column's filled boxes
-TRIPLE_UPPER = 1  # its upper total (not capped)
-TRIPLE_BONUSES = 2  # its five-of-a-kind bonuses
+TRIPLE_MASK = COL_MASK  # the column's filled boxes (the first three as a single game's: _fill_box)
+TRIPLE_UPPER = COL_UPPER  # its upper total (not capped)
+TRIPLE_BONUSES = COL_BONUSES  # its five-of-a-kind bonuses
 TRIPLE_FLAG = 3  # a five-of-a-kind row of it holds 50
 TRIPLE_COLUMN_EXTRA = 4  # columns per column after all the box scores (the last column: dice drawn)
 
@@ -1736,6 +1744,11 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
     sel_mask = np.empty(n_col * width, dtype=np.int64)
     sel_u = np.empty(n_col * width, dtype=np.int64)
     sel_f = np.empty(n_col * width, dtype=np.int64)
+    opt_c = np.empty(n_col * nb, dtype=np.int64)  # a game's legal options for its dice: column, box,
+    opt_b = np.empty(n_col * nb, dtype=np.int64)  # score, five-of-a-kind bonus and worth
+    opt_s = np.empty(n_col * nb, dtype=np.int64)
+    opt_x = np.empty(n_col * nb, dtype=np.int64)
+    opt_w = np.empty(n_col * nb)
     for lo in range(i0, i1, width):
         nl = min(width, i1 - lo)
         e0 = e0_buf[: n_keeps * nl].reshape((n_keeps, nl))  # C-contiguous: vectorises
@@ -1816,7 +1829,8 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                     held = _roll(base[j], drawn[j], keep, add_die, keep_size)
                     drawn[j] += 5
                     _record_roll(moves, row_m, rolls_left - 1, held)
-                # the box: best (first column, first box among equals) or uniform
+                # the box: best (first column, first box among equals) or uniform, of the options
+                # listed column by column in card order
                 r = held - roll_offset
                 best = NEG_INF
                 n_legal = 0
@@ -1830,55 +1844,32 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                     while rest:
                         b = low_bit_index(rest)
                         rest &= rest - 1
-                        n_legal += 1
-                        if mode != TRIPLE_RANDOM:
-                            s = placement_score(r, b, use_joker, score, joker_score)
-                            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                            best = max(
-                                best, weights[c] * (add + col_succ[cand, c * width + j] + extra - vnow[c, j])
-                            )
-                pick = _uniform(rbase[j], dj, n_legal) if mode == TRIPLE_RANDOM else -1
-                n_seen = 0
-                done = False
-                for c in range(n_col):
-                    if done:
-                        break
-                    if not active[c, j]:
-                        continue
-                    at = off + TRIPLE_COLUMN_EXTRA * c
-                    mask = np.int64(games[i, at + TRIPLE_MASK])
-                    bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-                    extra = five_kind_bonus(mask, r, cf[c, j], roll_face, rows_mask, bonus)
-                    rest = bits
-                    while rest:
-                        b = low_bit_index(rest)
-                        rest &= rest - 1
                         s = placement_score(r, b, use_joker, score, joker_score)
-                        if mode == TRIPLE_RANDOM:
-                            take = n_seen == pick
-                            n_seen += 1
-                        else:
+                        opt_c[n_legal], opt_b[n_legal], opt_s[n_legal], opt_x[n_legal] = c, b, s, extra
+                        if mode != TRIPLE_RANDOM:
                             cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                            worth = weights[c] * (add + col_succ[cand, c * width + j] + extra - vnow[c, j])
-                            take = worth >= best - tol
-                        if take:
-                            games[i, c * nb + b] = s
-                            games[i, at + TRIPLE_MASK] = mask | (1 << b)
-                            if box_face[b] > 0:
-                                games[i, at + TRIPLE_UPPER] += s
-                            if extra > 0:
-                                games[i, at + TRIPLE_BONUSES] += 1
-                            if five_kind[b] == 1 and s == 50:
-                                games[i, at + TRIPLE_FLAG] = 1
-                            if moves.shape[0] > 0:  # as _record_box, the box numbered c * B + b
-                                moves[row_m, MOVE_FINAL] = held
-                                moves[row_m, MOVE_BOX] = c * nb + b
-                            fresh[c, j] = 0
-                            if mask | (1 << b) == full:  # no longer considered
-                                for rr in range(n_rolls):
-                                    rc[rr, c * width + j] = NEG_INF
-                            done = True
-                            break
+                            opt_w[n_legal] = weights[c] * (
+                                add + col_succ[cand, c * width + j] + extra - vnow[c, j]
+                            )
+                            best = max(best, opt_w[n_legal])
+                        n_legal += 1
+                if mode == TRIPLE_RANDOM:
+                    k = _uniform(rbase[j], dj, n_legal)
+                else:
+                    k = 0
+                    while opt_w[k] < best - tol:
+                        k += 1
+                c, b, s, extra = opt_c[k], opt_b[k], opt_s[k], opt_x[k]
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                _fill_box(games, i, c * nb + b, at, at + TRIPLE_FLAG, b, s, extra, box_face, five_kind)
+                mask = np.int64(games[i, at + TRIPLE_MASK])
+                if moves.shape[0] > 0:  # as _record_box, the box numbered c * B + b
+                    moves[row_m, MOVE_FINAL] = held
+                    moves[row_m, MOVE_BOX] = c * nb + b
+                fresh[c, j] = 0
+                if mask == full:  # no longer considered
+                    for rr in range(n_rolls):
+                        rc[rr, c * width + j] = NEG_INF
         for j in range(nl):
             games[lo + j, dice_col] = drawn[j]
 
