@@ -248,38 +248,75 @@ class NaiveDuel:
     def ev_turn(self, state: State) -> dict[tuple[State, int], float]:
         """``{(next state, points): probability}`` of one turn of expected-score play."""
         if state not in self._ev:
-            turn = NaiveTurn(self.solver, state)
-            out: dict = {}
-            held = dict(outcomes(5))  # the dice in hand and their probability, two rerolls left
-            for rerolls in (2, 1, 0):
-                rolled: dict = {}
-                for dice, p in held.items():
-                    keep = self._keep(turn, dice, rerolls)
-                    if keep is None:
-                        self._place(turn, dice, p, out)
-                        continue
-                    for after, q in after_reroll(keep):
-                        rolled[after] = rolled.get(after, 0.0) + p * q
-                held = rolled
-            self._ev[state] = out
+            self._ev[state] = play_turn(NaiveTurn(self.solver, state), self.TOL)
         return self._ev[state]
 
-    def _keep(self, turn: NaiveTurn, dice: Dice, rerolls: int) -> Dice | None:
-        """What expected-score play keeps (None: it stops and scores)."""
-        options = []  # (value, order, keep): stopping is keeping all five
-        if not (rerolls > 0 and self.solver.rules.all_rolls):
-            options.append((turn.stop(dice), (5, dice), None))
-        if rerolls > 0:
-            options += [(turn.reroll(k, rerolls), (len(k), k), k) for k in proper_subkeeps(dice)]
-        best = max(v for v, _, _ in options)
-        return max((o for o in options if o[0] >= best - self.TOL), key=lambda o: o[1])[2]
 
-    def _place(self, turn: NaiveTurn, dice: Dice, p: float, out: dict) -> None:
-        moves = self.solver.moves(turn.state, dice)
-        worths = [turn.worth(points, nxt) for points, nxt in moves]
-        top = max(worths)
-        points, nxt = next(m for m, w in zip(moves, worths, strict=True) if w >= top - self.TOL)
-        out[(nxt, points)] = out.get((nxt, points), 0.0) + p
+def play_turn(turn: NaiveTurn, tol: float = 1e-9) -> dict[tuple[State, int], float]:
+    """``{(next state, points): probability}`` of one turn from ``turn.state`` played by the
+    values of ``turn`` (its ``worth``): keeps within ``tol`` of the best, the one keeping most
+    dice, then the lexicographically last (stopping keeps all five); boxes within ``tol``, the
+    first in card order -- the bots' tie rules."""
+    out: dict = {}
+    held = dict(outcomes(5))  # the dice in hand and their probability, two rerolls left
+    for rerolls in (2, 1, 0):
+        rolled: dict = {}
+        for dice, p in held.items():
+            keep = _keep(turn, dice, rerolls, tol)
+            if keep is None:
+                _place(turn, dice, p, out, tol)
+                continue
+            for after, q in after_reroll(keep):
+                rolled[after] = rolled.get(after, 0.0) + p * q
+        held = rolled
+    return out
+
+
+def _keep(turn: NaiveTurn, dice: Dice, rerolls: int, tol: float) -> Dice | None:
+    """What play by ``turn``'s values keeps (None: it stops and scores)."""
+    options = []  # (value, order, keep): stopping is keeping all five
+    if not (rerolls > 0 and turn.solver.rules.all_rolls):
+        options.append((turn.stop(dice), (5, dice), None))
+    if rerolls > 0:
+        options += [(turn.reroll(k, rerolls), (len(k), k), k) for k in proper_subkeeps(dice)]
+    best = max(v for v, _, _ in options)
+    return max((o for o in options if o[0] >= best - tol), key=lambda o: o[1])[2]
+
+
+def _place(turn: NaiveTurn, dice: Dice, p: float, out: dict, tol: float) -> None:
+    moves = turn.solver.moves(turn.state, dice)
+    worths = [turn.worth(points, nxt) for points, nxt in moves]
+    top = max(worths)
+    points, nxt = next(m for m, w in zip(moves, worths, strict=True) if w >= top - tol)
+    out[(nxt, points)] = out.get((nxt, points), 0.0) + p
+
+
+class NaivePolicy:
+    """The exact expected score of a player who plays every turn by a value table ``values``
+    (``values[filled, upper, flag]``, the layout of a table: a placement is worth its points
+    plus the next state's value), ties as the bots break them: the expectation, by brute force
+    over every roll, of the points it actually scores (the table is its guide, not its score)."""
+
+    def __init__(self, rules: RuleSet, values):
+        self.solver = NaiveSolver(rules)
+        self.values = values
+        self._expected: dict[State, float] = {}
+
+    def worth(self, points: int, nxt: State) -> float:
+        filled, upper, holds_50 = nxt
+        flag = int(holds_50) if self.solver.rules.n_flags == 2 else 0
+        return points + float(self.values[filled, upper, flag])
+
+    def expected(self, state: State = (0, 0, False)) -> float:
+        """The points still to come from the start of a turn in ``state`` (not under order=choose)."""
+        if state[0] == self.solver.full:
+            return 0.0
+        if state not in self._expected:
+            turn = NaiveTurn(self.solver, state, self.worth)
+            self._expected[state] = sum(
+                p * (points + self.expected(nxt)) for (nxt, points), p in play_turn(turn).items()
+            )
+        return self._expected[state]
 
 
 def win_last_turn(solver: NaiveSolver, state: State, need: int, tie: float = 0.5) -> NaiveTurn:

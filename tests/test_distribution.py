@@ -18,7 +18,7 @@ from solver.core.card import ScoreCard
 from solver.core.dice import Dice
 from solver.core.position import Position
 from solver.core.rules import get_rules
-from solver.engine.distribution import score_distribution
+from solver.engine.distribution import representative_upper, score_distribution, state_rows
 from solver.engine.tables import get_table
 
 LOWER = "yatzy+lower-only"
@@ -188,6 +188,64 @@ def test_simulation_of_the_optimal_bot_agrees(tables_dir):
     for t in (100, 130, 160):
         p = dist.p_at_least(t)
         assert abs((scores >= t).mean() - p) <= 4 * math.sqrt(p * (1 - p) / games) + 1e-12, t
+
+
+def bonus_game():
+    """Four upper boxes and a full house, the bonus at 41: a game where, the bonus out of reach,
+    the heuristic still tells the upper totals apart (its estimated bonus chance goes on with
+    them) -- played by the representative total's row, its distribution was off its bot's."""
+    from test_dp_naive import FULL_HOUSE, SIXES, THREES, TWOS
+
+    from solver.core.rules import Box, RuleSet, Scorer
+
+    fours = Box("fours", Scorer("upper", 4))
+    boxes = (TWOS, THREES, fours, SIXES, FULL_HOUSE)
+    return RuleSet("mini-hopeless", "upper boxes, bonus at 41", boxes, upper_bonus=35, upper_threshold=41)
+
+
+@pytest.mark.parametrize("bot", ["heuristic", "greedy"])
+def test_a_bots_table_gives_that_bots_expected_score(bot):
+    """With any bot's value table the distribution's mean is the expected score of play by
+    that table, ties as the bots break them: the brute force over every roll (tests/naive.py
+    NaivePolicy), which plays each state at its own upper total."""
+    from naive import NaivePolicy
+
+    from solver.engine.heuristic import greedy_table, heuristic_table
+
+    rules = bonus_game()
+    tables = {"heuristic": heuristic_table, "greedy": greedy_table}
+    values = tables[bot](rules).values
+    dist = score_distribution(ScoreCard.empty(rules), values)
+    assert abs(dist.mean - NaivePolicy(rules, values).expected()) <= 1e-9
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    # the hopeless totals share rows where the values agree (greedy's zeros), not elsewhere
+    assert (state_rows(rules, values) is representative_upper(rules)) == (bot == "greedy")
+
+
+def test_the_heuristic_bots_regret_is_its_distributions_gap(tables_dir):
+    """Over seeded games the heuristic bot's graded loss per game (its expectation: optimal's
+    expected score minus the bot's) agrees with the table's value of the empty card minus the
+    mean of the heuristic table's distribution within 4 standard errors (0.4 here; 4.6 when
+    the distribution shared the hopeless totals' rows)."""
+    import numpy as np
+
+    from solver.engine.heuristic import heuristic_table
+    from solver.play.simulate import simulate
+
+    rules = bonus_game()
+    table = tables_dir.table(rules)
+    assert state_rows(rules, table.values) is representative_upper(rules)  # a solved table's agree
+    gap = (
+        table.empty_card_value
+        - score_distribution(ScoreCard.empty(rules), heuristic_table(rules).values).mean
+    )
+    games = 200_000
+    loss = simulate(
+        rules, "heuristic", games, 1, tables_dir=tables_dir, threads=1, regret=True
+    ).regret.game_loss
+    se = float(np.std(loss, ddof=1)) / math.sqrt(games)
+    assert gap > 0.5 and se < 0.005
+    assert abs(float(loss.mean()) - gap) <= 4 * se, (float(loss.mean()), gap, se)
 
 
 @pytest.mark.slow
