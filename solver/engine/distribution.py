@@ -2,7 +2,8 @@
 
 From a position -- a card at the start of a turn, or a card with dice and rolls left --
 probability is pushed forward turn by turn through the states of the game
-(:func:`solver.engine._kernels.turn_outcomes`), each state carrying the distribution of the
+(:func:`solver.engine._kernels.turn_outcomes`; under target play
+:func:`solver.engine._kernels.target_turn_runs`), each state carrying the distribution of the
 points scored since the position.  Decisions are the optimal bot's, ties included: among
 keeps within ``TIE_TOLERANCE`` of the best, the one keeping most dice (the last sub-keep);
 among boxes within it, the first in card order.  So :mod:`solver.play.simulate`'s ``optimal``
@@ -348,16 +349,17 @@ def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left
     cuts = np.flatnonzero(np.diff(masks)) + 1
     bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
+    start, left = np.int64(start_roll), np.int64(rolls_left)
 
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
             a, b = bounds[g], bounds[g + 1]
+            mask = np.int64(masks[a])
             lane_u = (lane_states[a:b] // n_flags % (cap + 1)).astype(np.int64)
             lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
             lane, dst, gain, count, prob = _kernels.turn_outcomes(
-                np.int64(masks[a]), lane_u, lane_f, table, lane_args, TIE_TOLERANCE, np.int64(start_roll),
-                np.int64(rolls_left), rep,
-            )  # fmt: skip
+                mask, lane_u, lane_f, table, lane_args, TIE_TOLERANCE, start, left, rep
+            )
             parts[g] = (a + lane, dst, gain, count, prob)
 
     workers.run(turn, 0, len(parts))

@@ -9,6 +9,7 @@ here are arrays (a value table, a target table) or the kernels' simple rules; th
 from __future__ import annotations
 
 import contextlib
+import sys
 
 import numpy as np
 
@@ -22,6 +23,13 @@ MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
 STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors (as the DP's blocks)
+
+
+def kernels_loaded() -> bool:
+    """Whether this process holds the table bots' play kernels already (compiled or loaded from
+    numba's cache by an earlier run): then they are the faster engine at any size."""
+    kernels = sys.modules.get(f"{__package__}._kernels")
+    return kernels is not None and bool(kernels.play_table_games.signatures)
 
 
 def finish_games(
@@ -470,6 +478,7 @@ def run_games(
     direction=None,
     regret: RegretRecorder | None = None,
     grade_values=None,
+    engine: str = "numba",
 ) -> dict:
     """Play games ``game0 .. game0 + games - 1`` under ``seed`` in the kernels, ``chunk`` games
     in memory at once: ``kind`` is ``"table"`` (best play by the value array ``values``),
@@ -480,9 +489,21 @@ def run_games(
 
     With ``regret`` every decision is graded (:class:`Grader`) against the value table
     ``grade_values`` -- by default ``values`` (the optimal table of a ``target`` bot; a
-    ``table`` bot that plays it grades from its own turn tables) -- into the recorder."""
-    from . import _kernels as K
+    ``table`` bot that plays it grades from its own turn tables) -- into the recorder.
+
+    ``engine="numpy"`` (a ``table`` bot, not graded): the same games played by
+    :mod:`solver.engine.numpy_play`, nothing compiled (the kernels are not even imported)."""
+    from . import arrays as A
     from .dp import kernel_values, rule_arrays
+
+    if engine == "numpy":
+        if kind != "table" or regret is not None:
+            raise ValueError("the numpy engine plays a table bot's games, ungraded")
+        from . import numpy_play
+
+        K = None
+    else:
+        from . import _kernels as K
 
     bot_target = goal
     nb = rules.n_boxes
@@ -505,7 +526,7 @@ def run_games(
             )
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
-            state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)  # see _kernels
+            state = np.zeros((n, max(STATE_WIDTH, nb + A.STATE_EXTRA)), dtype=np.int32)  # see arrays
             state[:, :nb] = -1
             ids = np.arange(n, dtype=np.int64)
             if kind in ("table", "target"):  # the games are sorted by state into the spare buffers each turn
@@ -514,7 +535,9 @@ def run_games(
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
                 graded_direction = None
-                if kind == "target":
+                if K is None:  # numpy: the games stay in their order
+                    numpy_play.table_turn(values, state, seed_mixed, game0 + c0, turn_ra, TIE_TOLERANCE)
+                elif kind == "target":
                     state, ids = target_turn(
                         K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra,
                         grader,
@@ -546,18 +569,18 @@ def run_games(
                         grader.graded, graded_direction = grader.grade(*before, moves)
                 if grader is not None:
                     regret.add_turn(
-                        turn, c0 + ids, grader.moves, grader.graded, state[:, :nb], state[:, nb + K.COL_BONUSES],
+                        turn, c0 + ids, grader.moves, grader.graded, state[:, :nb], state[:, nb + A.COL_BONUSES],
                         graded_direction,
                     )  # fmt: skip
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            sorted_games = kind in ("table", "target")
+            sorted_games = kind in ("table", "target") and K is not None
             store_results(
                 out,
                 c0,
                 finish_games(
-                    rules, state[:, :nb], state[:, nb + K.COL_BONUSES], ids if sorted_games else None
+                    rules, state[:, :nb], state[:, nb + A.COL_BONUSES], ids if sorted_games else None
                 ),
             )
             if keep_cards:
