@@ -1819,11 +1819,12 @@ def apply_target_runs(
 
 @njit(cache=True, nogil=True)
 def apply_split_rows(
-    c0, c1, src, dst_row, gain, prob, src_t, src_e, src_e_row, support, tw, out_t, out_e, e_row
+    c0, c1, src, dst_row, gain, prob, src_t, skip_t, src_e, src_e_row, support, tw, out_t, out_e, e_row
 ):
     """:func:`apply_outcomes` for rows split at ``tw`` points: source row ``s`` is ``src_t[s]``
-    (points below ``tw``) then ``src_e[src_e_row[s]]`` (none when -1), ``support[s]`` one past
-    its last non-zero entry; the destination likewise (``out_t``, ``out_e``, ``e_row``)."""
+    (points below ``tw``; 0 where ``skip_t`` is set) then ``src_e[src_e_row[s]]`` (none when
+    -1), ``support[s]`` one past its last non-zero entry; the destination likewise (``out_t``,
+    ``out_e``, ``e_row``)."""
     for c in range(c0, c1):
         s = src[c]
         d = dst_row[c]
@@ -1832,7 +1833,10 @@ def apply_split_rows(
         es = src_e_row[s]
         ed = e_row[d]
         for i in range(support[s]):
-            v = src_t[s, i] if i < tw else (src_e[es, i - tw] if es >= 0 else 0.0)
+            if i < tw:
+                v = 0.0 if skip_t[s, i] else src_t[s, i]
+            else:
+                v = src_e[es, i - tw] if es >= 0 else 0.0
             if v == 0.0:
                 continue
             q = i + g

@@ -530,8 +530,7 @@ class _TargetPush:
 
         active = self.active(states, dist_t) if tw else np.zeros(dist_t.shape, dtype=bool)
         # expected-score play: the lanes out of play for the target and the points past it
-        ev_t = np.where(active, 0.0, dist_t)
-        nz_t = ev_t != 0.0
+        nz_t = (dist_t != 0.0) & ~active
         support = np.zeros(len(states), dtype=np.int64)
         if tw:
             support = np.where(nz_t.any(axis=1), tw - np.argmax(nz_t[:, ::-1], axis=1), 0)
@@ -558,15 +557,14 @@ class _TargetPush:
 
             def apply_ev(r0: int, r1: int) -> None:
                 _kernels.apply_split_rows(
-                    cuts[r0], cuts[r1], src, dst_row, gain, prob, ev_t, e_src, e_of, support, np.int64(tw),
-                    out_t, out_e[0], e_next,
+                    cuts[r0], cuts[r1], src, dst_row, gain, prob, dist_t, active, e_src, e_of, support,
+                    np.int64(tw), out_t, out_e[0], e_next,
                 )  # fmt: skip
 
             workers.run(apply_ev, 0, len(nxt))
-        ev_t = nz_t = None  # (S, tw) each: given back before the target lanes
+        del nz_t
         # target play: runs of consecutive needs of a state, blocks of runs
         rows, cols = np.nonzero(active[:, ::-1])  # by state, then need (tw - points so far) upwards
-        del active
         need = (cols + 1).astype(np.int64)
         if len(rows):
             cut = np.ones(len(rows), dtype=bool)
