@@ -349,6 +349,45 @@ def test_target_policy_distribution(tmp_path, capsys):
     assert got["policy"] == "target:100" and abs(got["p_at_least"]["200"] - dist.p_at_least(200)) < 1e-12
 
 
+# a reduced game with the upper bonus, the Yahtzee bonus and the Joker: target play pushes
+# lanes in runs of needs and its points past the target apart (both paths are checked here)
+TARGET_GAME = "yahtzee+without=ones,twos,threes,three_of_a_kind,four_of_a_kind,chance"
+
+
+def test_target_policy_distribution_paths(tmp_path):
+    """Target play on a reduced game with every bonus: the same bytes whatever the thread count;
+    P(final >= T) is the target table's (the moves are the target-optimal ones) from the empty
+    card and mid-game; a card past its target or out of its reach plays for expected score
+    (the distribution is expected-score play's); the probabilities sum to 1."""
+    import numpy as np
+
+    from solver.engine.distribution import target_distribution
+    from solver.engine.target import FLOAT32_SLACK, build_target
+
+    table = build_target(TARGET_GAME, tmp_path, t_max=300, progress=False)
+    values = get_table(TARGET_GAME, tmp_path, build_if_missing=True, progress=False).values
+    rules = get_rules(TARGET_GAME)
+    empty = ScoreCard.empty(rules)
+    one = target_distribution(empty, values, table.arrays(), 150, threads=1)
+    two = target_distribution(empty, values, table.arrays(), 150, threads=2)
+    assert np.array_equal(one.pmf, two.pmf) and one.upper_bonus == two.upper_bonus
+    assert abs(one.total_probability - 1.0) <= 1e-12
+    assert abs(one.p_at_least(150) - table.probability((0, 0, 0), 150)) <= FLOAT32_SLACK
+    assert one.p_at_least(150) > score_distribution(empty, values).p_at_least(150) + 0.01
+    mid = ScoreCard.parse("sixes=24,yahtzee=50", rules)
+    dist = target_distribution(mid, values, table.arrays(), 200)
+    assert abs(dist.p_at_least(200) - table.probability(mid.state, 200 - mid.total)) <= FLOAT32_SLACK
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    for card, target in ((mid, 60), (ScoreCard.parse("sixes=6,fives=5,yahtzee=0", rules), 290)):
+        # reached already / beyond the most the card can still score: expected-score play
+        got = target_distribution(card, values, table.arrays(), target)
+        want = score_distribution(card, values)
+        assert np.abs(got.pmf - want.pmf[: len(got.pmf)]).max() <= 1e-15
+        assert abs(got.total_probability - 1.0) <= 1e-12 and got.upper_bonus == pytest.approx(
+            want.upper_bonus
+        )
+
+
 def test_a_damaged_table_is_one_error_line(capsys, tmp_path):
     """A table damaged on disk: one error line saying how to rebuild it, nothing printed."""
     from solver.engine.tables import build_table, table_paths
