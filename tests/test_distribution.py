@@ -454,3 +454,42 @@ def test_residuals_do_not_depend_on_the_thread_count(residuals):
     one = solve_residuals(rules, values, threads=1)
     for a, b in ((one.p, res.p), (one.off, res.off), (one.lo, res.lo), (one.length, res.length)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_residuals_are_kept_beside_the_target_table_and_checked_when_read(residuals, tmp_path):
+    """Stored and read back the same; another value table, other bytes or a damaged index are
+    not read (None: solved again), and a folder that cannot be written is no error."""
+    import numpy as np
+
+    from solver.engine.distribution import get_residuals, load_residuals, residual_paths, save_residuals
+
+    rules, values, res = residuals
+    for name in (f"{rules.id}.npy", f"{rules.id}.json"):  # the value table's files: left alone
+        (tmp_path / name).write_text("the value table")
+    save_residuals(rules, res, tmp_path, "abc")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"{rules.id}.npy", f"{rules.id}.json"] + [p.name for p in residual_paths(rules, tmp_path)]
+    )
+    for name in (f"{rules.id}.npy", f"{rules.id}.json"):
+        assert (tmp_path / name).read_text() == "the value table"
+    assert [p.name for p in residual_paths(get_rules("yahtzee"), tmp_path)] == [
+        "yahtzee.opponent.npy",
+        "yahtzee.opponent-index.npy",
+        "yahtzee.opponent.json",
+    ]
+    back = load_residuals(rules, tmp_path, "abc")
+    for a, b in ((back.p, res.p), (back.off, res.off), (back.lo, res.lo), (back.length, res.length)):
+        np.testing.assert_array_equal(a, b)
+    assert load_residuals(rules, tmp_path, "another table") is None
+    w_path, index_path, manifest_path = residual_paths(rules, tmp_path)
+    raw = bytearray(w_path.read_bytes())
+    raw[-1] ^= 0x40
+    w_path.write_bytes(bytes(raw))
+    assert load_residuals(rules, tmp_path, "abc") is None
+    again = get_residuals(rules, values, tmp_path, "abc")  # solved and stored again
+    np.testing.assert_array_equal(again.p, res.p)
+    assert load_residuals(rules, tmp_path, "abc") is not None
+    index_path.write_bytes(b"not a table")
+    assert load_residuals(rules, tmp_path, "abc") is None
+    (tmp_path / "a file").write_text("")
+    assert get_residuals(rules, values, tmp_path / "a file", "abc").p.shape == res.p.shape

@@ -47,20 +47,20 @@ class OpponentModel:
 _MODELS: dict = {}
 
 
-def opponent_model(advisor) -> OpponentModel:
-    """The :class:`OpponentModel` of ``advisor``'s rule set and table (solved once per process
-    and table: :func:`~solver.engine.distribution.solve_residuals`)."""
-    from ..engine.distribution import solve_residuals
+def opponent_model(advisor, folder=None) -> OpponentModel:
+    """The :class:`OpponentModel` of ``advisor``'s rule set and table: once per process and
+    table, read from ``folder`` (the target table's) or solved and kept there
+    (:func:`~solver.engine.distribution.get_residuals`)."""
+    from ..engine.distribution import get_residuals
 
     key = (advisor.rules, id(advisor.table))
     held = _MODELS.get(key)
     if held is None or held[0] is not advisor.table:
         if len(_MODELS) >= 4:
             _MODELS.clear()
-        held = _MODELS[key] = (
-            advisor.table,
-            OpponentModel(advisor.rules, solve_residuals(advisor.rules, advisor.table.values)),
-        )
+        sha = getattr(advisor.table, "manifest", {}).get("sha256")
+        res = get_residuals(advisor.rules, advisor.table.values, folder, sha)
+        held = _MODELS[key] = (advisor.table, OpponentModel(advisor.rules, res))
     return held[1]
 
 
@@ -92,7 +92,7 @@ class WinAdvisor:
     def __init__(self, advisor, table):
         self.advisor, self.table, self.rules = advisor, table, advisor.rules
         self.target_advisor = TargetAdvisor(advisor, table)
-        self.model = opponent_model(advisor)
+        self.model = opponent_model(advisor, getattr(table, "path", None) and table.path.parent)
         self._turn_cache: dict = {}
 
     def turn_values(self, card: ScoreCard, opponents) -> WinTurnValues | None:

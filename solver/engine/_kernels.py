@@ -1923,19 +1923,21 @@ def mixed_win_value(w, off, lead, length, n, qt, qc, m):
     i2 = min(length - n, m - 1)
     if i <= i2:
         base = off + n - 1
+        qs = qt[i : i2 + 1]  # slices and a counted loop: twice as fast as indexing from i
+        ws = w[base + i : base + i2 + 1]
+        k = qs.shape[0]
         a0 = 0.0
         a1 = 0.0
         a2 = 0.0
         a3 = 0.0
-        while i + 3 <= i2:
-            a0 += qt[i] * w[base + i]
-            a1 += qt[i + 1] * w[base + i + 1]
-            a2 += qt[i + 2] * w[base + i + 2]
-            a3 += qt[i + 3] * w[base + i + 3]
-            i += 4
-        while i <= i2:
-            a0 += qt[i] * w[base + i]
-            i += 1
+        for j4 in range(k // 4):
+            j = 4 * j4
+            a0 += qs[j] * ws[j]
+            a1 += qs[j + 1] * ws[j + 1]
+            a2 += qs[j + 2] * ws[j + 2]
+            a3 += qs[j + 3] * ws[j + 3]
+        for j in range(k - k % 4, k):
+            a0 += qs[j] * ws[j]
         acc += (a0 + a1) + (a2 + a3)
     return acc
 
@@ -1978,7 +1980,7 @@ def _score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, 
     _apply(games, i, chosen, s, extra, box_face, five_kind)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _placement_win_value(
     mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face, flag_rows, thr, ub, cap, memo,
     seen, stamp,

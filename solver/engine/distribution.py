@@ -573,10 +573,10 @@ class Residuals:
     off: np.ndarray
     lo: np.ndarray
     length: np.ndarray
-    mean: np.ndarray
-    sd: np.ndarray
     exact_open: int
     eps: float
+    mean: np.ndarray | None = None  # (as ``off``) float64; None when read from a file
+    sd: np.ndarray | None = None
 
     def row(self, state: tuple[int, int, int]) -> tuple[int, np.ndarray]:
         """``(lo, pmf)``: P(``lo + i`` more points from ``state``) = ``pmf[i]`` (a view)."""
@@ -695,4 +695,110 @@ def solve_residuals(
         for a in (off, lo, length):
             a[copy_mask, copy_u] = a[copy_mask, copy_from]
     p = np.concatenate(parts).astype(np.float32)
-    return Residuals(p, off, lo, length, mean, sd, int(exact_open), float(eps))
+    return Residuals(p, off, lo, length, int(exact_open), float(eps), mean, sd)
+
+
+# --- kept beside the target table ---------------------------------------------------------
+RESIDUAL_FORMAT_VERSION = 1
+
+
+def residual_paths(rules: RuleSet, folder):
+    """``(values, index, manifest)`` paths of the stored :class:`Residuals` of ``rules``."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    stem = f"{rules.id}.opponent"  # never Path.with_suffix: the rule set's id may hold a dot
+    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
+
+
+def _residual_manifest(rules: RuleSet, table_sha: str) -> dict:
+    return {
+        "format_version": RESIDUAL_FORMAT_VERSION,
+        "kind": "opponent",
+        "rules": rules.describe(),
+        "value_table_sha256": table_sha,
+        "exact_open": RESIDUAL_EXACT_OPEN,
+        "eps": RESIDUAL_EPS,
+        "sd_step": RESIDUAL_SD_STEP,
+        "mean_steps": RESIDUAL_MEAN_STEPS,
+        "cut": RESIDUAL_CUT,
+    }
+
+
+def load_residuals(rules: RuleSet, folder, table_sha: str) -> Residuals | None:
+    """The :class:`Residuals` stored in ``folder`` for the value table of sha256 ``table_sha``,
+    or None when there are none, they are of another table or other settings, or anything about
+    them does not check out (they are rebuilt then): both files' sha256 against the manifest,
+    their headers, every index entry inside the values, every value a probability."""
+    from .tables import ValueFile, read_manifest, sha256_file
+
+    w_path, index_path, manifest_path = residual_paths(rules, folder)
+    try:
+        manifest = read_manifest(manifest_path)
+        expected = _residual_manifest(rules, table_sha)
+        if any(manifest.get(k) != v for k, v in expected.items()):
+            return None
+        if sha256_file(w_path) != manifest.get("values_sha256") or sha256_file(index_path) != manifest.get(
+            "index_sha256"
+        ):
+            return None
+        w, index = ValueFile.open(w_path), ValueFile.open(index_path)
+        shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 3)
+        if (w.descr, w.fortran_order, len(w.shape)) != ("<f4", False, 1) or (
+            index.descr,
+            index.fortran_order,
+            index.shape,
+        ) != ("<i8", False, shape):
+            return None
+        p, idx = np.array(w), np.array(index)
+    except (OSError, ValueError, RecursionError):
+        return None
+    off, lo, length = (np.ascontiguousarray(idx[..., k]) for k in range(3))
+    reach = off >= 0
+    top = max_points(rules)
+    if not (
+        (length[reach] >= 1).all()
+        and (off[reach] + length[reach] <= len(p)).all()
+        and (np.abs(lo[reach]) <= top).all()
+        and (length[reach] <= 4 * top + 8).all()
+        and len(p)
+        and p.min() >= 0.0
+        and p.max() <= 1.0
+    ):
+        return None
+    return Residuals(p, off, lo, length, RESIDUAL_EXACT_OPEN, RESIDUAL_EPS)
+
+
+def save_residuals(rules: RuleSet, res: Residuals, folder, table_sha: str) -> None:
+    """Store ``res`` in ``folder`` (atomically; an ``OSError`` when it cannot be written)."""
+    import json
+
+    from ..core.fileio import atomic_write, atomic_write_text
+    from .tables import sha256_file
+
+    w_path, index_path, manifest_path = residual_paths(rules, folder)
+    index = np.stack([res.off, res.lo, res.length], axis=-1)
+    for path, array in ((w_path, res.p), (index_path, index)):
+        atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
+    manifest = _residual_manifest(rules, table_sha) | {
+        "values_sha256": sha256_file(w_path),
+        "index_sha256": sha256_file(index_path),
+    }
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+
+
+def get_residuals(rules: RuleSet, values, folder=None, table_sha: str | None = None) -> Residuals:
+    """The :class:`Residuals` of the value table ``values`` (sha256 ``table_sha``): read from
+    ``folder`` when stored there, else solved (:func:`solve_residuals`: half a minute of CPU for
+    ``yahtzee``) and stored there when the folder can be written (else kept in memory only)."""
+    if folder is not None and table_sha:
+        stored = load_residuals(rules, folder, table_sha)
+        if stored is not None:
+            return stored
+    res = solve_residuals(rules, values)
+    if folder is not None and table_sha:
+        try:
+            save_residuals(rules, res, folder, table_sha)
+        except OSError:  # a read-only tables folder: solved again by the next process
+            pass
+    return res
