@@ -17,8 +17,8 @@ Game ``g`` of a match of ``P`` bots under seed ``S``:
 
 Two engines play the same games: numba, when every bot is a builtin bot of the numba
 engine of :mod:`solver.play.simulate` and at most one is ``win`` (turn-synchronous over all
-games: the opponents' estimated finals are updated after every turn, the ``win`` bot's
-turns run the win kernels of :mod:`solver.engine._kernels` with a target per game), and Python
+games: the opponent's row of the opponent model is updated after every turn, the ``win``
+bot's turns run the win kernels of :mod:`solver.engine._kernels` with a target per game), and Python
 (any bots: one game after another).
 """
 
