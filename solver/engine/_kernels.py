@@ -2067,20 +2067,21 @@ def mixed_win_group_tables(
             qmax = max(qmax, lane_qn[a])
     qt = np.empty(qmax + 1)
     qc = np.empty(qmax + 1)
+    # the keeps depend on a lane's placements only: one pass over the lanes of every group
+    # (columns of different masks side by side, as the DP's blocks; a group often has one lane)
+    first = group_lane[g0]
+    e0 = np.empty((n_keeps, group_lane[g1] - first))
+    e1 = np.empty((n_keeps, group_lane[g1] - first))
     for grp in range(g0, g1):
-        a = group_lane[grp]
-        nl = group_lane[grp + 1] - a
-        e0 = np.empty((n_keeps, nl))
-        e1 = np.empty((n_keeps, nl))
-        for j in range(nl):
-            qn = lane_qn[a + j]
-            tie_mix(q, lane_q0[a + j], qn, tie, qt, qc)
+        for a in range(group_lane[grp], group_lane[grp + 1]):
+            qn = lane_qn[a]
+            tie_mix(q, lane_q0[a], qn, tie, qt, qc)
             _mixed_win_rolls(
-                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_need[a + j], qt, qc, qn + 1, j,
-                w, w_off, w_lead, w_len, ra, e0, memo, seen, a + j + 1,
+                group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
+                w, w_off, w_lead, w_len, ra, e0, memo, seen, a + 1,
             )  # fmt: skip
-        _turn_from_final(e0, e1, ra)
-        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
+    _turn_from_final(e0, e1, ra)
+    _store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
 
 
 @njit(cache=True, nogil=True)
