@@ -1540,7 +1540,12 @@ def play_target_games(
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
-    one = np.ones(1)
+    # target play is win play against one known final, ties worth nothing: the value of each
+    # box is its target_objective, bit for bit (1.0 * W(need) + 0.0 * W(need + 1))
+    qt = np.empty(2)
+    qc = np.empty(2)
+    tie_mix(np.ones(1), 0, 1, 0.0, qt, qc)
+    vals = np.empty(nb)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -1550,10 +1555,8 @@ def play_target_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
-        # target play is win play against one known final, ties worth nothing: the value of
-        # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
         _score_best_win_box(
-            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_lead, w_len, tol, ra
+            games, i, held - roll_offset, need[i], qt, qc, 2, w, w_off, w_lead, w_len, tol, ra, vals
         )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
