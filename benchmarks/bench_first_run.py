@@ -10,8 +10,9 @@ single-threaded commands -- and peak resident memory):
   first run of an editable install (``PYTHONDONTWRITEBYTECODE=1``: nothing cached);
 * ``warm hint``       -- the same hint again, Python's bytecode cached (as after any first run;
   ``PYTHONPYCACHEPREFIX``); a hint with a table of the tables folder costs the same;
-* ``first simulate``  -- then ``yahtzee simulate --games N``: the simulation kernels compiled
-  (the shipped table again: nothing built);
+* ``first simulate``  -- then ``yahtzee simulate --games N``: the shipped table again, nothing
+  built; up to :data:`solver.play.simulate.NUMPY_GAMES` games (default 1,000) are played in
+  numpy and nothing is compiled, larger runs compile the simulation kernels first;
 * ``first other hint`` -- a first hint of a rule set without a shipped table (``--other``,
   default ``yatzy``): the DP's compilation + building its table + the hint, as every first
   hint was before the ``yahtzee`` table came with the package.
@@ -19,7 +20,7 @@ single-threaded commands -- and peak resident memory):
 It also checks that the first hint wrote nothing (tables folder, numba cache) and that the
 hint imports neither numpy nor numba.  The machine is shared: the load average is printed.
 
-    python benchmarks/bench_first_run.py [--repeat 5] [--games 10000] [--other yatzy]
+    python benchmarks/bench_first_run.py [--repeat 5] [--games 1000] [--other yatzy]
 """
 
 from __future__ import annotations
@@ -56,7 +57,12 @@ def imported(run: Measured, package: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=1000,
+        help="games of the first simulate (above 4,000 the kernels compile)",
+    )
     parser.add_argument("--other", default="yatzy", help="a rule set without a shipped table")
     args = parser.parse_args()
     simulate = ["simulate", "--games", str(args.games), "--quiet"]

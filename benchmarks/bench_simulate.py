@@ -25,7 +25,7 @@ t0 = time.perf_counter()
 from solver.play.simulate import simulate
 rules, bot, games, threads, tables, warm = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 if warm == "warm":
-    simulate(rules, bot, 1000, seed=123, threads=threads, tables_dir=tables)
+    simulate(rules, bot, 1000, seed=123, threads=threads, tables_dir=tables, engine="numba")
 wall0, cpu0 = time.perf_counter(), time.process_time()
 r = simulate(rules, bot, games, seed=1, threads=threads, tables_dir=tables)
 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
@@ -68,7 +68,9 @@ def main() -> None:
             f"cold: {args.games:,} optimal games with an empty numba cache (JIT included): "
             f"{first['total_wall']:.2f} s wall for the whole process"
         )
-    run_child(args.rules, "optimal", 1000, args.threads, tables, "cold", cache)  # fill the warm cache
+    run_child(
+        args.rules, "optimal", 1000, args.threads, tables, "warm", cache
+    )  # fill the warm cache (its warm-up)
     runs = [
         run_child(args.rules, "optimal", args.games, args.threads, tables, "warm", cache)
         for _ in range(args.repeat)

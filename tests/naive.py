@@ -280,3 +280,14 @@ class NaiveDuel:
         top = max(worths)
         points, nxt = next(m for m, w in zip(moves, worths, strict=True) if w >= top - self.TOL)
         out[(nxt, points)] = out.get((nxt, points), 0.0) + p
+
+
+def win_last_turn(solver: NaiveSolver, state: State, need: int, tie: float = 0.5) -> NaiveTurn:
+    """A player's last turn against a known best opponent final, ``need`` being that final minus
+    the player's total: a placement earning more than ``need`` points wins (1), exactly
+    ``need`` ties (``tie``), less loses (0) -- P(win) + ``tie`` x P(tie) by brute force."""
+
+    def worth(points: int, nxt: State) -> float:
+        return 1.0 if points > need else tie if points == need else 0.0
+
+    return NaiveTurn(solver, state, worth)

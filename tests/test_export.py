@@ -313,3 +313,61 @@ def test_dice_text_and_cards_of_the_rows(tables_dir, tmp_path):
     for row, position in zip(pq.read_table(out).to_pylist(), block.positions(rules), strict=True):
         assert row["card"] == str(position.card) and Dice.parse(row["dice"]) == position.dice
         assert row["decision"] == ("score" if position.rolls_left == 0 else "keep")
+
+
+def test_rank_rows_is_the_stable_descending_argsort():
+    """The kernel's ranking of keep rows: the order of ``np.argsort(-ev, kind="stable")``, ties
+    (many) in their order and ``-inf`` last, the labels carried along."""
+    from solver.engine import _kernels as K
+
+    rng = np.random.default_rng(3)
+    ev = rng.integers(0, 6, size=(2000, 32)).astype(np.float64) / 4  # many exact ties
+    ev[rng.random(ev.shape) < 0.2] = -np.inf
+    labels = rng.integers(0, 462, size=ev.shape).astype(np.int16)
+    out_ev, out_labels = np.empty_like(ev), np.empty_like(labels)
+    K.rank_rows(ev, labels, out_ev, out_labels)
+    rank = np.argsort(-ev, axis=1, kind="stable")
+    assert np.array_equal(out_ev, np.take_along_axis(ev, rank, axis=1))
+    assert np.array_equal(out_labels, np.take_along_axis(labels, rank, axis=1))
+
+
+def test_keep_rankings_the_same_on_every_path(tables_dir):
+    """The batch advisor's keeps ranked on the kernels (many states: mask by mask for the spread
+    sampler's many cards a mask, packed many masks to a block for a bot's games, a few cards a
+    mask) and in plain Python (few states): the same values and keeps in the same order, bit for bit."""
+    from solver.advice.batch import PACK_LANES, BatchAdvisor, card_states
+
+    rules = get_rules("yahtzee+lower-only")
+    table = tables_dir.table(rules)
+    bot = get_bot("heuristic", rules, tables_dir)
+    games = [b for b in E.bot_blocks(rules, bot, 400, 3) if (b.rolls_left > 0).all()][4:6]
+    for block in [next(E.spread_blocks(rules, 600, 4)), *games]:
+        mask, u, f, base = card_states(rules, block.scores, block.bonus_count)
+        ranked = []
+        for states in (0, 10**9):
+            advisor = BatchAdvisor(table)
+            advisor.python_states = states
+            ranked.append(advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base))
+        for name in ("keep_ev", "keep_id", "keep_n"):
+            assert np.array_equal(getattr(ranked[0], name), getattr(ranked[1], name)), name
+    keys = set(zip(*card_states(rules, games[0].scores, games[0].bonus_count)[:3], strict=True))
+    masks = {k[0] for k in keys}
+    assert len(keys) < PACK_LANES * len(masks)  # the games' block takes the packed path
+
+
+def test_card_texts_are_the_card_notation():
+    """The Parquet card texts (joined in pyarrow) are ``str(ScoreCard)``, Yahtzee bonuses too,
+    one text per run of equal cards."""
+    from solver.core.card import ScoreCard
+
+    rules = get_rules("yahtzee")
+    block = next(E.spread_blocks(rules, 400, 9))
+    fifty = np.flatnonzero(block.scores[:, rules.box_index["yahtzee"]] == 50)
+    block.bonus_count[fifty] = np.arange(len(fifty)) % 4  # Yahtzee bonuses where a card may have them
+    block.scores[:3] = -1  # the empty card
+    texts, runs = E.card_texts(rules, block)
+    texts = texts.to_pylist()
+    for i, (row, bonus) in enumerate(zip(block.scores.tolist(), block.bonus_count.tolist(), strict=True)):
+        card = ScoreCard(rules, tuple(None if s < 0 else s for s in row), bonus)
+        assert texts[runs[i]] == str(card), i
+    assert runs[-1] == len(texts) - 1 and np.all(np.diff(runs) >= 0)

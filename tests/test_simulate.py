@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
 import sys
 
 import numba
@@ -24,10 +26,11 @@ from solver.core.errors import IllegalMoveError, UsageError
 from solver.core.rules import RULE_SETS, get_rules
 from solver.core.streams import MASK64, SeededStream, mix64, seeded_die
 from solver.engine import _kernels as K
-from solver.engine import playout
-from solver.engine.dp import kernel_values, rule_arrays
+from solver.engine import numpy_play, playout
+from solver.engine.dp import kernel_values, level_lanes, masks_by_level, rule_arrays
+from solver.play import simulate as sim_module
 from solver.play.bots import BOTS, Bot, get_bot
-from solver.play.simulate import paired, play_game, simulate
+from solver.play.simulate import NUMPY_GAMES, paired, play_game, simulate
 
 slow = pytest.mark.slow
 
@@ -231,17 +234,23 @@ def _check_cards(result) -> None:
     ],
 )
 def test_fast_engine_equals_python_engine(tables_dir, rules_id, bot, games):
-    """Same games, same decisions: the numba engine and the checked Python loop agree game by game."""
+    """Same games, same decisions: the numba engine, the numpy one (table bots) and the checked
+    Python loop agree game by game."""
     if bot == "optimal":
         tables_dir.table(rules_id)
     b = get_bot(bot, rules_id, tables_dir, progress=False)
     slow_run = simulate(rules_id, b, games, seed=2024, game0=5, engine="python", keep_cards=True)
-    fast = simulate(rules_id, b, games, seed=2024, game0=5, keep_cards=True)
+    fast = simulate(rules_id, b, games, seed=2024, game0=5, engine="numba", keep_cards=True)
+    runs = [fast]
+    if bot in ("optimal", "heuristic", "greedy"):
+        runs.append(simulate(rules_id, b, games, seed=2024, game0=5, engine="numpy", keep_cards=True))
+        assert runs[-1].engine == "numpy" and runs[-1].threads == 1
     assert (slow_run.engine, fast.engine) == ("python", "numba")
-    assert np.array_equal(fast.cards, slow_run.cards)
-    assert np.array_equal(fast.scores, slow_run.scores)
-    assert np.array_equal(fast.yahtzee_bonuses, slow_run.yahtzee_bonuses)
-    _check_cards(fast)
+    for run in runs:
+        assert np.array_equal(run.cards, slow_run.cards)
+        assert np.array_equal(run.scores, slow_run.scores)
+        assert np.array_equal(run.yahtzee_bonuses, slow_run.yahtzee_bonuses)
+        _check_cards(run)
     _check_cards(slow_run)
 
 
@@ -253,7 +262,7 @@ def _check_every_bot(tables_dir, rules_id: str, games: int) -> None:
     tables_dir.table(rules_id)
     means = {}
     for bot in _bots_on(rules_id, tables_dir):
-        r = simulate(rules_id, bot, games, seed=6, keep_cards=True)
+        r = simulate(rules_id, bot, games, seed=6, engine="numba", keep_cards=True)
         assert r.engine == "numba" and r.games == games
         _check_cards(r)
         means[bot.name] = r.scores.mean()
@@ -336,11 +345,84 @@ def test_frequent_bot_scores_are_pinned():
     assert simulate("yahtzee", "frequent", 10, seed=0, engine="python").scores.tolist() == want
 
 
+# --- the numpy engine: the kernels' games with nothing compiled ----------------------
+@pytest.mark.parametrize(
+    "rules_id",
+    [
+        SMALL,  # Joker, Yahtzee bonus and flag
+        "yahtzee-free-joker+lower-only",
+        "yahtzee-no-joker+lower-only",
+        "yatzy+lower-only+all-rolls",
+        "yatzy+lower-only+order=choose",
+        "yacht+order=up+extra-bonus=100",
+        "yatzy+without=ones,twos,threes,one_pair,two_pairs,chance",  # an upper bonus
+    ],
+)
+def test_numpy_turn_tables_are_the_kernels(tables_dir, rules_id):
+    """Every reachable state's within-turn tables (e0, e1, the successor rows) from numpy are
+    the kernels', bit for bit: the same decisions, ties included."""
+    rules = get_rules(rules_id)
+    values = kernel_values(tables_dir.table(rules).values)
+    ra = rule_arrays(rules)
+    nb = rules.n_boxes
+    for masks in masks_by_level(rules):
+        (lane_mask, lane_u, lane_f), _ = level_lanes(rules, masks)
+        if rules.n_flags == 1:
+            lane_f = np.zeros_like(lane_f)
+        e0, e1, succ = numpy_play.turn_tables(ra, values, lane_mask, lane_u, lane_f)
+        for m in np.unique(lane_mask)[:40]:  # a few masks of each level, all their lanes
+            j = np.flatnonzero(lane_mask == m)
+            want = np.empty((D.N_KEEPS, len(j))), np.empty((D.N_KEEPS, len(j))), np.empty((6 * nb, len(j)))
+            no_box = np.empty((0, 0), dtype=np.int64)
+            K.turn_tables(m, lane_u[j].copy(), lane_f[j].copy(), values, ra, *want, np.int64(0), no_box)
+            for got, kernel in zip((e0, e1, succ), want, strict=True):
+                assert np.array_equal(got[:, j], kernel), (rules_id, int(m))
+
+
+def test_auto_plays_small_table_runs_in_numpy(tdir, monkeypatch):
+    """``engine="auto"``: a table bot's run of at most NUMPY_GAMES games in numpy (one thread)
+    while the process holds no kernels; a larger one, a graded one, a table-free bot and any
+    run once the kernels are loaded in the kernels; the same games either way."""
+    kernels = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, engine="numba")
+    assert playout.kernels_loaded()  # the run above compiled or loaded them
+    assert simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir).engine == "numba"
+    monkeypatch.setattr(sim_module, "kernels_loaded", lambda: False)  # as in a fresh process
+    small = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, threads=2)
+    assert (small.engine, small.threads) == ("numpy", 1)
+    assert np.array_equal(small.scores, kernels.scores)
+    assert simulate(SMALL, "optimal", NUMPY_GAMES + 1, seed=5, tables_dir=tdir).engine == "numba"
+    assert simulate(SMALL, "optimal", 30, seed=5, tables_dir=tdir, regret=True).engine == "numba"
+    assert simulate(SMALL, "frequent", 30, seed=5).engine == "numba"
+    for bad in ({"bot": "frequent"}, {"regret": True}):
+        with pytest.raises(UsageError, match="numpy engine"):
+            simulate(SMALL, bad.pop("bot", "optimal"), 10, tables_dir=tdir, engine="numpy", **bad)
+
+
+@pytest.mark.subprocess
+def test_a_first_small_simulate_compiles_nothing(tmp_path):
+    """``yahtzee simulate --games 1000`` on a fresh install (empty numba cache and tables folder:
+    the shipped table) imports no numba and writes no compiled code; its games are the kernels'."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), YAHTZEE_TABLES=str(tmp_path / "tables"))
+    cmd = [sys.executable, "-X", "importtime", "-m", "solver", "simulate", "--games", "1000", "--seed", "3"]
+    proc = subprocess.run([*cmd, "--json"], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {
+        line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "import time:" in line
+    }
+    assert "numba" not in imported and "solver.engine.numpy_play" in imported
+    assert not (tmp_path / "numba").exists() and not (tmp_path / "tables").exists()
+    stats = json.loads(proc.stdout)["stats"]
+    want = json.loads(json.dumps(simulate("yahtzee", "optimal", 1000, seed=3, engine="numba").summary()))
+    assert stats["engine"] == "numpy" and {k: stats[k] for k in want} == want
+
+
 # --- reproducibility -------------------------------------------------------------
 def test_same_scores_whatever_the_threads_and_chunks(tdir):
     runs = []
     for threads, chunk in ((1, 1 << 20), (2, 1 << 20), (2, 777), (3, 500)):
-        r = simulate(SMALL, "optimal", 5000, seed=9, threads=threads, tables_dir=tdir, chunk=chunk)
+        r = simulate(
+            SMALL, "optimal", 5000, seed=9, threads=threads, tables_dir=tdir, chunk=chunk, engine="numba"
+        )
         runs.append(r.scores)
         assert r.threads == threads
     assert all(np.array_equal(runs[0], other) for other in runs[1:])
@@ -348,16 +430,16 @@ def test_same_scores_whatever_the_threads_and_chunks(tdir):
 
 @pytest.mark.parametrize("bot", ["random", "frequent", "greedy", "heuristic"])
 def test_simple_bots_thread_independent(bot):
-    a = simulate("yacht+lower-only", bot, 3000, seed=4, threads=1)
-    b = simulate("yacht+lower-only", bot, 3000, seed=4, threads=2, chunk=1000)
+    a = simulate("yacht+lower-only", bot, 3000, seed=4, threads=1, engine="numba")
+    b = simulate("yacht+lower-only", bot, 3000, seed=4, threads=2, chunk=1000, engine="numba")
     assert np.array_equal(a.scores, b.scores)
 
 
 @slow
 @pytest.mark.parametrize("bot", ["random", "frequent", "greedy"])
 def test_simple_bots_thread_independent_on_yahtzee(bot):
-    a = simulate("yahtzee", bot, 3000, seed=4, threads=1)
-    b = simulate("yahtzee", bot, 3000, seed=4, threads=2, chunk=1000)
+    a = simulate("yahtzee", bot, 3000, seed=4, threads=1, engine="numba")
+    b = simulate("yahtzee", bot, 3000, seed=4, threads=2, chunk=1000, engine="numba")
     assert np.array_equal(a.scores, b.scores)
 
 
@@ -372,7 +454,7 @@ def test_a_game_does_not_depend_on_the_others(tdir):
 def test_threads_are_restored(tdir):
     """The engine runs its own threads: numba's thread setting is left alone."""
     before = numba.get_num_threads()
-    simulate(SMALL, "optimal", 100, seed=1, threads=1, tables_dir=tdir)
+    simulate(SMALL, "optimal", 100, seed=1, threads=1, tables_dir=tdir, engine="numba")
     assert numba.get_num_threads() == before
 
 

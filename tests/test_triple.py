@@ -159,6 +159,23 @@ def test_same_games_for_any_thread_count(tables_dir):
     assert greedy.scores.mean() > one.scores.mean()
 
 
+def test_value_players_same_moves_for_any_thread_count_and_block(tables_dir):
+    """The value players run games side by side (``_kernels.TRIPLE_LANES`` a block): a game's
+    moves do not depend on its neighbours, its place in a block or the thread count."""
+    from solver.engine._kernels import TRIPLE_LANES
+
+    n, first = 2 * TRIPLE_LANES + 9, TRIPLE_LANES // 2 + 3  # blocks cut at other games
+    for bot in ("tuned", "floor"):
+        one = simulate_triple("triple", bot, n, seed=4, threads=1, tables_dir=tables_dir, moves=True)
+        two = simulate_triple("triple", bot, n, seed=4, threads=2, tables_dir=tables_dir, moves=True)
+        part = simulate_triple(
+            "triple", bot, n - first, seed=4, game0=first, threads=1, tables_dir=tables_dir, moves=True
+        )
+        assert (one.moves == two.moves).all() and (one.moves[first:] == part.moves).all(), bot
+        assert (one.column_scores == two.column_scores).all()
+        assert (one.column_scores[first:] == part.column_scores).all()
+
+
 def test_hint_ranks_the_triple_players_options(advisor):
     card = TripleCard.parse("ones@1=3,fours@3=12")
     options = advisor.advise(Position(card, Dice.parse("33456"), 0)).options

@@ -116,6 +116,49 @@ def test_the_triple_computer_plays_as_the_kernels(small_tables):
     assert all(is_builtin_bot(name) for name in ("triple", "tuned", "floor"))
 
 
+def turn_moves(turn) -> tuple[int, ...]:
+    """A turn of the game model as the kernel records it (``_kernels.MOVE_ROLL1`` ..): the rolls
+    and keeps as keep indices (-1: no such roll), the dice scored; the box aside."""
+    from solver.core import dice as D
+
+    rolls = [D.keep_index(sorted(r.dice)) for r in turn.rolls]
+    keeps = [D.keep_index(sorted(after.dice[p - 1] for p in after.held)) for after in turn.rolls[1:]]
+    if len(turn.rolls) < 3:
+        keeps.append(rolls[-1])  # stopped: kept all five
+    row = [rolls[0], keeps[0], rolls[1] if len(rolls) > 1 else -1, keeps[1] if len(rolls) > 1 else -1]
+    return (*row, rolls[-1])
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"), [(TRIPLE, 40), ("triple", 8), ("yahtzee+all-rolls+triple", 4), ("yatzy+triple", 3)]
+)
+def test_the_kernels_make_the_python_players_decisions(rules, games, tables_dir, small_tables):
+    """Decision by decision -- every roll, keep and box of every turn -- the batched numba games
+    (games side by side) and the plain-Python player of the game model (the hint's arithmetic)
+    agree, for ``triple``, ``tuned`` and ``floor`` on many seeded games."""
+    from solver.core.streams import SeededStream
+    from solver.engine._kernels import MOVE_BOX
+
+    rules = get_rules(rules)
+    names = rules.single.box_names
+    for name in ("triple", "tuned", "floor"):
+        bot = get_bot(name, rules, tables_dir, user_bots=False)
+        result = simulate_triple(
+            rules, name, games, seed=31, game0=5, tables_dir=tables_dir, threads=2, moves=True
+        )
+        assert result.moves.shape == (games, rules.n_turns, 6)
+        for g in range(games):
+            game = Game(rules, [Player(name, "bot", name)], [SeededStream(31, game=5 + g)])
+            rng = random.Random(0)
+            for t in range(rules.n_turns):
+                turn = play_bot_turn(game, bot, rng)
+                moves = [int(m) for m in result.moves[g, t]]
+                assert turn_moves(turn) == tuple(moves[:MOVE_BOX]), (name, g, t)
+                c, b = divmod(moves[MOVE_BOX], len(names))
+                assert turn.box == game.cards[0].key(c + 1, names[b]), (name, g, t)
+            assert game.cards[0].column_totals == tuple(result.column_scores[g])
+
+
 # --- the terminal ---------------------------------------------------------------------------
 def test_solo_game_sets_the_record_and_shows_in_stats_and_review(monkeypatch, capsys, data, small_tables):
     rc, out, err = play(

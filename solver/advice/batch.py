@@ -55,6 +55,9 @@ from .advisor import Advice, Advisor, Option, checked_advice
 #: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
 #: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
 PYTHON_STATES = 1000
+#: With fewer lanes (card states) than this a mask on average, the keeps' tables of a batch are
+#: computed many masks to a block of vectors, not mask by mask
+PACK_LANES = 8
 #: Positions ranked in one pass (bounds the temporary arrays: about 400 bytes a position).
 CHUNK = 1 << 18
 #: JSON lines read before a pass of :func:`advise_json_lines`.
@@ -185,7 +188,13 @@ class BatchAdvisor:
         cap = self.rules.upper_cap
         key = (mask * (cap + 1) + u) * 2 + f
         order = np.argsort(key, kind="stable")
-        lanes, first, lane_of = np.unique(key[order], return_index=True, return_inverse=True)
+        # the distinct keys of the sorted ones, where each run starts, each position's run
+        # (np.unique's answers, without sorting again)
+        sorted_key = key[order]
+        starts = np.ones(len(sorted_key), dtype=bool)
+        starts[1:] = sorted_key[1:] != sorted_key[:-1]
+        first = np.flatnonzero(starts)
+        lanes, lane_of = sorted_key[first], np.cumsum(starts) - 1
         lane_mask, rest = np.divmod(lanes, 2 * (cap + 1))
         lane_u, lane_f = np.divmod(rest, 2)
         # runs of lanes with the same mask, and the positions (in key order) of each run
@@ -195,8 +204,18 @@ class BatchAdvisor:
         local = (lane_of.reshape(-1) - group_lane_of)[:, None]
         stage = (rolls_left[order] - 1)[:, None]
         keeps = _RAW_KEEPS[roll[order]]
-        evaluate = self._kernel_evaluator() if len(lanes) >= self.python_states else self._python_evaluator
+        kernels = len(lanes) >= self.python_states
+        evaluate = self._kernel_evaluator() if kernels else self._python_evaluator
         ev = np.empty((len(order), _MAX_KEEPS))
+        # masks of a few lanes each (a bot's games): packed into blocks; many lanes a mask (the
+        # spread sampler's 32 cards a mask): one call per mask does better. Both give the same
+        # values. (The empty card of order=choose is played by its own rules: per mask.)
+        few = len(lanes) < PACK_LANES * (len(group_lane) - 1)
+        if kernels and few and self.rules.order != "choose":
+            self._packed_keep_values(
+                lane_mask, lane_u, lane_f, np.r_[first, len(order)], lane_of, stage, keeps, ev
+            )
+            group_lane = group_lane[:1]  # every lane done
         for g in range(len(group_lane) - 1):
             a, b = group_lane[g], group_lane[g + 1]
             p0, p1 = group_pos[g], group_pos[g + 1]
@@ -207,13 +226,47 @@ class BatchAdvisor:
         raw_ev[order] = ev
         raw_keeps = _RAW_KEEPS[roll]
         raw_ev[~_RAW_VALID[roll]] = -np.inf
+        n = D.N_SUBKEEPS[roll] - int(
+            self.rules.all_rolls
+        )  # all-rolls: stopping (ranked last, -inf) is no option
+        if kernels:  # the same order as the stable argsort below, a third of its time
+            from ..engine import _kernels
+
+            ranked_ev, ranked_keeps = np.empty_like(raw_ev), np.empty(raw_keeps.shape, dtype=np.int16)
+            _kernels.rank_rows(raw_ev, raw_keeps.astype(np.int16), ranked_ev, ranked_keeps)
+            return ranked_ev, ranked_keeps, n
         rank = np.argsort(-raw_ev, axis=1, kind="stable")
         return (
             np.take_along_axis(raw_ev, rank, axis=1),
             np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
-            D.N_SUBKEEPS[roll]
-            - int(self.rules.all_rolls),  # all-rolls: stopping (ranked last, -inf) is no option
+            n,
         )
+
+    def _packed_keep_values(self, lane_mask, lane_u, lane_f, lane_start, lane_of, stage, keeps, ev) -> None:
+        """``ev`` (positions in key order, 32): each position's keeps valued from its lane's
+        tables, the lanes (sorted by mask) packed many masks to a block of vectors as the
+        graders pack them (:func:`solver.engine._kernels.lane_turn_tables`: the values of
+        :func:`~solver.engine._kernels.turn_tables`, one call for thousands of masks of a few
+        lanes each instead of one call per mask).  ``lane_start`` (lanes + 1,) where each lane's
+        positions start, ``lane_of`` each position's lane, ``stage`` its rolls left - 1."""
+        from ..engine import _kernels, dp
+        from ..engine.playout import BLOCK_LANES, LANE_BUDGET, lane_tables
+
+        n_lanes = len(lane_mask)
+        width = min(n_lanes, LANE_BUDGET)
+        e0_all, e1_all, succ_all = lane_tables(width, self.rules.n_boxes)
+        ra = dp.rule_arrays(self.rules)
+        for l0 in range(0, n_lanes, width):
+            l1 = min(l0 + width, n_lanes)
+            _kernels.lane_turn_tables(
+                l0, l1, BLOCK_LANES, l0, lane_mask, lane_u, lane_f, self.values, ra, e0_all, e1_all, succ_all
+            )
+            p0, p1 = int(lane_start[l0]), int(lane_start[l1])
+            rows = (lane_of[p0:p1] - l0)[:, None]
+            block = e1_all[rows, keeps[p0:p1]]  # two rolls left
+            one = np.flatnonzero(stage[p0:p1, 0] == 0)  # one roll left
+            block[one] = e0_all[rows[one], keeps[p0:p1][one]]
+            ev[p0:p1] = block
 
     def _turn_rules(self, mask: int) -> RuleSet:
         """The rules a turn from ``mask`` is played by: under ``order=choose`` the empty card

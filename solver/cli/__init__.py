@@ -173,6 +173,19 @@ def bot_descriptions() -> str:
 PLOT_EXTRA = "pip install 'yahtzee-solver[plot]'"
 
 
+def add_worst(parser: argparse.ArgumentParser, help: str, default: int, most: int, each: str = "") -> None:
+    """``--worst FILE`` (the costliest graded decisions as JSON lines, ``help``) and
+    ``--worst-count N`` (how many: ``default``, at most ``most``; ``each``: " per bot" ...)."""
+    parser.add_argument("--worst", metavar="FILE", default=None, help=help)
+    parser.add_argument(
+        "--worst-count",
+        type=whole(1, most),
+        default=default,
+        metavar="N",
+        help=f"how many decisions --worst writes{each} (default {default})",
+    )
+
+
 def add_png(parser: argparse.ArgumentParser, option: str, help: str) -> None:
     """``option PNG``: a picture to draw (``help``, then what it needs)."""
     parser.add_argument(option, metavar="PNG", default=None, help=f"{help} (needs matplotlib: {PLOT_EXTRA})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from . import (
@@ -10,6 +11,7 @@ from . import (
     add_rules,
     add_seed_and_threads,
     add_tables,
+    add_worst,
     bot_descriptions,
     check_threads,
     whole,
@@ -17,7 +19,7 @@ from . import (
 
 
 def register(sub) -> None:
-    from ..play.match import MAX_GAMES, MAX_PLAYERS
+    from ..play.match import MAX_GAMES, MAX_PLAYERS, MAX_WORST
 
     p = sub.add_parser(
         "match",
@@ -40,17 +42,55 @@ def register(sub) -> None:
         help=f"games (default 10000, at most {MAX_GAMES:,})",
     )
     add_seed_and_threads(p)
+    p.add_argument(
+        "--grade",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="grade the decisions of the last seat's last turn for P(win) (exact there: every "
+        "opponent has finished) against the best choices, from the target table (default: when "
+        "it is built)",
+    )
+    add_worst(
+        p,
+        "write each bot's costliest graded decisions as JSON lines (positions that yahtzee hint "
+        "--batch reads, with the opponents' cards for hint --opponent-card, the game, the loss in "
+        "P(win), the move played and the best)",
+        DEFAULT_WORST,
+        MAX_WORST,
+        " per bot",
+    )
     add_json(p)
     add_quiet(p)
     add_tables(p)
     p.set_defaults(func=run_match)
 
 
+DEFAULT_WORST = 20  # decisions per bot written by --worst
+
+
+def grades(args, rules) -> bool:
+    """Whether ``match`` grades the last turns: ``--grade``/``--no-grade``, else when the rule
+    set's target table is built (or ``--worst`` asks for the worst decisions)."""
+    from ..core.errors import UsageError
+    from ..engine.target import target_paths
+
+    if args.worst is not None and args.grade is False:
+        raise UsageError("--worst writes graded decisions: it does not go with --no-grade")
+    if args.grade is False:
+        return False
+    if args.grade or args.worst is not None:
+        if rules.triple:
+            raise UsageError("--grade and --worst grade against a target table: the triple card has none")
+        return True
+    return not rules.triple and all(path.is_file() for path in target_paths(rules, args.tables))
+
+
 def run_match(args) -> int:
     from ..core.errors import UsageError
     from ..core.rules import get_rules
     from ..play.bots import BOTS, MATCH_BOTS
-    from ..play.match import MAX_GAMES, MAX_PLAYERS, play_match
+    from ..play.match import MAX_GAMES, MAX_PLAYERS, grading_summary, play_match, worst_match_positions
+    from .simulate import check_output, write_worst
 
     rules = get_rules(args.rules)
     names = [b.strip() for b in args.bots.split(",")]
@@ -66,6 +106,9 @@ def run_match(args) -> int:
     if args.games < 1 or args.games > MAX_GAMES:
         raise UsageError(f"--games must be 1 to {MAX_GAMES:,}, got {args.games}")
     check_threads(args.threads)
+    grade = grades(args, rules)
+    if args.worst is not None:
+        check_output("--worst", args.worst)
     result = play_match(
         rules,
         names,
@@ -74,13 +117,48 @@ def run_match(args) -> int:
         threads=args.threads,
         tables_dir=args.tables,
         progress=not args.quiet,
+        grade=grade,
+        worst=args.worst_count if args.worst is not None else 0,
     )
     summary = result.summary()
+    if grade:
+        summary["last_turn"] = grading_summary(result)
+    worst_lines = worst_match_positions(result) if args.worst is not None else None
     if args.json:
+        if worst_lines is not None:
+            summary["worst"] = {"path": args.worst, "decisions": len(worst_lines)}
         print(json.dumps(summary, allow_nan=False))
     else:
         print(format_summary(summary))
+        if grade:
+            print("\n".join(grading_lines(summary["last_turn"])))
+        elif args.grade is None and not rules.triple:  # not asked either way, and the table is missing
+            print("(the last turns are not graded: no target table in the tables folder;")
+            print(f" build it with: yahtzee tables build --rules {rules.id} --target)")
+    if worst_lines is not None:
+        write_worst(
+            args, worst_lines, "  (their advice, by P(win): yahtzee hint --opponent-card CARD ... per line)"
+        )
     return 0
+
+
+def grading_lines(rows: list[dict]) -> list[str]:
+    """The text report of the graded last turns (:func:`solver.play.match.grading_summary`)."""
+    lines = [
+        "",
+        "last turn of the last seat, every opponent finished (exact), graded for P(win)",
+        "(a tie half) against the best choices:",
+        f"{'bot':<14} {'games':>8} {'decisions':>9} {'loss per game':>16} {'chance':>8} {'got':>8}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{short(r['bot'], 14):<14} {r['graded_games']:>8,} {r['graded_keeps'] + r['graded_boxes']:>9,} "
+            f"{100 * r['loss_per_graded_game']:>7.3f}% ± {100 * r['standard_error']:.3f} "
+            f"{100 * r['chance_at_last_turn']:>7.2f}% {100 * r['achieved']:>7.2f}%"
+        )
+    lines.append("(games: those it played last; chance: P(win) at the start of that turn with")
+    lines.append(" the best play; got: what it won, a tie half)")
+    return lines
 
 
 def short(name: str, width: int) -> str:

@@ -13,6 +13,7 @@ from . import (
     add_seed_and_threads,
     add_tables,
     add_target,
+    add_worst,
     bot_descriptions,
     check_png,
     check_threads,
@@ -61,19 +62,12 @@ def register(sub) -> None:
         "with optimal on the same dice (default: when the rule set's table is built; "
         "--regret builds it)",
     )
-    p.add_argument(
-        "--worst",
-        metavar="FILE",
-        default=None,
-        help="write the costliest decisions as JSON lines (positions that yahtzee hint --batch FILE "
+    add_worst(
+        p,
+        "write the costliest decisions as JSON lines (positions that yahtzee hint --batch FILE "
         "reads, with the game, turn, loss, the move played and the best)",
-    )
-    p.add_argument(
-        "--worst-count",
-        type=whole(1, MAX_WORST),
-        default=DEFAULT_WORST,
-        metavar="N",
-        help=f"how many decisions --worst writes (default {DEFAULT_WORST})",
+        DEFAULT_WORST,
+        MAX_WORST,
     )
     p.add_argument(
         "--workers",
@@ -277,7 +271,7 @@ def run_simulate(args) -> int:
         if not graded and args.regret is None:  # not asked either way, and the table is missing
             print(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
     if worst_lines is not None:
-        _write_worst(args, worst_lines)
+        write_worst(args, worst_lines)
     if args.hist:
         _write_histogram(args, results)
     return 0
@@ -350,8 +344,9 @@ def regret_lines(result, gap, per_line: int = 4) -> list[str]:
 AGREE_Z = 3.0  # the loss and the score difference agree within this many standard errors
 
 
-def _write_worst(args, lines: list[dict]) -> None:
-    """``--worst``: the costliest decisions as JSON lines, once the report is on stdout."""
+def write_worst(args, lines: list[dict], advice: str | None = None) -> None:
+    """``--worst``: the costliest decisions as JSON lines, once the report is on stdout (then, but
+    for ``--json``, where they went and ``advice``: how to see their advice)."""
     import sys
 
     from ..core.errors import SolverError
@@ -365,7 +360,7 @@ def _write_worst(args, lines: list[dict]) -> None:
         raise SolverError(f"cannot write --worst {args.worst!r}: {exc.strerror or exc}") from None
     if not args.json:
         print(f"{len(lines)} costliest decisions written to {args.worst}")
-        print(f"  (their advice: yahtzee hint --batch {args.worst})")
+        print(advice or f"  (their advice: yahtzee hint --batch {args.worst})")
 
 
 def _stats_json(result) -> dict:

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import namedtuple
 
 import numpy as np
 
@@ -78,50 +77,19 @@ if "NUMBA_OPT" not in os.environ:
 
 from numba import njit  # noqa: E402
 
+from .arrays import (  # noqa: E402, F401  (also the kernels' names: K.COL_MASK, K.RuleArrays)
+    COL_BONUSES,
+    COL_DICE,
+    COL_FLAG,
+    COL_MASK,
+    COL_UPPER,
+    STATE_EXTRA,
+    RuleArrays,
+)
+
 NEG_INF = -np.inf
 ONE_SIXTH = 1.0 / 6.0
 N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built)
-
-RuleArrays = namedtuple(
-    "RuleArrays",
-    [
-        # dice layer (solver.core.dice): keeps K, rolls r = keeps roll_offset .. 461
-        "add_die",  # (462, 6) keep index of K + face, -1 for 5-dice keeps
-        "drop_one",  # (462, 5) keep indices of K - face for the distinct faces of K
-        "n_drop",  # (462,) how many of those
-        "roll_prob",  # (252,) probability of each roll
-        "keep_size",  # (462,) dice in a keep
-        "keep_counts",  # (462, 6) dice of each face in a keep
-        "subkeeps",  # (252, 32) distinct sub-multisets of each roll (-1 padded; the roll last)
-        "n_subkeeps",  # (252,)
-        # the rule set (RuleSet.kernel_arrays)
-        "score",  # (252, B) ordinary score of roll r in box b
-        "joker_score",  # (252, B) score of a five of a kind played as a Joker
-        "pos_boxes",  # (252, B) boxes where roll r scores > 0 (first n_pos of them)
-        "n_pos",  # (252,)
-        "box_face",  # (B,) 1..6 for an upper box, 0 for a lower one
-        "five_kind",  # (B,) 1 for a five-of-a-kind row
-        "flag_rows",  # (B,) 1 for a row where a 50 sets the state's flag (five-of-a-kind rows, with a bonus)
-        "roll_face",  # (252,) face of a five-of-a-kind roll, else 0
-        "five_rolls",  # (6,) roll indices of the five-of-a-kind rolls
-        "every_roll",  # (252,) 0 .. 251
-        "rows_mask",  # bits of the five-of-a-kind rows (0: none)
-        "bonus",  # points of a further five of a kind (0: no bonus, no flag)
-        "joker_mode",  # 0 none, 1 forced, 2 free
-        "order",  # 0 free, 1 down, 2 up, 3 choose (direction from the mask)
-        "all_rolls",  # 1: a turn uses all three rolls
-        "upper_threshold",  # points for the upper bonus (huge without a bonus)
-        "upper_bonus",
-        "upper_cap",  # largest upper total kept in a state (0 without a bonus)
-    ],
-)
-"""The rule set and dice tables as the kernels' one argument (all arrays int64 but
-``roll_prob``; all scalars int64).
-
-Kernels read it by name once, at their top, and hand the arrays and numbers the rule
-functions need to them as arguments: a named tuple passed on inside a loop costs
-reference counting of each of its arrays on every call (measured: 100 times slower
-than passing two arrays)."""
 
 
 # --- the rules ----------------------------------------------------------------
@@ -240,8 +208,10 @@ def score_class(b, s, face, flag_row):
 
 
 @njit(cache=True)
-def successors(mask, first, m, col, lane_u, lane_f, values, ra, succ):
-    """Successor rows of lanes ``first .. first+m`` (one mask) into columns ``col .. col+m``.
+def successors(mask, first, m, col, lane_u, lane_f, values, scale, ra, succ):
+    """Successor rows of lanes ``first .. first+m`` (one mask) into columns ``col .. col+m``,
+    the values to come times ``scale`` (1.0 in the DP: the same numbers; a triple column's
+    ``kappa``).
 
     ``succ[b * 6 + c, col + j]`` = ``objective(step(...))`` of allowed box ``b`` for score
     class ``c`` (:func:`score_class`): an upper box ``c * face``; a five-of-a-kind row
@@ -269,7 +239,7 @@ def successors(mask, first, m, col, lane_u, lane_f, values, ra, succ):
             row = b * 6 + c
             for j in range(m):
                 points, u, f = step(lane_u[first + j], lane_f[first + j], s, face, flag_row, thr, bonus, cap)
-                succ[row, col + j] = objective(points, nxt[u, f])
+                succ[row, col + j] = objective(points, scale * nxt[u, f])
     return allowed
 
 
@@ -336,25 +306,36 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
     (rows 1, 2 of ``work``): an in-place one compiles to slow masked stores.
     Five-of-a-kind rolls go through :func:`_exact_rolls` per mask.
     """
+    first = lo
+    while first < hi:
+        last = _segment_end(lane_mask, first, hi)
+        successors(lane_mask[first], first, last - first, first - lo, lane_u, lane_f, values, 1.0, ra, succ)
+        first = last
+    _final_values(lo, hi, lane_mask, lane_f, ra, x, succ, work)
+
+
+@njit(cache=True, inline="always")
+def _final_values(lo, hi, lane_mask, lane_f, ra, x, succ, work):
+    """R0 of lanes ``lo .. hi`` into the roll rows of ``x`` from their successor rows, columns
+    ``0 .. hi - lo`` of ``succ`` (see :func:`_block_final_values`); the lanes need not be
+    sorted by mask (a run of equal masks takes one :func:`_exact_rolls`).
+
+    A five of a kind is an ordinary roll too while a five-of-a-kind row is open (no Joker, no
+    bonus: :func:`legal_boxes` gives the allowed boxes, :func:`five_kind_bonus` 0), so every
+    roll takes the shared pass and only the lanes whose five-of-a-kind rows are all filled
+    redo the six five-of-a-kind rolls exactly."""
     nl = hi - lo
     n_boxes = ra.box_face.shape[0]
     n_rolls = ra.score.shape[0]
     roll_offset = x.shape[0] - n_rolls
-    roll_face, n_pos, pos_boxes, score, box_face = ra.roll_face, ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
-    flag_rows = ra.flag_rows
-    first = lo
-    while first < hi:
-        last = _segment_end(lane_mask, first, hi)
-        successors(lane_mask[first], first, last - first, first - lo, lane_u, lane_f, values, ra, succ)
-        first = last
+    n_pos, pos_boxes, score, box_face = ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
+    flag_rows, rows_mask = ra.flag_rows, ra.rows_mask
     for j in range(nl):
         work[0, j] = NEG_INF
     for b in range(n_boxes):
         for j in range(nl):
             work[0, j] = max(work[0, j], succ[b * 6, j])
     for r in range(n_rolls):
-        if roll_face[r] > 0:
-            continue
         src = 0
         for i in range(n_pos[r]):
             b = pos_boxes[r, i]
@@ -370,9 +351,20 @@ def _block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, 
     while first < hi:
         last = _segment_end(lane_mask, first, hi)
         col = first - lo
-        _exact_rolls(
-            ra.five_rolls, lane_mask[first], last - first, col, col, first, lane_f, ra, succ, x, no_tracking
-        )
+        if rows_mask != 0 and (lane_mask[first] & rows_mask) == rows_mask:  # Joker placement, bonus
+            _exact_rolls(
+                ra.five_rolls,
+                lane_mask[first],
+                last - first,
+                col,
+                col,
+                first,
+                lane_f,
+                ra,
+                succ,
+                x,
+                no_tracking,
+            )
         first = last
 
 
@@ -520,7 +512,7 @@ def turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, col, best_box):
     # np.int64(0), not a literal 0: a literal argument makes numba compile another
     # specialisation of the helper instead of reusing the DP's
     start = np.int64(0)
-    successors(mask, start, nl, col, lane_u, lane_f, values, ra, succ)
+    successors(mask, start, nl, col, lane_u, lane_f, values, 1.0, ra, succ)
     _exact_rolls(ra.every_roll, mask, nl, start, col, start, lane_f, ra, succ, e0, best_box)
     _turn_from_final(e0, e1, ra)
 
@@ -622,13 +614,7 @@ def placement_values(masks, us, fs, rolls, values, ra, ev, scores, bonus):
 RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM"
 BOT_RANDOM = 0
 BOT_FREQUENT = 1
-# A game's row: its box scores (columns 0 .. B-1), then, at ``B + COL_...``:
-COL_MASK = 0  # the filled boxes
-COL_UPPER = 1  # the upper total (not capped)
-COL_BONUSES = 2  # five-of-a-kind bonuses earned
-COL_DICE = 3  # dice drawn from the game's stream
-COL_FLAG = 4  # a five-of-a-kind row holds 50
-STATE_EXTRA = 5  # columns after the box scores
+# A game's row: its box scores, then the COL_... columns of solver.engine.arrays
 # A game's turn as recorded for grading (:func:`grade_games`), one int16 row ``moves[i]``: the
 # five dice of each roll and each keep as keep indices (a roll's five dice are keep
 # ``roll_offset + r``; a keep of all five = stop), -1 where the turn had no such step
@@ -689,17 +675,25 @@ def _roll(base, k, keep, add_die, keep_size):
 
 
 @njit(cache=True, inline="always")
+def _fill_box(games, i, cell, at, flag_at, b, s, bonus, box_face, five_kind):
+    """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``: the score at column ``cell``,
+    the filled mask, upper total and bonuses at ``at + COL_MASK ..`` (a triple game's column
+    keeps them in the same order), the five-of-a-kind flag at ``flag_at``."""
+    games[i, cell] = s
+    games[i, at + COL_MASK] = games[i, at + COL_MASK] | (1 << b)
+    if box_face[b] > 0:
+        games[i, at + COL_UPPER] += s
+    if bonus > 0:
+        games[i, at + COL_BONUSES] += 1
+    if five_kind[b] == 1 and s == 50:
+        games[i, flag_at] = 1
+
+
+@njit(cache=True, inline="always")
 def _apply(games, i, b, s, bonus, box_face, five_kind):
     """Put score ``s`` (and ``bonus``) of game ``i`` in box ``b``."""
     nb = box_face.shape[0]
-    games[i, b] = s
-    games[i, nb + COL_MASK] = games[i, nb + COL_MASK] | (1 << b)
-    if box_face[b] > 0:
-        games[i, nb + COL_UPPER] += s
-    if bonus > 0:
-        games[i, nb + COL_BONUSES] += 1
-    if five_kind[b] == 1 and s == 50:
-        games[i, nb + COL_FLAG] = 1
+    _fill_box(games, i, b, nb, nb + COL_FLAG, b, s, bonus, box_face, five_kind)
 
 
 # --- table bots (optimal, heuristic, greedy) ---------------------------------
@@ -919,6 +913,25 @@ def play_table_games(
                 break
 
 
+@njit(cache=True, nogil=True)
+def rank_rows(ev, labels, out_ev, out_labels):
+    """Each row of ``ev`` (n, k) sorted from the largest value down, equal values in their order
+    (what ``np.argsort(-ev, axis=1, kind="stable")`` gives, ``-inf`` last), ``labels`` (n, k)
+    carried along: into ``out_ev`` / ``out_labels``.  An insertion sort: rows are short (at most
+    32 keeps) and mostly ranked already by their keeps' order."""
+    n, k = ev.shape
+    for i in range(n):
+        for j in range(k):
+            v, label = ev[i, j], labels[i, j]
+            m = j
+            while m > 0 and out_ev[i, m - 1] < v:
+                out_ev[i, m] = out_ev[i, m - 1]
+                out_labels[i, m] = out_labels[i, m - 1]
+                m -= 1
+            out_ev[i, m] = v
+            out_labels[i, m] = label
+
+
 # --- grading: each decision's loss against a value table ---------------------------
 @njit(cache=True, inline="always")
 def _best_of(ev, r, subkeeps, n_subkeeps):
@@ -966,6 +979,26 @@ def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, e
                 succ_all[c, row] = succ[c, j]
 
 
+@njit(cache=True, inline="always")
+def _grade_keeps(i, e0, e1, moves, subkeeps, n_subkeeps, roll_offset, graded):
+    """Columns 0, 1, 3, 4 of row ``i`` of ``graded`` (:func:`grade_games`) from the turn's keep
+    tables ``e0``/``e1`` (any objective), column 2 and 5 set to 0; returns the keep made with
+    one roll left (-1: the turn stopped before)."""
+    keep1, keep2 = np.int64(moves[i, MOVE_KEEP1]), np.int64(moves[i, MOVE_KEEP2])
+    first = _best_of(e1, np.int64(moves[i, MOVE_ROLL1]) - roll_offset, subkeeps, n_subkeeps)
+    graded[i, 0] = first - e1[keep1]
+    graded[i, 1] = 0.0
+    graded[i, 2] = 0.0
+    graded[i, 3] = first
+    graded[i, 4] = 0.0
+    graded[i, 5] = 0.0
+    if keep2 >= 0:
+        second = _best_of(e0, np.int64(moves[i, MOVE_ROLL2]) - roll_offset, subkeeps, n_subkeeps)
+        graded[i, 1] = second - e0[keep2]
+        graded[i, 4] = second - e1[keep1]
+    return keep2
+
+
 @njit(cache=True, nogil=True)
 def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, graded):
     """Each decision's loss in the recorded turns ``j0 .. j1`` against the tables of
@@ -993,18 +1026,8 @@ def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ
     roll_offset = ra.add_die.shape[0] - score.shape[0]
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
-        e0, e1 = e0_all[lane], e1_all[lane]
-        keep1, keep2 = np.int64(moves[i, MOVE_KEEP1]), np.int64(moves[i, MOVE_KEEP2])
-        first = _best_of(e1, np.int64(moves[i, MOVE_ROLL1]) - roll_offset, subkeeps, n_subkeeps)
-        graded[i, 0] = first - e1[keep1]
-        graded[i, 1] = 0.0
-        graded[i, 3] = first
-        graded[i, 4] = 0.0
-        graded[i, 5] = 0.0
-        if keep2 >= 0:
-            second = _best_of(e0, np.int64(moves[i, MOVE_ROLL2]) - roll_offset, subkeeps, n_subkeeps)
-            graded[i, 1] = second - e0[keep2]
-            graded[i, 4] = second - e1[keep1]
+        e0 = e0_all[lane]
+        keep2 = _grade_keeps(i, e0, e1_all[lane], moves, subkeeps, n_subkeeps, roll_offset, graded)
         r = np.int64(moves[i, MOVE_FINAL]) - roll_offset
         taken = np.int64(moves[i, MOVE_BOX])
         mask = masks[i]
@@ -1343,34 +1366,79 @@ def _final_rolls(
 
 
 @njit(cache=True, nogil=True)
-def turn_outcomes(
-    mask,
-    lane_u,
-    lane_f,
-    lane_need,
-    values,
-    w,
-    w_off,
-    w_lead,
-    w_len,
-    ra,
-    tol,
-    start_roll,
-    start_rolls_left,
-    rep_u,
+def turn_outcomes(mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
+    """The outcomes of one turn of expected-score play (the table ``values``) for lanes
+    ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of :func:`turn_tables`.
+    Its own kernel, not a branch of :func:`target_turn_outcomes`: an expected-score distribution
+    compiles none of target play's code."""
+    nl = lane_u.shape[0]
+    n_keeps = ra.add_die.shape[0]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    succ = np.empty((ra.box_face.shape[0] * 6, nl))
+    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), np.empty((0, 0), dtype=np.int64))
+    # read only by target play (the same array types as a target table's)
+    w = np.zeros(1, dtype=np.float32)
+    w_at = np.zeros((1, 1, 1), dtype=np.int64)
+    no_need = np.zeros(0, dtype=np.int64)
+    return _outcomes_from_tables(
+        mask,
+        lane_u,
+        lane_f,
+        no_need,
+        e0,
+        e1,
+        succ,
+        w,
+        w_at,
+        w_at,
+        w_at,
+        ra,
+        tol,
+        start_roll,
+        start_rolls_left,
+        rep_u,
+    )
+
+
+@njit(cache=True, nogil=True)
+def target_turn_outcomes(
+    mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left, rep_u
 ):
-    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])``: expected-score play
-    from the table ``values`` when ``lane_need`` is empty, else target play with
-    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
+    """The outcomes of one turn of target play for lanes ``(mask, lane_u[j], lane_f[j])`` with
+    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``,
+    ``w_len``): :func:`_outcomes_from_tables` from the tables of :func:`target_turn_tables`."""
+    nl = lane_u.shape[0]
+    n_keeps = ra.add_die.shape[0]
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    target_turn_tables(
+        mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, np.empty((0, 0), dtype=np.int64)
+    )
+    succ = np.empty((0, nl))  # expected-score play's: not read
+    return _outcomes_from_tables(
+        mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
+        rep_u,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _outcomes_from_tables(
+    mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
+    rep_u,
+):  # fmt: skip
+    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])`` from their within-turn
+    tables ``e0``/``e1`` (462, nl): expected-score play (the successor rows ``succ``,
+    :func:`successors`) when ``lane_need`` is empty, else target play with ``lane_need[j] >= 1``
+    points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
-    with ``start_rolls_left`` rolls left.  Keeps by the turn's tables (:func:`turn_tables` or
-    :func:`target_turn_tables`) with the bots' tie rule; the box of the best value, ties
-    within ``tol``: the first in card order.  Returns ``(lane, dst, gain, count, prob)``:
-    lane ``lane`` moves with probability ``prob`` to the state of flat index ``dst``
-    (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``), scoring
-    ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus 16
-    if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
+    with ``start_rolls_left`` rolls left.  Keeps by the tables with the bots' tie rule; the box
+    of the best value, ties within ``tol``: the first in card order.  Returns ``(lane, dst,
+    gain, count, prob)``: lane ``lane`` moves with probability ``prob`` to the state of flat
+    index ``dst`` (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``),
+    scoring ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus
+    16 if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
     are merged, in that order.
     """
     add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
@@ -1387,14 +1455,6 @@ def turn_outcomes(
     for b in range(nb):
         if flag_rows[b] == 1:
             n_flags = 2
-    e0 = np.empty((n_keeps, nl))
-    e1 = np.empty((n_keeps, nl))
-    succ = np.empty((nb * 6, nl))
-    no_tracking = np.empty((0, 0), dtype=np.int64)
-    if target:
-        target_turn_tables(mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, no_tracking)
-    else:
-        turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), no_tracking)
     max_score = 0
     for r in range(n_rolls):
         for b in range(nb):
@@ -1651,229 +1711,198 @@ TRIPLE_ALL = 0
 TRIPLE_FIRST = 1
 TRIPLE_RANDOM = 2
 # per column ``c`` of a triple game, at ``C * B + TRIPLE_COLUMN_EXTRA * c + TRIPLE_...``:
-TRIPLE_MASK = 0  # the column's filled boxes
-TRIPLE_UPPER = 1  # its upper total (not capped)
-TRIPLE_BONUSES = 2  # its five-of-a-kind bonuses
+TRIPLE_MASK = COL_MASK  # the column's filled boxes (the first three as a single game's: _fill_box)
+TRIPLE_UPPER = COL_UPPER  # its upper total (not capped)
+TRIPLE_BONUSES = COL_BONUSES  # its five-of-a-kind bonuses
 TRIPLE_FLAG = 3  # a five-of-a-kind row of it holds 50
 TRIPLE_COLUMN_EXTRA = 4  # columns per column after all the box scores (the last column: dice drawn)
 
 
-@njit(cache=True, inline="always")
-def _triple_column(
-    mask, u, f, w, kappa, vnow, values, succ_c, rc,
-    score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
-    rows_mask, joker_mode, order, bonus, thr, ub, cap,
-):  # fmt: skip
-    """Successor rows of one column into ``succ_c`` (as :func:`successors`, one lane, the values
-    to come scaled by ``kappa``) and ``rc[roll] = w * (R0_column(roll) - vnow)`` for every roll."""
-    nb = box_face.shape[0]
-    for row in range(nb * 6):
-        succ_c[row] = NEG_INF
-    allowed = allowed_bits(mask, nb, order)
-    best0 = NEG_INF
-    rest = allowed
-    while rest:
-        b = low_bit_index(rest)
-        rest &= rest - 1
-        nxt = values[mask | (1 << b)]
-        face = box_face[b]
-        flag_row = flag_rows[b] == 1
-        n_class = 6 if face > 0 else (2 if flag_row else 1)
-        for c in range(n_class):
-            s = c * face if face > 0 else 50 * c
-            points, u2, f2 = step(u, f, s, face, flag_row, thr, ub, cap)
-            succ_c[b * 6 + c] = objective(points, kappa * nxt[u2, f2])
-        best0 = max(best0, succ_c[b * 6])
-    for r in range(score.shape[0]):
-        if roll_face[r] > 0:  # the exact path: Joker placement and bonus
-            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-            v = NEG_INF
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                v = max(v, add + succ_c[cand])
-            v += five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-        else:  # any allowed box: the best class-0 row or a box where the roll scores
-            v = best0
-            for k in range(n_pos[r]):
-                b = pos_boxes[r, k]
-                cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
-                v = max(v, add + succ_c[cand])
-        rc[r] = w * (v - vnow)
-
-
-@njit(cache=True, inline="always")
-def _average_keeps_1d(x, add_die):
-    """:func:`_average_keeps` of one lane (the same arithmetic, term by term)."""
-    for k in range(add_die.shape[0] - 1, -1, -1):
-        if add_die[k, 0] < 0:
-            continue
-        x[k] = (
-            x[add_die[k, 0]] + x[add_die[k, 1]] + x[add_die[k, 2]] + x[add_die[k, 3]] + x[add_die[k, 4]]
-            + x[add_die[k, 5]]
-        ) * ONE_SIXTH  # fmt: skip
-
-
-@njit(cache=True, inline="always")
-def _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls):
-    """:func:`_best_subkeep` of one lane."""
-    roll_offset = drop_one.shape[0] - N_ROLLS
-    y[0] = x[0]
-    for k in range(1, drop_one.shape[0]):
-        v = x[k]
-        if all_rolls and k >= roll_offset:
-            v = NEG_INF
-        for i in range(n_drop[k]):
-            v = max(v, y[drop_one[k, i]])
-        y[k] = v
+#: games played side by side by :func:`triple_games` (the lanes of its keep tables, about 1.5 MB
+#: of buffers): measured on the 2-core machine, 64 lanes a few per cent faster than 32 or 128
+TRIPLE_LANES = 64
 
 
 @njit(cache=True, nogil=True)
-def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa, tol, ra):
+def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa, tol, ra, moves):
     """Play whole triple games ``i0 .. i1`` (game ``game0 + i``) with ``mode`` (``TRIPLE_ALL``,
     ``TRIPLE_FIRST`` or ``TRIPLE_RANDOM``) over the base value array ``values``; see above.
-    ``kappa`` (C,) scales each column's values to come (1: the values themselves)."""
+    ``kappa`` (C,) scales each column's values to come (1: the values themselves).
+
+    :data:`TRIPLE_LANES` games go side by side, turn by turn (every game has C * B turns):
+    the successor rows of each column a box changed (:func:`successors`), the R0 rows of
+    all of them in one pass (:func:`_final_values`, the DP's) and the keep tables of all
+    the games at once (:func:`_turn_from_final`).  Each game's numbers are the ones it would
+    get alone, whatever its neighbours, so results depend on no block or thread count.
+    ``moves`` (n C B, N_MOVES) int16 or zero rows: row ``i C B + turn`` records game ``i``'s
+    turn as :func:`_play_keeps` does, the box as ``c B + b``."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
-    drop_one, n_drop, all_rolls = ra.drop_one, ra.n_drop, ra.all_rolls
-    score, joker_score, pos_boxes, n_pos = ra.score, ra.joker_score, ra.pos_boxes, ra.n_pos
-    box_face, five_kind, flag_rows, roll_face = ra.box_face, ra.five_kind, ra.flag_rows, ra.roll_face
-    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    all_rolls = ra.all_rolls
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus, cap = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus, ra.upper_cap
     nb = box_face.shape[0]
     n_col = weights.shape[0]
     n_keeps = add_die.shape[0]
-    roll_offset = n_keeps - score.shape[0]
+    n_rolls = score.shape[0]
+    roll_offset = n_keeps - n_rolls
+    n_turns = n_col * nb
     full = (1 << nb) - 1
     off = n_col * nb
     dice_col = off + TRIPLE_COLUMN_EXTRA * n_col
     two_flags = values.shape[2] == 2
-    x = np.empty(n_keeps)
-    y = np.empty(n_keeps)
-    succ = np.empty((n_col, nb * 6))
-    rc = np.empty((n_col, score.shape[0]))  # each column's w * (R0 - V), kept while it does not change
-    fresh = np.zeros(n_col, dtype=np.int64)
-    active = np.zeros(n_col, dtype=np.int64)
-    vnow = np.zeros(n_col)
-    cu = np.zeros(n_col, dtype=np.int64)
-    cf = np.zeros(n_col, dtype=np.int64)
-    for i in range(i0, i1):
-        base = stream_base(seed_mixed, game0 + i)
-        rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
-        k = np.int64(games[i, dice_col])
-        for c in range(n_col):
-            fresh[c] = 0
-        for turn in range(n_col * nb):
-            # the columns this player considers, and their states
-            seen = False
+    # side by side for the tables' sake: the random player, which has none, one game at a time
+    width = 1 if mode == TRIPLE_RANDOM else max(1, min(TRIPLE_LANES, i1 - i0))
+    e0_buf = np.empty(n_keeps * width)
+    e1_buf = np.empty(n_keeps * width)
+    r0_buf = np.empty(n_rolls * n_col * width)
+    succ = np.empty((nb * 6, n_col * width))  # scratch rows of one pass
+    work = np.empty((3, n_col * width))
+    # per column ``c`` and game ``j`` at ``c * width + j`` (a pass writes near places):
+    col_succ = np.empty((nb * 6, n_col * width))  # the successor rows, kept while the column does not change
+    rc = np.empty((n_rolls, n_col * width))  # w * (R0 - V); -inf: a column not considered
+    fresh = np.zeros((n_col, width), dtype=np.int64)
+    active = np.zeros((n_col, width), dtype=np.int64)
+    vnow = np.zeros((n_col, width))
+    cu = np.zeros((n_col, width), dtype=np.int64)
+    cf = np.zeros((n_col, width), dtype=np.int64)
+    base = np.empty(width, dtype=np.uint64)
+    rbase = np.empty(width, dtype=np.uint64)
+    drawn = np.empty(width, dtype=np.int64)
+    sel = np.empty(n_col * width, dtype=np.int64)  # the (column, game) places of one pass, their states
+    sel_w = np.empty(n_col * width)
+    sel_v = np.empty(n_col * width)
+    sel_mask = np.empty(n_col * width, dtype=np.int64)
+    sel_u = np.empty(n_col * width, dtype=np.int64)
+    sel_f = np.empty(n_col * width, dtype=np.int64)
+    opt_c = np.empty(n_col * nb, dtype=np.int64)  # a game's legal options for its dice: column, box,
+    opt_b = np.empty(n_col * nb, dtype=np.int64)  # score, five-of-a-kind bonus and worth
+    opt_s = np.empty(n_col * nb, dtype=np.int64)
+    opt_x = np.empty(n_col * nb, dtype=np.int64)
+    opt_w = np.empty(n_col * nb)
+    for lo in range(i0, i1, width):
+        nl = min(width, i1 - lo)
+        e0 = e0_buf[: n_keeps * nl].reshape((n_keeps, nl))  # C-contiguous: vectorises
+        e1 = e1_buf[: n_keeps * nl].reshape((n_keeps, nl))
+        for j in range(nl):
+            base[j] = stream_base(seed_mixed, game0 + lo + j)
+            rbase[j] = mix64(base[j] ^ np.uint64(RANDOM_DOMAIN))
+            drawn[j] = np.int64(games[lo + j, dice_col])
             for c in range(n_col):
-                at = off + TRIPLE_COLUMN_EXTRA * c
-                mask = np.int64(games[i, at + TRIPLE_MASK])
-                active[c] = 0
-                if mask == full or (mode == TRIPLE_FIRST and seen):
-                    continue
-                seen = True
-                active[c] = 1
-                cu[c] = min(np.int64(games[i, at + TRIPLE_UPPER]), cap)
-                cf[c] = np.int64(games[i, at + TRIPLE_FLAG]) if two_flags else 0
-                vnow[c] = kappa[c] * values[mask, cu[c], cf[c]]
-            if mode != TRIPLE_RANDOM:
+                fresh[c, j] = 0
+                for r in range(n_rolls):
+                    rc[r, c * width + j] = NEG_INF
+        for turn in range(n_turns):
+            # the columns each game's player considers, and their states
+            for j in range(nl):
+                seen = False
                 for c in range(n_col):
-                    if active[c] and not fresh[c]:
-                        _triple_column(
-                            np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK]), cu[c], cf[c],
-                            float(weights[c]), kappa[c], vnow[c], values, succ[c], rc[c],
-                            score, joker_score, pos_boxes, n_pos, box_face, flag_rows, roll_face,
-                            rows_mask, joker_mode, order, bonus, thr, ub, cap,
-                        )  # fmt: skip
-                        fresh[c] = 1
-                for r in range(score.shape[0]):
-                    v = NEG_INF
+                    at = off + TRIPLE_COLUMN_EXTRA * c
+                    mask = np.int64(games[lo + j, at + TRIPLE_MASK])
+                    active[c, j] = 0
+                    if mask == full or (mode == TRIPLE_FIRST and seen):
+                        continue
+                    seen = True
+                    active[c, j] = 1
+                    cu[c, j] = min(np.int64(games[lo + j, at + TRIPLE_UPPER]), cap)
+                    cf[c, j] = np.int64(games[lo + j, at + TRIPLE_FLAG]) if two_flags else 0
+                    vnow[c, j] = kappa[c] * values[mask, cu[c, j], cf[c, j]]
+            if mode != TRIPLE_RANDOM:
+                m = 0  # the columns a box changed: their successor rows, then R0 of all in one pass
+                for j in range(nl):
                     for c in range(n_col):
-                        if active[c] and rc[c, r] > v:
-                            v = rc[c, r]
-                    x[roll_offset + r] = v
-                _average_keeps_1d(x, add_die)  # x: e0 below five dice, R0 on the rolls
-                _best_subkeep_1d(x, y, drop_one, n_drop, all_rolls)
-                _average_keeps_1d(y, add_die)  # y: e1 below five dice
-                for row in range(roll_offset, n_keeps):
-                    y[row] = NEG_INF if all_rolls else x[row]
-                    if all_rolls:
-                        x[row] = NEG_INF
-            # the rolls
-            j = 8 * turn
-            held = _roll(base, k, 0, add_die, keep_size)
-            k += 5
-            for rolls_left in range(2, 0, -1):
-                r = held - roll_offset
-                if mode == TRIPLE_RANDOM:
-                    keep = subkeeps[r, _uniform(rbase, j, n_subkeeps[r] - all_rolls)]
-                    j += 1
-                elif rolls_left == 2:
-                    keep = _best_keep(y, r, tol, subkeeps, n_subkeeps)
-                else:
-                    keep = _best_keep(x, r, tol, subkeeps, n_subkeeps)
-                if keep == held:
-                    break
-                held = _roll(base, k, keep, add_die, keep_size)
-                k += 5
-            # the box: best (first column, first box among equals) or uniform
-            r = held - roll_offset
-            best = NEG_INF
-            n_legal = 0
-            for c in range(n_col):
-                if not active[c]:
-                    continue
-                mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK])
-                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
-                rest = bits
-                while rest:
-                    b = low_bit_index(rest)
-                    rest &= rest - 1
-                    n_legal += 1
-                    if mode != TRIPLE_RANDOM:
-                        s = placement_score(r, b, use_joker, score, joker_score)
-                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                        best = max(best, weights[c] * (add + succ[c, cand] + extra - vnow[c]))
-            pick = _uniform(rbase, j, n_legal) if mode == TRIPLE_RANDOM else -1
-            n_seen = 0
-            done = False
-            for c in range(n_col):
-                if done:
-                    break
-                if not active[c]:
-                    continue
-                at = off + TRIPLE_COLUMN_EXTRA * c
-                mask = np.int64(games[i, at + TRIPLE_MASK])
-                bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-                extra = five_kind_bonus(mask, r, cf[c], roll_face, rows_mask, bonus)
-                rest = bits
-                while rest:
-                    b = low_bit_index(rest)
-                    rest &= rest - 1
-                    s = placement_score(r, b, use_joker, score, joker_score)
+                        if active[c, j] == 1 and fresh[c, j] == 0:
+                            sel[m] = c * width + j
+                            sel_w[m] = weights[c]
+                            sel_v[m] = vnow[c, j]
+                            sel_mask[m] = np.int64(games[lo + j, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK])
+                            sel_u[m] = cu[c, j]
+                            sel_f[m] = cf[c, j]
+                            successors(sel_mask[m], m, 1, m, sel_u, sel_f, values, kappa[c], ra, succ)
+                            fresh[c, j] = 1
+                            m += 1
+                if m > 0:
+                    r0 = r0_buf[: n_rolls * m].reshape((n_rolls, m))
+                    _final_values(0, m, sel_mask, sel_f, ra, r0, succ, work)
+                    for row in range(nb * 6):
+                        for s in range(m):
+                            col_succ[row, sel[s]] = succ[row, s]
+                    for r in range(n_rolls):
+                        for s in range(m):
+                            rc[r, sel[s]] = sel_w[s] * (r0[r, s] - sel_v[s])
+                for r in range(n_rolls):  # R0 of the turn: the best column
+                    for j in range(nl):
+                        v = rc[r, j]
+                        for c in range(1, n_col):
+                            v = max(v, rc[r, c * width + j])
+                        e0[roll_offset + r, j] = v
+                _turn_from_final(e0, e1, ra)
+            for j in range(nl):
+                i = lo + j
+                row_m = i * n_turns + turn
+                # the rolls
+                dj = 8 * turn
+                held = _roll(base[j], drawn[j], 0, add_die, keep_size)
+                drawn[j] += 5
+                _record_roll(moves, row_m, 2, held)
+                for rolls_left in range(2, 0, -1):
+                    r = held - roll_offset
                     if mode == TRIPLE_RANDOM:
-                        take = n_seen == pick
-                        n_seen += 1
+                        keep = subkeeps[r, _uniform(rbase[j], dj, n_subkeeps[r] - all_rolls)]
+                        dj += 1
+                    elif rolls_left == 2:
+                        keep = _best_keep(e1[:, j], r, tol, subkeeps, n_subkeeps)
                     else:
-                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                        take = weights[c] * (add + succ[c, cand] + extra - vnow[c]) >= best - tol
-                    if take:
-                        games[i, c * nb + b] = s
-                        games[i, at + TRIPLE_MASK] = games[i, at + TRIPLE_MASK] | (1 << b)
-                        if box_face[b] > 0:
-                            games[i, at + TRIPLE_UPPER] += s
-                        if extra > 0:
-                            games[i, at + TRIPLE_BONUSES] += 1
-                        if five_kind[b] == 1 and s == 50:
-                            games[i, at + TRIPLE_FLAG] = 1
-                        fresh[c] = 0
-                        done = True
+                        keep = _best_keep(e0[:, j], r, tol, subkeeps, n_subkeeps)
+                    _record_keep(moves, row_m, rolls_left, keep)
+                    if keep == held:
                         break
-        games[i, dice_col] = k
+                    held = _roll(base[j], drawn[j], keep, add_die, keep_size)
+                    drawn[j] += 5
+                    _record_roll(moves, row_m, rolls_left - 1, held)
+                # the box: best (first column, first box among equals) or uniform, of the options
+                # listed column by column in card order
+                r = held - roll_offset
+                best = NEG_INF
+                n_legal = 0
+                for c in range(n_col):
+                    if not active[c, j]:
+                        continue
+                    mask = np.int64(games[i, off + TRIPLE_COLUMN_EXTRA * c + TRIPLE_MASK])
+                    bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+                    extra = five_kind_bonus(mask, r, cf[c, j], roll_face, rows_mask, bonus)
+                    rest = bits
+                    while rest:
+                        b = low_bit_index(rest)
+                        rest &= rest - 1
+                        s = placement_score(r, b, use_joker, score, joker_score)
+                        opt_c[n_legal], opt_b[n_legal], opt_s[n_legal], opt_x[n_legal] = c, b, s, extra
+                        if mode != TRIPLE_RANDOM:
+                            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                            opt_w[n_legal] = weights[c] * (
+                                add + col_succ[cand, c * width + j] + extra - vnow[c, j]
+                            )
+                            best = max(best, opt_w[n_legal])
+                        n_legal += 1
+                if mode == TRIPLE_RANDOM:
+                    k = _uniform(rbase[j], dj, n_legal)
+                else:
+                    k = 0
+                    while opt_w[k] < best - tol:
+                        k += 1
+                c, b, s, extra = opt_c[k], opt_b[k], opt_s[k], opt_x[k]
+                at = off + TRIPLE_COLUMN_EXTRA * c
+                _fill_box(games, i, c * nb + b, at, at + TRIPLE_FLAG, b, s, extra, box_face, five_kind)
+                mask = np.int64(games[i, at + TRIPLE_MASK])
+                if moves.shape[0] > 0:  # as _record_box, the box numbered c * B + b
+                    moves[row_m, MOVE_FINAL] = held
+                    moves[row_m, MOVE_BOX] = c * nb + b
+                fresh[c, j] = 0
+                if mask == full:  # no longer considered
+                    for rr in range(n_rolls):
+                        rc[rr, c * width + j] = NEG_INF
+        for j in range(nl):
+            games[lo + j, dice_col] = drawn[j]
 
 
 @njit(cache=True, nogil=True)
@@ -1946,13 +1975,27 @@ def mixed_win_value(w, off, lead, length, n, qt, qc, m):
 
 
 @njit(cache=True, inline="always")
+def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra):
+    """:func:`mixed_win_value` of scoring roll ``r`` in box ``b`` from state ``(mask, u, f)``
+    (``extra``: the roll's five-of-a-kind bonus; ``qt``/``qc``/``m`` as :func:`tie_mix` makes them)."""
+    s = placement_score(r, b, use_joker, ra.score, ra.joker_score)
+    points, u2, f2 = step(
+        u, f, s, ra.box_face[b], ra.flag_rows[b] == 1, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    )
+    nxt = mask | (1 << b)
+    return mixed_win_value(
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
+    )
+
+
+@njit(cache=True, inline="always")
 def _score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, tol, ra, vals):
     """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
     (ties within ``tol``: the first in card order); ``vals`` (n_boxes,) scratch."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
+    five_kind, roll_face = ra.five_kind, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    cap = ra.upper_cap
     nb = box_face.shape[0]
     mask = np.int64(games[i, nb + COL_MASK])
     u = min(np.int64(games[i, nb + COL_UPPER]), cap)
@@ -1964,11 +2007,8 @@ def _score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, 
     while rest:
         b = low_bit_index(rest)
         rest &= rest - 1
-        s = placement_score(r, b, use_joker, score, joker_score)
-        points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-        nxt = mask | (1 << b)
-        vals[b] = mixed_win_value(
-            w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
+        vals[b] = _win_box_value(
+            mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra
         )
         best = max(best, vals[b])
     chosen = -1
@@ -2090,15 +2130,15 @@ def mixed_win_group_tables(
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
     j0, j1, l0, pos_lane, need0, game_q0, game_qn, q, games, ids, seed_mixed, game0, e0_all, e1_all,
-    w, w_off, w_lead, w_len, tie, tol, ra,
+    w, w_off, w_lead, w_len, tie, tol, ra, moves,
 ):  # fmt: skip
     """Play the turn of games ``j0 .. j1`` for the win objective (``need0[j]``, the opponent
     finals ``q[game_q0[j] :][: game_qn[j]]``): keeps from :func:`mixed_win_group_tables`, then
-    the legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first)."""
+    the legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
+    ``moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
-    no_moves = np.empty((0, N_MOVES), dtype=np.int16)
     qmax = 0
     for i in range(j0, j1):
         qmax = max(qmax, game_qn[i])
@@ -2110,14 +2150,78 @@ def play_mixed_win_games(
         base = stream_base(seed_mixed, game0 + ids[i])
         held, k = _play_keeps(
             base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
-            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, no_moves, i,
+            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i,
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
+        mask = np.int64(games[i, nb + COL_MASK])
         qn = game_qn[i]
         tie_mix(q, game_q0[i], qn, tie, qt, qc)
         _score_best_win_box(
             games, i, held - roll_offset, need0[i], qt, qc, qn + 1, w, w_off, w_lead, w_len, tol, ra, vals
         )
+        _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
+
+
+@njit(cache=True, nogil=True)
+def turn_start_values(i0, i1, l0, e1_all, ra, out):
+    """``out[lane] = sum_r P(r) R2(r)`` for lanes ``i0 .. i1`` (rows ``lane - l0`` of ``e1_all``):
+    the value of a turn's start from its own keep tables, whatever the objective."""
+    subkeeps, n_subkeeps, roll_prob = ra.subkeeps, ra.n_subkeeps, ra.roll_prob
+    for lane in range(i0, i1):
+        e1 = e1_all[lane - l0]
+        acc = 0.0
+        for r in range(roll_prob.shape[0]):
+            acc += roll_prob[r] * _best_of(e1, r, subkeeps, n_subkeeps)
+        out[lane] = acc
+
+
+@njit(cache=True, nogil=True)
+def grade_win_games(
+    j0, j1, l0, pos_lane, masks, lane_u, lane_f, lane_need, moves, e0_all, e1_all, w, w_off, w_lead, w_len,
+    tie, ra, graded,
+):  # fmt: skip
+    """Each decision's loss in the recorded turns ``j0 .. j1`` for the win objective against a
+    known best opponent final (lane ``pos_lane[j]`` of :func:`mixed_win_group_tables` with the
+    opponent final ``q = [1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
+    grades for expected score: ``graded`` (n, 6) float64 in P(win) + tie x P(tie) -- the losses
+    of the two keeps and the box, the first roll's value, the luck of the second and third
+    roll."""
+    subkeeps, n_subkeeps = ra.subkeeps, ra.n_subkeeps
+    box_face, roll_face, rows_mask, joker_mode, order = (
+        ra.box_face,
+        ra.roll_face,
+        ra.rows_mask,
+        ra.joker_mode,
+        ra.order,
+    )
+    roll_offset = ra.add_die.shape[0] - ra.score.shape[0]
+    qt = np.empty(2)  # the known final: q = [1]
+    qc = np.empty(2)
+    tie_mix(np.ones(1), 0, 1, tie, qt, qc)
+    for i in range(j0, j1):
+        lane = pos_lane[i]
+        e0 = e0_all[lane - l0]
+        keep2 = _grade_keeps(i, e0, e1_all[lane - l0], moves, subkeeps, n_subkeeps, roll_offset, graded)
+        r = np.int64(moves[i, MOVE_FINAL]) - roll_offset
+        taken = np.int64(moves[i, MOVE_BOX])
+        mask, u, f, need = masks[i], lane_u[lane], lane_f[lane], lane_need[lane]
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, ra.bonus)
+        best = NEG_INF
+        chosen = NEG_INF  # (a box that is not legal loses everything: never recorded)
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            v = _win_box_value(
+                mask, u, f, r, b, use_joker, extra, need, qt, qc, 2, w, w_off, w_lead, w_len, ra
+            )
+            best = max(best, v)
+            if b == taken:
+                chosen = v
+        graded[i, 2] = best - chosen
+        if keep2 >= 0 and keep2 != np.int64(moves[i, MOVE_ROLL2]):  # rolled a third time
+            graded[i, 5] = best - e0[keep2]
 
 
 @njit(cache=True, nogil=True)

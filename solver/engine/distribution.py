@@ -2,7 +2,7 @@
 
 From a position -- a card at the start of a turn, or a card with dice and rolls left --
 probability is pushed forward turn by turn through the states of the game
-(:func:`solver.engine._kernels.turn_outcomes`), each state carrying the distribution of the
+(:func:`solver.engine._kernels.turn_outcomes`, ``target_turn_outcomes``), each state carrying the distribution of the
 points scored since the position.  Decisions are the optimal bot's, ties included: among
 keeps within ``TIE_TOLERANCE`` of the best, the one keeping most dice (the last sub-keep);
 among boxes within it, the first in card order.  So :mod:`solver.play.simulate`'s ``optimal``
@@ -351,32 +351,26 @@ def _turn_outcomes(
     cuts = np.flatnonzero(np.diff(masks)) + 1
     bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
-    if target is None:  # unused by expected-score play; the same array types as a table's
-        w, w_off, w_lead, w_len = (
-            dp.kernel_values(np.zeros(1), np.float32),
-            np.zeros((1, 1, 1), np.int64),
-            np.zeros((1, 1, 1), np.int64),
-            np.zeros((1, 1, 1), np.int64),
-        )
-        need = np.zeros(0, dtype=np.int64)
-    else:
-        w, w_off, w_lead, w_len = (
-            dp.kernel_values(target.w, np.float32),
-            target.off,
-            target.lead,
-            target.length,
-        )
+    if target is not None:
+        w = dp.kernel_values(target.w, np.float32)
+    start, left = np.int64(start_roll), np.int64(rolls_left)
 
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
             a, b = bounds[g], bounds[g + 1]
+            mask = np.int64(masks[a])
             lane_u = (lane_states[a:b] // n_flags % (cap + 1)).astype(np.int64)
             lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
-            lane_need = need[a:b].copy() if len(need) else need
-            lane, dst, gain, count, prob = _kernels.turn_outcomes(
-                np.int64(masks[a]), lane_u, lane_f, lane_need, table, w, w_off, w_lead, w_len, lane_args,
-                TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left), rep,
-            )  # fmt: skip
+            if target is None:  # each policy its own kernel: the other's code is not compiled
+                out = _kernels.turn_outcomes(
+                    mask, lane_u, lane_f, table, lane_args, TIE_TOLERANCE, start, left, rep
+                )
+            else:
+                out = _kernels.target_turn_outcomes(
+                    mask, lane_u, lane_f, need[a:b].copy(), w, target.off, target.lead, target.length, lane_args,
+                    TIE_TOLERANCE, start, left, rep,
+                )  # fmt: skip
+            lane, dst, gain, count, prob = out
             parts[g] = (a + lane, dst, gain, count, prob)
 
     workers.run(turn, 0, len(parts))

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core import dice
 from ..core.rules import RuleSet
-
-if TYPE_CHECKING:
-    from . import _kernels as _kernels_types
+from .arrays import RuleArrays
 
 
 def upper_reachability(rules: RuleSet) -> np.ndarray:
@@ -59,9 +56,8 @@ def masks_by_level(rules: RuleSet) -> list[np.ndarray]:
 
 
 @lru_cache(maxsize=64)
-def rule_arrays(rules: RuleSet) -> _kernels_types.RuleArrays:
-    """The rule set and dice layer as the kernels' one argument (:class:`solver.engine._kernels.RuleArrays`)."""
-    from ._kernels import RuleArrays
+def rule_arrays(rules: RuleSet) -> RuleArrays:
+    """The rule set and dice layer as the kernels' one argument (:class:`solver.engine.arrays.RuleArrays`)."""
 
     rules.require_single("the dynamic program")
     k = rules.kernel_arrays

@@ -9,6 +9,7 @@ here are arrays (a value table, a target table) or the kernels' simple rules; th
 from __future__ import annotations
 
 import contextlib
+import sys
 
 import numpy as np
 
@@ -22,6 +23,13 @@ MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
 STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors (as the DP's blocks)
+
+
+def kernels_loaded() -> bool:
+    """Whether this process holds the table bots' play kernels already (compiled or loaded from
+    numba's cache by an earlier run): then they are the faster engine at any size."""
+    kernels = sys.modules.get(f"{__package__}._kernels")
+    return kernels is not None and bool(kernels.play_table_games.signatures)
 
 
 def finish_games(
@@ -102,6 +110,17 @@ def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
 
 
+def sort_by_lane(key: np.ndarray, mask: np.ndarray, moves: np.ndarray):
+    """Recorded turns sorted by lane: ``(lanes, pos_lane, order, masks, rows)`` -- the distinct
+    ``key`` values sorted, each sorted turn's lane, the order that sorts the turns (stable), and
+    their masks (int64) and ``moves`` rows in that order."""
+    lanes, pos_lane = np.unique(key, return_inverse=True)
+    pos_lane = pos_lane.reshape(-1)
+    order = np.argsort(pos_lane, kind="stable")
+    masks = np.ascontiguousarray(mask[order], dtype=np.int64)
+    return lanes, pos_lane[order].astype(np.int64), order, masks, np.ascontiguousarray(moves[order])
+
+
 class Grader:
     """Grades recorded turns: each decision's loss against the value table ``values`` (read as
     :func:`~solver.engine.dp.kernel_values` reads it), in the kernels, ``workers`` in threads.
@@ -118,7 +137,9 @@ class Grader:
     any other bot shows it by its first box, so its first turn is graded with both ends open.
 
     The turn functions (:func:`table_turn`, :func:`target_turn`) leave the last turn's
-    ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order.
+    ``moves`` and ``graded`` here, row ``j`` the ``j``-th game of the turn's output order;
+    with ``values`` None they only record the moves (``graded`` None): what a match grades
+    by another objective (:class:`WinGrader`).
     """
 
     def __init__(self, K, workers, rules: RuleSet, values: np.ndarray):
@@ -160,12 +181,7 @@ class Grader:
         values = self.values
         cap, n_flags = values.shape[1] - 1, values.shape[2]
         key = (mask * (cap + 1) + u) * n_flags + f
-        lanes, pos_lane = np.unique(key, return_inverse=True)
-        pos_lane = pos_lane.reshape(-1)
-        order = np.argsort(pos_lane, kind="stable")
-        pos_lane = pos_lane[order].astype(np.int64)
-        masks = np.ascontiguousarray(mask[order], dtype=np.int64)
-        rows = np.ascontiguousarray(moves[order])
+        lanes, pos_lane, order, masks, rows = sort_by_lane(key, mask, moves)
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(lanes, n_flags, cap, pos_lane)
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         width, batches = lane_batches(group_lane)
@@ -208,6 +224,79 @@ class Grader:
         loss[j0:j1, 3] -= self.values[masks[j0:j1], lane_u[lane], lane_f[lane]]
 
 
+class WinGrader:
+    """Grades recorded turns for the win objective against a known best opponent final ``B``:
+    each decision's loss in P(win) + ``tie`` x P(tie), from the target arrays ``target``
+    (:class:`~solver.engine.target.TargetValues`) as the win bot values a turn
+    (:func:`solver.engine._kernels.mixed_win_group_tables` with the opponent final ``q = [1]``).
+
+    Exact where the turn is the player's last and ``B`` is known (every opponent has finished:
+    the last seat's last turn): each option is then worth what it wins, and the turn's tables
+    are built from that.  Before, the value of a state for ``B`` would mix two targets
+    (``W(B - total)`` and ``W(B - total + 1)``) each played for separately -- an upper bound, not
+    what one strategy gets -- so a match grades the last turns only
+    (:func:`solver.play.match.play_match`).
+    """
+
+    def __init__(self, K, workers, rules: RuleSet, target, tie: float):
+        from .dp import rule_arrays
+
+        self.K, self.workers, self.rules, self.target, self.tie = K, workers, rules, target, float(tie)
+        self.ra = rule_arrays(rules)
+
+    def grade(self, mask, u, f, need, moves) -> np.ndarray:
+        """(n, 6) the grades of recorded turns (``moves``, :class:`Grader`) from states ``(mask, u,
+        f)`` ((n,) int64 each, ``u`` capped) with ``need`` (n,) = ``B`` minus the card's total: the
+        losses of the two keeps and the box, then the luck of the three rolls (the first roll's
+        value minus the state's, each later roll's value minus the keep's), so that each turn's
+        outcome (1 won, ``tie`` tied, 0 lost when it ends the game) is the state's value minus the
+        losses plus the luck."""
+        K, t = self.K, self.target
+        n = len(mask)
+        cap, n_flags = t.off.shape[1] - 1, t.off.shape[2]
+        graded = np.empty((n, 6))
+        if n == 0:
+            return graded
+        need = np.asarray(need, dtype=np.int64)
+        lo = int(need.min())
+        span = int(need.max()) - lo + 1
+        key = ((mask * (cap + 1) + u) * n_flags + f) * span + (need - lo)
+        lanes, pos_lane, order, masks, rows = sort_by_lane(key, mask, moves)
+        lane_need = (lanes % span + lo).astype(np.int64)
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(
+            lanes // span, n_flags, cap, pos_lane
+        )
+        from .dp import kernel_values
+
+        lane_q0 = np.zeros(len(lanes), dtype=np.int64)  # every lane: the known final, q = [1]
+        lane_qn = np.ones(len(lanes), dtype=np.int64)
+        q = kernel_values(np.ones(1), np.float32)
+        w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
+
+        start = np.empty(len(lanes))  # each lane's value at the start of the turn
+
+        def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.mixed_win_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
+                w, off, lead, length, ra, e0_all, e1_all,
+            )  # fmt: skip
+            K.turn_start_values(int(group_lane[a]), int(group_lane[b]), l0, e1_all, ra, start)
+
+        def grade(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            K.grade_win_games(
+                a, b, l0, pos_lane, masks, lane_u, lane_f, lane_need, rows, e0_all, e1_all, w, off, lead, length,
+                tie, ra, graded,
+            )  # fmt: skip
+
+        run_lane_batches(self.workers, group_lane, game_start, tables, grade)
+        # the first roll's luck: its value minus the state's -- from the turn's own tables: the
+        # table's row would mix two targets each played for separately (an upper bound)
+        graded[:, 3] -= start[pos_lane]
+        out = np.empty_like(graded)
+        out[order] = graded
+        return out
+
+
 def table_turn(
     K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra, grader: Grader | None = None
 ) -> None:
@@ -225,6 +314,9 @@ def table_turn(
     moves = np.empty((0, K.N_MOVES), dtype=np.int16)
     if grader is not None:
         moves = grader.moves = grader.new_moves(len(state))
+        grader.graded = None
+    grading = grader is not None and grader.values is not None
+    if grading:
         grader.graded = np.empty((len(state), 6))
         masks = spare[:, nb + K.COL_MASK].astype(np.int64)  # before the turn
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
@@ -246,7 +338,7 @@ def table_turn(
         games = (int(group_start[g0]), int(group_start[g1]))
         workers.run(fill, g0, g1)
         workers.run(play, *games)
-        if grader is not None:
+        if grading:
             grader.grade_batch(
                 None if own else grader.values, ra, (g0, g1, l0), (lane_mask, lane_u, lane_f, group_lane),
                 games, pos_lane, masks, moves, grade_tables, grader.graded,
@@ -315,9 +407,11 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         if grader is not None:  # graded for expected score, from the states before the turn
             sel = tg[order]
             parts_moves.append(moves)
-            parts_loss.append(grader.grade_rows(ra, mask[sel], u[sel], f[sel], moves))
+            if grader.values is not None:
+                parts_loss.append(grader.grade_rows(ra, mask[sel], u[sel], f[sel], moves))
     if grader is not None:
-        grader.moves, grader.graded = np.concatenate(parts_moves), np.concatenate(parts_loss)
+        grader.moves = np.concatenate(parts_moves)
+        grader.graded = np.concatenate(parts_loss) if grader.values is not None else None
     return np.concatenate(parts_state), np.concatenate(parts_ids)
 
 
@@ -470,6 +564,7 @@ def run_games(
     direction=None,
     regret: RegretRecorder | None = None,
     grade_values=None,
+    engine: str = "numba",
 ) -> dict:
     """Play games ``game0 .. game0 + games - 1`` under ``seed`` in the kernels, ``chunk`` games
     in memory at once: ``kind`` is ``"table"`` (best play by the value array ``values``),
@@ -480,9 +575,21 @@ def run_games(
 
     With ``regret`` every decision is graded (:class:`Grader`) against the value table
     ``grade_values`` -- by default ``values`` (the optimal table of a ``target`` bot; a
-    ``table`` bot that plays it grades from its own turn tables) -- into the recorder."""
-    from . import _kernels as K
+    ``table`` bot that plays it grades from its own turn tables) -- into the recorder.
+
+    ``engine="numpy"`` (a ``table`` bot, not graded): the same games played by
+    :mod:`solver.engine.numpy_play`, nothing compiled (the kernels are not even imported)."""
+    from . import arrays as A
     from .dp import kernel_values, rule_arrays
+
+    if engine == "numpy":
+        if kind != "table" or regret is not None:
+            raise ValueError("the numpy engine plays a table bot's games, ungraded")
+        from . import numpy_play
+
+        K = None
+    else:
+        from . import _kernels as K
 
     bot_target = goal
     nb = rules.n_boxes
@@ -505,7 +612,7 @@ def run_games(
             )
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
-            state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)  # see _kernels
+            state = np.zeros((n, max(STATE_WIDTH, nb + A.STATE_EXTRA)), dtype=np.int32)  # see arrays
             state[:, :nb] = -1
             ids = np.arange(n, dtype=np.int64)
             if kind in ("table", "target"):  # the games are sorted by state into the spare buffers each turn
@@ -514,7 +621,9 @@ def run_games(
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
                 graded_direction = None
-                if kind == "target":
+                if K is None:  # numpy: the games stay in their order
+                    numpy_play.table_turn(values, state, seed_mixed, game0 + c0, turn_ra, TIE_TOLERANCE)
+                elif kind == "target":
                     state, ids = target_turn(
                         K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra,
                         grader,
@@ -546,18 +655,18 @@ def run_games(
                         grader.graded, graded_direction = grader.grade(*before, moves)
                 if grader is not None:
                     regret.add_turn(
-                        turn, c0 + ids, grader.moves, grader.graded, state[:, :nb], state[:, nb + K.COL_BONUSES],
+                        turn, c0 + ids, grader.moves, grader.graded, state[:, :nb], state[:, nb + A.COL_BONUSES],
                         graded_direction,
                     )  # fmt: skip
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            sorted_games = kind in ("table", "target")
+            sorted_games = kind in ("table", "target") and K is not None
             store_results(
                 out,
                 c0,
                 finish_games(
-                    rules, state[:, :nb], state[:, nb + K.COL_BONUSES], ids if sorted_games else None
+                    rules, state[:, :nb], state[:, nb + A.COL_BONUSES], ids if sorted_games else None
                 ),
             )
             if keep_cards:

@@ -34,6 +34,7 @@ dictionary-encoded.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -88,7 +89,6 @@ PARQUET_OPTIONS = {
     "write_statistics": False,
 }  # fmt: skip
 _KEEP_SIZE = np.array([len(k) for k in D.KEEPS], dtype=np.int64)
-_KEEP_START = np.concatenate([[0], np.cumsum(_KEEP_SIZE)[:-1]])
 _KEEP_FACES = np.array([f for k in D.KEEPS for f in k], dtype=np.int8)
 _DICE_TEXT = ["".join(map(str, roll)) for roll in D.ROLLS]
 
@@ -418,23 +418,30 @@ def chosen_options(ranked, block: PositionBlock) -> np.ndarray:
     return out
 
 
-def card_texts(rules: RuleSet, block: PositionBlock) -> tuple[list[str], np.ndarray]:
-    """The positions' cards in the card notation (``str(ScoreCard)``: ``ones=3,fours=12``): the
-    texts of each run of positions sharing a card, and (n,) each position's run."""
+def card_texts(rules: RuleSet, block: PositionBlock):
+    """The positions' cards in the card notation (``str(ScoreCard)``: ``ones=3,fours=12``): a
+    pyarrow string array of the texts of each run of positions sharing a card, and (n,) each
+    position's run.  Joined in pyarrow (a list of the filled boxes' entries per card)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     scores, bonus = block.scores, block.bonus_count
     new = np.ones(len(block), dtype=bool)
     new[1:] = (scores[1:] != scores[:-1]).any(axis=1) | (bonus[1:] != bonus[:-1])
     first = np.flatnonzero(new)
-    entries = [
-        [f"{name}={s}" for s in range(max(v) + 1)]
-        for name, v in zip(rules.box_names, rules.possible_scores, strict=True)
-    ]
-    texts = []
-    for row, extra in zip(scores[first].tolist(), bonus[first].tolist(), strict=True):
-        parts = [e[s] for e, s in zip(entries, row, strict=True) if s >= 0]
-        if extra:
-            parts.append(f"yahtzee_bonus={extra * rules.bonus}")
-        texts.append(",".join(parts))
+    # every entry a card can show, box by box ("name=score"), then the Yahtzee bonuses
+    tops = [max(v) + 1 for v in rules.possible_scores]
+    start = np.concatenate([[0], np.cumsum(tops)])
+    extra = bonus[first]
+    n_bonus = int(extra.max(initial=0))
+    entries = [f"{name}={s}" for name, top in zip(rules.box_names, tops, strict=True) for s in range(top)]
+    entries += [f"yahtzee_bonus={k * rules.bonus}" for k in range(1, n_bonus + 1)]
+    rows = scores[first]
+    shown = np.concatenate([rows >= 0, (extra > 0)[:, None]], axis=1)  # in card order, the bonus last
+    codes = np.concatenate([start[:-1][None, :] + rows, (start[-1] + extra - 1)[:, None]], axis=1)
+    offsets = np.concatenate([[0], np.cumsum(shown.sum(axis=1))]).astype(np.int32)
+    parts = pc.take(pa.array(entries, pa.string()), pa.array(codes[shown]))
+    texts = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), parts), ",")
     return texts, np.cumsum(new) - 1
 
 
@@ -481,16 +488,14 @@ def parquet_schema(rules: RuleSet, from_games: bool):
 def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema):
     """One block as a pyarrow table of ``schema``."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     names = pa.array(rules.box_names)
     n = len(block)
     texts, runs = card_texts(rules, block)
     is_keep = options.keep >= 0
-    sizes = np.where(is_keep, _KEEP_SIZE[np.maximum(options.keep, 0)], 0)
-    keep_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32)
-    starts = np.repeat(_KEEP_START[np.maximum(options.keep, 0)] - keep_offsets[:-1], sizes)
-    faces = _KEEP_FACES[starts + np.arange(keep_offsets[-1])]
-    keeps = pa.ListArray.from_arrays(keep_offsets, pa.array(faces, pa.int8()), mask=pa.array(~is_keep))
+    # each keep's faces taken from the list of every keep's (a box: null), in pyarrow
+    keeps = pc.take(_keep_lists(), pa.array(options.keep, pa.int16(), mask=~is_keep))
     has_stop = options.stop_box >= 0
     stop = pa.StructArray.from_arrays(
         [
@@ -517,7 +522,7 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
     )
     columns = [
         pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int16)), pa.array([rules.id])),
-        pa.DictionaryArray.from_arrays(pa.array(runs.astype(np.int32)), pa.array(texts, pa.string())),
+        pa.DictionaryArray.from_arrays(pa.array(runs.astype(np.int32)), texts),
         pa.DictionaryArray.from_arrays(pa.array(block.roll.astype(np.int16)), pa.array(_DICE_TEXT)),
         pa.array(block.rolls_left.astype(np.int8)),
         pa.DictionaryArray.from_arrays(
@@ -533,6 +538,15 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
             pa.array(options.chosen.astype(np.int16)),
         ]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+@functools.cache
+def _keep_lists():
+    """The faces of every keep of :data:`solver.core.dice.KEEPS`, as a pyarrow list array."""
+    import pyarrow as pa
+
+    offsets = np.concatenate([[0], np.cumsum(_KEEP_SIZE)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(_KEEP_FACES, pa.int8()))
 
 
 def json_lines(advisor: BatchAdvisor, block: PositionBlock) -> list[str]:

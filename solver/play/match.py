@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..advice.win import WIN_TIE, WinAdvisor
 from ..core.card import ScoreCard
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
@@ -38,6 +39,9 @@ from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
 from ..engine.playout import (
     STATE_WIDTH,
+    Grader,
+    RegretRecorder,
+    WinGrader,
     game_totals_of,
     lane_groups,
     lane_states,
@@ -48,10 +52,20 @@ from ..engine.playout import (
 )
 from ..engine.turn import TIE_TOLERANCE
 from .bots import WinBot, bot_name
-from .simulate import fast_kind, game_rng, play_turn, resolve_bot
+from .simulate import (
+    card_before_turn,
+    fast_kind,
+    game_rng,
+    mean_and_se,
+    play_turn,
+    resolve_bot,
+    worst_line,
+    worst_position,
+)
 
 MAX_PLAYERS = 8
 MAX_GAMES = 20_000_000  # per call (scores are kept per game and seat)
+MAX_WORST = 100_000  # the most worst decisions a graded match keeps per bot
 SEAT_DOMAIN = 0x5345415453  # "SEATS"
 
 
@@ -79,6 +93,9 @@ class MatchResult:
     engine: str
     threads: int
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    #: the last seat's last turns graded for P(win) (``play_match(..., grade=True)``), else None
+    grading: LastTurnGrading | None = None
 
     @property
     def games(self) -> int:
@@ -86,6 +103,110 @@ class MatchResult:
 
     def summary(self) -> dict:
         return summarize(self)
+
+
+class LastTurnGrading:
+    """The decisions of the last seat's last turn, graded for P(win) + P(tie) / 2.
+
+    There every opponent has finished, so the best opponent final ``B`` is known and the value
+    of each option is exact: what it wins (1), ties (1/2) or loses (0) under the best play of
+    the rest of the turn (:class:`~solver.engine.playout.WinGrader`, from the target table).
+    No other position of a match is exact: before, the opponents' finals depend on how they
+    will play.  ``recorders[i]`` (:class:`~solver.engine.playout.RegretRecorder`, indexed by
+    match game) holds bot ``i``'s graded turns, in P(win) instead of points: the losses of
+    each game (0 where the bot did not sit last), the luck, the worst decisions; ``final_cards``
+    ``{game: [ScoreCard by bot]}`` the games of the worst decisions (their opponents' cards).
+    """
+
+    def __init__(self, rules: RuleSet, bots: int, games: int, worst: int, table, tables_dir=None):
+        self.rules, self.table, self.tables_dir, self.tie = rules, table, tables_dir, WIN_TIE
+        self.recorders = [RegretRecorder(rules, games, worst) for _ in range(bots)]  # 24 bytes a game each
+        self.advisor = None  # the expected-score advisor the worst positions are shown with
+        self.final_cards: dict[int, list[ScoreCard]] = {}
+        self.target = table.arrays()
+
+    def grader(self, workers) -> WinGrader:
+        from ..engine import _kernels as K
+
+        return WinGrader(K, workers, self.rules, self.target, self.tie)
+
+    def worst_games(self) -> set[int]:
+        return {int(g) for r in self.recorders for g in r.worst_decisions()["game"]}
+
+
+def grading_summary(result: MatchResult) -> list[dict]:
+    """Per bot (JSON-ready): its graded last turns -- ``graded_games`` (the games it sat last),
+    ``graded_keeps``/``graded_boxes`` (decisions), ``loss_per_graded_game`` (P(win) lost against
+    the best choices, with ``standard_error``), ``loss_per_game`` (over all its games: how much
+    higher its match score would be), ``chance_at_last_turn`` (P(win) + P(tie) / 2 at the start
+    of that turn with the best play) and ``achieved`` (what it got: the chance minus the
+    losses plus the luck, game by game)."""
+    g = result.grading
+    if g is None:
+        raise UsageError("this match did not grade the last turns (play_match(..., grade=True))")
+    s = result.scores
+    top = s.max(axis=1)
+    n_top = (s == top[:, None]).sum(axis=1)
+    last = result.seats.shape[1] - 1
+    out = []
+    for i, (name, rec) in enumerate(zip(result.bots, g.recorders, strict=True)):
+        at = result.seats[:, i] == last
+        n = int(at.sum())
+        points = np.where(s[:, i] == top, np.where(n_top == 1, 1.0, g.tie), 0.0)[at]
+        loss = rec.game_loss[at]
+        mean, se = mean_and_se(loss) if n else (0.0, 0.0)
+        all_mean, all_se = mean_and_se(rec.game_loss)
+        start = points + loss - rec.game_luck[at]
+        decisions = rec.turn_decisions[-1]
+        out.append(
+            {
+                "bot": name,
+                "graded_games": n,
+                "graded_keeps": int(decisions[0] + decisions[1]),
+                "graded_boxes": int(decisions[2]),
+                "loss_per_graded_game": mean,
+                "standard_error": se,
+                "keep_loss_per_graded_game": float(rec.game_keep_loss[at].mean()) if n else 0.0,
+                "loss_per_game": all_mean,
+                "loss_per_game_standard_error": all_se,
+                "chance_at_last_turn": float(start.mean()) if n else 0.0,
+                "achieved": float(points.mean()) if n else 0.0,
+            }
+        )
+    return out
+
+
+def worst_match_positions(result: MatchResult) -> list[dict]:
+    """The costliest graded decisions of a match, by bot and costliest first, as positions that
+    ``hint --batch`` reads (``rules``, ``card``, ``dice``, ``rolls_left``), with ``bot``,
+    ``game``, ``turn``, ``loss`` (P(win)), the ``opponent_cards`` (finished: ``hint
+    --opponent-card`` ranks the position by P(win)) and the option ``played`` and the ``best``
+    one (each as ``hint --json --opponent-card`` shows an option)."""
+    from ..advice.advisor import Advisor
+
+    g = result.grading
+    if g is None:
+        raise UsageError("this match did not grade the last turns (play_match(..., grade=True))")
+    advisor = g.advisor if g.advisor is not None else Advisor.load(result.rules, g.tables_dir)
+    win = WinAdvisor(advisor, g.table)
+    out = []
+    for i, (name, rec) in enumerate(zip(result.bots, g.recorders, strict=True)):
+        w = rec.worst_decisions()
+        for k in range(len(w["loss"])):
+            game = int(w["game"][k])
+            position, played = worst_position(result.rules, w, k)
+            opponents = [c for b, c in enumerate(g.final_cards[game]) if b != i]
+            advice = win.advise(position, opponents)
+            out.append(
+                {"bot": name}
+                | worst_line(position, w, k, game)
+                | {
+                    "opponent_cards": [str(c) for c in opponents],
+                    "played": advice.option_for(**played).to_json(),
+                    "best": advice.best.to_json(),
+                }
+            )
+    return out
 
 
 def _rate(x: np.ndarray) -> dict:
@@ -162,34 +283,65 @@ def show_opponents(bot, cards: list[ScoreCard], seat: int) -> None:
         hook([cards[(seat + k) % p] for k in range(1, p)])
 
 
-def play_match_game(rules: RuleSet, bots: list, seed: int, game: int) -> list[ScoreCard]:
-    """Game ``game`` of the match (Python engine); returns the final cards by bot index."""
+def play_match_game(rules: RuleSet, bots: list, seed: int, game: int, last_turn=None) -> list[ScoreCard]:
+    """Game ``game`` of the match (Python engine); returns the final cards by bot index.
+    ``last_turn`` (a row of ``N_MOVES`` ints) records the last seat's last turn
+    (:func:`~solver.play.simulate.play_turn`)."""
     p = len(bots)
     order = seating(game, p)
     r, j = game % p, game // p
     streams = [SeededStream(seat_seed(seed, s, r), j) for s in range(p)]
     rngs = [game_rng(seat_seed(seed, s, r), j) for s in range(p)]
     cards = [ScoreCard.empty(rules) for _ in range(p)]
-    for _ in range(rules.n_turns):
+    for turn in range(rules.n_turns):
         for s in range(p):
             bot = bots[order[s]]
             show_opponents(bot, cards, s)
-            cards[s] = play_turn(rules, bot, cards[s], streams[s], rngs[s])
+            moves = last_turn if turn == rules.n_turns - 1 and s == p - 1 else None
+            cards[s] = play_turn(rules, bot, cards[s], streams[s], rngs[s], moves)
     out = [None] * p
     for s in range(p):
         out[order[s]] = cards[s]
     return out
 
 
-def _run_python(rules, bots, games, seed, tick) -> np.ndarray:
-    scores = np.empty((games, len(bots)), dtype=np.int64)
+def _run_python(rules, bots, games, seed, tick, grading: LastTurnGrading | None = None) -> np.ndarray:
+    from ..engine import _kernels as K
+
+    p = len(bots)
+    scores = np.empty((games, p), dtype=np.int64)
+    if grading is not None:  # the last seat's last turn of each game: state before, need, moves
+        before = np.empty((games, 3), dtype=np.int64)
+        need = np.empty(games, dtype=np.int64)
+        moves = np.empty((games, K.N_MOVES), dtype=np.int16)
+        after = np.empty((games, rules.n_boxes), dtype=np.int16)
+        bonuses = np.empty(games, dtype=np.int64)
+        worst = grading.recorders[0].n_worst > 0
+        kept: dict[int, list[ScoreCard]] = {}
     for g in range(games):
         for bot in bots:
             if hasattr(bot, "game"):  # a bot program names the game in what it is sent
                 bot.game = g
-        cards = play_match_game(rules, bots, seed, g)
+        cards = play_match_game(rules, bots, seed, g, None if grading is None else moves[g])
         scores[g] = [c.total for c in cards]
+        if grading is not None:
+            last = cards[seating(g, p)[-1]]
+            after[g] = [-1 if x is None else x for x in last.scores]
+            bonuses[g] = last.yahtzee_bonus_count
+            card = card_before_turn(rules, after[g], int(bonuses[g]), moves[g])
+            before[g] = card.state
+            need[g] = max(c.total for c in cards if c is not last) - card.total
+            if worst:
+                kept[g] = cards
         tick(1)
+    if grading is not None:
+        with Workers(1) as workers:
+            graded = grading.grader(workers).grade(before[:, 0], before[:, 1], before[:, 2], need, moves)
+        bot_of = np.array([seating(g, p)[-1] for g in range(games)], dtype=np.int64)
+        for i, rec in enumerate(grading.recorders):
+            rows = np.flatnonzero(bot_of == i)
+            rec.add_turn(rules.n_turns - 1, rows, moves[rows], graded[rows], after[rows], bonuses[rows])
+        grading.final_cards = {g: kept[g] for g in grading.worst_games()} if worst else {}
     return scores
 
 
@@ -205,12 +357,13 @@ def _opponent_rows(state, ids, opp, residuals, ra, nb) -> None:
     opp["qn"][ids] = residuals.length[mask, u, f]
 
 
-def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, ra):
+def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, ra, recorder=None):
     """One turn of the win bot in every game of ``state`` against one opponent (its final score
     ``opp["b0"][id] + j`` with probability ``q[opp["q0"][id] + j]``, see
     :class:`solver.play.bots.WinBot`): games that cannot lose or cannot win play for expected
     score, the others from win tables of their lanes ``(mask, u, f, need, opponent row)``.
-    Returns the games and their ids, reordered."""
+    Returns the games and their ids, reordered; ``recorder`` (a
+    :class:`~solver.engine.playout.Grader` without values) gets their moves."""
     nb = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     w, w_off, w_lead, w_len = target.w, target.off, target.lead, target.length
@@ -221,14 +374,16 @@ def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, r
     p = np.empty(len(state))
     K.mixed_start_values(mask, u, f, need0, q0, qn, q, tie, w, w_off, w_lead, w_len, p)
     for_win = (need0 + qn - 1 >= 0) & (p > 0.0)  # the opponent may reach this total; a chance left
-    parts_state, parts_ids = [], []
+    parts_state, parts_ids, parts_moves = [], [], []
     ev = np.flatnonzero(~for_win)
     if len(ev):
         sub, sub_ids = state[ev], ids[ev]
         spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
-        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, 0, ra)
+        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, 0, ra, recorder)
         parts_state.append(spare)
         parts_ids.append(spare_ids)
+        if recorder is not None:
+            parts_moves.append(recorder.moves)
     tg = np.flatnonzero(for_win)
     if len(tg):
         flat = ((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]).astype(np.int64)
@@ -253,15 +408,20 @@ def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, r
                 w, w_off, w_lead, w_len, ra, e0_all, e1_all,
             )  # fmt: skip
 
+        moves = np.empty((0, K.N_MOVES), dtype=np.int16) if recorder is None else recorder.new_moves(len(tg))
+
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_mixed_win_games(
                 a, b, l0, pos_lane, game_need, game_q0, game_qn, q, games, game_ids, seed_mixed, 0,
-                e0_all, e1_all, w, w_off, w_lead, w_len, tie, TIE_TOLERANCE, ra,
+                e0_all, e1_all, w, w_off, w_lead, w_len, tie, TIE_TOLERANCE, ra, moves,
             )  # fmt: skip
 
         run_lane_batches(workers, group_lane, game_start, tables, play)
         parts_state.append(games)
         parts_ids.append(game_ids)
+        parts_moves.append(moves)
+    if recorder is not None:
+        recorder.moves = np.concatenate(parts_moves)
     return np.concatenate(parts_state), np.concatenate(parts_ids)
 
 
@@ -283,7 +443,7 @@ def _fast_ok(rules: RuleSet, bots: list) -> list[str] | None:
     return kinds if kinds.count("win") <= 1 else None
 
 
-def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
+def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTurnGrading | None = None):
     from ..engine import _kernels as K
     from ..engine.dp import kernel_values, rule_arrays
 
@@ -314,6 +474,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                 "b0": np.zeros(n, dtype=np.int64),
                 "q0": np.zeros(n, dtype=np.int64),
                 "qn": np.zeros(n, dtype=np.int64),
+                "total": np.zeros(n, dtype=np.int64),  # each game's points so far
             }
             if kind in ("table", "target", "win"):
                 entry["values"] = kernel_values(
@@ -325,7 +486,9 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                 _opponent_rows(state, entry["ids"], entry, residuals, ra, nb)
             groups[s, r] = entry
     turns = rules.n_turns
+    cap, n_flags = rules.upper_cap, rules.n_flags
     with Workers(n_threads) as workers:
+        win_grader = grading.grader(workers) if grading is not None else None
         for turn in range(turns):
             for s in range(p):
                 for r in range(p):
@@ -334,35 +497,66 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick) -> np.ndarray:
                     n = len(ids)
                     if n == 0:
                         continue
+                    # the last seat's last turn, every opponent finished: graded for P(win)
+                    rec = None
+                    if grading is not None and turn == turns - 1 and s == p - 1:
+                        rec = Grader(K, workers, rules, None)  # records the moves only
+                        before = np.empty((n, 3), dtype=np.int64)  # by id: (mask, u, f) before the turn
+                        before[ids] = np.column_stack(lane_states(state, nb, cap, n_flags))
+                        need = np.empty(n, dtype=np.int64)  # by id: the best opponent final - total
+                        best = np.max([groups[o, r]["total"] for o in range(p - 1)], axis=0)
+                        need[ids] = best[ids] - game_totals_of(state, ra, nb)
                     if kind == "win":
                         opp = groups[1 - s, r]
                         state, ids = _win_turn(
-                            K, workers, e["values"], win_target, q, WinBot.TIE, opp, state, ids, sm, ra
+                            K, workers, e["values"], win_target, q, WinBot.TIE, opp, state, ids, sm, ra, rec
                         )
                     elif kind == "target":
                         state, ids = target_turn(
-                            K, workers, e["values"], e["target"], e["bot"].target, state, ids, sm, 0, ra
+                            K, workers, e["values"], e["target"], e["bot"].target, state, ids, sm, 0, ra, rec
                         )
                     elif kind == "table":
                         spare, spare_ids = np.empty_like(state), np.empty_like(ids)
-                        table_turn(K, workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra)
+                        table_turn(K, workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra, rec)
                         state, ids = spare, spare_ids
                     else:
                         code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
+                        moves = no_moves if rec is None else rec.new_moves(n)
 
-                        def play(a: int, b: int, code=code, turn=turn, state=state, sm=sm) -> None:
-                            K.simple_games(code, turn, a, b, state, sm, 0, ra, no_moves)
+                        def play(
+                            a: int, b: int, code=code, turn=turn, state=state, sm=sm, moves=moves
+                        ) -> None:
+                            K.simple_games(code, turn, a, b, state, sm, 0, ra, moves)
 
                         workers.run(play, 0, n)
+                        if rec is not None:
+                            rec.moves = moves
                     e["state"], e["ids"] = state, ids
+                    e["total"][ids] = game_totals_of(state, ra, nb)
                     if residuals is not None:
                         _opponent_rows(state, ids, e, residuals, ra, nb)
+                    if rec is not None:
+                        b = before[ids]
+                        graded = win_grader.grade(b[:, 0], b[:, 1], b[:, 2], need[ids], rec.moves)
+                        grading.recorders[(r + s) % p].add_turn(
+                            turn, ids * p + r, rec.moves, graded, state[:, :nb], state[:, nb + K.COL_BONUSES]
+                        )
             tick(games * (turn + 1) // turns - games * turn // turns)
     scores = np.empty((games, p), dtype=np.int64)
     for (s, r), e in groups.items():
         i = (r + s) % p
         g = e["ids"] * p + r
         scores[g, i] = game_totals_of(e["state"], ra, nb)
+    if grading is not None:  # the final cards of the games of the worst decisions
+        for game in grading.worst_games():
+            r, j = game % p, game // p
+            cards: list = [None] * p
+            for s in range(p):
+                e = groups[s, r]
+                row = e["state"][int(np.flatnonzero(e["ids"] == j)[0])]
+                scores_row = [int(x) for x in row[:nb]]
+                cards[(r + s) % p] = ScoreCard(rules, tuple(scores_row), int(row[nb + K.COL_BONUSES]))
+            grading.final_cards[game] = cards
     return scores
 
 
@@ -377,8 +571,15 @@ def play_match(
     engine: str = "auto",
     progress: bool | Callable[[int], None] = False,
     build_if_missing: bool = True,
+    grade: bool = False,
+    worst: int = 0,
 ) -> MatchResult:
-    """Play ``games`` games between ``bots`` (names or :class:`Bot` objects, 2 to 8)."""
+    """Play ``games`` games between ``bots`` (names or :class:`Bot` objects, 2 to 8).
+
+    ``grade``: also grade the decisions of the last seat's last turn for P(win) + P(tie) / 2
+    (:class:`LastTurnGrading`; needs the target table, a win bot's or the rule set's:
+    :class:`~solver.core.errors.MissingTableError` with the command that builds it), keeping
+    each bot's ``worst`` costliest decisions (:func:`worst_match_positions`)."""
     rules = get_rules(rules)
     games = int(games)
     seed = check_seed(seed)
@@ -399,14 +600,28 @@ def play_match(
         raise UsageError("these bots have no numba engine together (user bots, two win bots, order=choose)")
     use_numba = kinds is not None and engine != "python"
     n_threads = resolve_threads(threads) if use_numba else 1
+    worst = int(worst)
+    if not 0 <= worst <= MAX_WORST:
+        raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
+    grading = None
+    if grade:
+        win_bot = next((b for b in made if type(b) is WinBot), None)
+        if win_bot is not None:
+            table = win_bot.table
+        else:
+            from ..engine.target import get_target
 
-    start = time.perf_counter()
+            table = get_target(rules, tables_dir, build_if_missing=False)
+        grading = LastTurnGrading(rules, len(made), games, worst, table, tables_dir)
+        grading.advisor = None if win_bot is None else win_bot.advisor
+
+    start, start_cpu = time.perf_counter(), time.process_time()
     try:
         with progress_ticks(progress, games, "match") as tick:
             if use_numba:
-                scores = _run_numba(rules, made, kinds, games, int(seed), n_threads, tick)
+                scores = _run_numba(rules, made, kinds, games, int(seed), n_threads, tick, grading)
             else:
-                scores = _run_python(rules, made, games, int(seed), tick)
+                scores = _run_python(rules, made, games, int(seed), tick, grading)
     finally:  # the bot programs started here end here (a bot object given is the caller's)
         for name, bot in zip(bots, made, strict=True):
             if isinstance(name, str) and callable(getattr(bot, "close", None)):
@@ -425,4 +640,6 @@ def play_match(
         engine="numba" if use_numba else "python",
         threads=n_threads,
         seconds=time.perf_counter() - start,
+        cpu_seconds=time.process_time() - start_cpu,
+        grading=grading,
     )

@@ -7,12 +7,16 @@ game index see the same five values on every roll whatever they keep.  Scores
 therefore depend only on ``(rules, bot, seed, game index)``: not on the number of
 threads, the chunking, nor on which other games are played.
 
-Two engines give the same games:
+Three engines give the same games:
 
 * numba (the builtin bots): all games play turn-synchronously in
   :mod:`solver.engine._kernels`; the table bots (``optimal``, ``heuristic``, ``greedy``)
   compute the within-turn tables once per distinct card state present at each turn
   and every game then decides from them, in parallel, on contiguous memory;
+* numpy (the table bots, ungraded): the same turns as array operations
+  (:mod:`solver.engine.numpy_play`), nothing to compile -- what ``engine="auto"`` plays for
+  runs of at most :data:`NUMPY_GAMES` games in a process that holds no kernels yet, so that a
+  first small run on a fresh install does not wait ten CPU seconds for them to compile;
 * Python (any :class:`~solver.play.bots.Bot`): one game after another through
   ``choose_keep``/``choose_box``, every move checked by :class:`~solver.core.card.ScoreCard`.
   ``rng`` is ``random.Random`` seeded from ``(seed, game)``.
@@ -37,7 +41,15 @@ from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
-from ..engine.playout import MAX_GAMES, finish_games, progress_ticks, result_arrays, run_games, store_results
+from ..engine.playout import (
+    MAX_GAMES,
+    finish_games,
+    kernels_loaded,
+    progress_ticks,
+    result_arrays,
+    run_games,
+    store_results,
+)
 
 if TYPE_CHECKING:
     from ..engine.playout import RegretRecorder
@@ -52,6 +64,16 @@ from .protocol import BotError, ProtocolBot, check_keep, decide_in_halves, posit
 #: ``game0`` (or seeds) and pool the results.
 DEFAULT_CHUNK = 1 << 20  # games in memory at once (96 bytes each)
 
+#: ``simulate(engine=...)``: ``auto`` picks numba for the builtin bots (numpy for a table bot's
+#: runs of at most :data:`NUMPY_GAMES` games while the process holds no kernels), else Python
+ENGINES = ("auto", "numba", "numpy", "python")
+#: the most games ``engine="auto"`` plays in numpy (:mod:`solver.engine.numpy_play`: the same
+#: games with nothing compiled -- a first run's ten CPU seconds of compilation saved).  Measured
+#: (whole processes, CPU seconds, yahtzee): numpy 0.6 / 0.9 / 0.8 / 1.2 for 1,000 / 2,000 / 3,000 /
+#: 5,000 games, the cached kernels 1.0 / 1.1 / 1.15 / 1.2 (their start-up: numba's import, the
+#: cache's load); the kernels win above, and at any size once a process holds them
+#: (:func:`~solver.engine.playout.kernels_loaded`: 1,000 games in 0.3 s against numpy's 0.6-1.3).
+NUMPY_GAMES = 4000
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
 
@@ -233,44 +255,60 @@ def worst_positions(result: SimulationResult) -> list[dict]:
     ``turn`` (1-based), ``loss`` (points), the option ``played`` and the ``best`` one (each
     as ``hint --json`` shows an option, from :class:`~solver.advice.advisor.Advisor`)."""
     from ..advice.advisor import Advisor
-    from ..core.position import Position
 
     r = result.regret
     if r is None or r.table is None:
         raise UsageError("this simulation did not grade the decisions (simulate(..., regret=True))")
     rules, w = result.rules, r.worst
-    names = rules.box_names
     advisor = Advisor(r.table)
     out = []
     for k in range(len(w["loss"])):
-        moves = [int(m) for m in w["moves"][k]]
-        box = moves[5]  # the columns of _kernels.MOVE_ROLL1 .. MOVE_BOX
-        final = Dice(D.KEEPS[moves[4]])
-        # the card before that turn: the box it filled open again, its bonus (if any) undone
-        scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(w["scores"][k]))
-        bonus = any(p.bonus for p in ScoreCard(rules, scores).placements(final) if p.box == names[box])
-        card = ScoreCard(rules, scores, int(w["bonuses"][k]) - int(bonus))
-        stage = int(w["stage"][k])
-        if stage == 2:
-            position, played = Position(card, final, 0), {"category": names[box]}
-        else:
-            dice = Dice(D.KEEPS[moves[2 * stage]])
-            position, played = Position(card, dice, 2 - stage), {"keep": D.KEEPS[moves[2 * stage + 1]]}
+        position, played = worst_position(rules, w, k)
         advice = advisor.advise(position)
         out.append(
-            {
-                "rules": rules.id,
-                "card": str(card),
-                "dice": str(position.dice),
-                "rolls_left": position.rolls_left,
-                "game": result.game0 + int(w["game"][k]),
-                "turn": int(w["turn"][k]) + 1,
-                "loss": round(float(w["loss"][k]), 9),
-                "played": advice.option_for(**played).to_json(),
-                "best": advice.best.to_json(),
-            }
+            worst_line(position, w, k, result.game0 + int(w["game"][k]))
+            | {"played": advice.option_for(**played).to_json(), "best": advice.best.to_json()}
         )
     return out
+
+
+def worst_position(rules: RuleSet, w: dict, k: int):
+    """``(position, played)``: the position of worst decision ``k`` of ``w``
+    (:meth:`~solver.engine.playout.RegretRecorder.worst_decisions`) and the option played there
+    (``keep=`` or ``category=``, as :meth:`~solver.advice.advisor.Advice.option_for` takes it)."""
+    from ..core.position import Position
+
+    moves = [int(m) for m in w["moves"][k]]
+    card = card_before_turn(rules, w["scores"][k], int(w["bonuses"][k]), moves)
+    stage = int(w["stage"][k])
+    if stage == 2:
+        return Position(card, Dice(D.KEEPS[moves[4]]), 0), {"category": rules.box_names[moves[5]]}
+    dice = Dice(D.KEEPS[moves[2 * stage]])
+    return Position(card, dice, 2 - stage), {"keep": D.KEEPS[moves[2 * stage + 1]]}
+
+
+def card_before_turn(rules: RuleSet, scores_after, bonuses_after: int, moves) -> ScoreCard:
+    """The card before a recorded turn (``moves``, a row of ``N_MOVES`` ints: the columns of
+    ``_kernels.MOVE_ROLL1 .. MOVE_BOX``) from the one after it (box scores, -1 open, and
+    five-of-a-kind bonuses): the box it filled open again, its bonus (if any) undone."""
+    box, final = int(moves[5]), Dice(D.KEEPS[int(moves[4])])
+    scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(scores_after))
+    bonus = any(p.bonus for p in ScoreCard(rules, scores).placements(final) if p.box == rules.box_names[box])
+    return ScoreCard(rules, scores, int(bonuses_after) - int(bonus))
+
+
+def worst_line(position, w: dict, k: int, game: int) -> dict:
+    """The fields of worst decision ``k`` that ``hint --batch`` reads (``rules``, ``card``,
+    ``dice``, ``rolls_left``), then ``game``, ``turn`` (1-based) and ``loss``."""
+    return {
+        "rules": position.rules.id,
+        "card": str(position.card),
+        "dice": str(position.dice),
+        "rolls_left": position.rolls_left,
+        "game": game,
+        "turn": int(w["turn"][k]) + 1,
+        "loss": round(float(w["loss"][k]), 9),
+    }
 
 
 def strength_gap(result: SimulationResult, optimal: SimulationResult) -> dict:
@@ -372,8 +410,9 @@ def simulate(
 ) -> SimulationResult:
     """Play games ``game0 .. game0 + games - 1`` of ``rules`` with ``bot`` under ``seed``.
 
-    ``engine``: ``"auto"`` (numba for builtin bots, else Python), ``"numba"`` or
-    ``"python"``.  ``progress``: True for a tqdm bar on stderr, or a callable given the
+    ``engine``: ``"auto"`` (numba for builtin bots -- numpy for a table bot's ungraded run of
+    at most :data:`NUMPY_GAMES` games until the process holds the kernels --, else Python), ``"numba"``, ``"numpy"`` or
+    ``"python"``: the same games.  ``progress``: True for a tqdm bar on stderr, or a callable given the
     number of games done since the last call.  ``threads`` sets numba's thread count
     for this call (results do not depend on it).  The optimal bot's table is built when
     missing (unless ``build_if_missing=False``).
@@ -394,18 +433,22 @@ def simulate(
         raise UsageError(f"the first game index must be 0 or more, got {game0}")
     if int(chunk) < 1:
         raise UsageError(f"chunk must be 1 or more, got {chunk}")
-    if engine not in ("auto", "numba", "python"):
-        raise UsageError(f"engine must be auto, numba or python, got {engine!r}")
+    if engine not in ENGINES:
+        raise UsageError(f"engine must be {', '.join(ENGINES)}, got {shown(engine)}")
     worst = int(worst)
     if not 0 <= worst <= MAX_WORST:
         raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
     owned = isinstance(bot, str)  # made here: a protocol bot's process is ended here
     bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
-    if engine == "numba" and fast is None:
-        raise UsageError(f"bot {bot_name(bot)!r} has no numba engine; use engine='python'")
+    if engine in ("numba", "numpy") and fast is None:
+        raise UsageError(f"bot {bot_name(bot)!r} has no {engine} engine; use engine='python'")
+    if engine == "numpy" and (fast != "table" or regret):
+        raise UsageError("the numpy engine plays the table bots (optimal, heuristic, greedy), ungraded")
     use_numba = fast is not None and engine != "python"
-    n_threads = resolve_threads(threads) if use_numba or regret else 1
+    if engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES and not kernels_loaded():
+        engine = "numpy"  # a small run, the kernels not loaded yet: nothing to compile (the same games)
+    n_threads = resolve_threads(threads) if (use_numba and engine != "numpy") or regret else 1
     table = recorder = None
     if regret:
         from ..engine.playout import RegretRecorder
@@ -417,11 +460,11 @@ def simulate(
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with progress_ticks(progress, games, f"{bot_name(bot)} on {rules.id}") as tick:
         if use_numba:
+            engine_used = "numpy" if engine == "numpy" else "numba"
             parts = _run_numba(
                 rules, bot, fast, games, int(seed), int(game0), n_threads, tick, keep_cards, int(chunk),
-                recorder, table,
+                recorder, table, engine_used,
             )  # fmt: skip
-            engine_used = "numba"
         elif isinstance(bot, ProtocolBot):  # a program: many games' decisions per message
             try:
                 parts = _run_batched(
@@ -453,8 +496,9 @@ def simulate(
 
 
 def _run_numba(
-    rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, recorder=None, table=None
-) -> dict:
+    rules, bot, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, recorder=None, table=None,
+    engine="numba",
+) -> dict:  # fmt: skip
     arrays: dict = {}
     if kind == "target":
         arrays |= {"target": bot.table.arrays(), "goal": bot.target}
@@ -470,7 +514,9 @@ def _run_numba(
             np.asarray(bot.values), np.asarray(table.values), equal_nan=True
         ):
             arrays["grade_values"] = table.values
-    return run_games(rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, **arrays)
+    return run_games(
+        rules, kind, games, seed, game0, n_threads, tick, keep_cards, chunk, engine=engine, **arrays
+    )
 
 
 def game_rng(seed: int, game: int) -> random.Random:

@@ -100,6 +100,10 @@ class TripleResult:
     threads: int
     seconds: float = 0.0
     engine: str = "numba"
+    #: (N, C * B, N_MOVES) int16 when asked for: each turn's first roll, keep, second roll,
+    #: keep, the five dice scored (keep indices of :mod:`solver.core.dice`; -1: no such roll)
+    #: and the box filled as ``c * B + b`` (0-based column ``c``, box ``b`` in card order)
+    moves: object = None
 
     @property
     def games(self) -> int:
@@ -161,9 +165,11 @@ def simulate_triple(
     progress: bool | Callable[[int], None] = False,
     build_if_missing: bool = True,
     kappa=None,
+    moves: bool = False,
 ) -> TripleResult:
     """Play triple games ``game0 ..`` with a triple bot on the seeded dice streams (paired:
-    game ``g`` of seed ``s`` gets the same dice for every bot)."""
+    game ``g`` of seed ``s`` gets the same dice for every bot).  ``moves``: keep every turn's
+    rolls, keeps and box (:attr:`TripleResult.moves`)."""
     import numpy as np
 
     from ..core.streams import MASK64, check_seed, mix64
@@ -191,12 +197,14 @@ def simulate_triple(
         raise UsageError(f"kappa needs {len(weights)} values, got {kappa.tolist()}")
     ra = rule_arrays(single)
     nb, n_col = single.n_boxes, len(rules.weights)
+    n_turns = n_col * nb
     width = n_col * nb + K.TRIPLE_COLUMN_EXTRA * n_col + 1
     seed_mixed = np.uint64(mix64(int(seed) & MASK64))
     n_threads = resolve_threads(threads)
 
     scores = np.empty(games, dtype=np.int64)
     column_scores = np.empty((games, n_col), dtype=np.int64)
+    record = np.empty((games * n_turns if moves else 0, K.N_MOVES), dtype=np.int16)
     start = time.perf_counter()
     with progress_ticks(progress, games, f"{name} on {rules.id}") as tick:
         with Workers(n_threads) as workers:
@@ -204,10 +212,11 @@ def simulate_triple(
                 n = min(CHUNK * n_threads, games - c0)
                 state = np.zeros((n, width), dtype=np.int32)
                 state[:, : n_col * nb] = -1
+                rows = record[c0 * n_turns : (c0 + n) * n_turns] if moves else record
 
-                def work(a: int, b: int, state=state, first=int(game0) + c0) -> None:
+                def work(a: int, b: int, state=state, first=int(game0) + c0, rows=rows) -> None:
                     K.triple_games(
-                        mode, a, b, state, seed_mixed, first, values, weights, kappa, TIE_TOLERANCE, ra
+                        mode, a, b, state, seed_mixed, first, values, weights, kappa, TIE_TOLERANCE, ra, rows
                     )
 
                 workers.run(work, 0, n)
@@ -215,7 +224,15 @@ def simulate_triple(
                 tick(n)
     scores[:] = column_scores.sum(axis=1)
     return TripleResult(
-        rules, name, int(seed), int(game0), scores, column_scores, n_threads, time.perf_counter() - start
+        rules,
+        name,
+        int(seed),
+        int(game0),
+        scores,
+        column_scores,
+        n_threads,
+        time.perf_counter() - start,
+        moves=record.reshape(games, n_turns, K.N_MOVES) if moves else None,
     )
 
 
