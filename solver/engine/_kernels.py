@@ -1931,7 +1931,12 @@ def play_target_games(
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
-    one = np.ones(1)
+    # target play is win play against one known final, ties worth nothing: the value of each
+    # box is its target_objective, bit for bit (1.0 * W(need) + 0.0 * W(need + 1))
+    qt = np.empty(2)
+    qc = np.empty(2)
+    tie_mix(np.ones(1), 0, 1, 0.0, qt, qc)
+    vals = np.empty(nb)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -1941,10 +1946,8 @@ def play_target_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
-        # target play is win play against one known final, ties worth nothing: the value of
-        # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
         _score_best_win_box(
-            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_lead, w_len, tol, ra
+            games, i, held - roll_offset, need[i], qt, qc, 2, w, w_off, w_lead, w_len, tol, ra, vals
         )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
@@ -2235,50 +2238,82 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
 
 # ============================================================================
 # Playing to win (solver.play.match): target play whose objective counts a tie as ``tie``
-# (a half): P(final >= need + 1) + tie x P(final = need), written
-# (1 - tie) W(need) + tie W(need + 1) with W the target table's probabilities.
+# (a half), mixed over the distribution of the best opponent's final score ``B``: with ``B =
+# b0 + j`` at probability ``q[j]`` and ``n = b0 - total`` (after the placement), the value is
+#
+#     sum_j q[j] [(1 - tie) W(n + j) + tie W(n + j + 1)] = sum_i qt[i] W(n + i),
+#
+# ``qt[i] = (1 - tie) q[i] + tie q[i - 1]`` (``i = 0 .. len(q)``: :func:`tie_mix`), ``W`` the
+# target table's probabilities: 1 up to the row's lead (the prefix sums ``qc`` of ``qt``), its
+# stored middle (one contiguous dot product), 0 beyond.
 # ============================================================================
 
 
 @njit(cache=True, inline="always")
-def win_objective(w, off, lead, length, need, tie):
-    """``(1 - tie) P(at least need more) + tie P(at least need + 1 more)``: with the best
-    opponent final ``B`` and ``need = B - total``, P(win) + tie x P(tie)."""
-    return (1.0 - tie) * target_objective(w, off, lead, length, need) + tie * target_objective(
-        w, off, lead, length, need + 1
-    )
+def tie_mix(q, q0, qn, tie, qt, qc):
+    """``qt[i] = (1 - tie) q[q0 + i] + tie q[q0 + i - 1]`` for ``i <= qn`` (``q`` 0 outside its
+    ``qn`` entries) and ``qc`` its prefix sums, in that order of additions."""
+    acc = 0.0
+    prev = 0.0
+    for i in range(qn + 1):
+        cur = q[q0 + i] if i < qn else 0.0
+        v = (1.0 - tie) * cur + tie * prev
+        prev = cur
+        qt[i] = v
+        acc += v
+        qc[i] = acc
 
 
 @njit(cache=True, inline="always")
-def mixed_win_value(w, off, lead, length, need0, nmin, q, qn, tie):
-    """``sum_j q[j] win_objective(max(need0 + j, nmin))`` for ``j < qn``: the win objective
-    against a best opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 -
-    total``), never below the opponents' best total so far (``nmin``)."""
+def mixed_win_value(w, off, lead, length, n, qt, qc, m):
+    """``sum_i qt[i] W(n + i)`` for ``i < m`` (``m = len(q) + 1``; see the section's comment):
+    the certain targets from the prefix sums, the stored ones by a dot product in four
+    running sums (a fixed order: the same value on every path)."""
+    c = lead - n
     acc = 0.0
-    for j in range(qn):
-        acc += q[j] * win_objective(w, off, lead, length, max(need0 + j, nmin), tie)
+    if c >= 0:
+        acc = qc[min(c, m - 1)]
+    i = max(c + 1, 0)
+    i2 = min(length - n, m - 1)
+    if i <= i2:
+        base = off + n - 1
+        qs = qt[i : i2 + 1]  # slices and a counted loop: twice as fast as indexing from i
+        ws = w[base + i : base + i2 + 1]
+        k = qs.shape[0]
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        for j4 in range(k // 4):
+            j = 4 * j4
+            a0 += qs[j] * ws[j]
+            a1 += qs[j + 1] * ws[j + 1]
+            a2 += qs[j + 2] * ws[j + 2]
+            a3 += qs[j + 3] * ws[j + 3]
+        for j in range(k - k % 4, k):
+            a0 += qs[j] * ws[j]
+        acc += (a0 + a1) + (a2 + a3)
     return acc
 
 
 @njit(cache=True, inline="always")
-def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, ra):
+def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra):
     """:func:`mixed_win_value` of scoring roll ``r`` in box ``b`` from state ``(mask, u, f)``
-    (``extra``: the roll's five-of-a-kind bonus)."""
+    (``extra``: the roll's five-of-a-kind bonus; ``qt``/``qc``/``m`` as :func:`tie_mix` makes them)."""
     s = placement_score(r, b, use_joker, ra.score, ra.joker_score)
     points, u2, f2 = step(
         u, f, s, ra.box_face[b], ra.flag_rows[b] == 1, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     )
     nxt = mask | (1 << b)
     return mixed_win_value(
-        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
-        q, qn, tie,
-    )  # fmt: skip
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
+    )
 
 
 @njit(cache=True, inline="always")
-def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, tol, ra):
+def _score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, tol, ra, vals):
     """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
-    (ties within ``tol``: the first in card order)."""
+    (ties within ``tol``: the first in card order); ``vals`` (n_boxes,) scratch."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     five_kind, roll_face = ra.five_kind, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
@@ -2290,70 +2325,99 @@ def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, 
     bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
     extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
     best = NEG_INF
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        vals[b] = _win_box_value(
+            mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra
+        )
+        best = max(best, vals[b])
     chosen = -1
-    for sweep in range(2):
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            v = _win_box_value(
-                mask, u, f, r, b, use_joker, extra, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, ra
-            )
-            if sweep == 0:
-                best = max(best, v)
-            elif v >= best - tol:
-                chosen = b
-                break
+    rest = bits
+    while rest:  # the first box within tol of the best
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        if vals[b] >= best - tol:
+            chosen = b
+            break
     s = placement_score(r, chosen, use_joker, score, joker_score)
     _apply(games, i, chosen, s, extra, box_face, five_kind)
 
 
-@njit(cache=True)
-def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_lead, w_len, ra, x, memo, have):
-    """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
-    ``memo``/``have`` (n_boxes, max score + 1, 2): each (box, score, bonus) valued once."""
-    score, joker_score, box_face, flag_rows, roll_face = (
-        ra.score,
-        ra.joker_score,
-        ra.box_face,
-        ra.flag_rows,
-        ra.roll_face,
+@njit(cache=True, inline="always")
+def _placement_win_value(
+    mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face, flag_rows, thr, ub, cap, memo,
+    seen, stamp,
+):  # fmt: skip
+    """:func:`mixed_win_value` of placing a roll scoring ``s`` (five-of-a-kind bonus ``extra``,
+    ``e = extra > 0``) in box ``b``, into ``memo[b, s, e]`` (``seen[b, s, e] = stamp``: the
+    callers look there first -- a call per placement costs more than the rest of the loop)."""
+    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+    nxt = mask | (1 << b)
+    v = mixed_win_value(
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
     )
+    memo[b, s, e] = v
+    seen[b, s, e] = stamp
+
+
+@njit(cache=True)
+def _mixed_win_rolls(mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, x, memo, seen, stamp):
+    """R0 of one lane for win play against a distribution of best opponent finals
+    (:func:`mixed_win_value`); ``memo``/``seen`` (n_boxes, max score + 1, 2): each (box,
+    score, bonus) valued once (``seen`` holds the ``stamp``, one per lane, where ``memo`` is
+    this lane's: nothing to clear between lanes).  A roll that is no five of a kind may go in any allowed box
+    and earns no bonus (:func:`legal_boxes`): only the five-of-a-kind rolls ask."""
+    score, joker_score, box_face, roll_face = ra.score, ra.joker_score, ra.box_face, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    flag_rows, thr, ub, cap = ra.flag_rows, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     roll_offset = x.shape[0] - score.shape[0]
-    have[:] = False
+    allowed = allowed_bits(mask, box_face.shape[0], order)
     for r in range(score.shape[0]):
         best = NEG_INF
-        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-        e = 1 if extra > 0 else 0
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            if not have[b, s, e]:
-                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                nxt = mask | (1 << b)
-                memo[b, s, e] = mixed_win_value(
-                    w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
-                    q, qn, tie,
-                )  # fmt: skip
-                have[b, s, e] = True
-            v = memo[b, s, e]
-            if v > best:
-                best = v
+        if roll_face[r] == 0:
+            rest = allowed
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = score[r, b]
+                if seen[b, s, 0] != stamp:
+                    _placement_win_value(
+                        mask, u, f, b, s, 0, 0, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
+                        flag_rows, thr, ub, cap, memo, seen, stamp,
+                    )  # fmt: skip
+                v = memo[b, s, 0]
+                if v > best:
+                    best = v
+        else:
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            e = 1 if extra > 0 else 0
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                if seen[b, s, e] != stamp:
+                    _placement_win_value(
+                        mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
+                        flag_rows, thr, ub, cap, memo, seen, stamp,
+                    )  # fmt: skip
+                v = memo[b, s, e]
+                if v > best:
+                    best = v
         x[roll_offset + r, col] = best
 
 
 @njit(cache=True, nogil=True)
 def mixed_win_group_tables(
-    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_min, lane_k, qs, qlen, tie, w, w_off,
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie, w, w_off,
     w_lead, w_len, ra, e0_all, e1_all,
 ):  # fmt: skip
-    """Win-play tables of groups ``g0 .. g1`` against spread opponent finals: lane ``(u, f,
-    need0, k)`` reads the spread ``qs[k, :qlen[k]]`` (see :func:`mixed_win_value`)."""
+    """Win-play tables of groups ``g0 .. g1``: lane ``(u, f, need0)`` against the best opponent
+    final ``b0 + j`` with probability ``q[lane_q0 + j]``, ``j < lane_qn`` (``need0 = b0 -
+    total``; see :func:`mixed_win_value`)."""
     n_keeps = ra.add_die.shape[0]
     nb = ra.box_face.shape[0]
     smax = 0
@@ -2361,34 +2425,48 @@ def mixed_win_group_tables(
         for b in range(nb):
             smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
     memo = np.empty((nb, smax + 1, 2))
-    have = np.zeros((nb, smax + 1, 2), dtype=np.bool_)
+    seen = np.zeros((nb, smax + 1, 2), dtype=np.int64)
+    qmax = 0
     for grp in range(g0, g1):
-        a = group_lane[grp]
-        nl = group_lane[grp + 1] - a
-        e0 = np.empty((n_keeps, nl))
-        e1 = np.empty((n_keeps, nl))
-        for j in range(nl):
-            k = lane_k[a + j]
+        for a in range(group_lane[grp], group_lane[grp + 1]):
+            qmax = max(qmax, lane_qn[a])
+    qt = np.empty(qmax + 1)
+    qc = np.empty(qmax + 1)
+    # the keeps depend on a lane's placements only: one pass over the lanes of every group
+    # (columns of different masks side by side, as the DP's blocks; a group often has one lane)
+    first = group_lane[g0]
+    e0 = np.empty((n_keeps, group_lane[g1] - first))
+    e1 = np.empty((n_keeps, group_lane[g1] - first))
+    for grp in range(g0, g1):
+        for a in range(group_lane[grp], group_lane[grp + 1]):
+            qn = lane_qn[a]
+            tie_mix(q, lane_q0[a], qn, tie, qt, qc)
             _mixed_win_rolls(
-                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], lane_min[a + j], qs[k], qlen[k], j, tie,
-                w, w_off, w_lead, w_len, ra, e0, memo, have,
+                group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
+                w, w_off, w_lead, w_len, ra, e0, memo, seen, a + 1,
             )  # fmt: skip
-        _turn_from_final(e0, e1, ra)
-        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
+    _turn_from_final(e0, e1, ra)
+    _store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
 
 
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
-    j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
+    j0, j1, l0, pos_lane, need0, game_q0, game_qn, q, games, ids, seed_mixed, game0, e0_all, e1_all,
     w, w_off, w_lead, w_len, tie, tol, ra, moves,
 ):  # fmt: skip
-    """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
-    (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
-    legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
+    """Play the turn of games ``j0 .. j1`` for the win objective (``need0[j]``, the opponent
+    finals ``q[game_q0[j] :][: game_qn[j]]``): keeps from :func:`mixed_win_group_tables`, then
+    the legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
     ``moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
+    qmax = 0
+    for i in range(j0, j1):
+        qmax = max(qmax, game_qn[i])
+    qt = np.empty(qmax + 1)
+    qc = np.empty(qmax + 1)
+    vals = np.empty(nb)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -2398,10 +2476,11 @@ def play_mixed_win_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
+        qn = game_qn[i]
+        tie_mix(q, game_q0[i], qn, tie, qt, qc)
         _score_best_win_box(
-            games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
-            w, w_off, w_lead, w_len, tol, ra,
-        )  # fmt: skip
+            games, i, held - roll_offset, need0[i], qt, qc, qn + 1, w, w_off, w_lead, w_len, tol, ra, vals
+        )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
 
@@ -2425,7 +2504,7 @@ def grade_win_games(
 ):  # fmt: skip
     """Each decision's loss in the recorded turns ``j0 .. j1`` for the win objective against a
     known best opponent final (lane ``pos_lane[j]`` of :func:`mixed_win_group_tables` with the
-    spread ``[1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
+    opponent final ``q = [1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
     grades for expected score: ``graded`` (n, 6) float64 in P(win) + tie x P(tie) -- the losses
     of the two keeps and the box, the first roll's value, the luck of the second and third
     roll."""
@@ -2438,7 +2517,9 @@ def grade_win_games(
         ra.order,
     )
     roll_offset = ra.add_die.shape[0] - ra.score.shape[0]
-    one = np.ones(1)
+    qt = np.empty(2)  # the known final: q = [1]
+    qc = np.empty(2)
+    tie_mix(np.ones(1), 0, 1, tie, qt, qc)
     for i in range(j0, j1):
         lane = pos_lane[i]
         e0 = e0_all[lane - l0]
@@ -2455,7 +2536,7 @@ def grade_win_games(
             b = low_bit_index(rest)
             rest &= rest - 1
             v = _win_box_value(
-                mask, u, f, r, b, use_joker, extra, need, need, one, 1, tie, w, w_off, w_lead, w_len, ra
+                mask, u, f, r, b, use_joker, extra, need, qt, qc, 2, w, w_off, w_lead, w_len, ra
             )
             best = max(best, v)
             if b == taken:
@@ -2466,12 +2547,64 @@ def grade_win_games(
 
 
 @njit(cache=True, nogil=True)
-def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_lead, w_len, out):
+def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
     """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
-    a turn (``need0[i]``, spread ``game_k[i]``)."""
+    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``)."""
+    qmax = 0
     for i in range(masks.shape[0]):
-        m, u, f = masks[i], us[i], fs[i]
-        k = game_k[i]
+        qmax = max(qmax, game_qn[i])
+    qt = np.empty(qmax + 1)
+    qc = np.empty(qmax + 1)
+    for i in range(masks.shape[0]):
+        mm, u, f = masks[i], us[i], fs[i]
+        qn = game_qn[i]
+        tie_mix(q, game_q0[i], qn, tie, qt, qc)
         out[i] = mixed_win_value(
-            w, w_off[m, u, f], w_lead[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie
+            w, w_off[mm, u, f], w_lead[mm, u, f], w_len[mm, u, f], need0[i], qt, qc, qn + 1
         )
+
+
+# ============================================================================
+# The points still to come under expected-score play, as a distribution per card state
+# (:mod:`solver.engine.residual`): the row of a state is the mix of its turn's outcomes'
+# rows, each shifted by the points the turn scores.
+# ============================================================================
+
+
+@njit(cache=True, nogil=True)
+def residual_rows(j0, j1, cuts, dst, gain, prob, p, r_off, r_lo, r_len, row_start, row_lo, out):
+    """Rows ``j0 .. j1`` of a level: ``out[row_start[j] + x - row_lo[j]]`` = P(``x`` points to
+    come) = sum over lane ``j``'s outcomes ``c`` (``cuts[j] .. cuts[j + 1]``) of ``prob[c]`` x
+    P(``x - gain[c]`` to come from the flat state ``dst[c]``), that row being ``p[r_off[d] +
+    i]`` for ``x = r_lo[d] + i``, ``i < r_len[d]`` (``out`` zero on entry; the outcomes in a
+    fixed order, so the sums are the same on any thread count)."""
+    for j in range(j0, j1):
+        base = row_start[j] - row_lo[j]
+        for c in range(cuts[j], cuts[j + 1]):
+            d = dst[c]
+            o = r_off[d]
+            at = base + gain[c] + r_lo[d]
+            pr = prob[c]
+            for i in range(r_len[d]):
+                out[at + i] += pr * p[o + i]
+
+
+@njit(cache=True, nogil=True)
+def trim_tails(src, starts, lengths, eps, lead, end):
+    """For rows ``src[starts[i] : starts[i] + lengths[i]]`` of probabilities: ``lead[i]``, how
+    many first entries hold at most ``eps`` of mass together, and ``end[i]``, one past the last
+    entry after which at most ``eps`` is left (``lead < end``: a row keeps its largest entry)."""
+    for i in range(starts.shape[0]):
+        s, n = starts[i], lengths[i]
+        a = 0
+        acc = 0.0
+        while a < n - 1 and acc + src[s + a] <= eps:
+            acc += src[s + a]
+            a += 1
+        b = n
+        acc = 0.0
+        while b > a + 1 and acc + src[s + b - 1] <= eps:
+            acc += src[s + b - 1]
+            b -= 1
+        lead[i] = a
+        end[i] = b

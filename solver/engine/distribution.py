@@ -646,3 +646,265 @@ class _TargetPush:
 
         for b0, b1 in zip(chunk_block[:-1].tolist(), chunk_block[1:].tolist(), strict=True):
             chunk(b0, b1)
+
+
+# --- the points still to come, per card state ----------------------------------------
+#: each exact row of :func:`solve_residuals` drops at most this much probability off each end
+RESIDUAL_EPS = 1e-7
+#: states with at most this many open boxes get their exact row; more, a discretised normal
+RESIDUAL_EXACT_OPEN = 4
+#: the normal rows: standard deviations on a grid of this ratio, means to a quarter point, cut at
+#: this many standard deviations
+RESIDUAL_SD_STEP = 1.02
+RESIDUAL_MEAN_STEPS = 4
+RESIDUAL_CUT = 4.0
+
+
+@dataclass(frozen=True)
+class Residuals:
+    """The distribution of the points still to come under expected-score play (the ``optimal``
+    bot, ties included), per card state at the start of a turn: P(``x`` more points from
+    ``(mask, u, f)``) = ``p[off[state] + x - lo[state]]`` for ``lo <= x < lo + length``, 0
+    outside (``p`` float32; ``off``/``lo``/``length`` int64 of shape ``(2**n_boxes, upper_cap +
+    1, n_flags)``, ``off`` -1 on unreachable states).
+
+    With at most ``exact_open`` boxes open the row is exact (float32) but for at most ``eps``
+    of probability left off each end; with more, a discretised normal of the state's exact
+    mean ``mean[state]`` and standard deviation ``sd[state]`` (the sd on a grid of ratio
+    :data:`RESIDUAL_SD_STEP`, the mean to 1 / :data:`RESIDUAL_MEAN_STEPS` point, cut at
+    :data:`RESIDUAL_CUT` sd; rows shared, so ``lo`` may be below 0: a little of the normal's
+    mass lies below the points on the card)."""
+
+    p: np.ndarray
+    off: np.ndarray
+    lo: np.ndarray
+    length: np.ndarray
+    exact_open: int
+    eps: float
+    mean: np.ndarray | None = None  # (as ``off``) float64; None when read from a file
+    sd: np.ndarray | None = None
+
+    def row(self, state: tuple[int, int, int]) -> tuple[int, np.ndarray]:
+        """``(lo, pmf)``: P(``lo + i`` more points from ``state``) = ``pmf[i]`` (a view)."""
+        o, lo, n = (int(a[state]) for a in (self.off, self.lo, self.length))
+        if o < 0:
+            raise ValueError(f"state {state} is not reachable")
+        return lo, self.p[o : o + n]
+
+
+def normal_row(sd: float, shift: float) -> np.ndarray:
+    """P(``x``) for ``x = -h .. h`` (``h = ceil(RESIDUAL_CUT sd) + 1``) of a normal of mean
+    ``shift`` (in [0, 1]) and standard deviation ``sd``, discretised to whole points (the mass of
+    ``[x - 1/2, x + 1/2)``) and scaled to add up to 1."""
+    h = math.ceil(RESIDUAL_CUT * sd) + 1
+    cdf = [0.5 * math.erfc(-(x - 0.5 - shift) / (sd * math.sqrt(2.0))) for x in range(-h, h + 2)]
+    row = np.diff(np.array(cdf))
+    return row / math.fsum(row.tolist())
+
+
+def solve_residuals(
+    rules: RuleSet, values, *, exact_open: int = RESIDUAL_EXACT_OPEN, eps: float = RESIDUAL_EPS, threads=None
+) -> Residuals:
+    """:class:`Residuals` of every reachable state of ``rules``, by one backward pass over the
+    levels: each state's mean and second moment of the points to come from its turn's
+    outcomes (:func:`turn_outcomes`' kernel) and, with at most ``exact_open`` boxes open, its
+    exact row: the mix of its outcomes' rows shifted by what the turn scores.  Hopeless upper
+    totals share their mask's row (see :func:`representative_upper`).  The result does not
+    depend on ``threads``."""
+    from ..core.threads import Workers
+    from . import _kernels
+
+    table = dp.kernel_values(values)
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    shape = (1 << rules.n_boxes, cap + 1, n_flags)
+    off = np.full(shape, -1, dtype=np.int64)
+    lo = np.zeros(shape, dtype=np.int64)
+    length = np.zeros(shape, dtype=np.int64)
+    mean = np.zeros(shape)
+    second = np.zeros(shape)
+    off[rules.full_mask], length[rules.full_mask] = 0, 1  # nothing to come: 0 points, surely
+    flat_off, flat_lo, flat_len = off.reshape(-1), lo.reshape(-1), length.reshape(-1)
+    flat_mean, flat_second = mean.reshape(-1), second.reshape(-1)
+    parts, used = [np.ones(1)], 1
+    rep = representative_upper(rules)
+    args = dp.rule_arrays(rules)
+    normal_states = []
+    with Workers(threads) as workers:
+        for masks in dp.masks_by_level(rules):
+            (lm, lu, lf), (copy_mask, copy_u, copy_from) = dp.level_lanes(rules, masks)
+            lane_args = args
+            if rules.order == "choose" and masks.tolist() == [0]:
+                from .turn import best_direction
+
+                lane_args = dp.rule_arrays(rules.directed(best_direction(rules, table)))
+            flat = (lm * (cap + 1) + lu) * n_flags + lf
+            src, dst, gain, _, prob = _turn_outcomes(
+                flat, np.arange(len(flat)), rules, table, lane_args, -1, 2, rep, workers
+            )
+            g = gain.astype(np.float64)
+            n_lanes = len(flat)
+            mean[lm, lu, lf] = np.bincount(src, prob * (g + flat_mean[dst]), n_lanes)
+            second[lm, lu, lf] = np.bincount(
+                src, prob * (g * g + 2.0 * g * flat_mean[dst] + flat_second[dst]), n_lanes
+            )
+            if rules.n_boxes - int(masks[0]).bit_count() > exact_open:
+                normal_states.append((lm, lu, lf))
+            else:
+                cuts = np.searchsorted(src, np.arange(n_lanes + 1)).astype(np.int64)
+                first = gain + flat_lo[dst]
+                row_lo = np.minimum.reduceat(first, cuts[:-1])
+                row_hi = np.maximum.reduceat(first + flat_len[dst], cuts[:-1])
+                widths = row_hi - row_lo
+                row_start = np.cumsum(widths) - widths
+                dense = np.zeros(int(widths.sum()))
+                p_all = np.concatenate(parts) if len(parts) > 1 else parts[0]
+                parts = [p_all]
+
+                def rows(
+                    j0: int, j1: int, a=(cuts, dst, gain, prob, p_all), b=(row_start, row_lo, dense)
+                ) -> None:
+                    _kernels.residual_rows(j0, j1, *a, flat_off, flat_lo, flat_len, *b)
+
+                workers.run(rows, 0, n_lanes)
+                lead, end = np.empty_like(widths), np.empty_like(widths)
+                _kernels.trim_tails(dense, row_start, widths, float(eps), lead, end)
+                kept = end - lead
+                at = np.repeat(row_start + lead - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
+                parts.append(dense[at])
+                off[lm, lu, lf] = used + np.cumsum(kept) - kept
+                lo[lm, lu, lf] = row_lo + lead
+                length[lm, lu, lf] = kept
+                used += int(kept.sum())
+            for a in (off, lo, length, mean, second):
+                a[copy_mask, copy_u] = a[copy_mask, copy_from]
+    sd = np.sqrt(np.maximum(second - mean * mean, 0.0))
+    # the normal rows, one per (sd on the grid, quarter of a point of the mean) used
+    rows_at: dict = {}
+    for lm, lu, lf in normal_states:
+        m, s = mean[lm, lu, lf], sd[lm, lu, lf]
+        step = np.maximum(np.rint(np.log(np.maximum(s, 0.25)) / math.log(RESIDUAL_SD_STEP)), 0).astype(
+            np.int64
+        )
+        quarters = np.rint(m * RESIDUAL_MEAN_STEPS).astype(np.int64)
+        whole, frac = np.divmod(quarters, RESIDUAL_MEAN_STEPS)
+        for key in sorted(set(zip(step.tolist(), frac.tolist(), strict=True))):
+            if key not in rows_at:
+                row = normal_row(RESIDUAL_SD_STEP ** key[0], key[1] / RESIDUAL_MEAN_STEPS)
+                rows_at[key] = (used, len(row) // 2)
+                parts.append(row)
+                used += len(row)
+        at = np.array([rows_at[k] for k in zip(step.tolist(), frac.tolist(), strict=True)], dtype=np.int64)
+        off[lm, lu, lf], lo[lm, lu, lf] = at[:, 0], whole - at[:, 1]
+        length[lm, lu, lf] = 2 * at[:, 1] + 1
+    for masks in dp.masks_by_level(rules):  # the hopeless upper totals again: the normal rows
+        _, (copy_mask, copy_u, copy_from) = dp.level_lanes(rules, masks)
+        for a in (off, lo, length):
+            a[copy_mask, copy_u] = a[copy_mask, copy_from]
+    p = np.concatenate(parts).astype(np.float32)
+    return Residuals(p, off, lo, length, int(exact_open), float(eps), mean, sd)
+
+
+# --- kept beside the target table ---------------------------------------------------------
+RESIDUAL_FORMAT_VERSION = 1
+
+
+def residual_paths(rules: RuleSet, folder):
+    """``(values, index, manifest)`` paths of the stored :class:`Residuals` of ``rules``."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    stem = f"{rules.id}.opponent"  # never Path.with_suffix: the rule set's id may hold a dot
+    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
+
+
+def _residual_manifest(rules: RuleSet, table_sha: str) -> dict:
+    return {
+        "format_version": RESIDUAL_FORMAT_VERSION,
+        "kind": "opponent",
+        "rules": rules.describe(),
+        "value_table_sha256": table_sha,
+        "exact_open": RESIDUAL_EXACT_OPEN,
+        "eps": RESIDUAL_EPS,
+        "sd_step": RESIDUAL_SD_STEP,
+        "mean_steps": RESIDUAL_MEAN_STEPS,
+        "cut": RESIDUAL_CUT,
+    }
+
+
+def load_residuals(rules: RuleSet, folder, table_sha: str) -> Residuals | None:
+    """The :class:`Residuals` stored in ``folder`` for the value table of sha256 ``table_sha``,
+    or None when there are none, they are of another table or other settings, or anything about
+    them does not check out (they are rebuilt then): both files' sha256 against the manifest,
+    their headers, every index entry inside the values, every value a probability."""
+    from .tables import ValueFile, read_manifest, sha256_file
+
+    w_path, index_path, manifest_path = residual_paths(rules, folder)
+    try:
+        manifest = read_manifest(manifest_path)
+        expected = _residual_manifest(rules, table_sha)
+        if any(manifest.get(k) != v for k, v in expected.items()):
+            return None
+        if sha256_file(w_path) != manifest.get("values_sha256") or sha256_file(index_path) != manifest.get(
+            "index_sha256"
+        ):
+            return None
+        w, index = ValueFile.open(w_path), ValueFile.open(index_path)
+        shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 3)
+        if (w.descr, w.fortran_order, len(w.shape)) != ("<f4", False, 1) or (
+            index.descr,
+            index.fortran_order,
+            index.shape,
+        ) != ("<i8", False, shape):
+            return None
+        p, idx = np.array(w), np.array(index)
+    except (OSError, ValueError, RecursionError):
+        return None
+    off, lo, length = (np.ascontiguousarray(idx[..., k]) for k in range(3))
+    reach = off >= 0
+    top = max_points(rules)
+    if not (
+        (length[reach] >= 1).all()
+        and (off[reach] + length[reach] <= len(p)).all()
+        and (np.abs(lo[reach]) <= top).all()
+        and (length[reach] <= 4 * top + 8).all()
+        and len(p)
+        and p.min() >= 0.0
+        and p.max() <= 1.0
+    ):
+        return None
+    return Residuals(p, off, lo, length, RESIDUAL_EXACT_OPEN, RESIDUAL_EPS)
+
+
+def save_residuals(rules: RuleSet, res: Residuals, folder, table_sha: str) -> None:
+    """Store ``res`` in ``folder`` (atomically; an ``OSError`` when it cannot be written)."""
+    import json
+
+    from ..core.fileio import atomic_write, atomic_write_text
+    from .tables import sha256_file
+
+    w_path, index_path, manifest_path = residual_paths(rules, folder)
+    index = np.stack([res.off, res.lo, res.length], axis=-1)
+    for path, array in ((w_path, res.p), (index_path, index)):
+        atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
+    manifest = _residual_manifest(rules, table_sha) | {
+        "values_sha256": sha256_file(w_path),
+        "index_sha256": sha256_file(index_path),
+    }
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+
+
+def get_residuals(rules: RuleSet, values, folder=None, table_sha: str | None = None) -> Residuals:
+    """The :class:`Residuals` of the value table ``values`` (sha256 ``table_sha``): read from
+    ``folder`` when stored there, else solved (:func:`solve_residuals`: half a minute of CPU for
+    ``yahtzee``) and stored there when the folder can be written (else kept in memory only)."""
+    if folder is not None and table_sha:
+        stored = load_residuals(rules, folder, table_sha)
+        if stored is not None:
+            return stored
+    res = solve_residuals(rules, values)
+    if folder is not None and table_sha:
+        try:
+            save_residuals(rules, res, folder, table_sha)
+        except OSError:  # a read-only tables folder: solved again by the next process
+            pass
+    return res
