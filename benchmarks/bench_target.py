@@ -1,7 +1,7 @@
 """Distributions and target play: the figures of the README's "Beyond the average".
 
 Usage: python benchmarks/bench_target.py [RULES ...] [--games N] [--tables DIR] [--builds N]
-       [--build-only]
+       [--build-only] [--policy-runs N] [--policy-target T] [--policy-only]
 
 For each rule set (default: yahtzee yatzy):
 
@@ -16,7 +16,10 @@ For each rule set (default: yahtzee yatzy):
 * target play: P(>= 300) and P(>= 400) exactly (the target table), and what it costs in
   expected score -- measured by simulation of ``target:T`` against ``optimal`` on the same
   dice (``--games``, default 200,000), with the shares reaching T;
-* a mid-game distribution (a card with six boxes filled): its median time.
+* a mid-game distribution (a card with six boxes filled): its median time;
+* ``yahtzee distribution --policy target:T`` from the empty card (``--policy-target``, default
+  300), the whole command in a fresh process ``--policy-runs`` times (default 1; 0: not run):
+  the median of its wall and CPU seconds and its peak memory (``--policy-only``: only this).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from solver.core.card import ScoreCard  # noqa: E402
 from solver.core.rules import get_rules  # noqa: E402
 from solver.engine.distribution import PERCENTILES, score_distribution  # noqa: E402
 from solver.engine.tables import get_table  # noqa: E402
-from solver.engine.target import build_target, load_target, target_paths  # noqa: E402
+from solver.engine.target import build_target, get_target, load_target, target_paths  # noqa: E402
 from solver.play.simulate import simulate  # noqa: E402
 
 MID_GAME = {
@@ -91,6 +94,32 @@ def measure_build(rules, folder: str, runs: int) -> str:
     return out
 
 
+def measure_policy(rules, folder: str, target: int, runs: int) -> None:
+    """Time ``distribution --policy target:T`` from the empty card in fresh processes; prints the medians."""
+    from _child import load_average, run_measured
+
+    walls, cpus, peaks, loads = [], [], [], []
+    for _ in range(runs):
+        before = load_average()
+        got = run_measured(
+            [sys.executable, "-m", "solver", "distribution", "--rules", rules.id, "--policy", f"target:{target}",
+             "--json", "--tables", folder],
+            env=os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        )  # fmt: skip
+        if got.returncode != 0:
+            raise SystemExit(f"distribution --policy target:{target} failed: {got.stderr.strip()}")
+        walls.append(got.wall)
+        cpus.append(got.cpu)
+        peaks.append(got.peak)
+        loads.append(f"{before} / {load_average()}")
+    print(
+        f"distribution --policy target:{target} from the empty card, median of {runs}: "
+        f"{statistics.median(walls):.1f} s wall (runs {', '.join(f'{w:.0f}' for w in walls)}), "
+        f"{statistics.median(cpus):.1f} CPU s, peak memory {statistics.median(peaks) / 1e9:.2f} GB; "
+        f"load averages before / after: {'; '.join(loads)}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rules", nargs="*", default=["yahtzee", "yatzy"])
@@ -98,6 +127,11 @@ def main() -> int:
     parser.add_argument("--tables", default=None, help="tables folder (default: a fresh temporary one)")
     parser.add_argument("--builds", type=int, default=3, help="target-table builds to time (default 3)")
     parser.add_argument("--build-only", action="store_true", help="only the builds' figures")
+    parser.add_argument(
+        "--policy-runs", type=int, default=1, help="target-play distributions to time (default 1)"
+    )
+    parser.add_argument("--policy-target", type=int, default=300, help="their target (default 300)")
+    parser.add_argument("--policy-only", action="store_true", help="only the target-play distribution")
     args = parser.parse_args()
     folder = args.tables or tempfile.mkdtemp(prefix="bench-target-")
     print(f"tables in {folder}; {os.cpu_count()} cores")
@@ -105,12 +139,19 @@ def main() -> int:
         rules = get_rules(spec)
         table = get_table(rules, folder, build_if_missing=True, progress=False)
         print(f"\n== {rules.id} (expected-score value {table.empty_card_value:.7f}) ==")
+        if args.policy_only:
+            get_target(rules, folder, build_if_missing=True, progress=False)
+            measure_policy(rules, folder, args.policy_target, max(1, args.policy_runs))
+            continue
         if args.builds > 0:
             built = measure_build(rules, folder, args.builds)
             for path in target_paths(rules, built):
                 shutil.copy(path, Path(folder) / path.name)
         if args.build_only:
             continue
+        if args.policy_runs > 0:
+            get_target(rules, folder, build_if_missing=True, progress=False)
+            measure_policy(rules, folder, args.policy_target, args.policy_runs)
         try:
             target = load_target(rules, folder)
         except Exception:  # noqa: BLE001 - not built yet (--builds 0): build it now

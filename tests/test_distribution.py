@@ -407,6 +407,45 @@ def test_target_policy_distribution(tmp_path, capsys):
     assert got["policy"] == "target:100" and abs(got["p_at_least"]["200"] - dist.p_at_least(200)) < 1e-12
 
 
+# a reduced game with the upper bonus, the Yahtzee bonus and the Joker: target play pushes
+# lanes in runs of needs and its points past the target apart (both paths are checked here)
+TARGET_GAME = "yahtzee+without=ones,twos,threes,three_of_a_kind,four_of_a_kind,chance"
+
+
+def test_target_policy_distribution_paths(tmp_path):
+    """Target play on a reduced game with every bonus: the same bytes whatever the thread count;
+    P(final >= T) is the target table's (the moves are the target-optimal ones) from the empty
+    card and mid-game; a card past its target or out of its reach plays for expected score
+    (the distribution is expected-score play's); the probabilities sum to 1."""
+    import numpy as np
+
+    from solver.engine.distribution import target_distribution
+    from solver.engine.target import FLOAT32_SLACK, build_target
+
+    table = build_target(TARGET_GAME, tmp_path, t_max=300, progress=False)
+    values = get_table(TARGET_GAME, tmp_path, build_if_missing=True, progress=False).values
+    rules = get_rules(TARGET_GAME)
+    empty = ScoreCard.empty(rules)
+    one = target_distribution(empty, values, table.arrays(), 150, threads=1)
+    two = target_distribution(empty, values, table.arrays(), 150, threads=2)
+    assert np.array_equal(one.pmf, two.pmf) and one.upper_bonus == two.upper_bonus
+    assert abs(one.total_probability - 1.0) <= 1e-12
+    assert abs(one.p_at_least(150) - table.probability((0, 0, 0), 150)) <= FLOAT32_SLACK
+    assert one.p_at_least(150) > score_distribution(empty, values).p_at_least(150) + 0.01
+    mid = ScoreCard.parse("sixes=24,yahtzee=50", rules)
+    dist = target_distribution(mid, values, table.arrays(), 200)
+    assert abs(dist.p_at_least(200) - table.probability(mid.state, 200 - mid.total)) <= FLOAT32_SLACK
+    assert abs(dist.total_probability - 1.0) <= 1e-12
+    for card, target in ((mid, 60), (ScoreCard.parse("sixes=6,fives=5,yahtzee=0", rules), 290)):
+        # reached already / beyond the most the card can still score: expected-score play
+        got = target_distribution(card, values, table.arrays(), target)
+        want = score_distribution(card, values)
+        assert np.abs(got.pmf - want.pmf[: len(got.pmf)]).max() <= 1e-15
+        assert abs(got.total_probability - 1.0) <= 1e-12 and got.upper_bonus == pytest.approx(
+            want.upper_bonus
+        )
+
+
 def test_a_damaged_table_is_one_error_line(capsys, tmp_path):
     """A table damaged on disk: one error line saying how to rebuild it, nothing printed."""
     from solver.engine.tables import build_table, table_paths
@@ -448,3 +487,106 @@ def test_progress_is_told_each_turn(tmp_path):
     card = ScoreCard.parse("", rules)
     score_distribution(card, values, progress=ticks.append)
     assert ticks == [1] * rules.n_turns
+
+
+# --- the points still to come per card state (the win bot's opponent model) -------------------
+#: five boxes, the upper bonus in reach and the Yahtzee box with its bonus: rows exact with up to
+#: four boxes open, a normal row from the empty card
+RESIDUAL = (
+    "yahtzee+without=ones,twos,three_of_a_kind,four_of_a_kind,full_house,small_straight,large_straight,chance"
+)
+RESIDUAL_CARDS = (
+    "",
+    "threes=9",
+    "yahtzee=50",
+    "yahtzee=0,sixes=24",
+    "threes=12,fours=16,fives=20",
+    "yahtzee=50,sixes=30,fives=25,fours=8",
+    "threes=3,fours=4,fives=5,sixes=6",
+)
+
+
+@pytest.fixture(scope="module")
+def residuals(tables_dir):
+    from solver.engine.distribution import solve_residuals
+
+    rules = get_rules(RESIDUAL)
+    values = tables_dir.table(rules).values
+    return rules, values, solve_residuals(rules, values, threads=2)
+
+
+@pytest.mark.parametrize("text", RESIDUAL_CARDS)
+def test_residual_rows_are_the_exact_distribution_of_the_points_to_come(residuals, text):
+    """Each state's row against the forward distribution engine from a card in that state: the
+    same probabilities (float32, to the eps cut off each end) with at most four boxes open; the
+    exact mean and sd (and a normal of them) with more."""
+    from solver.engine.distribution import RESIDUAL_EXACT_OPEN
+
+    rules, values, res = residuals
+    card = ScoreCard.parse(text, rules)
+    exact = score_distribution(card, values, outcomes=False)
+    to_come = exact.pmf[card.total :]
+    mean = math.fsum((to_come * range(len(to_come))).tolist())
+    assert res.mean[card.state] == pytest.approx(mean, abs=1e-9)
+    assert res.sd[card.state] == pytest.approx(exact.sd, abs=1e-9)
+    lo, row = res.row(card.state)
+    mine = [0.0] * max(len(to_come), lo + len(row))
+    for i, p in enumerate(row.tolist()):
+        mine[lo + i] = p
+    if rules.n_boxes - card.n_filled <= RESIDUAL_EXACT_OPEN:
+        assert lo >= 0
+        assert max(abs(a - b) for a, b in itertools.zip_longest(mine, to_come, fillvalue=0.0)) < 1e-6
+    else:
+        row_mean = lo + math.fsum((row * range(len(row))).tolist())
+        assert row_mean == pytest.approx(mean, abs=0.2)  # the mean to a quarter point
+        assert math.fsum(row.tolist()) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_residuals_do_not_depend_on_the_thread_count(residuals):
+    import numpy as np
+
+    from solver.engine.distribution import solve_residuals
+
+    rules, values, res = residuals
+    one = solve_residuals(rules, values, threads=1)
+    for a, b in ((one.p, res.p), (one.off, res.off), (one.lo, res.lo), (one.length, res.length)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_residuals_are_kept_beside_the_target_table_and_checked_when_read(residuals, tmp_path):
+    """Stored and read back the same; another value table, other bytes or a damaged index are
+    not read (None: solved again), and a folder that cannot be written is no error."""
+    import numpy as np
+
+    from solver.engine.distribution import get_residuals, load_residuals, residual_paths, save_residuals
+
+    rules, values, res = residuals
+    for name in (f"{rules.id}.npy", f"{rules.id}.json"):  # the value table's files: left alone
+        (tmp_path / name).write_text("the value table")
+    save_residuals(rules, res, tmp_path, "abc")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"{rules.id}.npy", f"{rules.id}.json"] + [p.name for p in residual_paths(rules, tmp_path)]
+    )
+    for name in (f"{rules.id}.npy", f"{rules.id}.json"):
+        assert (tmp_path / name).read_text() == "the value table"
+    assert [p.name for p in residual_paths(get_rules("yahtzee"), tmp_path)] == [
+        "yahtzee.opponent.npy",
+        "yahtzee.opponent-index.npy",
+        "yahtzee.opponent.json",
+    ]
+    back = load_residuals(rules, tmp_path, "abc")
+    for a, b in ((back.p, res.p), (back.off, res.off), (back.lo, res.lo), (back.length, res.length)):
+        np.testing.assert_array_equal(a, b)
+    assert load_residuals(rules, tmp_path, "another table") is None
+    w_path, index_path, manifest_path = residual_paths(rules, tmp_path)
+    raw = bytearray(w_path.read_bytes())
+    raw[-1] ^= 0x40
+    w_path.write_bytes(bytes(raw))
+    assert load_residuals(rules, tmp_path, "abc") is None
+    again = get_residuals(rules, values, tmp_path, "abc")  # solved and stored again
+    np.testing.assert_array_equal(again.p, res.p)
+    assert load_residuals(rules, tmp_path, "abc") is not None
+    index_path.write_bytes(b"not a table")
+    assert load_residuals(rules, tmp_path, "abc") is None
+    (tmp_path / "a file").write_text("")
+    assert get_residuals(rules, values, tmp_path / "a file", "abc").p.shape == res.p.shape

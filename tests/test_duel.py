@@ -95,6 +95,9 @@ def test_the_optimum_is_between_the_win_bot_and_the_bound(tmp_path_factory):
     win = play_match(rules, ["win", "optimal"], games=20_000, seed=3, tables_dir=folder).summary()
     rate = win["players"][0]["win_or_half_tie"]
     assert exact["mean"] >= rate["rate"] - 3 * rate["standard_error"]
+    # with the opponent's exact distribution (every state of three boxes) the bot is as good as
+    # the optimum to within noise (a normal spread around the expected final won 50.5% here)
+    assert rate["rate"] >= exact["mean"] - 4 * rate["standard_error"]
 
 
 def test_the_duel_refuses_what_it_cannot_solve(tables_dir):

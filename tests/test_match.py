@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from solver.advice.advisor import Advisor
-from solver.advice.win import best_opponent_spread
+from solver.advice.win import best_opponent
 from solver.core.card import ScoreCard
 from solver.core.dice import Dice
 from solver.core.rules import get_rules
@@ -102,21 +102,22 @@ def test_known_example_ev_zeroes_yahtzee_win_keeps_the_only_chance(small, win_bo
     )
 
 
-def test_spread_of_one_opponent_is_a_distribution_centred_on_its_estimate(small, win_bot):
+def test_one_opponent_is_its_total_plus_its_points_to_come(small, win_bot):
+    """The opponent model of a card: its total plus the exact distribution of the points still
+    to come (three boxes: every row exact), whose mean is the value table's."""
     rules, _ = small
     opp = card(rules, "ones=3")
-    b0, q, floor = best_opponent_spread(win_bot.advisor, [opp])
-    assert floor == 3
-    assert math.fsum(q) == pytest.approx(1.0, abs=1e-12)
-    estimate = 3 + float(win_bot.advisor.table.values[opp.state])
-    mean = b0 + sum(j * v for j, v in enumerate(q))
-    assert mean == pytest.approx(estimate, abs=0.6)
+    b0, q = best_opponent(win_bot.win.model, [opp])
+    assert b0 >= 3
+    assert math.fsum(q.tolist()) == pytest.approx(1.0, abs=1e-6)
+    mean = b0 + math.fsum((np.arange(len(q)) * q).tolist())
+    assert mean == pytest.approx(3 + float(win_bot.advisor.table.values[opp.state]), abs=1e-4)
     finished = card(rules, "ones=3,chance=20,yahtzee=0")
-    assert best_opponent_spread(win_bot.advisor, [finished]) == (
-        23,
-        [1.0],
-        23,
-    )
+    b0, q = best_opponent(win_bot.win.model, [finished])
+    assert (b0, q.tolist()) == (23, [1.0])
+    # two opponents: the better of them, never below the better total
+    b0, q = best_opponent(win_bot.win.model, [opp, finished])
+    assert b0 == 23 and math.fsum(q.tolist()) == pytest.approx(1.0, abs=1e-6)
 
 
 @pytest.mark.slow  # every game of both engines: in CI, not the fast loop

@@ -1,8 +1,10 @@
 """Playing to win: the chance to win of a position against the opponents' cards.
 
-The opponent model: each opponent's final score is its estimate (:func:`estimated_final`: total
-+ expected points to come under optimal play) with a normal spread that narrows with its open
-boxes (:func:`spread_table`); the best opponent's final mixes those (:func:`best_opponent_spread`).
+The opponent model (:class:`OpponentModel`): each opponent's final score is its total plus the
+points still to come from its card under expected-score play, with their distribution per
+card state (:func:`solver.engine.distribution.solve_residuals`: exact with a few boxes open, a
+normal of the exact mean and spread before); the best opponent's final mixes those
+(:func:`best_opponent`).
 :class:`WinAdvisor` values a turn by the target table over that mix (exact when every opponent
 has finished) and ranks every option of a position by P(win) + P(tie) / 2; the ``win`` bot of
 :mod:`solver.play.bots` plays by it.
@@ -17,113 +19,80 @@ import numpy as np
 from ..core import dice as D
 from ..core.card import ScoreCard
 from ..core.errors import UsageError
-from ..engine.turn import WinTurnValues, mixed_win_value
+from ..engine.turn import WinTurnValues, mixed_win_value, tie_mixed
 from .advisor import TargetAdvisor, probability_of, ranked_by_probability
 
 #: a tie counts this much of a win
 WIN_TIE = 0.5
 
 
-def optimal_scores(advisor, games: int) -> np.ndarray:
-    """(games,) int64: the final scores of seeded games ``0 .. games - 1`` (seed 0) of optimal
-    play by ``advisor``'s table (the numba engine: what ``simulate --bot optimal`` plays)."""
-    from ..core.threads import resolve_threads
-    from ..engine.playout import run_games
+class OpponentModel:
+    """The distribution of a player's final score under expected-score play, from its card: the
+    card's total plus the points still to come from its state (:class:`~solver.engine.
+    distribution.Residuals`, exact to :data:`~solver.engine.distribution.RESIDUAL_EPS` per
+    end of each row)."""
 
-    rules = advisor.rules
-    direction = advisor.direction() if rules.order == "choose" else None
-    out = run_games(
-        rules, "table", games, 0, 0, resolve_threads(None), lambda n: None, False, games,
-        values=advisor.table.values, direction=direction,
-    )  # fmt: skip
-    return out["scores"]
+    def __init__(self, rules, residuals):
+        self.rules, self.residuals = rules, residuals
 
-
-def estimated_final(card, values) -> int:
-    """A player's final score as the win bot estimates it: the card's total plus the expected
-    points still to come under optimal play (``values``, the expected-score table), rounded
-    (half up); the total itself once the card is full.  The twin of the numba engine's
-    estimate in :mod:`solver.match`."""
-    mask, u, f = card.state
-    return int(math.floor(card.total + float(values[mask, u, f]) + 0.5))
+    def final(self, card: ScoreCard) -> tuple[int, np.ndarray]:
+        """``(b0, q)``: P(the final score of ``card`` = ``b0 + j``) = ``q[j]`` (a finished card:
+        its total, surely)."""
+        if card.is_complete:
+            return card.total, np.ones(1)
+        lo, row = self.residuals.row(card.state)
+        return card.total + lo, row
 
 
-#: The spread of an opponent's remaining score assumed by the win bot: a normal of standard
-#: deviation ``sd(full game) x sqrt(open boxes / boxes)``, cut at SPREAD_CUT deviations.
-SPREAD_CUT = 3.0
-SPREAD_GAMES = 20_000  # optimal games (seed 0) that measure sd(full game) per rule set
-SPREAD_SCALE = 1.0  # a factor on that standard deviation
+_MODELS: dict = {}
 
 
-_SPREADS: dict = {}
+def opponent_model(advisor, folder=None) -> OpponentModel:
+    """The :class:`OpponentModel` of ``advisor``'s rule set and table: once per process and
+    table, read from ``folder`` (the target table's) or solved and kept there
+    (:func:`~solver.engine.distribution.get_residuals`)."""
+    from ..engine.distribution import get_residuals
+
+    key = (advisor.rules, id(advisor.table))
+    held = _MODELS.get(key)
+    if held is None or held[0] is not advisor.table:
+        if len(_MODELS) >= 4:
+            _MODELS.clear()
+        sha = getattr(advisor.table, "manifest", {}).get("sha256")
+        res = get_residuals(advisor.rules, advisor.table.values, folder, sha)
+        held = _MODELS[key] = (advisor.table, OpponentModel(advisor.rules, res))
+    return held[1]
 
 
-def spread_table(advisor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(qs, qlen, half)``: per number ``k`` of open boxes (0 .. n_boxes), the assumed
-    distribution of an opponent's final score around its estimate (:func:`estimated_final`):
-    P(final = estimate - half[k] + j) = ``qs[k, j]`` for ``j < qlen[k]`` -- a discretised normal
-    (see :data:`SPREAD_CUT`); ``k = 0`` (a finished card) is certain: ``qs[0] = [1]``."""
-    rules = advisor.rules
-    if rules in _SPREADS:
-        return _SPREADS[rules]
-    sd_full = SPREAD_SCALE * float(optimal_scores(advisor, SPREAD_GAMES).std())
-    n = rules.n_boxes
-    halves = [0] + [int(math.ceil(SPREAD_CUT * sd_full * math.sqrt(k / n))) for k in range(1, n + 1)]
-    qs = np.zeros((n + 1, 2 * max(halves) + 1))
-    qlen = np.array([2 * h + 1 for h in halves], dtype=np.int64)
-    qs[0, 0] = 1.0
-    for k in range(1, n + 1):
-        sd, h = sd_full * math.sqrt(k / n), halves[k]
-
-        def cdf(x: float, sd=sd) -> float:
-            return 0.5 * (1.0 + math.erf(x / (sd * math.sqrt(2.0))))
-
-        row = [cdf(d + 0.5) - cdf(d - 0.5) for d in range(-h, h + 1)]
-        total = math.fsum(row)
-        qs[k, : 2 * h + 1] = [v / total for v in row]
-    qs.setflags(write=False)
-    out = _SPREADS[rules] = (qs, qlen, np.array(halves, dtype=np.int64))
-    return out
-
-
-def best_opponent_spread(advisor, cards) -> tuple[int, list[float], int]:
-    """``(b0, q, floor)``: P(best opponent final = max(b0 + j, floor)) = ``q[j]``, the opponents
-    independent, each as :func:`spread_table` says (one opponent: its row of the table,
-    unchanged), ``floor`` the best opponent total so far (no final is below it)."""
-    rules, values = advisor.rules, advisor.table.values
-    floor = max(card.total for card in cards)
-    qs, qlen, half = spread_table(advisor)
-    rows = []
-    for card in cards:
-        k = rules.n_boxes - card.n_filled
-        rows.append((estimated_final(card, values) - int(half[k]), qs[k, : qlen[k]]))
+def best_opponent(model: OpponentModel, cards) -> tuple[int, np.ndarray]:
+    """``(b0, q)``: P(the best final score of ``cards`` = ``b0 + j``) = ``q[j]``, each card's
+    final as ``model`` says, the cards independent (one card: its row, unchanged)."""
+    rows = [model.final(card) for card in cards]
     if len(rows) == 1:
-        return rows[0][0], rows[0][1].tolist(), floor
+        return rows[0]
     lo = max(b for b, _ in rows)  # the best is at least every opponent's lowest
     hi = max(b + len(q) - 1 for b, q in rows)
     grid = np.arange(lo, hi + 1)
     cdf = np.ones(len(grid))
     for b, q in rows:
-        c = np.concatenate(([0.0], np.cumsum(q)))
+        c = np.concatenate(([0.0], np.cumsum(q, dtype=np.float64)))
         cdf *= c[np.clip(grid - b + 1, 0, len(q))]
-    pmf = np.diff(np.concatenate(([0.0], cdf)))
-    return lo, pmf.tolist(), floor
+    return lo, np.diff(np.concatenate(([0.0], cdf)))
 
 
 class WinAdvisor:
     """Ranks the options of a position by the chance to win against the opponents' cards
     (``p_win`` = P(win) + P(tie) / 2 when taking the option and then playing to win: exact when
-    every opponent has finished, else the approximation above).  ``advisor`` is the rule set's
+    every opponent has finished, else the mix over the opponent model above).  ``advisor`` is the rule set's
     expected-score :class:`~solver.advice.advisor.Advisor`, ``table`` its target table.  Options
     within :data:`solver.advice.advisor.TARGET_TIE` rank by expected score."""
 
     TIE = WIN_TIE
-    #: plays to win when at most this many boxes are open (before: for expected score)
-    HORIZON = 99
 
     def __init__(self, advisor, table):
         self.advisor, self.table, self.rules = advisor, table, advisor.rules
         self.target_advisor = TargetAdvisor(advisor, table)
+        self.model = opponent_model(advisor, getattr(table, "path", None) and table.path.parent)
         self._turn_cache: dict = {}
 
     def turn_values(self, card: ScoreCard, opponents) -> WinTurnValues | None:
@@ -132,24 +101,22 @@ class WinAdvisor:
         ``order=choose``, no opponent able to reach this total, or no chance left."""
         if not opponents or (self.rules.order == "choose" and card.filled_mask == 0):
             return None
-        if self.rules.n_boxes - card.n_filled > self.HORIZON:
+        b0, q = best_opponent(self.model, opponents)
+        if b0 + len(q) - 1 < card.total:  # no opponent can reach this total
             return None
-        b0, q, floor = best_opponent_spread(self.advisor, opponents)
-        if max(b0 + len(q) - 1, floor) < card.total:  # no opponent can reach this total
-            return None
-        key = (card.state, card.total, b0, tuple(q), floor)
+        key = (card.state, card.total, b0, q.tobytes())
         tv = self._turn_cache.get(key)
         if tv is None:
             if len(self._turn_cache) > 16:
                 self._turn_cache.clear()
-            tv = WinTurnValues(self.rules, card.state, self.table, card.total, b0, q, self.TIE, floor)
+            tv = WinTurnValues(self.rules, card.state, self.table, card.total, b0, q, self.TIE)
             self._turn_cache[key] = tv
         return tv if tv.start_value > 0.0 else None
 
     def chance(self, card: ScoreCard, opponents) -> float:
         """P(win) + P(tie) / 2 from the start of a turn on ``card``."""
-        b0, q, floor = best_opponent_spread(self.advisor, list(opponents))
-        return mixed_win_value(self.table, card.state, b0 - card.total, q, self.TIE, floor - card.total)
+        b0, q = best_opponent(self.model, list(opponents))
+        return mixed_win_value(self.table, card.state, b0 - card.total, *tie_mixed(q, self.TIE))
 
     def chances(self, cards: list[ScoreCard]) -> list[float]:
         """Each player's chance to win from here (P(win) + P(tie) / 2), the cards in seat order,

@@ -1325,12 +1325,14 @@ def _push_rolls(keep_mass, add_die):
 
 @njit(cache=True, inline="always")
 def _final_rolls(
-    j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final
-):
+    j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final,
+    k0, k1,
+):  # fmt: skip
     """``final[r]``: the probability that lane ``j``'s turn ends with roll ``r``, keeping by the
     tables ``e1``/``e0`` (column ``j``) with the bots' tie rule; a fresh turn when
     ``start_roll < 0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left.
-    ``mass`` (462) and ``ev`` (462) are scratch."""
+    ``mass`` (462) and ``ev`` (462) are scratch; ``k1``/``k0`` (252, lanes; zero rows: none,
+    found here) are the keeps made of each roll (:func:`_keep_tables`)."""
     n_keeps = add_die.shape[0]
     n_rolls = final.shape[0]
     roll_offset = n_keeps - n_rolls
@@ -1347,14 +1349,17 @@ def _final_rolls(
         mass[roll_offset + start_roll] = 1.0
     while rolls_left > 0:
         table = e1 if rolls_left == 2 else e0
-        for k in range(n_keeps):
-            ev[k] = table[k, j]
+        keeps = k1 if rolls_left == 2 else k0
+        made = keeps.shape[0] > 0
+        if not made:
+            for k in range(n_keeps):
+                ev[k] = table[k, j]
         for r in range(n_rolls):
             m = mass[roll_offset + r]
             if m == 0.0:
                 continue
             mass[roll_offset + r] = 0.0
-            keep = _best_keep(ev, r, tol, subkeeps, n_subkeeps)
+            keep = keeps[r, j] if made else _best_keep(ev, r, tol, subkeeps, n_subkeeps)
             if keep == roll_offset + r:
                 final[r] += m  # stop and score
             else:
@@ -1368,69 +1373,25 @@ def _final_rolls(
 @njit(cache=True, nogil=True)
 def turn_outcomes(mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
     """The outcomes of one turn of expected-score play (the table ``values``) for lanes
-    ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of :func:`turn_tables`.
-    Its own kernel, not a branch of :func:`target_turn_outcomes`: an expected-score distribution
-    compiles none of target play's code."""
+    ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of
+    :func:`turn_tables` (target play: :func:`target_turn_runs`, its own kernel: an
+    expected-score distribution compiles none of target play's code)."""
     nl = lane_u.shape[0]
     n_keeps = ra.add_die.shape[0]
     e0 = np.empty((n_keeps, nl))
     e1 = np.empty((n_keeps, nl))
     succ = np.empty((ra.box_face.shape[0] * 6, nl))
     turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), np.empty((0, 0), dtype=np.int64))
-    # read only by target play (the same array types as a target table's)
-    w = np.zeros(1, dtype=np.float32)
-    w_at = np.zeros((1, 1, 1), dtype=np.int64)
-    no_need = np.zeros(0, dtype=np.int64)
     return _outcomes_from_tables(
-        mask,
-        lane_u,
-        lane_f,
-        no_need,
-        e0,
-        e1,
-        succ,
-        w,
-        w_at,
-        w_at,
-        w_at,
-        ra,
-        tol,
-        start_roll,
-        start_rolls_left,
-        rep_u,
+        mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_roll, start_rolls_left, rep_u
     )
-
-
-@njit(cache=True, nogil=True)
-def target_turn_outcomes(
-    mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left, rep_u
-):
-    """The outcomes of one turn of target play for lanes ``(mask, lane_u[j], lane_f[j])`` with
-    ``lane_need[j] >= 1`` points still needed (the target table ``w``, ``w_off``, ``w_lead``,
-    ``w_len``): :func:`_outcomes_from_tables` from the tables of :func:`target_turn_tables`."""
-    nl = lane_u.shape[0]
-    n_keeps = ra.add_die.shape[0]
-    e0 = np.empty((n_keeps, nl))
-    e1 = np.empty((n_keeps, nl))
-    target_turn_tables(
-        mask, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0, e1, np.empty((0, 0), dtype=np.int64)
-    )
-    succ = np.empty((0, nl))  # expected-score play's: not read
-    return _outcomes_from_tables(
-        mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
-        rep_u,
-    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def _outcomes_from_tables(
-    mask, lane_u, lane_f, lane_need, e0, e1, succ, w, w_off, w_lead, w_len, ra, tol, start_roll, start_rolls_left,
-    rep_u,
-):  # fmt: skip
-    """The outcomes of one turn for lanes ``(mask, lane_u[j], lane_f[j])`` from their within-turn
-    tables ``e0``/``e1`` (462, nl): expected-score play (the successor rows ``succ``,
-    :func:`successors`) when ``lane_need`` is empty, else target play with ``lane_need[j] >= 1``
-    points still needed (the target table ``w``, ``w_off``, ``w_lead``, ``w_len``).
+def _outcomes_from_tables(mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_roll, start_rolls_left, rep_u):
+    """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j],
+    lane_f[j])`` from their within-turn tables ``e0``/``e1`` (462, nl) and successor rows
+    ``succ`` (:func:`successors`).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
     with ``start_rolls_left`` rolls left.  Keeps by the tables with the bots' tie rule; the box
@@ -1446,7 +1407,6 @@ def _outcomes_from_tables(
     flag_rows, roll_face, roll_prob, five_kind = ra.flag_rows, ra.roll_face, ra.roll_prob, ra.five_kind
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    target = lane_need.shape[0] > 0
     nl = lane_u.shape[0]
     n_keeps = add_die.shape[0]
     n_rolls = score.shape[0]
@@ -1470,10 +1430,10 @@ def _outcomes_from_tables(
     mass = np.empty(n_keeps)
     final = np.empty(n_rolls)
     ev = np.empty(n_keeps)
+    no_keeps = np.empty((0, 0), dtype=np.int64)
     for j in range(nl):
-        _final_rolls(j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final)  # fmt: skip
+        _final_rolls(j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final, no_keeps, no_keeps)  # fmt: skip
         u, f = lane_u[j], lane_f[j]
-        need = lane_need[j] if target else 0
         for r in range(n_rolls):
             m = final[r]
             if m == 0.0:
@@ -1487,19 +1447,8 @@ def _outcomes_from_tables(
                     b = low_bit_index(rest)
                     rest &= rest - 1
                     s = placement_score(r, b, use_joker, score, joker_score)
-                    if target:
-                        points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                        nxt = mask | (1 << b)
-                        v = target_objective(
-                            w,
-                            w_off[nxt, u2, f2],
-                            w_lead[nxt, u2, f2],
-                            w_len[nxt, u2, f2],
-                            need - points - extra,
-                        )
-                    else:
-                        cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                        v = add + succ[cand, j]
+                    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                    v = add + succ[cand, j]
                     if sweep == 0:
                         best = max(best, v)
                     elif v >= best - tol:
@@ -1543,6 +1492,388 @@ def apply_outcomes(c0, c1, src, dst_row, gain, prob, dist, support, out):
         n = min(support[s], width - g)
         for i in range(n):
             out[d, g + i] += p * dist[s, i]
+
+
+# --- the distribution under target play: one state, a run of consecutive needs ------------
+#
+# A state's turn under target play depends on the points still needed; the lanes of a block
+# are one state and consecutive needs ``t0 .. t0 + n - 1``, as in the DP.  Each placement a
+# roll may get is a *candidate* (box, score, five-of-a-kind bonus): its next state, its
+# points, and its value at need ``t`` -- 1 for ``t <= c_lo``, ``w[c_src + t]`` up to
+# ``c_hi``, 0 beyond -- found once per state (:func:`_target_plan`), not once per roll and lane.
+
+
+@njit(cache=True, inline="always")
+def _add_candidate(c, key, b, s, extra, mask, u, f, w_off, w_lead, w_len, rep_u, box_face, flag_rows, thr, ub, cap, key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain):  # fmt: skip
+    """Candidate ``c``: score ``s`` (and bonus ``extra``) in box ``b`` from ``(mask, u, f)``, under
+    ``key`` (:func:`_candidate_key`), into the arrays of a plan (:func:`target_plan_arrays`)."""
+    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+    nxt = mask | (1 << b)
+    shift = points + extra
+    key_of[key] = c
+    c_key[c] = key
+    c_src[c] = w_off[nxt, u2, f2] - shift - 1
+    c_lo[c] = w_lead[nxt, u2, f2] + shift
+    c_hi[c] = w_len[nxt, u2, f2] + shift
+    c_dst[c] = (nxt * (cap + 1) + rep_u[nxt, u2]) * w_off.shape[2] + f2
+    c_gain[c] = shift
+
+
+@njit(cache=True, inline="always")
+def _candidate_key(b, s, extra, n_keys, nb):
+    """Where candidate ``(b, s, extra)`` is in a plan's ``key_of`` (``n_keys`` entries, ``nb`` boxes)."""
+    return (b * (n_keys // (2 * nb)) + s) * 2 + (1 if extra > 0 else 0)
+
+
+@njit(cache=True, inline="always")
+def _run_value(run_c, r, w, c, t):
+    """Candidate ``c``'s value with ``t`` points needed (the next state's probability of the
+    rest), from ``run_c[r]``: its ``(c_src, c_lo, c_hi)`` (see above)."""
+    if t <= run_c[r, 1, c]:
+        return 1.0
+    if t > run_c[r, 2, c]:
+        return 0.0
+    return np.float64(w[run_c[r, 0, c] + t])
+
+
+@njit(cache=True)
+def target_plan_arrays(ra, n_flags):
+    """Scratch of :func:`_target_plan` for the rule arrays ``ra`` (made once per kernel call)."""
+    nb = ra.box_face.shape[0]
+    n_rolls = ra.score.shape[0]
+    max_score = max(ra.score.max(), ra.joker_score.max())
+    n_keys = nb * (max_score + 1) * 2
+    return (
+        np.full(n_keys, -1, dtype=np.int64),  # 0 key_of: candidate of (box, score, bonus), -1: none
+        np.empty(n_keys, dtype=np.int64),  # 1 c_key
+        np.empty(n_keys, dtype=np.int64),  # 2 c_src
+        np.empty(n_keys, dtype=np.int64),  # 3 c_lo
+        np.empty(n_keys, dtype=np.int64),  # 4 c_hi
+        np.empty(n_keys, dtype=np.int64),  # 5 c_dst: the next state (flat, upper total by rep_u)
+        np.empty(n_keys, dtype=np.int64),  # 6 c_gain: the points of the turn
+        np.empty(nb + 1, dtype=np.int64),  # 7 zero_c: the zero placements (their count last)
+        np.empty((n_rolls, nb), dtype=np.int64),  # 8 best_c: what R0 of a roll is the best of
+        np.empty(n_rolls, dtype=np.int64),  # 9 best_n
+        np.empty(n_rolls, dtype=np.int64),  # 10 best_z: 1 when R0 starts from the zero row
+        np.empty((n_rolls, nb), dtype=np.int64),  # 11 legal_c: the legal boxes, in card order
+        np.empty(n_rolls, dtype=np.int64),  # 12 legal_n
+    )
+
+
+@njit(cache=True)
+def _target_plan(mask, u, f, w_off, w_lead, w_len, rep_u, ra, plan):
+    """The candidates of state ``(mask, u, f)`` into ``plan`` (:func:`target_plan_arrays`): the
+    zero row (the allowed boxes scoring 0), per roll the candidates ``R0`` is the best of in
+    :func:`_target_rolls`' order (an ordinary roll from the zero row, a five of a kind from
+    -inf: the same maxima bit for bit) and its legal boxes in card order.  Returns the number
+    of candidates."""
+    key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain = (
+        plan[0],
+        plan[1],
+        plan[2],
+        plan[3],
+        plan[4],
+        plan[5],
+        plan[6],
+    )
+    zero_c, best_c, best_n, best_z, legal_c, legal_n = plan[7], plan[8], plan[9], plan[10], plan[11], plan[12]
+    score, joker_score, box_face, roll_face = ra.score, ra.joker_score, ra.box_face, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    n_pos, pos_boxes = ra.n_pos, ra.pos_boxes
+    flag_rows, thr, ub, cap = ra.flag_rows, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    nb = box_face.shape[0]
+    n_keys = key_of.shape[0]
+    n_cand = 0
+    allowed = allowed_bits(mask, nb, order)
+    n_zero = 0
+    rest = allowed
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        key = _candidate_key(b, 0, 0, n_keys, nb)
+        c = key_of[key]
+        if c < 0:
+            c = n_cand
+            n_cand += 1
+            _add_candidate(c, key, b, 0, 0, mask, u, f, w_off, w_lead, w_len, rep_u, box_face, flag_rows, thr, ub, cap, key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain)  # fmt: skip
+        zero_c[n_zero] = c
+        n_zero += 1
+    zero_c[nb] = n_zero
+    for r in range(score.shape[0]):
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        n = 0
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            key = _candidate_key(b, s, extra, n_keys, nb)
+            c = key_of[key]
+            if c < 0:
+                c = n_cand
+                n_cand += 1
+                _add_candidate(c, key, b, s, extra, mask, u, f, w_off, w_lead, w_len, rep_u, box_face, flag_rows, thr, ub, cap, key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain)  # fmt: skip
+            legal_c[r, n] = c
+            n += 1
+        legal_n[r] = n
+        if roll_face[r] == 0:
+            best_z[r] = 1
+            n = 0
+            for i in range(n_pos[r]):
+                b = pos_boxes[r, i]
+                if (allowed >> b) & 1:  # a legal box of the roll: its candidate is made
+                    best_c[r, n] = key_of[_candidate_key(b, score[r, b], 0, n_keys, nb)]
+                    n += 1
+            best_n[r] = n
+        else:
+            best_z[r] = 0
+            for i in range(legal_n[r]):
+                best_c[r, i] = legal_c[r, i]
+            best_n[r] = legal_n[r]
+    for c in range(n_cand):  # ready for the next state
+        key_of[c_key[c]] = -1
+    return n_cand
+
+
+@njit(cache=True)
+def _planned_rolls(plan, w, t0, n, col, x):
+    """R0 of target play from a plan: ``x[roll_offset + r, col + j]`` for needs ``t0 + j`` (``j <
+    n``) -- :func:`_target_rolls` without tracking, bit for bit (the same maxima, the same order)."""
+    c_src, c_lo, c_hi = plan[2], plan[3], plan[4]
+    zero_c, best_c, best_n, best_z = plan[7], plan[8], plan[9], plan[10]
+    n_rolls = best_n.shape[0]
+    roll_offset = x.shape[0] - n_rolls
+    for j in range(n):  # the best zero placement, in keep row 0's place (free until averaged)
+        x[0, col + j] = NEG_INF
+    nb = zero_c.shape[0] - 1
+    for i in range(zero_c[nb]):
+        c = zero_c[i]
+        _target_max_into(x, 0, col, n, w, c_src[c] + 1, c_lo[c], c_hi[c], t0, 0)
+    for r in range(n_rolls):
+        row = roll_offset + r
+        if best_z[r]:
+            for j in range(n):
+                x[row, col + j] = x[0, col + j]
+        else:
+            for j in range(n):
+                x[row, col + j] = NEG_INF
+        for i in range(best_n[r]):
+            c = best_c[r, i]
+            _target_max_into(x, row, col, n, w, c_src[c] + 1, c_lo[c], c_hi[c], t0, 0)
+
+
+@njit(cache=True)
+def _keep_tables(table, best, tol, subkeeps, n_subkeeps, keeps):
+    """``keeps[r, j]``: the keep of roll ``r`` by ``table`` (462, n) for every lane ``j`` at once --
+    :func:`_best_keep`'s choice (the last sub-keep within ``tol`` of the best), the best
+    ``best[roll_offset + r, j]`` (:func:`_best_subkeep` of ``table``: the same maximum)."""
+    n_rolls = keeps.shape[0]
+    n = table.shape[1]
+    roll_offset = table.shape[0] - n_rolls
+    for r in range(n_rolls):
+        ns = n_subkeeps[r]
+        last = subkeeps[r, ns - 1]
+        for j in range(n):
+            keeps[r, j] = -1
+        for i in range(ns - 1, -1, -1):
+            k = subkeeps[r, i]
+            for j in range(n):
+                if keeps[r, j] < 0 and table[k, j] >= best[roll_offset + r, j] - tol:
+                    keeps[r, j] = k
+        for j in range(n):
+            if keeps[r, j] < 0:
+                keeps[r, j] = last
+
+
+@njit(cache=True, nogil=True)
+def target_turn_runs(
+    b0, b1, block_run, run_state, run_t0, run_n, run_out, masks, us, fs, w, w_off, w_lead, w_len, rep_u, ra,
+    tol, start_roll, start_rolls_left, cmax, probs, c_dst, c_gain, run_cand,
+):  # fmt: skip
+    """The turns of the lanes of blocks ``b0 .. b1`` under target play.  A run ``q`` is one state
+    ``k = run_state[q]`` (``(masks[k], us[k], fs[k])``) with consecutive needs ``run_t0[q] ..
+    + run_n[q]`` (each ``>= 1``); block ``b`` is runs ``block_run[b] .. block_run[b + 1]``, whose
+    lanes go through the keep tables together.  Keeps by the target-play tables
+    (:func:`target_turn_tables`, the tie rule of :func:`_best_keep`), then the legal box of
+    the largest probability (ties within ``tol``: the first in card order) -- what
+    :func:`play_target_games` plays.  Out: per run, ``run_cand[q]`` candidates ``c`` (their
+    next state ``c_dst[q * cmax + c]``, flat, and points ``c_gain[...]``) with probability
+    ``probs[run_out[q] + c * run_n[q] + j]`` for lane ``j``.  A fresh turn when ``start_roll <
+    0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left."""
+    n_keeps = ra.add_die.shape[0]
+    n_rolls = ra.score.shape[0]
+    nb = ra.box_face.shape[0]
+    width = 0
+    runs = 0
+    for b in range(b0, b1):
+        lanes = 0
+        for q in range(block_run[b], block_run[b + 1]):
+            lanes += run_n[q]
+        width = max(width, lanes)
+        runs = max(runs, block_run[b + 1] - block_run[b])
+    e0_buf = np.empty(n_keeps * width)
+    e1_buf = np.empty(n_keeps * width)
+    b0_buf = np.empty(n_keeps * width)
+    b1_buf = np.empty(n_keeps * width)
+    k0_buf = np.empty(n_rolls * width, dtype=np.int64)
+    k1_buf = np.empty(n_rolls * width, dtype=np.int64)
+    v_buf = np.empty(cmax * width)
+    mass = np.empty(n_keeps)
+    ev = np.empty(n_keeps)
+    final = np.empty(n_rolls)
+    plan = target_plan_arrays(ra, w_off.shape[2])
+    c_src, c_lo, c_hi, p_dst, p_gain, legal_c, legal_n = (
+        plan[2],
+        plan[3],
+        plan[4],
+        plan[5],
+        plan[6],
+        plan[11],
+        plan[12],
+    )
+    # each run's plan, kept for its boxes once the block's keeps are known
+    run_legal = np.empty((runs, n_rolls, nb), dtype=np.int64)
+    run_legal_n = np.empty((runs, n_rolls), dtype=np.int64)
+    run_c = np.empty((runs, 3, cmax), dtype=np.int64)
+    add_die, subkeeps, n_subkeeps, roll_prob = ra.add_die, ra.subkeeps, ra.n_subkeeps, ra.roll_prob
+    drop_one, n_drop = ra.drop_one, ra.n_drop
+    planned = -1
+    n_cand = 0
+    for b in range(b0, b1):
+        q0, q1 = block_run[b], block_run[b + 1]
+        n = 0
+        for q in range(q0, q1):
+            n += run_n[q]
+        e0 = e0_buf[: n_keeps * n].reshape((n_keeps, n))
+        e1 = e1_buf[: n_keeps * n].reshape((n_keeps, n))
+        bb0 = b0_buf[: n_keeps * n].reshape((n_keeps, n))
+        bb1 = b1_buf[: n_keeps * n].reshape((n_keeps, n))
+        col = 0
+        for q in range(q0, q1):
+            k = run_state[q]
+            if k != planned:
+                n_cand = _target_plan(masks[k], us[k], fs[k], w_off, w_lead, w_len, rep_u, ra, plan)
+                planned = k
+            _planned_rolls(plan, w, run_t0[q], run_n[q], col, e0)
+            r = q - q0
+            for x in range(n_rolls):
+                run_legal_n[r, x] = legal_n[x]
+                for y in range(legal_n[x]):
+                    run_legal[r, x, y] = legal_c[x, y]
+            for c in range(n_cand):
+                run_c[r, 0, c] = c_src[c]
+                run_c[r, 1, c] = c_lo[c]
+                run_c[r, 2, c] = c_hi[c]
+                c_dst[q * cmax + c] = p_dst[c]
+                c_gain[q * cmax + c] = p_gain[c]
+            run_cand[q] = n_cand
+            col += run_n[q]
+        _turn_from_final(e0, e1, ra)
+        # each roll's best keep value, all lanes at once (the largest over its sub-keeps: the
+        # maximum _best_keep finds)
+        _best_subkeep(e0, bb0, drop_one, n_drop, np.int64(0))
+        _best_subkeep(e1, bb1, drop_one, n_drop, np.int64(0))
+        kk0 = k0_buf[: n_rolls * n].reshape((n_rolls, n))
+        kk1 = k1_buf[: n_rolls * n].reshape((n_rolls, n))
+        _keep_tables(e0, bb0, tol, subkeeps, n_subkeeps, kk0)
+        _keep_tables(e1, bb1, tol, subkeeps, n_subkeeps, kk1)
+        col = 0
+        for q in range(q0, q1):
+            r = q - q0
+            nq = run_n[q]
+            out = run_out[q]
+            for c in range(run_cand[q] * nq):
+                probs[out + c] = 0.0
+            # each candidate's value at each need of the run, read from the table once
+            v = v_buf[: run_cand[q] * nq].reshape((run_cand[q], nq))
+            for c in range(run_cand[q]):
+                for j in range(nq):
+                    v[c, j] = _run_value(run_c, r, w, c, run_t0[q] + j)
+            for j in range(nq):
+                _final_rolls(
+                    col + j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps,
+                    mass, ev, final, kk0, kk1,
+                )  # fmt: skip
+                for x in range(n_rolls):
+                    m = final[x]
+                    if m == 0.0:
+                        continue
+                    nl = run_legal_n[r, x]
+                    top = NEG_INF
+                    for y in range(nl):
+                        top = max(top, v[run_legal[r, x, y], j])
+                    for y in range(nl):
+                        c = run_legal[r, x, y]
+                        if v[c, j] >= top - tol:
+                            probs[out + c * nq + j] += m
+                            break
+            col += nq
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def apply_target_runs(
+    row0, row1, q0, q1, run_state, run_t0, run_n, run_out, run_cand, probs, c_row, c_gain, cmax, src, tw, out_t,
+    out_e, e_row,
+):  # fmt: skip
+    """The masses of runs ``q0 .. q1`` (:func:`target_turn_runs`) into the next states' rows
+    ``row0 .. row1`` only (ranges of rows may run in threads; each row gets its additions in
+    run order): lane ``j`` of run ``q`` is row ``run_state[q]`` of ``src`` (mass by points so
+    far ``p``, ``p < tw``) at ``p = tw - run_t0[q] - j``; it moves with each candidate ``c``
+    to row ``c_row[q * cmax + c]``, ``c_gain`` points on: into ``out_t`` below ``tw``, into
+    row ``e_row[row]`` of ``out_e`` (points from ``tw`` on) from there."""
+    for q in range(q0, q1):
+        s = run_state[q]
+        t0 = run_t0[q]
+        n = run_n[q]
+        out = run_out[q]
+        for c in range(run_cand[q]):
+            d = c_row[q * cmax + c]
+            if d < row0 or d >= row1:
+                continue
+            g = c_gain[q * cmax + c]
+            e = e_row[d]
+            for j in range(n):
+                pr = probs[out + c * n + j]
+                if pr == 0.0:
+                    continue
+                p = tw - t0 - j
+                if p + g < tw:
+                    out_t[d, p + g] += pr * src[s, p]
+                else:
+                    out_e[e, p + g - tw] += pr * src[s, p]
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def apply_split_rows(
+    c0, c1, src, dst_row, gain, prob, src_t, skip_t, src_e, src_e_row, support, tw, out_t, out_e, e_row
+):
+    """:func:`apply_outcomes` for rows split at ``tw`` points: source row ``s`` is ``src_t[s]``
+    (points below ``tw``; 0 where ``skip_t`` is set) then ``src_e[src_e_row[s]]`` (none when
+    -1), ``support[s]`` one past its last non-zero entry; the destination likewise (``out_t``,
+    ``out_e``, ``e_row``)."""
+    for c in range(c0, c1):
+        s = src[c]
+        d = dst_row[c]
+        g = gain[c]
+        p = prob[c]
+        es = src_e_row[s]
+        ed = e_row[d]
+        for i in range(support[s]):
+            if i < tw:
+                v = 0.0 if skip_t[s, i] else src_t[s, i]
+            else:
+                v = src_e[es, i - tw] if es >= 0 else 0.0
+            if v == 0.0:
+                continue
+            q = i + g
+            if q < tw:
+                out_t[d, q] += p * v
+            else:
+                out_e[ed, q - tw] += p * v
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -1600,7 +1931,12 @@ def play_target_games(
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
-    one = np.ones(1)
+    # target play is win play against one known final, ties worth nothing: the value of each
+    # box is its target_objective, bit for bit (1.0 * W(need) + 0.0 * W(need + 1))
+    qt = np.empty(2)
+    qc = np.empty(2)
+    tie_mix(np.ones(1), 0, 1, 0.0, qt, qc)
+    vals = np.empty(nb)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -1610,10 +1946,8 @@ def play_target_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
-        # target play is win play against one known final, ties worth nothing: the value of
-        # each box is its target_objective, bit for bit (1.0 * p + 0.0 * p')
         _score_best_win_box(
-            games, i, held - roll_offset, need[i], need[i], one, 1, 0.0, w, w_off, w_lead, w_len, tol, ra
+            games, i, held - roll_offset, need[i], qt, qc, 2, w, w_off, w_lead, w_len, tol, ra, vals
         )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
@@ -1902,61 +2236,84 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
             games[lo + j, dice_col] = drawn[j]
 
 
-@njit(cache=True, nogil=True)
-def apply_entry_outcomes(c0, c1, src_row, src_col, dst_row, gain, prob, dist, out):
-    """``out[dst_row[c], src_col[c] + gain[c]] += prob[c] * dist[src_row[c], src_col[c]]`` for
-    outcomes ``c0 .. c1`` (sorted by ``dst_row``)."""
-    for c in range(c0, c1):
-        a = src_col[c]
-        out[dst_row[c], a + gain[c]] += prob[c] * dist[src_row[c], a]
-
-
 # ============================================================================
 # Playing to win (solver.play.match): target play whose objective counts a tie as ``tie``
-# (a half): P(final >= need + 1) + tie x P(final = need), written
-# (1 - tie) W(need) + tie W(need + 1) with W the target table's probabilities.
+# (a half), mixed over the distribution of the best opponent's final score ``B``: with ``B =
+# b0 + j`` at probability ``q[j]`` and ``n = b0 - total`` (after the placement), the value is
+#
+#     sum_j q[j] [(1 - tie) W(n + j) + tie W(n + j + 1)] = sum_i qt[i] W(n + i),
+#
+# ``qt[i] = (1 - tie) q[i] + tie q[i - 1]`` (``i = 0 .. len(q)``: :func:`tie_mix`), ``W`` the
+# target table's probabilities: 1 up to the row's lead (the prefix sums ``qc`` of ``qt``), its
+# stored middle (one contiguous dot product), 0 beyond.
 # ============================================================================
 
 
 @njit(cache=True, inline="always")
-def win_objective(w, off, lead, length, need, tie):
-    """``(1 - tie) P(at least need more) + tie P(at least need + 1 more)``: with the best
-    opponent final ``B`` and ``need = B - total``, P(win) + tie x P(tie)."""
-    return (1.0 - tie) * target_objective(w, off, lead, length, need) + tie * target_objective(
-        w, off, lead, length, need + 1
-    )
+def tie_mix(q, q0, qn, tie, qt, qc):
+    """``qt[i] = (1 - tie) q[q0 + i] + tie q[q0 + i - 1]`` for ``i <= qn`` (``q`` 0 outside its
+    ``qn`` entries) and ``qc`` its prefix sums, in that order of additions."""
+    acc = 0.0
+    prev = 0.0
+    for i in range(qn + 1):
+        cur = q[q0 + i] if i < qn else 0.0
+        v = (1.0 - tie) * cur + tie * prev
+        prev = cur
+        qt[i] = v
+        acc += v
+        qc[i] = acc
 
 
 @njit(cache=True, inline="always")
-def mixed_win_value(w, off, lead, length, need0, nmin, q, qn, tie):
-    """``sum_j q[j] win_objective(max(need0 + j, nmin))`` for ``j < qn``: the win objective
-    against a best opponent final of ``B0 + j`` with probability ``q[j]`` (``need0 = B0 -
-    total``), never below the opponents' best total so far (``nmin``)."""
+def mixed_win_value(w, off, lead, length, n, qt, qc, m):
+    """``sum_i qt[i] W(n + i)`` for ``i < m`` (``m = len(q) + 1``; see the section's comment):
+    the certain targets from the prefix sums, the stored ones by a dot product in four
+    running sums (a fixed order: the same value on every path)."""
+    c = lead - n
     acc = 0.0
-    for j in range(qn):
-        acc += q[j] * win_objective(w, off, lead, length, max(need0 + j, nmin), tie)
+    if c >= 0:
+        acc = qc[min(c, m - 1)]
+    i = max(c + 1, 0)
+    i2 = min(length - n, m - 1)
+    if i <= i2:
+        base = off + n - 1
+        qs = qt[i : i2 + 1]  # slices and a counted loop: twice as fast as indexing from i
+        ws = w[base + i : base + i2 + 1]
+        k = qs.shape[0]
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        for j4 in range(k // 4):
+            j = 4 * j4
+            a0 += qs[j] * ws[j]
+            a1 += qs[j + 1] * ws[j + 1]
+            a2 += qs[j + 2] * ws[j + 2]
+            a3 += qs[j + 3] * ws[j + 3]
+        for j in range(k - k % 4, k):
+            a0 += qs[j] * ws[j]
+        acc += (a0 + a1) + (a2 + a3)
     return acc
 
 
 @njit(cache=True, inline="always")
-def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, ra):
+def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra):
     """:func:`mixed_win_value` of scoring roll ``r`` in box ``b`` from state ``(mask, u, f)``
-    (``extra``: the roll's five-of-a-kind bonus)."""
+    (``extra``: the roll's five-of-a-kind bonus; ``qt``/``qc``/``m`` as :func:`tie_mix` makes them)."""
     s = placement_score(r, b, use_joker, ra.score, ra.joker_score)
     points, u2, f2 = step(
         u, f, s, ra.box_face[b], ra.flag_rows[b] == 1, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     )
     nxt = mask | (1 << b)
     return mixed_win_value(
-        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
-        q, qn, tie,
-    )  # fmt: skip
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
+    )
 
 
 @njit(cache=True, inline="always")
-def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, tol, ra):
+def _score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, tol, ra, vals):
     """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
-    (ties within ``tol``: the first in card order)."""
+    (ties within ``tol``: the first in card order); ``vals`` (n_boxes,) scratch."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     five_kind, roll_face = ra.five_kind, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
@@ -1968,70 +2325,99 @@ def _score_best_win_box(games, i, r, need0, nmin, q, qn, tie, w, w_off, w_lead, 
     bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
     extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
     best = NEG_INF
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        vals[b] = _win_box_value(
+            mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra
+        )
+        best = max(best, vals[b])
     chosen = -1
-    for sweep in range(2):
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            v = _win_box_value(
-                mask, u, f, r, b, use_joker, extra, need0, nmin, q, qn, tie, w, w_off, w_lead, w_len, ra
-            )
-            if sweep == 0:
-                best = max(best, v)
-            elif v >= best - tol:
-                chosen = b
-                break
+    rest = bits
+    while rest:  # the first box within tol of the best
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        if vals[b] >= best - tol:
+            chosen = b
+            break
     s = placement_score(r, chosen, use_joker, score, joker_score)
     _apply(games, i, chosen, s, extra, box_face, five_kind)
 
 
-@njit(cache=True)
-def _mixed_win_rolls(mask, u, f, need0, nmin, q, qn, col, tie, w, w_off, w_lead, w_len, ra, x, memo, have):
-    """R0 of one lane for win play against a spread of opponent finals (:func:`mixed_win_value`);
-    ``memo``/``have`` (n_boxes, max score + 1, 2): each (box, score, bonus) valued once."""
-    score, joker_score, box_face, flag_rows, roll_face = (
-        ra.score,
-        ra.joker_score,
-        ra.box_face,
-        ra.flag_rows,
-        ra.roll_face,
+@njit(cache=True, inline="always")
+def _placement_win_value(
+    mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face, flag_rows, thr, ub, cap, memo,
+    seen, stamp,
+):  # fmt: skip
+    """:func:`mixed_win_value` of placing a roll scoring ``s`` (five-of-a-kind bonus ``extra``,
+    ``e = extra > 0``) in box ``b``, into ``memo[b, s, e]`` (``seen[b, s, e] = stamp``: the
+    callers look there first -- a call per placement costs more than the rest of the loop)."""
+    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+    nxt = mask | (1 << b)
+    v = mixed_win_value(
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
     )
+    memo[b, s, e] = v
+    seen[b, s, e] = stamp
+
+
+@njit(cache=True)
+def _mixed_win_rolls(mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, x, memo, seen, stamp):
+    """R0 of one lane for win play against a distribution of best opponent finals
+    (:func:`mixed_win_value`); ``memo``/``seen`` (n_boxes, max score + 1, 2): each (box,
+    score, bonus) valued once (``seen`` holds the ``stamp``, one per lane, where ``memo`` is
+    this lane's: nothing to clear between lanes).  A roll that is no five of a kind may go in any allowed box
+    and earns no bonus (:func:`legal_boxes`): only the five-of-a-kind rolls ask."""
+    score, joker_score, box_face, roll_face = ra.score, ra.joker_score, ra.box_face, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    flag_rows, thr, ub, cap = ra.flag_rows, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     roll_offset = x.shape[0] - score.shape[0]
-    have[:] = False
+    allowed = allowed_bits(mask, box_face.shape[0], order)
     for r in range(score.shape[0]):
         best = NEG_INF
-        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-        e = 1 if extra > 0 else 0
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            s = placement_score(r, b, use_joker, score, joker_score)
-            if not have[b, s, e]:
-                points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                nxt = mask | (1 << b)
-                memo[b, s, e] = mixed_win_value(
-                    w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, nmin - points - extra,
-                    q, qn, tie,
-                )  # fmt: skip
-                have[b, s, e] = True
-            v = memo[b, s, e]
-            if v > best:
-                best = v
+        if roll_face[r] == 0:
+            rest = allowed
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = score[r, b]
+                if seen[b, s, 0] != stamp:
+                    _placement_win_value(
+                        mask, u, f, b, s, 0, 0, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
+                        flag_rows, thr, ub, cap, memo, seen, stamp,
+                    )  # fmt: skip
+                v = memo[b, s, 0]
+                if v > best:
+                    best = v
+        else:
+            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+            e = 1 if extra > 0 else 0
+            rest = bits
+            while rest:
+                b = low_bit_index(rest)
+                rest &= rest - 1
+                s = placement_score(r, b, use_joker, score, joker_score)
+                if seen[b, s, e] != stamp:
+                    _placement_win_value(
+                        mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
+                        flag_rows, thr, ub, cap, memo, seen, stamp,
+                    )  # fmt: skip
+                v = memo[b, s, e]
+                if v > best:
+                    best = v
         x[roll_offset + r, col] = best
 
 
 @njit(cache=True, nogil=True)
 def mixed_win_group_tables(
-    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, lane_min, lane_k, qs, qlen, tie, w, w_off,
+    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie, w, w_off,
     w_lead, w_len, ra, e0_all, e1_all,
 ):  # fmt: skip
-    """Win-play tables of groups ``g0 .. g1`` against spread opponent finals: lane ``(u, f,
-    need0, k)`` reads the spread ``qs[k, :qlen[k]]`` (see :func:`mixed_win_value`)."""
+    """Win-play tables of groups ``g0 .. g1``: lane ``(u, f, need0)`` against the best opponent
+    final ``b0 + j`` with probability ``q[lane_q0 + j]``, ``j < lane_qn`` (``need0 = b0 -
+    total``; see :func:`mixed_win_value`)."""
     n_keeps = ra.add_die.shape[0]
     nb = ra.box_face.shape[0]
     smax = 0
@@ -2039,34 +2425,48 @@ def mixed_win_group_tables(
         for b in range(nb):
             smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
     memo = np.empty((nb, smax + 1, 2))
-    have = np.zeros((nb, smax + 1, 2), dtype=np.bool_)
+    seen = np.zeros((nb, smax + 1, 2), dtype=np.int64)
+    qmax = 0
     for grp in range(g0, g1):
-        a = group_lane[grp]
-        nl = group_lane[grp + 1] - a
-        e0 = np.empty((n_keeps, nl))
-        e1 = np.empty((n_keeps, nl))
-        for j in range(nl):
-            k = lane_k[a + j]
+        for a in range(group_lane[grp], group_lane[grp + 1]):
+            qmax = max(qmax, lane_qn[a])
+    qt = np.empty(qmax + 1)
+    qc = np.empty(qmax + 1)
+    # the keeps depend on a lane's placements only: one pass over the lanes of every group
+    # (columns of different masks side by side, as the DP's blocks; a group often has one lane)
+    first = group_lane[g0]
+    e0 = np.empty((n_keeps, group_lane[g1] - first))
+    e1 = np.empty((n_keeps, group_lane[g1] - first))
+    for grp in range(g0, g1):
+        for a in range(group_lane[grp], group_lane[grp + 1]):
+            qn = lane_qn[a]
+            tie_mix(q, lane_q0[a], qn, tie, qt, qc)
             _mixed_win_rolls(
-                group_mask[grp], lane_u[a + j], lane_f[a + j], lane_t[a + j], lane_min[a + j], qs[k], qlen[k], j, tie,
-                w, w_off, w_lead, w_len, ra, e0, memo, have,
+                group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
+                w, w_off, w_lead, w_len, ra, e0, memo, seen, a + 1,
             )  # fmt: skip
-        _turn_from_final(e0, e1, ra)
-        _store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
+    _turn_from_final(e0, e1, ra)
+    _store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
 
 
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
-    j0, j1, l0, pos_lane, need0, nmin, game_k, qs, qlen, games, ids, seed_mixed, game0, e0_all, e1_all,
+    j0, j1, l0, pos_lane, need0, game_q0, game_qn, q, games, ids, seed_mixed, game0, e0_all, e1_all,
     w, w_off, w_lead, w_len, tie, tol, ra, moves,
 ):  # fmt: skip
-    """Play the turn of games ``j0 .. j1`` for the win objective against spread opponent finals
-    (``need0[j]``, spread ``game_k[j]``): keeps from :func:`mixed_win_group_tables`, then the
-    legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
+    """Play the turn of games ``j0 .. j1`` for the win objective (``need0[j]``, the opponent
+    finals ``q[game_q0[j] :][: game_qn[j]]``): keeps from :func:`mixed_win_group_tables`, then
+    the legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
     ``moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
+    qmax = 0
+    for i in range(j0, j1):
+        qmax = max(qmax, game_qn[i])
+    qt = np.empty(qmax + 1)
+    qc = np.empty(qmax + 1)
+    vals = np.empty(nb)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -2076,10 +2476,11 @@ def play_mixed_win_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
+        qn = game_qn[i]
+        tie_mix(q, game_q0[i], qn, tie, qt, qc)
         _score_best_win_box(
-            games, i, held - roll_offset, need0[i], nmin[i], qs[game_k[i]], qlen[game_k[i]], tie,
-            w, w_off, w_lead, w_len, tol, ra,
-        )  # fmt: skip
+            games, i, held - roll_offset, need0[i], qt, qc, qn + 1, w, w_off, w_lead, w_len, tol, ra, vals
+        )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
 
@@ -2103,7 +2504,7 @@ def grade_win_games(
 ):  # fmt: skip
     """Each decision's loss in the recorded turns ``j0 .. j1`` for the win objective against a
     known best opponent final (lane ``pos_lane[j]`` of :func:`mixed_win_group_tables` with the
-    spread ``[1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
+    opponent final ``q = [1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
     grades for expected score: ``graded`` (n, 6) float64 in P(win) + tie x P(tie) -- the losses
     of the two keeps and the box, the first roll's value, the luck of the second and third
     roll."""
@@ -2116,7 +2517,9 @@ def grade_win_games(
         ra.order,
     )
     roll_offset = ra.add_die.shape[0] - ra.score.shape[0]
-    one = np.ones(1)
+    qt = np.empty(2)  # the known final: q = [1]
+    qc = np.empty(2)
+    tie_mix(np.ones(1), 0, 1, tie, qt, qc)
     for i in range(j0, j1):
         lane = pos_lane[i]
         e0 = e0_all[lane - l0]
@@ -2133,7 +2536,7 @@ def grade_win_games(
             b = low_bit_index(rest)
             rest &= rest - 1
             v = _win_box_value(
-                mask, u, f, r, b, use_joker, extra, need, need, one, 1, tie, w, w_off, w_lead, w_len, ra
+                mask, u, f, r, b, use_joker, extra, need, qt, qc, 2, w, w_off, w_lead, w_len, ra
             )
             best = max(best, v)
             if b == taken:
@@ -2144,12 +2547,64 @@ def grade_win_games(
 
 
 @njit(cache=True, nogil=True)
-def mixed_start_values(masks, us, fs, need0, nmin, game_k, qs, qlen, tie, w, w_off, w_lead, w_len, out):
+def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
     """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
-    a turn (``need0[i]``, spread ``game_k[i]``)."""
+    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``)."""
+    qmax = 0
     for i in range(masks.shape[0]):
-        m, u, f = masks[i], us[i], fs[i]
-        k = game_k[i]
+        qmax = max(qmax, game_qn[i])
+    qt = np.empty(qmax + 1)
+    qc = np.empty(qmax + 1)
+    for i in range(masks.shape[0]):
+        mm, u, f = masks[i], us[i], fs[i]
+        qn = game_qn[i]
+        tie_mix(q, game_q0[i], qn, tie, qt, qc)
         out[i] = mixed_win_value(
-            w, w_off[m, u, f], w_lead[m, u, f], w_len[m, u, f], need0[i], nmin[i], qs[k], qlen[k], tie
+            w, w_off[mm, u, f], w_lead[mm, u, f], w_len[mm, u, f], need0[i], qt, qc, qn + 1
         )
+
+
+# ============================================================================
+# The points still to come under expected-score play, as a distribution per card state
+# (:mod:`solver.engine.residual`): the row of a state is the mix of its turn's outcomes'
+# rows, each shifted by the points the turn scores.
+# ============================================================================
+
+
+@njit(cache=True, nogil=True)
+def residual_rows(j0, j1, cuts, dst, gain, prob, p, r_off, r_lo, r_len, row_start, row_lo, out):
+    """Rows ``j0 .. j1`` of a level: ``out[row_start[j] + x - row_lo[j]]`` = P(``x`` points to
+    come) = sum over lane ``j``'s outcomes ``c`` (``cuts[j] .. cuts[j + 1]``) of ``prob[c]`` x
+    P(``x - gain[c]`` to come from the flat state ``dst[c]``), that row being ``p[r_off[d] +
+    i]`` for ``x = r_lo[d] + i``, ``i < r_len[d]`` (``out`` zero on entry; the outcomes in a
+    fixed order, so the sums are the same on any thread count)."""
+    for j in range(j0, j1):
+        base = row_start[j] - row_lo[j]
+        for c in range(cuts[j], cuts[j + 1]):
+            d = dst[c]
+            o = r_off[d]
+            at = base + gain[c] + r_lo[d]
+            pr = prob[c]
+            for i in range(r_len[d]):
+                out[at + i] += pr * p[o + i]
+
+
+@njit(cache=True, nogil=True)
+def trim_tails(src, starts, lengths, eps, lead, end):
+    """For rows ``src[starts[i] : starts[i] + lengths[i]]`` of probabilities: ``lead[i]``, how
+    many first entries hold at most ``eps`` of mass together, and ``end[i]``, one past the last
+    entry after which at most ``eps`` is left (``lead < end``: a row keeps its largest entry)."""
+    for i in range(starts.shape[0]):
+        s, n = starts[i], lengths[i]
+        a = 0
+        acc = 0.0
+        while a < n - 1 and acc + src[s + a] <= eps:
+            acc += src[s + a]
+            a += 1
+        b = n
+        acc = 0.0
+        while b > a + 1 and acc + src[s + b - 1] <= eps:
+            acc += src[s + b - 1]
+            b -= 1
+        lead[i] = a
+        end[i] = b

@@ -2,7 +2,8 @@
 
 From a position -- a card at the start of a turn, or a card with dice and rolls left --
 probability is pushed forward turn by turn through the states of the game
-(:func:`solver.engine._kernels.turn_outcomes`, ``target_turn_outcomes``), each state carrying the distribution of the
+(:func:`solver.engine._kernels.turn_outcomes`; under target play
+:func:`solver.engine._kernels.target_turn_runs`), each state carrying the distribution of the
 points scored since the position.  Decisions are the optimal bot's, ties included: among
 keeps within ``TIE_TOLERANCE`` of the best, the one keeping most dice (the last sub-keep);
 among boxes within it, the first in card order.  So :mod:`solver.play.simulate`'s ``optimal``
@@ -360,13 +361,10 @@ def turn_outcomes(rules: RuleSet, values, states) -> list[list[tuple[tuple[int, 
     return out
 
 
-def _turn_outcomes(
-    states, rows, rules, table, lane_args, start_roll, rolls_left, rep, workers, need=None, target=None
-):
-    """The outcomes of one turn of the states ``states[rows]`` (``rows`` sorted, so by mask;
-    see :func:`solver.engine._kernels.turn_outcomes`): expected-score play, or with ``need`` (points
-    still needed per row) and ``target`` (:class:`~solver.engine.target.TargetValues`) target play.
-    One kernel call per mask; returns ``(i, dst, gain, count, prob)``, ``i`` indexing ``rows``."""
+def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left, rep, workers):
+    """The outcomes of one turn of expected-score play of the states ``states[rows]`` (``rows``
+    sorted, so by mask; see :func:`solver.engine._kernels.turn_outcomes`).  One kernel call per
+    mask; returns ``(i, dst, gain, count, prob)``, ``i`` indexing ``rows``."""
     from . import _kernels
 
     cap, n_flags = rules.upper_cap, rules.n_flags
@@ -375,8 +373,6 @@ def _turn_outcomes(
     cuts = np.flatnonzero(np.diff(masks)) + 1
     bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
-    if target is not None:
-        w = dp.kernel_values(target.w, np.float32)
     start, left = np.int64(start_roll), np.int64(rolls_left)
 
     def turn(g0: int, g1: int) -> None:
@@ -385,16 +381,9 @@ def _turn_outcomes(
             mask = np.int64(masks[a])
             lane_u = (lane_states[a:b] // n_flags % (cap + 1)).astype(np.int64)
             lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
-            if target is None:  # each policy its own kernel: the other's code is not compiled
-                out = _kernels.turn_outcomes(
-                    mask, lane_u, lane_f, table, lane_args, TIE_TOLERANCE, start, left, rep
-                )
-            else:
-                out = _kernels.target_turn_outcomes(
-                    mask, lane_u, lane_f, need[a:b].copy(), w, target.off, target.lead, target.length, lane_args,
-                    TIE_TOLERANCE, start, left, rep,
-                )  # fmt: skip
-            lane, dst, gain, count, prob = out
+            lane, dst, gain, count, prob = _kernels.turn_outcomes(
+                mask, lane_u, lane_f, table, lane_args, TIE_TOLERANCE, start, left, rep
+            )
             parts[g] = (a + lane, dst, gain, count, prob)
 
     workers.run(turn, 0, len(parts))
@@ -418,6 +407,13 @@ def _apply_outcomes(src, dst_row, gain, prob, row_cuts, dist, support, workers):
     return out
 
 
+#: target play pushes lanes (state, points so far) in blocks of consecutive needs of one state
+#: (as the target DP solves them), and the blocks' outcomes a chunk at a time (lanes times
+#: candidate placements, float64: about 2 KB a lane for yahtzee)
+TARGET_BLOCK = 64
+TARGET_CHUNK_LANES = 1 << 15
+
+
 def target_distribution(
     card: ScoreCard,
     values,
@@ -435,9 +431,13 @@ def target_distribution(
     ``target:T`` bot breaks them), otherwise expected-score play (the table ``values``) --
     exactly what ``simulate --bot target:T`` plays.
 
-    Probability is pushed forward per card state and points so far, so the work grows with
-    the number of (state, points) pairs: fast from a position with a few boxes open, minutes
-    from an early one.
+    Probability is pushed forward per card state and points so far.  Below the target (the
+    first ``T - total`` points so far) a state's row is dense and its lanes in play for the
+    target go through the turn together, a run of consecutive needs at a time
+    (:func:`solver.engine._kernels.target_turn_runs`); the points past the target (played
+    for expected score from then on) are kept only for the states that have them.  Only
+    states with probability are kept.  The additions into each row come in an order that
+    does not depend on the thread count (bit-identical results).
     """
     from ..core.errors import UsageError
     from ..core.threads import Workers
@@ -450,111 +450,485 @@ def target_distribution(
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = state_rows(rules, table)
-    w, w_off, w_lead, w_len = target_values.w, target_values.off, target_values.lead, target_values.length
+    tw = max(0, min(target - card.total, width))  # points so far below tw: the target still ahead
     mask, u, f = card.state
     states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
-    dist = np.zeros((1, width))
-    dist[0, 0] = 1.0
-    args = dp.rule_arrays(rules)
+    dist_t = np.zeros((1, tw))
+    dist_e = np.zeros((0 if tw else 1, width - tw))
+    e_of = np.full(1, -1 if tw else 0, dtype=np.int64)
+    if tw:
+        dist_t[0, 0] = 1.0
+    else:
+        dist_e[0, 0] = 1.0
+    push = _TargetPush(rules, table, target_values, tw, width, rep)
     start_roll = -1 if roll is None else int(roll)
     with Workers(threads) as workers:
-        while True:
-            masks = states // per_mask
-            if masks[0] == rules.full_mask:
-                break
-            lane_u_all = states // n_flags % (cap + 1)
-            lane_f_all = states % n_flags
-            # the points still needed of every (state, points so far); target play where 1 <= need
-            # and the state's probability is not 0, expected-score play elsewhere
-            need = target - card.total - np.arange(width)[None, :]  # (1, width)
-            state_lead = w_lead[masks, lane_u_all, lane_f_all][:, None]
-            inside = (need > state_lead) & (need <= w_len[masks, lane_u_all, lane_f_all][:, None])
-            p_state = np.where(need <= state_lead, 1.0, 0.0)
-            offsets = w_off[masks, lane_u_all, lane_f_all][:, None] + need - 1
-            p_state[inside] = w[offsets[inside]]
-            active = (dist != 0.0) & (need >= 1) & (p_state > 0.0)
-            ev_dist = np.where(active, 0.0, dist)
-            ev_rows = np.flatnonzero((ev_dist != 0.0).any(axis=1))
-            ev_part = None
-            if len(ev_rows):  # a row's expected-score outcomes move all of its points so far
-                i, dst, gain, _, prob = _turn_outcomes(
-                    states, ev_rows, rules, table, args, start_roll, rolls_left, rep, workers
-                )
-                ev_part = (ev_rows[i], dst, gain, prob)
-            act_rows, act_cols = np.nonzero(active)
-            target_part = None
-            if len(act_rows):  # target play: one (state, points so far) pair per lane
-                i, dst, gain, _, prob = _turn_outcomes(
-                    states, act_rows, rules, table, args, start_roll, rolls_left, rep, workers,
-                    need=need[0, act_cols].astype(np.int64), target=target_values,
-                )  # fmt: skip
-                target_part = (act_rows[i], act_cols[i], dst, gain, prob)
+        while states[0] // per_mask != rules.full_mask:
+            states, dist_t, dist_e, e_of = push.turn(
+                states, dist_t, dist_e, e_of, start_roll, rolls_left, workers
+            )
             start_roll = -1
             if progress is not None:  # one turn done
                 progress(1)
-            dsts = ([ev_part[1]] if ev_part is not None else []) + (
-                [target_part[2]] if target_part is not None else []
-            )
-            next_states = np.unique(np.concatenate(dsts))
-            out = np.zeros((len(next_states), width))
-            if ev_part is not None:
-                src, dst, gain, prob = ev_part
-                dst_row = np.searchsorted(next_states, dst)
-                order = np.argsort(dst_row, kind="stable")
-                nz = ev_dist != 0.0
-                support = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)
-                _apply_rows(
-                    src[order], dst_row[order], gain[order], prob[order], ev_dist, support, out, workers
-                )
-            if target_part is not None:
-                src_row, src_col, dst, gain, prob = target_part
-                dst_row = np.searchsorted(next_states, dst)
-                order = np.argsort(dst_row, kind="stable")
-                _apply_entries(
-                    src_row[order],
-                    src_col[order],
-                    dst_row[order],
-                    gain[order],
-                    prob[order],
-                    dist,
-                    out,
-                    workers,
-                )
-            states, dist = next_states, out
     pmf = np.zeros(card.total + width)
-    pmf[card.total :] = dist.sum(axis=0)
+    pmf[card.total : card.total + tw] = dist_t.sum(axis=0)
+    if len(dist_e):
+        pmf[card.total + tw : card.total + tw + dist_e.shape[1]] += dist_e.sum(axis=0)
     upper_bonus = None
     if rules.has_upper_bonus:
         reached = states // n_flags % (cap + 1) >= rules.upper_threshold
-        upper_bonus = math.fsum(dist[reached].sum(axis=1).tolist())
+        upper_bonus = math.fsum(dist_t[reached].sum(axis=1).tolist())
+        upper_bonus += math.fsum(dist_e[e_of[reached & (e_of >= 0)]].sum(axis=1).tolist())
     return Distribution(
         rules, str(card), f"target:{target}", card.total, np.trim_zeros(pmf, "b"), upper_bonus
     )
 
 
-def _apply_rows(src, dst_row, gain, prob, dist, support, out, workers) -> None:
-    """``out[dst_row] += prob * dist[src]`` shifted by ``gain``, whole rows (sorted by ``dst_row``)."""
+class _TargetPush:
+    """One turn of :func:`target_distribution`: the rows of the states of a level, by points so
+    far -- ``dist_t`` (states, tw) below the target, ``dist_e`` past it for the states with
+    ``e_of >= 0`` (column ``i``: ``tw + i`` points) -- into the next level's."""
+
+    def __init__(self, rules, table, target_values, tw, width, rep):
+        self.rules, self.table, self.tw, self.width, self.rep = rules, table, tw, width, rep
+        self.args = dp.rule_arrays(rules)
+        tv = target_values
+        self.w = dp.kernel_values(tv.w, np.float32)
+        self.w_off, self.w_lead, self.w_len = tv.off, tv.lead, tv.length
+        # a row is > 0 between its certain targets and its end: only a stored 0 inside (never
+        # written by a build, whose rows end at their last non-zero) needs the values read
+        self.zeros_inside = bool(len(tv.w)) and not (np.asarray(tv.w) > 0.0).all()
+        k = rules.kernel_arrays
+        self.cmax = 2 * sum(
+            len(set(k["score"][:, b].tolist()) | set(k["joker_score"][:, b].tolist()) | {0})
+            for b in range(rules.n_boxes)
+        )  # candidates of a state at most: (box, score, bonus or not)
+        self.turn_max = _turn_points(rules)
+        self.row_of = np.full(
+            (1 << rules.n_boxes) * (rules.upper_cap + 1) * rules.n_flags, -1, dtype=np.int64
+        )
+        # the states of each level, by the number of boxes filled (those of the full card: every
+        # upper total, as the outcomes reach them)
+        per_mask = (rules.upper_cap + 1) * rules.n_flags
+        self.levels = {rules.n_boxes: rules.full_mask * per_mask + np.arange(per_mask, dtype=np.int64)}
+        for masks in dp.masks_by_level(rules):
+            (m, u, f), _ = dp.level_lanes(rules, masks)
+            self.levels[bin(int(masks[0])).count("1")] = np.sort(
+                (m * (rules.upper_cap + 1) + u) * rules.n_flags + f
+            )
+
+    def active(self, states, dist_t):
+        """(states, tw) bool: the lanes played for the target (probability there, and the
+        target still in reach: P(>= need) > 0)."""
+        rules = self.rules
+        cap, n_flags = rules.upper_cap, rules.n_flags
+        m, u, f = states // n_flags // (cap + 1), states // n_flags % (cap + 1), states % n_flags
+        need = self.tw - np.arange(self.tw)
+        length = self.w_len[m, u, f]
+        active = (dist_t != 0.0) & (need[None, :] <= length[:, None])
+        if self.zeros_inside:
+            lead, off = self.w_lead[m, u, f], self.w_off[m, u, f]
+            rows, cols = np.nonzero(active & (need[None, :] > lead[:, None]))
+            active[rows, cols] = self.w[off[rows] + need[cols] - 1] > 0.0
+        return active
+
+    def turn(self, states, dist_t, dist_e, e_of, start_roll, rolls_left, workers):
+        from . import _kernels
+
+        rules, tw = self.rules, self.tw
+        cap, n_flags = rules.upper_cap, rules.n_flags
+        level = bin(int(states[0] // ((cap + 1) * n_flags))).count("1")
+        nxt = self.levels[level + 1]
+        row_of = self.row_of
+        row_of[nxt] = np.arange(len(nxt))
+        out_t = np.zeros((len(nxt), tw))
+        e_next = np.full(len(nxt), -1, dtype=np.int64)
+        e_width = min(self.width - tw, dist_e.shape[1] + self.turn_max)
+        out_e = [np.zeros((0, e_width))]
+
+        def need_rows(rows) -> None:  # rows of out_e for these next states
+            new = np.unique(rows[e_next[rows] < 0])
+            if len(new):
+                e_next[new] = out_e[0].shape[0] + np.arange(len(new))
+                out_e[0] = np.concatenate([out_e[0], np.zeros((len(new), e_width))])
+
+        active = self.active(states, dist_t) if tw else np.zeros(dist_t.shape, dtype=bool)
+        # expected-score play: the lanes out of play for the target and the points past it
+        nz_t = (dist_t != 0.0) & ~active
+        support = np.zeros(len(states), dtype=np.int64)
+        if tw:
+            support = np.where(nz_t.any(axis=1), tw - np.argmax(nz_t[:, ::-1], axis=1), 0)
+        has_e = e_of >= 0
+        if has_e.any():
+            nz_e = dist_e[e_of[has_e]] != 0.0
+            past = np.where(nz_e.any(axis=1), tw + nz_e.shape[1] - np.argmax(nz_e[:, ::-1], axis=1), 0)
+            support[has_e] = np.maximum(support[has_e], past)
+        support = support.astype(np.int64)
+        ev_rows = np.flatnonzero(support > 0)
+        if len(ev_rows):
+            i, dst, gain, _, prob = _turn_outcomes(
+                states, ev_rows, rules, self.table, self.args, start_roll, rolls_left, self.rep, workers
+            )
+            src = ev_rows[i]
+            dst_row = row_of[dst]
+            if len(dst_row) and dst_row.min() < 0:
+                raise AssertionError("an outcome leads out of the next level's states")
+            order = np.argsort(dst_row, kind="stable")  # a fixed order of additions: any thread count
+            src, dst_row, gain, prob = src[order], dst_row[order], gain[order], prob[order]
+            need_rows(dst_row[support[src] - 1 + gain >= tw])
+            cuts = np.searchsorted(dst_row, np.arange(len(nxt) + 1))
+            e_src = np.ascontiguousarray(dist_e)
+
+            def apply_ev(r0: int, r1: int) -> None:
+                _kernels.apply_split_rows(
+                    cuts[r0], cuts[r1], src, dst_row, gain, prob, dist_t, active, e_src, e_of, support,
+                    np.int64(tw), out_t, out_e[0], e_next,
+                )  # fmt: skip
+
+            workers.run(apply_ev, 0, len(nxt))
+        del nz_t
+        # target play: runs of consecutive needs of a state, blocks of runs
+        rows, cols = np.nonzero(active[:, ::-1])  # by state, then need (tw - points so far) upwards
+        need = (cols + 1).astype(np.int64)
+        if len(rows):
+            cut = np.ones(len(rows), dtype=bool)
+            cut[1:] = (rows[1:] != rows[:-1]) | (need[1:] != need[:-1] + 1)
+            run_start = np.flatnonzero(cut)
+            pos = np.arange(len(rows)) - np.repeat(run_start, np.diff(np.append(run_start, len(rows))))
+            starts = np.flatnonzero(cut | (pos % TARGET_BLOCK == 0))
+            run_n = np.diff(np.append(starts, len(rows))).astype(np.int64)
+            self.target_runs(
+                states, rows[starts].astype(np.int64), need[starts], run_n, dist_t, start_roll, rolls_left,
+                workers, out_t, out_e, e_next, need_rows, row_of,
+            )  # fmt: skip
+        row_of[nxt] = -1
+        out_e = out_e[0]
+        keep = out_t.any(axis=1)
+        with_e = e_next >= 0
+        keep[with_e] |= out_e[e_next[with_e]].any(axis=1)
+        kept_e = e_next[keep]
+        used = kept_e >= 0
+        new_e = np.full(len(kept_e), -1, dtype=np.int64)
+        new_e[used] = np.arange(int(used.sum()))
+        return nxt[keep], out_t[keep], out_e[kept_e[used]], new_e
+
+    def target_runs(
+        self, states, run_state, run_t0, run_n, dist_t, start_roll, rolls_left, workers, out_t, out_e, e_next,
+        need_rows, row_of,
+    ):  # fmt: skip
+        """The runs of target play (a state, consecutive needs), in blocks of about
+        :data:`TARGET_BLOCK` lanes, a chunk of about :data:`TARGET_CHUNK_LANES` lanes at a time:
+        their outcomes (in threads), then their masses into the next rows (in threads, by rows)."""
+        from ..core.threads import piece_count
+        from . import _kernels
+
+        rules, cmax, tw = self.rules, self.cmax, self.tw
+        cap, n_flags = rules.upper_cap, rules.n_flags
+        masks = states // n_flags // (cap + 1)
+        us, fs = states // n_flags % (cap + 1), states % n_flags
+        first_lane = np.cumsum(run_n) - run_n
+        # a block: the runs starting in the same TARGET_BLOCK lanes; a chunk: whole blocks
+        block_of = first_lane // TARGET_BLOCK
+        block_run = np.flatnonzero(np.diff(block_of, prepend=-1)).astype(np.int64)
+        chunk_of = first_lane[block_run] // TARGET_CHUNK_LANES
+        chunk_block = np.append(np.flatnonzero(np.diff(chunk_of, prepend=-1)), len(block_run))
+        block_run = np.append(block_run, len(run_n))
+
+        def chunk(b0: int, b1: int) -> None:
+            q0, q1 = int(block_run[b0]), int(block_run[b1])
+            rs, rt, rn = (np.ascontiguousarray(a[q0:q1]) for a in (run_state, run_t0, run_n))
+            br = block_run[b0 : b1 + 1] - q0
+            nq = q1 - q0
+            run_out = (np.cumsum(rn) - rn) * cmax
+            probs = np.empty(int(rn.sum()) * cmax)
+            c_dst = np.zeros(nq * cmax, dtype=np.int64)
+            c_gain = np.zeros(nq * cmax, dtype=np.int64)
+            run_cand = np.zeros(nq, dtype=np.int64)
+
+            def turn(i0: int, i1: int) -> None:
+                _kernels.target_turn_runs(
+                    i0, i1, br, rs, rt, rn, run_out, masks, us, fs, self.w, self.w_off, self.w_lead, self.w_len,
+                    self.rep, self.args, TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left),
+                    np.int64(cmax), probs, c_dst, c_gain, run_cand,
+                )  # fmt: skip
+
+            workers.run(turn, 0, b1 - b0, pieces=piece_count(b1 - b0, workers.threads, 16, at_least=8))
+            valid = np.arange(cmax)[None, :] < run_cand[:, None]
+            c_row = np.where(valid.ravel(), row_of[c_dst], 0)
+            if c_row.min(initial=0) < 0:
+                raise AssertionError("a placement leads out of the next level's states")
+            # past the target: the most points so far of the run (its smallest need) plus the gain
+            need_rows(c_row.reshape(nq, cmax)[valid & (c_gain.reshape(nq, cmax) >= rt[:, None])])
+
+            def apply(r0: int, r1: int) -> None:
+                _kernels.apply_target_runs(
+                    np.int64(r0), np.int64(r1), 0, nq, rs, rt, rn, run_out, run_cand, probs, c_row, c_gain,
+                    np.int64(cmax), dist_t, np.int64(tw), out_t, out_e[0], e_next,
+                )  # fmt: skip
+
+            workers.run(apply, 0, len(out_t))
+
+        for b0, b1 in zip(chunk_block[:-1].tolist(), chunk_block[1:].tolist(), strict=True):
+            chunk(b0, b1)
+
+
+# --- the points still to come, per card state ----------------------------------------
+#: each exact row of :func:`solve_residuals` drops at most this much probability off each end
+RESIDUAL_EPS = 1e-7
+#: states with at most this many open boxes get their exact row; more, a discretised normal
+RESIDUAL_EXACT_OPEN = 4
+#: the normal rows: standard deviations on a grid of this ratio, means to a quarter point, cut at
+#: this many standard deviations
+RESIDUAL_SD_STEP = 1.02
+RESIDUAL_MEAN_STEPS = 4
+RESIDUAL_CUT = 4.0
+
+
+@dataclass(frozen=True)
+class Residuals:
+    """The distribution of the points still to come under expected-score play (the ``optimal``
+    bot, ties included), per card state at the start of a turn: P(``x`` more points from
+    ``(mask, u, f)``) = ``p[off[state] + x - lo[state]]`` for ``lo <= x < lo + length``, 0
+    outside (``p`` float32; ``off``/``lo``/``length`` int64 of shape ``(2**n_boxes, upper_cap +
+    1, n_flags)``, ``off`` -1 on unreachable states).
+
+    With at most ``exact_open`` boxes open the row is exact (float32) but for at most ``eps``
+    of probability left off each end; with more, a discretised normal of the state's exact
+    mean ``mean[state]`` and standard deviation ``sd[state]`` (the sd on a grid of ratio
+    :data:`RESIDUAL_SD_STEP`, the mean to 1 / :data:`RESIDUAL_MEAN_STEPS` point, cut at
+    :data:`RESIDUAL_CUT` sd; rows shared, so ``lo`` may be below 0: a little of the normal's
+    mass lies below the points on the card)."""
+
+    p: np.ndarray
+    off: np.ndarray
+    lo: np.ndarray
+    length: np.ndarray
+    exact_open: int
+    eps: float
+    mean: np.ndarray | None = None  # (as ``off``) float64; None when read from a file
+    sd: np.ndarray | None = None
+
+    def row(self, state: tuple[int, int, int]) -> tuple[int, np.ndarray]:
+        """``(lo, pmf)``: P(``lo + i`` more points from ``state``) = ``pmf[i]`` (a view)."""
+        o, lo, n = (int(a[state]) for a in (self.off, self.lo, self.length))
+        if o < 0:
+            raise ValueError(f"state {state} is not reachable")
+        return lo, self.p[o : o + n]
+
+
+def normal_row(sd: float, shift: float) -> np.ndarray:
+    """P(``x``) for ``x = -h .. h`` (``h = ceil(RESIDUAL_CUT sd) + 1``) of a normal of mean
+    ``shift`` (in [0, 1]) and standard deviation ``sd``, discretised to whole points (the mass of
+    ``[x - 1/2, x + 1/2)``) and scaled to add up to 1."""
+    h = math.ceil(RESIDUAL_CUT * sd) + 1
+    cdf = [0.5 * math.erfc(-(x - 0.5 - shift) / (sd * math.sqrt(2.0))) for x in range(-h, h + 2)]
+    row = np.diff(np.array(cdf))
+    return row / math.fsum(row.tolist())
+
+
+def solve_residuals(
+    rules: RuleSet, values, *, exact_open: int = RESIDUAL_EXACT_OPEN, eps: float = RESIDUAL_EPS, threads=None
+) -> Residuals:
+    """:class:`Residuals` of every reachable state of ``rules``, by one backward pass over the
+    levels: each state's mean and second moment of the points to come from its turn's
+    outcomes (:func:`turn_outcomes`' kernel) and, with at most ``exact_open`` boxes open, its
+    exact row: the mix of its outcomes' rows shifted by what the turn scores.  Hopeless upper
+    totals share their mask's row (see :func:`representative_upper`).  The result does not
+    depend on ``threads``."""
+    from ..core.threads import Workers
     from . import _kernels
 
-    if len(gain) and int((gain + support[src]).max()) > out.shape[1]:
-        raise AssertionError("the score range is too small for this game")
-    cuts = np.searchsorted(dst_row, np.arange(out.shape[0] + 1))
+    table = dp.kernel_values(values)
+    cap, n_flags = rules.upper_cap, rules.n_flags
+    shape = (1 << rules.n_boxes, cap + 1, n_flags)
+    off = np.full(shape, -1, dtype=np.int64)
+    lo = np.zeros(shape, dtype=np.int64)
+    length = np.zeros(shape, dtype=np.int64)
+    mean = np.zeros(shape)
+    second = np.zeros(shape)
+    off[rules.full_mask], length[rules.full_mask] = 0, 1  # nothing to come: 0 points, surely
+    flat_off, flat_lo, flat_len = off.reshape(-1), lo.reshape(-1), length.reshape(-1)
+    flat_mean, flat_second = mean.reshape(-1), second.reshape(-1)
+    parts, used = [np.ones(1)], 1
+    rep = representative_upper(rules)
+    args = dp.rule_arrays(rules)
+    normal_states = []
+    with Workers(threads) as workers:
+        for masks in dp.masks_by_level(rules):
+            (lm, lu, lf), (copy_mask, copy_u, copy_from) = dp.level_lanes(rules, masks)
+            lane_args = args
+            if rules.order == "choose" and masks.tolist() == [0]:
+                from .turn import best_direction
 
-    def apply(r0: int, r1: int) -> None:
-        _kernels.apply_outcomes(cuts[r0], cuts[r1], src, dst_row, gain, prob, dist, support, out)
+                lane_args = dp.rule_arrays(rules.directed(best_direction(rules, table)))
+            flat = (lm * (cap + 1) + lu) * n_flags + lf
+            src, dst, gain, _, prob = _turn_outcomes(
+                flat, np.arange(len(flat)), rules, table, lane_args, -1, 2, rep, workers
+            )
+            g = gain.astype(np.float64)
+            n_lanes = len(flat)
+            mean[lm, lu, lf] = np.bincount(src, prob * (g + flat_mean[dst]), n_lanes)
+            second[lm, lu, lf] = np.bincount(
+                src, prob * (g * g + 2.0 * g * flat_mean[dst] + flat_second[dst]), n_lanes
+            )
+            if rules.n_boxes - int(masks[0]).bit_count() > exact_open:
+                normal_states.append((lm, lu, lf))
+            else:
+                cuts = np.searchsorted(src, np.arange(n_lanes + 1)).astype(np.int64)
+                first = gain + flat_lo[dst]
+                row_lo = np.minimum.reduceat(first, cuts[:-1])
+                row_hi = np.maximum.reduceat(first + flat_len[dst], cuts[:-1])
+                widths = row_hi - row_lo
+                row_start = np.cumsum(widths) - widths
+                dense = np.zeros(int(widths.sum()))
+                p_all = np.concatenate(parts) if len(parts) > 1 else parts[0]
+                parts = [p_all]
 
-    workers.run(apply, 0, out.shape[0])
+                def rows(
+                    j0: int, j1: int, a=(cuts, dst, gain, prob, p_all), b=(row_start, row_lo, dense)
+                ) -> None:
+                    _kernels.residual_rows(j0, j1, *a, flat_off, flat_lo, flat_len, *b)
+
+                workers.run(rows, 0, n_lanes)
+                lead, end = np.empty_like(widths), np.empty_like(widths)
+                _kernels.trim_tails(dense, row_start, widths, float(eps), lead, end)
+                kept = end - lead
+                at = np.repeat(row_start + lead - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
+                parts.append(dense[at])
+                off[lm, lu, lf] = used + np.cumsum(kept) - kept
+                lo[lm, lu, lf] = row_lo + lead
+                length[lm, lu, lf] = kept
+                used += int(kept.sum())
+            for a in (off, lo, length, mean, second):
+                a[copy_mask, copy_u] = a[copy_mask, copy_from]
+    sd = np.sqrt(np.maximum(second - mean * mean, 0.0))
+    # the normal rows, one per (sd on the grid, quarter of a point of the mean) used
+    rows_at: dict = {}
+    for lm, lu, lf in normal_states:
+        m, s = mean[lm, lu, lf], sd[lm, lu, lf]
+        step = np.maximum(np.rint(np.log(np.maximum(s, 0.25)) / math.log(RESIDUAL_SD_STEP)), 0).astype(
+            np.int64
+        )
+        quarters = np.rint(m * RESIDUAL_MEAN_STEPS).astype(np.int64)
+        whole, frac = np.divmod(quarters, RESIDUAL_MEAN_STEPS)
+        for key in sorted(set(zip(step.tolist(), frac.tolist(), strict=True))):
+            if key not in rows_at:
+                row = normal_row(RESIDUAL_SD_STEP ** key[0], key[1] / RESIDUAL_MEAN_STEPS)
+                rows_at[key] = (used, len(row) // 2)
+                parts.append(row)
+                used += len(row)
+        at = np.array([rows_at[k] for k in zip(step.tolist(), frac.tolist(), strict=True)], dtype=np.int64)
+        off[lm, lu, lf], lo[lm, lu, lf] = at[:, 0], whole - at[:, 1]
+        length[lm, lu, lf] = 2 * at[:, 1] + 1
+    for masks in dp.masks_by_level(rules):  # the hopeless upper totals again: the normal rows
+        _, (copy_mask, copy_u, copy_from) = dp.level_lanes(rules, masks)
+        for a in (off, lo, length):
+            a[copy_mask, copy_u] = a[copy_mask, copy_from]
+    p = np.concatenate(parts).astype(np.float32)
+    return Residuals(p, off, lo, length, int(exact_open), float(eps), mean, sd)
 
 
-def _apply_entries(src_row, src_col, dst_row, gain, prob, dist, out, workers) -> None:
-    """``out[dst_row, src_col + gain] += prob * dist[src_row, src_col]`` (sorted by ``dst_row``)."""
-    from . import _kernels
+# --- kept beside the target table ---------------------------------------------------------
+RESIDUAL_FORMAT_VERSION = 1
 
-    if len(gain) and int((src_col + gain).max()) >= out.shape[1]:
-        raise AssertionError("the score range is too small for this game")
-    cuts = np.searchsorted(dst_row, np.arange(out.shape[0] + 1))
 
-    def apply(r0: int, r1: int) -> None:
-        _kernels.apply_entry_outcomes(cuts[r0], cuts[r1], src_row, src_col, dst_row, gain, prob, dist, out)
+def residual_paths(rules: RuleSet, folder):
+    """``(values, index, manifest)`` paths of the stored :class:`Residuals` of ``rules``."""
+    from pathlib import Path
 
-    workers.run(apply, 0, out.shape[0])
+    folder = Path(folder)
+    stem = f"{rules.id}.opponent"  # never Path.with_suffix: the rule set's id may hold a dot
+    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
+
+
+def _residual_manifest(rules: RuleSet, table_sha: str) -> dict:
+    return {
+        "format_version": RESIDUAL_FORMAT_VERSION,
+        "kind": "opponent",
+        "rules": rules.describe(),
+        "value_table_sha256": table_sha,
+        "exact_open": RESIDUAL_EXACT_OPEN,
+        "eps": RESIDUAL_EPS,
+        "sd_step": RESIDUAL_SD_STEP,
+        "mean_steps": RESIDUAL_MEAN_STEPS,
+        "cut": RESIDUAL_CUT,
+    }
+
+
+def load_residuals(rules: RuleSet, folder, table_sha: str) -> Residuals | None:
+    """The :class:`Residuals` stored in ``folder`` for the value table of sha256 ``table_sha``,
+    or None when there are none, they are of another table or other settings, or anything about
+    them does not check out (they are rebuilt then): both files' sha256 against the manifest,
+    their headers, every index entry inside the values, every value a probability."""
+    from .tables import ValueFile, read_manifest, sha256_file
+
+    w_path, index_path, manifest_path = residual_paths(rules, folder)
+    try:
+        manifest = read_manifest(manifest_path)
+        expected = _residual_manifest(rules, table_sha)
+        if any(manifest.get(k) != v for k, v in expected.items()):
+            return None
+        if sha256_file(w_path) != manifest.get("values_sha256") or sha256_file(index_path) != manifest.get(
+            "index_sha256"
+        ):
+            return None
+        w, index = ValueFile.open(w_path), ValueFile.open(index_path)
+        shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 3)
+        if (w.descr, w.fortran_order, len(w.shape)) != ("<f4", False, 1) or (
+            index.descr,
+            index.fortran_order,
+            index.shape,
+        ) != ("<i8", False, shape):
+            return None
+        p, idx = np.array(w), np.array(index)
+    except (OSError, ValueError, RecursionError):
+        return None
+    off, lo, length = (np.ascontiguousarray(idx[..., k]) for k in range(3))
+    reach = off >= 0
+    top = max_points(rules)
+    if not (
+        (length[reach] >= 1).all()
+        and (off[reach] + length[reach] <= len(p)).all()
+        and (np.abs(lo[reach]) <= top).all()
+        and (length[reach] <= 4 * top + 8).all()
+        and len(p)
+        and p.min() >= 0.0
+        and p.max() <= 1.0
+    ):
+        return None
+    return Residuals(p, off, lo, length, RESIDUAL_EXACT_OPEN, RESIDUAL_EPS)
+
+
+def save_residuals(rules: RuleSet, res: Residuals, folder, table_sha: str) -> None:
+    """Store ``res`` in ``folder`` (atomically; an ``OSError`` when it cannot be written)."""
+    import json
+
+    from ..core.fileio import atomic_write, atomic_write_text
+    from .tables import sha256_file
+
+    w_path, index_path, manifest_path = residual_paths(rules, folder)
+    index = np.stack([res.off, res.lo, res.length], axis=-1)
+    for path, array in ((w_path, res.p), (index_path, index)):
+        atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
+    manifest = _residual_manifest(rules, table_sha) | {
+        "values_sha256": sha256_file(w_path),
+        "index_sha256": sha256_file(index_path),
+    }
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+
+
+def get_residuals(rules: RuleSet, values, folder=None, table_sha: str | None = None) -> Residuals:
+    """The :class:`Residuals` of the value table ``values`` (sha256 ``table_sha``): read from
+    ``folder`` when stored there, else solved (:func:`solve_residuals`: half a minute of CPU for
+    ``yahtzee``) and stored there when the folder can be written (else kept in memory only)."""
+    if folder is not None and table_sha:
+        stored = load_residuals(rules, folder, table_sha)
+        if stored is not None:
+            return stored
+    res = solve_residuals(rules, values)
+    if folder is not None and table_sha:
+        try:
+            save_residuals(rules, res, folder, table_sha)
+        except OSError:  # a read-only tables folder: solved again by the next process
+            pass
+    return res

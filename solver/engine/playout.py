@@ -228,7 +228,7 @@ class WinGrader:
     """Grades recorded turns for the win objective against a known best opponent final ``B``:
     each decision's loss in P(win) + ``tie`` x P(tie), from the target arrays ``target``
     (:class:`~solver.engine.target.TargetValues`) as the win bot values a turn
-    (:func:`solver.engine._kernels.mixed_win_group_tables` with the spread ``[1]``).
+    (:func:`solver.engine._kernels.mixed_win_group_tables` with the opponent final ``q = [1]``).
 
     Exact where the turn is the player's last and ``B`` is known (every opponent has finished:
     the last seat's last turn): each option is then worth what it wins, and the turn's tables
@@ -266,15 +266,18 @@ class WinGrader:
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(
             lanes // span, n_flags, cap, pos_lane
         )
-        lane_k = np.zeros(len(lanes), dtype=np.int64)  # every lane: the known final, spread [1]
-        qs, qlen = np.ones((1, 1)), np.ones(1, dtype=np.int64)
+        from .dp import kernel_values
+
+        lane_q0 = np.zeros(len(lanes), dtype=np.int64)  # every lane: the known final, q = [1]
+        lane_qn = np.ones(len(lanes), dtype=np.int64)
+        q = kernel_values(np.ones(1), np.float32)
         w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
 
         start = np.empty(len(lanes))  # each lane's value at the start of the turn
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_need, lane_k, qs, qlen, tie,
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
                 w, off, lead, length, ra, e0_all, e1_all,
             )  # fmt: skip
             K.turn_start_values(int(group_lane[a]), int(group_lane[b]), l0, e1_all, ra, start)

@@ -132,36 +132,50 @@ class TargetTurnValues(TurnValues):
         return self.table.probability(nxt, self.need - points - bonus)
 
 
-def mixed_win_value(table, state, need0: int, q, tie: float = 0.5, nmin: int | None = None) -> float:
-    """``sum_j q[j] [(1 - tie) W(state, need0 + j) + tie W(state, need0 + j + 1)]`` from a
-    target table (``W(t)`` = 1 for ``t <= 0``, 0 beyond the stored targets): P(win) + ``tie``
-    P(tie) against a best opponent final ``B = b0 + j`` (probability ``q[j]``), ``need0 = b0 -
-    total``, never below ``nmin`` (the opponents' best total so far - this total) (the twin of
-    :func:`solver.engine._kernels.mixed_win_value`, term by term)."""
-    if nmin is None:
-        nmin = need0
+def tie_mixed(q, tie: float = 0.5) -> tuple[list[float], list[float]]:
+    """``(qt, qc)``: ``qt[i] = (1 - tie) q[i] + tie q[i - 1]`` for ``i = 0 .. len(q)`` (``q`` 0
+    outside) and its prefix sums, in the kernel's order (the twin of
+    :func:`solver.engine._kernels.tie_mix`)."""
+    qt, qc = [], []
+    acc = prev = 0.0
+    for cur in [*map(float, q), 0.0]:
+        v = (1.0 - tie) * cur + tie * prev
+        prev = cur
+        qt.append(v)
+        acc += v
+        qc.append(acc)
+    return qt, qc
+
+
+def mixed_win_value(table, state, need0: int, qt, qc) -> float:
+    """``sum_i qt[i] W(state, need0 + i)`` from a target table (``W(t)`` = 1 for ``t <= 0``, 0
+    beyond the stored targets), ``(qt, qc)`` from :func:`tie_mixed`: P(win) + ``tie`` P(tie)
+    against a best opponent final ``B = b0 + j`` of probability ``q[j]``, ``need0 = b0 -
+    total`` (the twin of :func:`solver.engine._kernels.mixed_win_value`, term by term)."""
     off, lead, length = table.span(state)  # checked: a damaged table is a TableError
-
-    def objective(need: int) -> float:
-        if need <= lead:
-            return 1.0
-        if need > length:
-            return 0.0
-        return table.stored(off, need)
-
-    acc = 0.0
-    for j, qj in enumerate(q):
-        n = max(need0 + j, nmin)
-        acc += float(qj) * ((1.0 - tie) * objective(n) + tie * objective(n + 1))
+    m = len(qt)
+    c = lead - need0
+    acc = qc[min(c, m - 1)] if c >= 0 else 0.0
+    i, i2 = max(c + 1, 0), min(length - need0, m - 1)
+    if i <= i2:
+        a = [0.0, 0.0, 0.0, 0.0]
+        while i + 3 <= i2:
+            for k in range(4):
+                a[k] += qt[i + k] * table.stored(off, need0 + i + k)
+            i += 4
+        while i <= i2:
+            a[0] += qt[i] * table.stored(off, need0 + i)
+            i += 1
+        acc += (a[0] + a[1]) + (a[2] + a[3])
     return acc
 
 
 class WinTurnValues(TurnValues):
     """The within-turn values of one card state for playing to win: P(win) + ``tie`` x P(tie)
     against a best opponent final ``B`` of ``b0 + j`` with probability ``q[j]``, this card's
-    total ``total``, each ``B`` valued by target play and mixed (``B`` at least ``floor``, the best
-    opponent total so far): ``sum_j q[j] [(1 - tie) W(B - total - x) + tie W(B - total - x + 1)]`` for a placement
-    earning ``x`` points and leading to state ``nxt``, ``W`` the target table's probabilities.
+    total ``total``, each ``B`` valued by target play and mixed: ``sum_j q[j] [(1 - tie)
+    W(B - total - x) + tie W(B - total - x + 1)]`` for a placement earning ``x`` points and
+    leading to state ``nxt``, ``W`` the target table's probabilities.
 
     Exact when ``B`` is certain (``q = [1]``: the opponents have finished); otherwise an
     approximation (the strategy after this turn is the one for each ``B``, so the value is
@@ -169,28 +183,26 @@ class WinTurnValues(TurnValues):
     :func:`solver.engine._kernels.mixed_win_group_tables`, term by term.
     """
 
-    def __init__(self, rules: RuleSet, state, table, total: int, b0: int, q, tie: float = 0.5, floor=None):
+    def __init__(self, rules: RuleSet, state, table, total: int, b0: int, q, tie: float = 0.5):
         self.table, self.total, self.b0, self.tie = table, int(total), int(b0), float(tie)
-        self.floor = int(b0 if floor is None else floor)  # the best opponent total so far
-        self.q = [float(v) for v in q]
+        self.qt, self.qc = tie_mixed(q, self.tie)
         self._memo: dict = {}
         super().__init__(rules, state, None)
 
-    def mixed(self, state, need0: int, nmin: int) -> float:
-        """``sum_j q[j] win_objective(state, max(need0 + j, nmin))`` (the kernel's loop)."""
-        return mixed_win_value(self.table, state, need0, self.q, self.tie, nmin)
+    def mixed(self, state, need0: int) -> float:
+        """The value of ``state`` at ``need0`` = ``b0`` - total (:func:`mixed_win_value`)."""
+        return mixed_win_value(self.table, state, need0, self.qt, self.qc)
 
     @property
     def start_value(self) -> float:
         """The value at the start of the turn (from the table: exact for target play)."""
-        return self.mixed(self.state, self.b0 - self.total, self.floor - self.total)
+        return self.mixed(self.state, self.b0 - self.total)
 
     def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
         key = (points + bonus, nxt)
         v = self._memo.get(key)
         if v is None:
-            x = self.total + points + bonus
-            v = self._memo[key] = self.mixed(nxt, self.b0 - x, self.floor - x)
+            v = self._memo[key] = self.mixed(nxt, self.b0 - self.total - points - bonus)
         return v
 
 

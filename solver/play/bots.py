@@ -274,10 +274,11 @@ class WinBot(_TurnValuesBot):
       with ``B`` the best final score, target play for ``(W(B - total) + W(B - total + 1)) /
       2``, ``W(t)`` the target table's largest probability of scoring at least ``t`` more
       points -- the probability of winning, a tie counted half.
-    * Before that, an approximation: each opponent's final score is its estimate
-      (:func:`estimated_final`: total + expected points to come under optimal play) with a
-      normal spread that narrows with its open boxes (:func:`spread_table`); the bot mixes
-      the exact values over the best opponent's final (:class:`~solver.advice.advisor.WinTurnValues`).
+    * Before that, an approximation: each opponent's final score is its total plus the points
+      still to come under expected-score play, distributed as
+      :class:`~solver.advice.win.OpponentModel` says (exact with at most four boxes open, a
+      normal of the state's exact mean and sd before); the bot mixes the exact values over the
+      best opponent's final (:class:`~solver.engine.turn.WinTurnValues`).
     * When it cannot lose (every opponent's possible final below its total) or cannot win
       any more (value 0), it plays for expected score like ``optimal``; likewise with no
       opponents and on the first turn under ``order=choose``.

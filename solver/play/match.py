@@ -17,8 +17,8 @@ Game ``g`` of a match of ``P`` bots under seed ``S``:
 
 Two engines play the same games: numba, when every bot is a builtin bot of the numba
 engine of :mod:`solver.play.simulate` and at most one is ``win`` (turn-synchronous over all
-games: the opponents' estimated finals are updated after every turn, the ``win`` bot's
-turns run the win kernels of :mod:`solver.engine._kernels` with a target per game), and Python
+games: the opponent's row of the opponent model is updated after every turn, the ``win``
+bot's turns run the win kernels of :mod:`solver.engine._kernels` with a target per game), and Python
 (any bots: one game after another).
 """
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..advice.win import WIN_TIE, WinAdvisor, spread_table
+from ..advice.win import WIN_TIE, WinAdvisor
 from ..core.card import ScoreCard
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
@@ -346,44 +346,34 @@ def _run_python(rules, bots, games, seed, tick, grading: LastTurnGrading | None 
 
 
 # --- the numba engine -------------------------------------------------------------
-def _estimates(state, ids, out, n_open, total, values, ra, nb) -> None:
-    """``out[ids]`` = the estimated final scores of the games ``state`` (see
-    :func:`solver.advice.win.estimated_final`)."""
-    cap, n_flags = values.shape[1] - 1, values.shape[2]
+def _opponent_rows(state, ids, opp, residuals, ra, nb) -> None:
+    """``opp["b0"][ids]``, ``opp["q0"][ids]``, ``opp["qn"][ids]``: where the final score of each
+    game of ``state`` lies (:class:`solver.advice.win.OpponentModel`): ``b0 + j`` with
+    probability ``residuals.p[q0 + j]``, ``j < qn``."""
+    cap, n_flags = residuals.off.shape[1] - 1, residuals.off.shape[2]
     mask, u, f = lane_states(state, nb, cap, n_flags)
-    totals = game_totals_of(state, ra, nb)
-    total[ids] = totals
-    out[ids] = np.floor(totals.astype(np.float64) + values[mask, u, f] + 0.5).astype(np.int64)
-    filled = np.zeros(len(mask), dtype=np.int64)
-    for b in range(nb):
-        filled += (mask >> b) & 1
-    n_open[ids] = nb - filled
+    opp["b0"][ids] = game_totals_of(state, ra, nb) + residuals.lo[mask, u, f]
+    opp["q0"][ids] = residuals.off[mask, u, f]
+    opp["qn"][ids] = residuals.length[mask, u, f]
 
 
-def _win_turn(
-    K, workers, values, target, spreads, tie, opp_est, opp_open, opp_total, state, ids, seed_mixed, ra,
-    recorder=None,
-):  # fmt: skip
-    """One turn of the win bot in every game of ``state`` against one opponent (its estimated
-    final ``opp_est[id]`` and open boxes ``opp_open[id]``, see :class:`solver.play.bots.WinBot`):
-    games that cannot lose or cannot win play for expected score, the others from win tables
-    of their lanes ``(mask, u, f, spread, need)``.  Returns the games and their ids, reordered;
-    ``recorder`` (a :class:`~solver.engine.playout.Grader` without values) gets their moves."""
+def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, ra, recorder=None):
+    """One turn of the win bot in every game of ``state`` against one opponent (its final score
+    ``opp["b0"][id] + j`` with probability ``q[opp["q0"][id] + j]``, see
+    :class:`solver.play.bots.WinBot`): games that cannot lose or cannot win play for expected
+    score, the others from win tables of their lanes ``(mask, u, f, need, opponent row)``.
+    Returns the games and their ids, reordered; ``recorder`` (a
+    :class:`~solver.engine.playout.Grader` without values) gets their moves."""
     nb = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     w, w_off, w_lead, w_len = target.w, target.off, target.lead, target.length
-    qs, qlen, half = spreads
-    kq = opp_open[ids]
     totals = game_totals_of(state, ra, nb)
-    need0 = opp_est[ids] - half[kq] - totals
-    nmin = opp_total[ids] - totals
+    need0 = opp["b0"][ids] - totals
+    q0, qn = opp["q0"][ids], opp["qn"][ids]
     mask, u, f = lane_states(state, nb, cap, n_flags)
     p = np.empty(len(state))
-    K.mixed_start_values(mask, u, f, need0, nmin, kq, qs, qlen, tie, w, w_off, w_lead, w_len, p)
-    filled = np.zeros(len(mask), dtype=np.int64)
-    for b in range(nb):
-        filled += (mask >> b) & 1
-    for_win = (np.maximum(need0 + qlen[kq] - 1, nmin) >= 0) & (p > 0.0) & (nb - filled <= WinAdvisor.HORIZON)
+    K.mixed_start_values(mask, u, f, need0, q0, qn, q, tie, w, w_off, w_lead, w_len, p)
+    for_win = (need0 + qn - 1 >= 0) & (p > 0.0)  # the opponent may reach this total; a chance left
     parts_state, parts_ids, parts_moves = [], [], []
     ev = np.flatnonzero(~for_win)
     if len(ev):
@@ -396,29 +386,25 @@ def _win_turn(
             parts_moves.append(recorder.moves)
     tg = np.flatnonzero(for_win)
     if len(tg):
-        shift = int(qlen.max()) + 1
-        span = int(w_len.max(initial=0)) + 2 * shift + 2
-        n_k = len(qlen)
-        key = (((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]) * n_k + kq[tg]) * span + need0[tg] + shift
-        key = key * span + np.maximum(nmin[tg] + shift, 0)  # a floor below need0 - shift changes nothing
-        lanes, pos_lane = np.unique(key, return_inverse=True)
-        order = np.argsort(pos_lane, kind="stable")
+        flat = ((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]).astype(np.int64)
+        need_tg, q0_tg, qn_tg = need0[tg], q0[tg], qn[tg]
+        order = np.lexsort((need_tg, q0_tg, flat))  # lanes by state (so by mask), opponent row, need
+        flat, need_tg, q0_tg, qn_tg = flat[order], need_tg[order], q0_tg[order], qn_tg[order]
+        new_lane = np.ones(len(order), dtype=bool)
+        new_lane[1:] = (np.diff(flat) != 0) | (np.diff(q0_tg) != 0) | (np.diff(need_tg) != 0)
+        pos_lane = (np.cumsum(new_lane) - 1).astype(np.int64)
+        first = np.flatnonzero(new_lane)
         games = np.ascontiguousarray(state[tg][order])
         game_ids = np.ascontiguousarray(ids[tg][order])
-        pos_lane = pos_lane.reshape(-1)[order].astype(np.int64)
-        game_need = np.ascontiguousarray(need0[tg][order]).astype(np.int64)
-        game_min = np.ascontiguousarray(np.maximum(nmin[tg], -shift)[order]).astype(np.int64)
-        game_k = np.ascontiguousarray(kq[tg][order]).astype(np.int64)
-        lane_min = (lanes % span - shift).astype(np.int64)
-        rest = lanes // span
-        lane_need = (rest % span - shift).astype(np.int64)
-        rest = rest // span
-        lane_k = (rest % n_k).astype(np.int64)
-        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(rest // n_k, n_flags, cap, pos_lane)
+        game_need = np.ascontiguousarray(need_tg).astype(np.int64)
+        game_q0 = np.ascontiguousarray(q0_tg).astype(np.int64)
+        game_qn = np.ascontiguousarray(qn_tg).astype(np.int64)
+        lane_need, lane_q0, lane_qn = game_need[first], game_q0[first], game_qn[first]
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(flat[first], n_flags, cap, pos_lane)
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_min, lane_k, qs, qlen, tie,
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
                 w, w_off, w_lead, w_len, ra, e0_all, e1_all,
             )  # fmt: skip
 
@@ -426,7 +412,7 @@ def _win_turn(
 
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_mixed_win_games(
-                a, b, l0, pos_lane, game_need, game_min, game_k, qs, qlen, games, game_ids, seed_mixed, 0,
+                a, b, l0, pos_lane, game_need, game_q0, game_qn, q, games, game_ids, seed_mixed, 0,
                 e0_all, e1_all, w, w_off, w_lead, w_len, tie, TIE_TOLERANCE, ra, moves,
             )  # fmt: skip
 
@@ -465,14 +451,12 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
     p = len(bots)
     ra = rule_arrays(rules)
     no_moves = np.empty((0, K.N_MOVES), dtype=np.int16)  # the turns are not recorded
-    win_target = spreads = None
-    # the estimates are read by a win bot only (without one, zeros will do)
-    est_values = np.zeros((1 << nb, rules.upper_cap + 1, rules.n_flags))
+    win_target = residuals = q = None
     for bot, kind in zip(bots, kinds, strict=True):
         if kind == "win":
-            est_values = kernel_values(bot.optimal.values)
             win_target = bot.table.arrays()
-            spreads = spread_table(bot.advisor)
+            residuals = bot.win.model.residuals
+            q = kernel_values(residuals.p, np.float32)
     groups = {}
     for r in range(p):
         n = len(range(r, games, p))
@@ -487,9 +471,10 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                 "state": state,
                 "ids": np.arange(n, dtype=np.int64),
                 "seed_mixed": np.uint64(mix64(seat_seed(seed, s, r))),
-                "est": np.zeros(n, dtype=np.int64),
-                "open": np.zeros(n, dtype=np.int64),
-                "total": np.zeros(n, dtype=np.int64),
+                "b0": np.zeros(n, dtype=np.int64),
+                "q0": np.zeros(n, dtype=np.int64),
+                "qn": np.zeros(n, dtype=np.int64),
+                "total": np.zeros(n, dtype=np.int64),  # each game's points so far
             }
             if kind in ("table", "target", "win"):
                 entry["values"] = kernel_values(
@@ -497,7 +482,8 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                 )
             if kind == "target":
                 entry["target"] = bot.table.arrays()
-            _estimates(state, entry["ids"], entry["est"], entry["open"], entry["total"], est_values, ra, nb)
+            if residuals is not None:  # what the win bot reads of its opponent
+                _opponent_rows(state, entry["ids"], entry, residuals, ra, nb)
             groups[s, r] = entry
     turns = rules.n_turns
     cap, n_flags = rules.upper_cap, rules.n_flags
@@ -523,9 +509,8 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                     if kind == "win":
                         opp = groups[1 - s, r]
                         state, ids = _win_turn(
-                            K, workers, e["values"], win_target, spreads, WinBot.TIE, opp["est"], opp["open"],
-                            opp["total"], state, ids, sm, ra, rec,
-                        )  # fmt: skip
+                            K, workers, e["values"], win_target, q, WinBot.TIE, opp, state, ids, sm, ra, rec
+                        )
                     elif kind == "target":
                         state, ids = target_turn(
                             K, workers, e["values"], e["target"], e["bot"].target, state, ids, sm, 0, ra, rec
@@ -547,7 +532,9 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                         if rec is not None:
                             rec.moves = moves
                     e["state"], e["ids"] = state, ids
-                    _estimates(state, ids, e["est"], e["open"], e["total"], est_values, ra, nb)
+                    e["total"][ids] = game_totals_of(state, ra, nb)
+                    if residuals is not None:
+                        _opponent_rows(state, ids, e, residuals, ra, nb)
                     if rec is not None:
                         b = before[ids]
                         graded = win_grader.grade(b[:, 0], b[:, 1], b[:, 2], need[ids], rec.moves)
