@@ -204,7 +204,7 @@ def bonus_game():
 
 
 @pytest.mark.parametrize("bot", ["heuristic", "greedy"])
-def test_a_bots_table_gives_that_bots_expected_score(bot):
+def test_a_bots_table_gives_that_bots_expected_score(tables_dir, bot):
     """With any bot's value table the distribution's mean is the expected score of play by
     that table, ties as the bots break them: the brute force over every roll (tests/naive.py
     NaivePolicy), which plays each state at its own upper total."""
@@ -218,8 +218,11 @@ def test_a_bots_table_gives_that_bots_expected_score(bot):
     dist = score_distribution(ScoreCard.empty(rules), values)
     assert abs(dist.mean - NaivePolicy(rules, values).expected()) <= 1e-9
     assert abs(dist.total_probability - 1.0) <= 1e-12
-    # the hopeless totals share rows where the values agree (greedy's zeros), not elsewhere
+    # the hopeless totals share rows where the values agree (greedy's zeros; a solved table's,
+    # NaN where a flag cannot be), not elsewhere
     assert (state_rows(rules, values) is representative_upper(rules)) == (bot == "greedy")
+    flags = get_rules(TARGET_GAME)
+    assert state_rows(flags, tables_dir.table(flags).values) is representative_upper(flags)
 
 
 def test_the_heuristic_bots_regret_is_its_distributions_gap(tables_dir):

@@ -198,8 +198,8 @@ def state_rows(rules: RuleSet, values) -> np.ndarray:
     ``yahtzee`` came out 0.034 points too high that way."""
     rep = representative_upper(rules)
     mask, upper = np.nonzero(rep != _own_rows(rules))
-    values = np.asarray(values)
-    if np.array_equal(values[mask, upper], values[mask, rep[mask, upper]]):
+    values = np.asarray(values)  # NaN where a flag cannot be (no five-of-a-kind row filled)
+    if np.array_equal(values[mask, upper], values[mask, rep[mask, upper]], equal_nan=True):
         return rep
     return _own_rows(rules)
 
