@@ -72,6 +72,31 @@ def test_last_turn_ones_against_a_hand_count(small, win_bot, behind):
         assert tv is None  # cannot lose: plays for expected score
 
 
+@pytest.mark.parametrize(
+    ("mine", "theirs"),
+    [
+        ("ones=2,yahtzee=0", "ones=3,chance=22,yahtzee=0"),  # chance left: tie at 20, win at 21
+        ("ones=4,yahtzee=50", "ones=2,chance=25,yahtzee=50"),  # chance left: a Yahtzee bonus in reach
+        ("chance=21,yahtzee=0", "ones=2,chance=20,yahtzee=0"),  # ones left, one point behind
+        ("ones=1,chance=24", "ones=3,chance=22,yahtzee=0"),  # Yahtzee left: a 0 ties
+    ],
+)
+def test_last_turn_chance_is_the_brute_force(small, win_bot, mine, theirs):
+    """On my last turn with the opponent finished, my chance is the turn played for P(win) +
+    P(tie)/2 itself (the brute force of tests/naive.py), not the table's mix of the two targets'
+    separate strategies (an upper bound), and the two chances add up to 1."""
+    from naive import NaiveSolver, win_last_turn
+
+    rules, _ = small
+    me, opponent = card(rules, mine), card(rules, theirs)
+    upper = min(me.upper_total, rules.upper_threshold) if rules.upper_bonus > 0 else 0
+    state = (me.filled_mask, upper, bool(me.yahtzee_holds_50))
+    exact = win_last_turn(NaiveSolver(rules), state, opponent.total - me.total).value
+    p_me, p_them = win_bot.win.chances([me, opponent])
+    assert p_me == pytest.approx(exact, abs=FLOAT32_SLACK)
+    assert p_me + p_them == pytest.approx(1.0, abs=1e-12)
+
+
 def test_last_turn_chance_tie_counts_half(small, win_bot):
     """Only Yahtzee left for me, 50 behind a finished opponent: a Yahtzee ties (half a win)."""
     rules, _ = small

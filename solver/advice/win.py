@@ -114,16 +114,26 @@ class WinAdvisor:
         return tv if tv.start_value > 0.0 else None
 
     def chance(self, card: ScoreCard, opponents) -> float:
-        """P(win) + P(tie) / 2 from the start of a turn on ``card``."""
-        b0, q = best_opponent(self.model, list(opponents))
+        """P(win) + P(tie) / 2 from the start of a turn on ``card``.
+
+        Once every opponent has finished, the value of the turn played for the mixture itself
+        (its own dynamic program, the target table after it): exact on the card's last turn.
+        Otherwise the table's row mixed over the opponent model, which plays each opponent
+        final by its own strategy after this turn (an upper bound of one strategy's value)."""
+        opponents = list(opponents)
+        if opponents and all(opp.is_complete for opp in opponents):
+            tv = self.turn_values(card, opponents)
+            if tv is not None:
+                return tv.value
+        b0, q = best_opponent(self.model, opponents)
         return mixed_win_value(self.table, card.state, b0 - card.total, *tie_mixed(q, self.TIE))
 
     def chances(self, cards: list[ScoreCard]) -> list[float]:
         """Each player's chance to win from here (P(win) + P(tie) / 2), the cards in seat order,
         adding up to 1 (ties counted half): each player is valued at the start of its next turn
         against the others (every player assumed to play to win from here), then the figures are
-        made to agree -- a player whose opponents have all finished keeps its exact value and the
-        others share the rest in proportion; otherwise, each being its own approximation, all
+        made to agree -- a player whose opponents have all finished keeps its value (exact on its
+        last turn, see :meth:`chance`) and the others share the rest in proportion; otherwise, each being its own approximation, all
         are scaled to add up to 1."""
         raw = [self.chance(card, [c for k, c in enumerate(cards) if k != s]) for s, card in enumerate(cards)]
         unfinished = [s for s, card in enumerate(cards) if not card.is_complete]
