@@ -203,6 +203,7 @@ def bonus_game():
     return RuleSet("mini-hopeless", "upper boxes, bonus at 41", boxes, upper_bonus=35, upper_threshold=41)
 
 
+@pytest.mark.slow  # the brute force of every roll: 13-17 s each
 @pytest.mark.parametrize("bot", ["heuristic", "greedy"])
 def test_a_bots_table_gives_that_bots_expected_score(tables_dir, bot):
     """With any bot's value table the distribution's mean is the expected score of play by
