@@ -112,19 +112,32 @@ def reroll_keep(keep: Sequence[int], five: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(list(keep) + list(five[: 5 - len(keep)])))
 
 
+def mix64_array(x):
+    """:func:`mix64` of each element of a uint64 numpy array (it wraps modulo 2^64, as the
+    masks of :func:`mix64` do)."""
+    import numpy as np
+
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def stream_dice(base, drawn):
+    """(n, 5) int64: dice ``drawn .. drawn + 4`` of the streams ``base`` ((n,) uint64: ``mix(mix(s)
+    ^ g)`` of each game), ``drawn`` (n,) the dice each stream has given so far."""
+    import numpy as np
+
+    k = np.asarray(drawn, dtype=np.uint64)[:, None] + np.arange(5, dtype=np.uint64)
+    h = mix64_array(base[:, None] ^ k)
+    return (1 + (((h >> np.uint64(11)) * np.uint64(6)) >> np.uint64(53))).astype(np.int64)
+
+
 def seeded_dice(seed: int, games, drawn):
     """The next five dice of many seeded streams at once, the numpy twin of
     :meth:`SeededStream.next_five`: ``games`` (n,) game indices under ``seed``, ``drawn`` (n,)
     the dice each stream has given so far; returns (n, 5) int64 faces."""
     import numpy as np
 
-    def mix(x):  # mix64 on uint64 arrays (they wrap modulo 2^64, as the masks do above)
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-    base = mix(np.uint64(mix64(int(seed) & MASK64)) ^ np.asarray(games, dtype=np.uint64))
-    k = np.asarray(drawn, dtype=np.uint64)[:, None] + np.arange(5, dtype=np.uint64)
-    h = mix(base[:, None] ^ k)
-    return (1 + (((h >> np.uint64(11)) * np.uint64(6)) >> np.uint64(53))).astype(np.int64)
+    base = mix64_array(np.uint64(mix64(int(seed) & MASK64)) ^ np.asarray(games, dtype=np.uint64))
+    return stream_dice(base, drawn)

@@ -20,28 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.streams import mix64_array, stream_dice
 from .arrays import COL_BONUSES, COL_DICE, COL_FLAG, COL_MASK, COL_UPPER, RuleArrays
 
 NEG_INF = -np.inf
 ONE_SIXTH = 1.0 / 6.0
 LANE_CHUNK = 256  # lanes whose roll values are gathered at once ((lanes, 252, boxes) float64)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 of each uint64 (the twin of :func:`solver.core.streams.mix64`)."""
-    z = x + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
-def dice_of(base: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """(n, 5) int64: dice ``k .. k + 4`` of the streams ``base`` (uint64, (n,))."""
-    h = mix64(base[:, None] ^ (k[:, None] + np.arange(5)).astype(np.uint64))
-    return 1 + ((h >> np.uint64(11)) * np.uint64(6) >> np.uint64(53)).astype(np.int64)
 
 
 def allowed_bits(mask: np.ndarray, n_boxes: int, order: int) -> np.ndarray:
@@ -225,7 +209,7 @@ def best_keep(ra: RuleArrays, table: np.ndarray, lanes, r: np.ndarray, tol: floa
 
 def roll(ra: RuleArrays, base, k, keep) -> np.ndarray:
     """Each keep plus the first ``5 - |keep|`` of dice ``k .. k + 4`` (twin of ``_kernels._roll``)."""
-    dice = dice_of(base, k)
+    dice = stream_dice(base, k)
     n_new = 5 - ra.keep_size[keep]
     for i in range(5):
         keep = np.where(i < n_new, ra.add_die[keep, dice[:, i] - 1], keep)
@@ -251,7 +235,7 @@ def table_turn(
         ra, values, key // n_flags // (cap + 1), key // n_flags % (cap + 1), key % n_flags
     )
     n = len(games)
-    base = mix64(seed_mixed ^ (np.uint64(game0) + np.arange(n, dtype=np.uint64)))
+    base = mix64_array(seed_mixed ^ (np.uint64(game0) + np.arange(n, dtype=np.uint64)))
     k = games[:, nb + COL_DICE].astype(np.int64)
     held = roll(ra, base, k, np.zeros(n, dtype=np.int64))
     k = k + 5
