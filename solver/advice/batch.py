@@ -226,9 +226,8 @@ class BatchAdvisor:
         raw_ev[order] = ev
         raw_keeps = _RAW_KEEPS[roll]
         raw_ev[~_RAW_VALID[roll]] = -np.inf
-        n = D.N_SUBKEEPS[roll] - int(
-            self.rules.all_rolls
-        )  # all-rolls: stopping (ranked last, -inf) is no option
+        # all-rolls: stopping (ranked last, -inf) is no option
+        n = D.N_SUBKEEPS[roll] - int(self.rules.all_rolls)
         if kernels:  # the same order as the stable argsort below, a third of its time
             from ..engine import _kernels
 

@@ -177,9 +177,11 @@ class WinTurnValues(TurnValues):
     W(B - total - x) + tie W(B - total - x + 1)]`` for a placement earning ``x`` points and
     leading to state ``nxt``, ``W`` the target table's probabilities.
 
-    Exact when ``B`` is certain (``q = [1]``: the opponents have finished); otherwise an
-    approximation (the strategy after this turn is the one for each ``B``, so the value is
-    an upper bound of what one strategy achieves).  The twin of
+    Exact when ``B`` is certain (``q = [1]``: the opponents have finished) and this is the
+    card's last turn, whose placements end the game; otherwise an approximation (the strategy
+    after this turn is the one for each target, ``B`` and ``B + 1`` mixed for the tie, each
+    played for separately, so the value is an upper bound of what one strategy achieves).
+    :attr:`value` is the turn's own start value; :attr:`start_value` the table's row, mixed.  The twin of
     :func:`solver.engine._kernels.mixed_win_group_tables`, term by term.
     """
 
@@ -195,7 +197,8 @@ class WinTurnValues(TurnValues):
 
     @property
     def start_value(self) -> float:
-        """The value at the start of the turn (from the table: exact for target play)."""
+        """The value at the start of the turn from the table's row (each target's own best
+        play, mixed: an upper bound of :attr:`value`)."""
         return self.mixed(self.state, self.b0 - self.total)
 
     def _worth(self, points: int, nxt: tuple[int, int, int], bonus: int = 0) -> float:
