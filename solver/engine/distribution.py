@@ -733,7 +733,8 @@ def solve_residuals(
     levels: each state's mean and second moment of the points to come from its turn's
     outcomes (:func:`turn_outcomes`' kernel) and, with at most ``exact_open`` boxes open, its
     exact row: the mix of its outcomes' rows shifted by what the turn scores.  Hopeless upper
-    totals share their mask's row (see :func:`representative_upper`).  The result does not
+    totals share their mask's row (see :func:`representative_upper`): ``values`` is a solved
+    table, whose values agree there (:func:`state_rows`), as the opponent model's is.  The result does not
     depend on ``threads``."""
     from ..core.threads import Workers
     from . import _kernels
