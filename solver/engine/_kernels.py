@@ -1308,66 +1308,81 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
 
 
 @njit(cache=True, inline="always")
-def _push_rolls(keep_mass, add_die):
-    """Roll the dice not kept: the probability on each keep moves to the rolls it can become
-    (``keep_mass`` (462,), in place: keeps of fewer than five dice end at 0)."""
+def _push_rolls(mass, part, add_die):
+    """Roll the dice not kept, every lane at once: the probability on each keep moves to the
+    rolls it can become (``mass`` (462, lanes), in place: keeps of fewer than five dice end at
+    0; ``part`` (lanes,) scratch).  Each lane's additions come in one fixed order."""
+    n = mass.shape[1]
     for k in range(add_die.shape[0]):
         if add_die[k, 0] < 0:
             continue
-        m = keep_mass[k]
-        if m == 0.0:
-            continue
-        keep_mass[k] = 0.0
-        part = m * ONE_SIXTH
+        for j in range(n):
+            part[j] = mass[k, j] * ONE_SIXTH
+            mass[k, j] = 0.0
         for face in range(6):
-            keep_mass[add_die[k, face]] += part
+            a = add_die[k, face]
+            for j in range(n):
+                mass[a, j] += part[j]
 
 
 @njit(cache=True, inline="always")
-def _final_rolls(
-    j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final,
-    k0, k1,
-):  # fmt: skip
-    """``final[r]``: the probability that lane ``j``'s turn ends with roll ``r``, keeping by the
-    tables ``e1``/``e0`` (column ``j``) with the bots' tie rule; a fresh turn when
-    ``start_roll < 0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left.
-    ``mass`` (462) and ``ev`` (462) are scratch; ``k1``/``k0`` (252, lanes; zero rows: none,
-    found here) are the keeps made of each roll (:func:`_keep_tables`)."""
+def _final_masses(start_roll, start_rolls_left, roll_prob, add_die, k0, k1, mass, part, final):
+    """``final[r, j]``: the probability that lane ``j``'s turn ends with roll ``r``, keeping by
+    the keep tables ``k1`` (two rolls left) and ``k0`` (one; (252, lanes):
+    :func:`_keep_tables`); a fresh turn when ``start_roll < 0``, else from roll ``start_roll``
+    with ``start_rolls_left`` rolls left.  ``mass`` (462, lanes) and ``part`` (lanes,) are
+    scratch.  Every lane at once (each sees the additions a lane alone would, in that order)."""
     n_keeps = add_die.shape[0]
     n_rolls = final.shape[0]
+    n = final.shape[1]
     roll_offset = n_keeps - n_rolls
     for k in range(n_keeps):
-        mass[k] = 0.0
+        for j in range(n):
+            mass[k, j] = 0.0
     for r in range(n_rolls):
-        final[r] = 0.0
+        for j in range(n):
+            final[r, j] = 0.0
     if start_roll < 0:
         rolls_left = 2
         for r in range(n_rolls):
-            mass[roll_offset + r] = roll_prob[r]
+            for j in range(n):
+                mass[roll_offset + r, j] = roll_prob[r]
     else:
         rolls_left = start_rolls_left
-        mass[roll_offset + start_roll] = 1.0
+        for j in range(n):
+            mass[roll_offset + start_roll, j] = 1.0
     while rolls_left > 0:
-        table = e1 if rolls_left == 2 else e0
         keeps = k1 if rolls_left == 2 else k0
-        made = keeps.shape[0] > 0
-        if not made:
-            for k in range(n_keeps):
-                ev[k] = table[k, j]
         for r in range(n_rolls):
-            m = mass[roll_offset + r]
-            if m == 0.0:
-                continue
-            mass[roll_offset + r] = 0.0
-            keep = keeps[r, j] if made else _best_keep(ev, r, tol, subkeeps, n_subkeeps)
-            if keep == roll_offset + r:
-                final[r] += m  # stop and score
-            else:
-                mass[keep] += m
-        _push_rolls(mass, add_die)
+            row = roll_offset + r
+            for j in range(n):
+                m = mass[row, j]
+                if m == 0.0:
+                    continue
+                mass[row, j] = 0.0
+                keep = keeps[r, j]
+                if keep == row:
+                    final[r, j] += m  # stop and score
+                else:
+                    mass[keep, j] += m
+        _push_rolls(mass, part, add_die)
         rolls_left -= 1
     for r in range(n_rolls):
-        final[r] += mass[roll_offset + r]
+        for j in range(n):
+            final[r, j] += mass[roll_offset + r, j]
+
+
+@njit(cache=True, inline="always")
+def _turn_keeps(e0, e1, tol, ra, k0, k1, scratch):
+    """The keep tables ``k0``/``k1`` (252, lanes) of the within-turn tables ``e0``/``e1``
+    (:func:`turn_tables`): each roll's keep by the bots' tie rule (:func:`_keep_tables`);
+    ``scratch`` (462, lanes)."""
+    # each roll's best keep value, all lanes at once (the largest over its sub-keeps: the
+    # maximum _best_keep finds)
+    _best_subkeep(e0, scratch, ra.drop_one, ra.n_drop, np.int64(0))
+    _keep_tables(e0, scratch, tol, ra.subkeeps, ra.n_subkeeps, k0)
+    _best_subkeep(e1, scratch, ra.drop_one, ra.n_drop, np.int64(0))
+    _keep_tables(e1, scratch, tol, ra.subkeeps, ra.n_subkeeps, k1)
 
 
 @njit(cache=True, nogil=True)
@@ -1400,15 +1415,17 @@ def _outcomes_from_tables(mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_rol
     index ``dst`` (``(mask * (cap + 1) + u) * n_flags + f``, ``u`` through ``rep_u[mask, u]``),
     scoring ``gain`` points this turn, and ``count``: the five-of-a-kind bonuses it earns plus
     16 if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
-    are merged, in that order.
+    are merged, in that order; a lane's outcomes come together, lanes in order.
+
+    All lanes go through each step at once (the keeps, the rolls' masses, each roll's box);
+    each lane's additions come in the order a lane alone would make them.
     """
-    add_die, subkeeps, n_subkeeps = ra.add_die, ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    flag_rows, roll_face, roll_prob, five_kind = ra.flag_rows, ra.roll_face, ra.roll_prob, ra.five_kind
+    flag_rows, roll_face, five_kind = ra.flag_rows, ra.roll_face, ra.five_kind
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     nl = lane_u.shape[0]
-    n_keeps = add_die.shape[0]
+    n_keeps = ra.add_die.shape[0]
     n_rolls = score.shape[0]
     nb = box_face.shape[0]
     n_flags = 1
@@ -1419,63 +1436,96 @@ def _outcomes_from_tables(mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_rol
     for r in range(n_rolls):
         for b in range(nb):
             max_score = max(max_score, score[r, b], joker_score[r, b])
-    merged = np.zeros((nb, max_score + 1, 2))
-    cap_out = nl * nb * (max_score + 1) * 2
-    src = np.empty(cap_out, dtype=np.int64)
-    dst = np.empty(cap_out, dtype=np.int64)
-    gain = np.empty(cap_out, dtype=np.int64)
-    count = np.empty(cap_out, dtype=np.int64)
-    prob = np.empty(cap_out)
+    # the placements (box, score) this mask's rolls can get, numbered in (box, score) order
+    key_of = np.full((nb, max_score + 1), -1, dtype=np.int64)
+    for r in range(n_rolls):
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            key_of[b, placement_score(r, b, use_joker, score, joker_score)] = 0
+    n_keys = 0
+    for b in range(nb):
+        for s in range(max_score + 1):
+            if key_of[b, s] == 0:
+                key_of[b, s] = n_keys
+                n_keys += 1
+    key_box = np.empty(n_keys, dtype=np.int64)
+    key_score = np.empty(n_keys, dtype=np.int64)
+    for b in range(nb):
+        for s in range(max_score + 1):
+            if key_of[b, s] >= 0:
+                key_box[key_of[b, s]] = b
+                key_score[key_of[b, s]] = s
+    # the rolls' masses at the end of the turn
+    k0 = np.empty((n_rolls, nl), dtype=np.int64)
+    k1 = np.empty((n_rolls, nl), dtype=np.int64)
+    mass = np.empty((n_keeps, nl))
+    part = np.empty(nl)
+    final = np.empty((n_rolls, nl))
+    _turn_keeps(e0, e1, tol, ra, k0, k1, mass)
+    _final_masses(start_roll, start_rolls_left, ra.roll_prob, ra.add_die, k0, k1, mass, part, final)
+    # each roll's box, every lane at once: the best value, then the first box within tol of it
+    merged = np.zeros((2 * n_keys, nl))  # row 2 key + (1 with a five-of-a-kind bonus)
+    best = np.empty(nl)
+    pick = np.empty(nl, dtype=np.int64)
+    for r in range(n_rolls):
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        flagged = 1 if five_kind_bonus(mask, r, 1, roll_face, rows_mask, bonus) > 0 else 0
+        for j in range(nl):
+            best[j] = NEG_INF
+            pick[j] = -1
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            cand, add = score_class(
+                b, placement_score(r, b, use_joker, score, joker_score), box_face[b], flag_rows[b] == 1
+            )
+            for j in range(nl):
+                best[j] = max(best[j], add + succ[cand, j])
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            row = 2 * key_of[b, s]
+            for j in range(nl):
+                if pick[j] < 0 and add + succ[cand, j] >= best[j] - tol:
+                    pick[j] = row
+        for j in range(nl):
+            m = final[r, j]
+            if m != 0.0 and pick[j] >= 0:
+                merged[pick[j] + (flagged if lane_f[j] == 1 else 0), j] += m
     n_out = 0
-    mass = np.empty(n_keeps)
-    final = np.empty(n_rolls)
-    ev = np.empty(n_keeps)
-    no_keeps = np.empty((0, 0), dtype=np.int64)
+    for k in range(2 * n_keys):
+        for j in range(nl):
+            if merged[k, j] != 0.0:
+                n_out += 1
+    src = np.empty(n_out, dtype=np.int64)
+    dst = np.empty(n_out, dtype=np.int64)
+    gain = np.empty(n_out, dtype=np.int64)
+    count = np.empty(n_out, dtype=np.int64)
+    prob = np.empty(n_out)
+    n_out = 0
     for j in range(nl):
-        _final_rolls(j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps, mass, ev, final, no_keeps, no_keeps)  # fmt: skip
         u, f = lane_u[j], lane_f[j]
-        for r in range(n_rolls):
-            m = final[r]
+        for k in range(2 * n_keys):
+            m = merged[k, j]
             if m == 0.0:
                 continue
-            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-            best = NEG_INF
-            for sweep in range(2):  # the best value, then the first box within tol of it
-                rest = bits
-                while rest:
-                    b = low_bit_index(rest)
-                    rest &= rest - 1
-                    s = placement_score(r, b, use_joker, score, joker_score)
-                    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
-                    v = add + succ[cand, j]
-                    if sweep == 0:
-                        best = max(best, v)
-                    elif v >= best - tol:
-                        merged[b, s, 1 if extra > 0 else 0] += m
-                        break
-        for b in range(nb):
-            for s in range(max_score + 1):
-                for e in range(2):
-                    m = merged[b, s, e]
-                    if m == 0.0:
-                        continue
-                    merged[b, s, e] = 0.0
-                    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
-                    nxt = mask | (1 << b)
-                    src[n_out] = j
-                    dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
-                    gain[n_out] = points + e * bonus
-                    count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
-                    prob[n_out] = m
-                    n_out += 1
-    return (
-        src[:n_out].copy(),
-        dst[:n_out].copy(),
-        gain[:n_out].copy(),
-        count[:n_out].copy(),
-        prob[:n_out].copy(),
-    )
+            b, s, e = key_box[k // 2], key_score[k // 2], k % 2
+            points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+            nxt = mask | (1 << b)
+            src[n_out] = j
+            dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
+            gain[n_out] = points + e * bonus
+            count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
+            prob[n_out] = m
+            n_out += 1
+    return src, dst, gain, count, prob
 
 
 @njit(cache=True, nogil=True)
@@ -1714,14 +1764,12 @@ def target_turn_runs(
         runs = max(runs, block_run[b + 1] - block_run[b])
     e0_buf = np.empty(n_keeps * width)
     e1_buf = np.empty(n_keeps * width)
-    b0_buf = np.empty(n_keeps * width)
-    b1_buf = np.empty(n_keeps * width)
+    mass_buf = np.empty(n_keeps * width)
     k0_buf = np.empty(n_rolls * width, dtype=np.int64)
     k1_buf = np.empty(n_rolls * width, dtype=np.int64)
+    final_buf = np.empty(n_rolls * width)
     v_buf = np.empty(cmax * width)
-    mass = np.empty(n_keeps)
-    ev = np.empty(n_keeps)
-    final = np.empty(n_rolls)
+    part = np.empty(width)
     plan = target_plan_arrays(ra, w_off.shape[2])
     c_src, c_lo, c_hi, p_dst, p_gain, legal_c, legal_n = (
         plan[2],
@@ -1736,8 +1784,7 @@ def target_turn_runs(
     run_legal = np.empty((runs, n_rolls, nb), dtype=np.int64)
     run_legal_n = np.empty((runs, n_rolls), dtype=np.int64)
     run_c = np.empty((runs, 3, cmax), dtype=np.int64)
-    add_die, subkeeps, n_subkeeps, roll_prob = ra.add_die, ra.subkeeps, ra.n_subkeeps, ra.roll_prob
-    drop_one, n_drop = ra.drop_one, ra.n_drop
+    add_die, roll_prob = ra.add_die, ra.roll_prob
     planned = -1
     n_cand = 0
     for b in range(b0, b1):
@@ -1747,8 +1794,7 @@ def target_turn_runs(
             n += run_n[q]
         e0 = e0_buf[: n_keeps * n].reshape((n_keeps, n))
         e1 = e1_buf[: n_keeps * n].reshape((n_keeps, n))
-        bb0 = b0_buf[: n_keeps * n].reshape((n_keeps, n))
-        bb1 = b1_buf[: n_keeps * n].reshape((n_keeps, n))
+        mass = mass_buf[: n_keeps * n].reshape((n_keeps, n))
         col = 0
         for q in range(q0, q1):
             k = run_state[q]
@@ -1770,14 +1816,11 @@ def target_turn_runs(
             run_cand[q] = n_cand
             col += run_n[q]
         _turn_from_final(e0, e1, ra)
-        # each roll's best keep value, all lanes at once (the largest over its sub-keeps: the
-        # maximum _best_keep finds)
-        _best_subkeep(e0, bb0, drop_one, n_drop, np.int64(0))
-        _best_subkeep(e1, bb1, drop_one, n_drop, np.int64(0))
         kk0 = k0_buf[: n_rolls * n].reshape((n_rolls, n))
         kk1 = k1_buf[: n_rolls * n].reshape((n_rolls, n))
-        _keep_tables(e0, bb0, tol, subkeeps, n_subkeeps, kk0)
-        _keep_tables(e1, bb1, tol, subkeeps, n_subkeeps, kk1)
+        _turn_keeps(e0, e1, tol, ra, kk0, kk1, mass)
+        final = final_buf[: n_rolls * n].reshape((n_rolls, n))
+        _final_masses(start_roll, start_rolls_left, roll_prob, add_die, kk0, kk1, mass, part, final)
         col = 0
         for q in range(q0, q1):
             r = q - q0
@@ -1791,12 +1834,8 @@ def target_turn_runs(
                 for j in range(nq):
                     v[c, j] = _run_value(run_c, r, w, c, run_t0[q] + j)
             for j in range(nq):
-                _final_rolls(
-                    col + j, e0, e1, start_roll, start_rolls_left, tol, roll_prob, add_die, subkeeps, n_subkeeps,
-                    mass, ev, final, kk0, kk1,
-                )  # fmt: skip
                 for x in range(n_rolls):
-                    m = final[x]
+                    m = final[x, col + j]
                     if m == 0.0:
                         continue
                     nl = run_legal_n[r, x]
