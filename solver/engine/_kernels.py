@@ -1529,19 +1529,22 @@ def _outcomes_from_tables(mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_rol
 
 
 @njit(cache=True, nogil=True)
-def apply_outcomes(c0, c1, src, dst_row, gain, prob, dist, support, out):
-    """``out[dst_row[c], g + i] += prob[c] * dist[src[c], i]`` for outcomes ``c0 .. c1``
-    (sorted by ``dst_row``: ranges that do not split a row may run in threads);
-    ``support[row]`` is one past the last non-zero entry of ``dist[row]``."""
-    width = out.shape[1]
+def apply_outcomes(c0, c1, src, dst_row, gain, prob, rows, row_off, row_lo, row_n, out, out_off, out_lo):
+    """Outcomes ``c0 .. c1`` (sorted by ``dst_row``: ranges that do not split a row may run in
+    threads) into packed rows (``solver.engine.distribution._Rows``): outcome ``c`` adds
+    ``prob[c]`` times source row ``s = src[c]`` (``row_n[s]`` entries at ``rows[row_off[s]:]``,
+    points so far from ``row_lo[s]``) to row ``d = dst_row[c]`` of ``out`` (at ``out[out_off[d]:]``,
+    from ``out_lo[d]`` points), ``gain[c]`` points on."""
     for c in range(c0, c1):
         s = src[c]
         d = dst_row[c]
-        g = gain[c]
         p = prob[c]
-        n = min(support[s], width - g)
+        n = row_n[s]
+        a = out_off[d] + gain[c] + row_lo[s] - out_lo[d]
+        x = rows[row_off[s] : row_off[s] + n]  # views: the loop vectorises
+        o = out[a : a + n]
         for i in range(n):
-            out[d, g + i] += p * dist[s, i]
+            o[i] += p * x[i]
 
 
 # --- the distribution under target play: one state, a run of consecutive needs ------------

@@ -293,22 +293,24 @@ def _forward(
     ``points[i, g]`` = P(ending in flat state ``final_states[i]`` having scored ``g``) and
     ``counts[i, c]`` the same for the outcome counts ``c`` (None when ``count_width`` is 0).
     ``direction``: under ``order=choose``, the one to play from the empty card; ``progress(1)``
-    is called as each turn is done; ``fold``: points above it are counted at it, after each turn."""
+    is called as each turn is done; ``fold``: points above it are counted at it, after each turn.
+
+    On the way each state's row is kept packed (:class:`_Rows`): only its points from the
+    least to the most it can have scored so far."""
     cap, n_flags = rules.upper_cap, rules.n_flags
     per_mask = (cap + 1) * n_flags
     rep = state_rows(rules, table)
     mask, u, f = state
     states = np.array([(mask * (cap + 1) + rep[mask, u]) * n_flags + f], dtype=np.int64)
-    dists = [np.zeros((1, width))] + ([np.zeros((1, count_width))] if count_width else [])
-    for d in dists:
-        d[0, 0] = 1.0
-    supports = [np.ones(1, dtype=np.int64) for _ in dists]
+    widths = [width] + ([count_width] if count_width else [])
+    one = np.ones(1, dtype=np.int64)
+    dists = [_Rows(np.ones(1), 0 * one, 0 * one, one) for _ in widths]
     args = dp.rule_arrays(rules)
     start_roll = -1 if roll is None else int(roll)
     while True:
         masks = states // per_mask
         if masks[0] == rules.full_mask:
-            return states, dists[0], dists[1] if count_width else None
+            return states, dists[0].dense(width), dists[1].dense(count_width) if count_width else None
         lane_args = args
         if rules.order == "choose" and masks[0] == 0:
             if direction is None:
@@ -327,13 +329,9 @@ def _forward(
         src, dst_row, prob = src[order], dst_row[order], prob[order]
         row_cuts = np.searchsorted(dst_row, np.arange(len(states) + 1))
         for i, gains in enumerate((gain[order], count[order])[: len(dists)]):
-            dists[i] = _apply_outcomes(src, dst_row, gains, prob, row_cuts, dists[i], supports[i], workers)
+            dists[i] = _apply_outcomes(src, dst_row, gains, prob, row_cuts, dists[i], widths[i], workers)
             if i == 0 and fold is not None and fold + 1 < width:
-                dists[0][:, fold] += dists[0][:, fold + 1 :].sum(axis=1)
-                dists[0][:, fold + 1 :] = 0.0
-            nonzero = dists[i] != 0.0
-            last = dists[i].shape[1] - np.argmax(nonzero[:, ::-1], axis=1)
-            supports[i] = np.where(nonzero.any(axis=1), last, 0).astype(np.int64)
+                dists[0].fold(fold, width)
 
 
 def turn_outcomes(rules: RuleSet, values, states) -> list[list[tuple[tuple[int, int, int], int, float]]]:
@@ -390,18 +388,71 @@ def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
-def _apply_outcomes(src, dst_row, gain, prob, row_cuts, dist, support, workers):
-    """The rows of the next states (``dst_row`` sorted): each outcome adds its source row,
-    shifted by its gain and times its probability."""
+@dataclass
+class _Rows:
+    """Rows of probability by points so far, packed: row ``i`` holds the points ``lo[i] ..
+    lo[i] + n[i] - 1`` at ``values[off[i] ..]`` (none elsewhere); ``off``, ``lo``, ``n`` int64."""
+
+    values: np.ndarray
+    off: np.ndarray
+    lo: np.ndarray
+    n: np.ndarray
+
+    def cells(self, rows=None, least: int = 0):
+        """``(row, points, index)`` of each entry at ``least`` points or more of the rows ``rows``
+        (all: None), by row then points: ``values[index]`` is row ``row``'s at ``points``."""
+        rows = np.arange(len(self.n)) if rows is None else rows
+        first = np.maximum(self.lo[rows], least)
+        size = np.maximum(self.lo[rows] + self.n[rows] - first, 0)
+        which = np.repeat(np.arange(len(rows)), size)
+        points = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + first[which]
+        return which, points, (self.off[rows] - self.lo[rows])[which] + points
+
+    def dense(self, width: int) -> np.ndarray:
+        """The rows as a (rows, ``width``) matrix."""
+        out = np.zeros((len(self.n), width))
+        which, points, index = self.cells()
+        out[which, points] = self.values[index]
+        return out
+
+    def fold(self, fold: int, width: int) -> None:
+        """In place: the points above ``fold`` counted at ``fold`` (each row's tail summed as
+        the row of ``width`` points, entries above ``fold`` alone, sums it: the same bytes)."""
+        tail = np.flatnonzero(self.lo + self.n > fold + 1)
+        if not len(tail):
+            return
+        which, points, index = self.cells(tail, fold + 1)
+        above = np.zeros((len(tail), width - fold - 1))
+        above[which, points - fold - 1] = self.values[index]
+        sums = above.sum(axis=1)
+        lo = self.lo[tail]
+        kept = lo <= fold  # the row goes on below the fold: its entry at the fold gains the tail
+        self.values[self.off[tail[kept]] + fold - lo[kept]] += sums[kept]
+        self.n[tail[kept]] = fold + 1 - lo[kept]
+        gone = tail[~kept]  # all of the row is above: one entry at the fold
+        self.values[self.off[gone]] = sums[~kept]
+        self.lo[gone], self.n[gone] = fold, 1
+
+
+def _apply_outcomes(src, dst_row, gain, prob, row_cuts, rows: _Rows, width: int, workers) -> _Rows:
+    """The rows of the next states (``dst_row`` sorted; ``row_cuts`` where each starts), at most
+    ``width`` points: each outcome adds its source row, shifted by its gain and times its
+    probability."""
     from . import _kernels
 
-    width = dist.shape[1]
-    if len(gain) and int((gain + support[src]).max()) > width:
+    first = gain + rows.lo[src]
+    lo = np.minimum.reduceat(first, row_cuts[:-1])
+    n = np.maximum.reduceat(first + rows.n[src], row_cuts[:-1]) - lo
+    if len(gain) and int((lo + n).max()) > width:
         raise AssertionError("the score range is too small for this game")
-    out = np.zeros((len(row_cuts) - 1, width))
+    off = np.cumsum(n) - n
+    out = _Rows(np.zeros(int(n.sum())), off, lo, n)
 
     def apply(r0: int, r1: int) -> None:
-        _kernels.apply_outcomes(row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, dist, support, out)
+        _kernels.apply_outcomes(
+            row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, rows.values, rows.off, rows.lo, rows.n,
+            out.values, off, lo,
+        )  # fmt: skip
 
     workers.run(apply, 0, len(row_cuts) - 1)
     return out
