@@ -1389,24 +1389,38 @@ def _turn_keeps(e0, e1, tol, ra, k0, k1, scratch):
 def turn_outcomes(mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
     """The outcomes of one turn of expected-score play (the table ``values``) for lanes
     ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of
-    :func:`turn_tables` (target play: :func:`target_turn_runs`, its own kernel: an
-    expected-score distribution compiles none of target play's code)."""
+    :func:`turn_tables`, made as the DP makes them (:func:`_final_values`: the same numbers)
+    (target play: :func:`target_turn_runs`, its own kernel: an expected-score distribution
+    compiles none of target play's code)."""
     nl = lane_u.shape[0]
     n_keeps = ra.add_die.shape[0]
+    n_rolls = ra.score.shape[0]
+    roll_offset = n_keeps - n_rolls
     e0 = np.empty((n_keeps, nl))
     e1 = np.empty((n_keeps, nl))
     succ = np.empty((ra.box_face.shape[0] * 6, nl))
-    turn_tables(mask, lane_u, lane_f, values, ra, e0, e1, succ, np.int64(0), np.empty((0, 0), dtype=np.int64))
+    work = np.empty((3, nl))
+    start = np.int64(0)
+    successors(mask, start, nl, start, lane_u, lane_f, values, 1.0, ra, succ)
+    _final_values(start, np.int64(nl), np.full(nl, mask), lane_f, ra, e0, succ, work)
+    top = np.empty((n_rolls, nl))  # R0: each roll's best placement
+    for r in range(n_rolls):
+        for j in range(nl):
+            top[r, j] = e0[roll_offset + r, j]
+    _turn_from_final(e0, e1, ra)
     return _outcomes_from_tables(
-        mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_roll, start_rolls_left, rep_u
+        mask, lane_u, lane_f, e0, e1, succ, top, ra, tol, start_roll, start_rolls_left, rep_u
     )
 
 
 @njit(cache=True, inline="always")
-def _outcomes_from_tables(mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_roll, start_rolls_left, rep_u):
+def _outcomes_from_tables(
+    mask, lane_u, lane_f, e0, e1, succ, top, ra, tol, start_roll, start_rolls_left, rep_u
+):
     """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j],
-    lane_f[j])`` from their within-turn tables ``e0``/``e1`` (462, nl) and successor rows
-    ``succ`` (:func:`successors`).
+    lane_f[j])`` from their within-turn tables ``e0``/``e1`` (462, nl), successor rows
+    ``succ`` (:func:`successors`) and ``top`` (252, nl): each roll's best placement (``R0``, its
+    five-of-a-kind bonus included).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
     with ``start_rolls_left`` rolls left.  Keeps by the tables with the bots' tie rule; the box
@@ -1466,35 +1480,45 @@ def _outcomes_from_tables(mask, lane_u, lane_f, e0, e1, succ, ra, tol, start_rol
     final = np.empty((n_rolls, nl))
     _turn_keeps(e0, e1, tol, ra, k0, k1, mass)
     _final_masses(start_roll, start_rolls_left, ra.roll_prob, ra.add_die, k0, k1, mass, part, final)
-    # each roll's box, every lane at once: the best value, then the first box within tol of it
+    # each roll's box, every lane at once: the best value (R0 but where a bonus is in it),
+    # then the first box within tol of it (the boxes from the last: the first that is, stays)
     merged = np.zeros((2 * n_keys, nl))  # row 2 key + (1 with a five-of-a-kind bonus)
     best = np.empty(nl)
     pick = np.empty(nl, dtype=np.int64)
+    boxes = np.empty(nb, dtype=np.int64)
     for r in range(n_rolls):
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
         flagged = 1 if five_kind_bonus(mask, r, 1, roll_face, rows_mask, bonus) > 0 else 0
-        for j in range(nl):
-            best[j] = NEG_INF
-            pick[j] = -1
+        n_boxes = 0
         rest = bits
         while rest:
-            b = low_bit_index(rest)
+            boxes[n_boxes] = low_bit_index(rest)
             rest &= rest - 1
-            cand, add = score_class(
-                b, placement_score(r, b, use_joker, score, joker_score), box_face[b], flag_rows[b] == 1
-            )
+            n_boxes += 1
+        if flagged:
             for j in range(nl):
-                best[j] = max(best[j], add + succ[cand, j])
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
+                best[j] = NEG_INF
+            for i in range(n_boxes):
+                b = boxes[i]
+                cand, add = score_class(
+                    b, placement_score(r, b, use_joker, score, joker_score), box_face[b], flag_rows[b] == 1
+                )
+                for j in range(nl):
+                    best[j] = max(best[j], add + succ[cand, j])
+            for j in range(nl):
+                best[j] -= tol
+        else:
+            for j in range(nl):
+                best[j] = top[r, j] - tol
+        for j in range(nl):
+            pick[j] = -1
+        for i in range(n_boxes - 1, -1, -1):
+            b = boxes[i]
             s = placement_score(r, b, use_joker, score, joker_score)
             cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
             row = 2 * key_of[b, s]
             for j in range(nl):
-                if pick[j] < 0 and add + succ[cand, j] >= best[j] - tol:
-                    pick[j] = row
+                pick[j] = row if add + succ[cand, j] >= best[j] else pick[j]
         for j in range(nl):
             m = final[r, j]
             if m != 0.0 and pick[j] >= 0:
@@ -1726,17 +1750,13 @@ def _keep_tables(table, best, tol, subkeeps, n_subkeeps, keeps):
     roll_offset = table.shape[0] - n_rolls
     for r in range(n_rolls):
         ns = n_subkeeps[r]
-        last = subkeeps[r, ns - 1]
         for j in range(n):
-            keeps[r, j] = -1
-        for i in range(ns - 1, -1, -1):
+            keeps[r, j] = subkeeps[r, ns - 1]
+        # from the first sub-keep: the last within tol stays (a select, no branch: it vectorises)
+        for i in range(ns):
             k = subkeeps[r, i]
             for j in range(n):
-                if keeps[r, j] < 0 and table[k, j] >= best[roll_offset + r, j] - tol:
-                    keeps[r, j] = k
-        for j in range(n):
-            if keeps[r, j] < 0:
-                keeps[r, j] = last
+                keeps[r, j] = k if table[k, j] >= best[roll_offset + r, j] - tol else keeps[r, j]
 
 
 @njit(cache=True, nogil=True)
