@@ -1571,6 +1571,17 @@ def apply_outcomes(c0, c1, src, dst_row, gain, prob, rows, row_off, row_lo, row_
             o[i] += p * x[i]
 
 
+@njit(cache=True, nogil=True)
+def group_by_row(rows, starts, order):
+    """``order``: the indices ``0 .. n`` grouped by ``rows[i]`` (a stable counting sort): the
+    indices of row ``d`` at ``order[starts[d] : starts[d + 1]]``, ascending."""
+    at = starts[:-1].copy()
+    for i in range(rows.shape[0]):
+        d = rows[i]
+        order[at[d]] = i
+        at[d] += 1
+
+
 # --- the distribution under target play: one state, a run of consecutive needs ------------
 #
 # A state's turn under target play depends on the points still needed; the lanes of a block

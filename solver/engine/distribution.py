@@ -324,10 +324,8 @@ def _forward(
         start_roll = -1
         if progress is not None:
             progress(1)
-        states, dst_row = np.unique(dst, return_inverse=True)
-        order = np.argsort(dst_row, kind="stable")  # a fixed order of additions: any thread count
+        states, dst_row, row_cuts, order = _group_outcomes(dst, rules)
         src, dst_row, prob = src[order], dst_row[order], prob[order]
-        row_cuts = np.searchsorted(dst_row, np.arange(len(states) + 1))
         for i, gains in enumerate((gain[order], count[order])[: len(dists)]):
             dists[i] = _apply_outcomes(src, dst_row, gains, prob, row_cuts, dists[i], widths[i], workers)
             if i == 0 and fold is not None and fold + 1 < width:
@@ -386,6 +384,24 @@ def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left
 
     workers.run(turn, 0, len(parts))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+
+
+def _group_outcomes(dst, rules):
+    """``(states, dst_row, row_cuts, order)`` of outcomes leading to the flat states ``dst``: the
+    states reached (ascending), each outcome's row among them, where each row's outcomes start
+    once grouped by row, and the grouping: the outcomes' indices by row, in their order within a
+    row (a fixed order of additions: any thread count)."""
+    from . import _kernels
+
+    counts = np.bincount(dst, minlength=(1 << rules.n_boxes) * (rules.upper_cap + 1) * rules.n_flags)
+    states = np.flatnonzero(counts)
+    row_of = np.cumsum(counts > 0) - 1
+    dst_row = row_of[dst]
+    row_cuts = np.zeros(len(states) + 1, dtype=np.int64)
+    np.cumsum(counts[states], out=row_cuts[1:])
+    order = np.empty(len(dst), dtype=np.int64)
+    _kernels.group_by_row(dst_row, row_cuts, order)
+    return states, dst_row, row_cuts, order
 
 
 @dataclass
