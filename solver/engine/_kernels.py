@@ -1386,41 +1386,12 @@ def _turn_keeps(e0, e1, tol, ra, k0, k1, scratch):
 
 
 @njit(cache=True, nogil=True)
-def turn_outcomes(mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
+def turn_outcomes(lane_mask, lane_u, lane_f, values, ra, tol, start_roll, start_rolls_left, rep_u):
     """The outcomes of one turn of expected-score play (the table ``values``) for lanes
-    ``(mask, lane_u[j], lane_f[j])``: :func:`_outcomes_from_tables` from the tables of
-    :func:`turn_tables`, made as the DP makes them (:func:`_final_values`: the same numbers)
-    (target play: :func:`target_turn_runs`, its own kernel: an expected-score distribution
-    compiles none of target play's code)."""
-    nl = lane_u.shape[0]
-    n_keeps = ra.add_die.shape[0]
-    n_rolls = ra.score.shape[0]
-    roll_offset = n_keeps - n_rolls
-    e0 = np.empty((n_keeps, nl))
-    e1 = np.empty((n_keeps, nl))
-    succ = np.empty((ra.box_face.shape[0] * 6, nl))
-    work = np.empty((3, nl))
-    start = np.int64(0)
-    successors(mask, start, nl, start, lane_u, lane_f, values, 1.0, ra, succ)
-    _final_values(start, np.int64(nl), np.full(nl, mask), lane_f, ra, e0, succ, work)
-    top = np.empty((n_rolls, nl))  # R0: each roll's best placement
-    for r in range(n_rolls):
-        for j in range(nl):
-            top[r, j] = e0[roll_offset + r, j]
-    _turn_from_final(e0, e1, ra)
-    return _outcomes_from_tables(
-        mask, lane_u, lane_f, e0, e1, succ, top, ra, tol, start_roll, start_rolls_left, rep_u
-    )
-
-
-@njit(cache=True, inline="always")
-def _outcomes_from_tables(
-    mask, lane_u, lane_f, e0, e1, succ, top, ra, tol, start_roll, start_rolls_left, rep_u
-):
-    """The outcomes of one turn of expected-score play for lanes ``(mask, lane_u[j],
-    lane_f[j])`` from their within-turn tables ``e0``/``e1`` (462, nl), successor rows
-    ``succ`` (:func:`successors`) and ``top`` (252, nl): each roll's best placement (``R0``, its
-    five-of-a-kind bonus included).
+    ``(lane_mask[j], lane_u[j], lane_f[j])`` (sorted by mask; a block of several masks goes
+    through the tables together, as in the DP: :func:`_final_values`, the same numbers as
+    :func:`turn_tables`) (target play: :func:`target_turn_runs`, its own kernel: an
+    expected-score distribution compiles none of target play's code).
 
     A fresh turn when ``start_roll < 0``; else the turn goes on from roll ``start_roll``
     with ``start_rolls_left`` rolls left.  Keeps by the tables with the bots' tie rule; the box
@@ -1431,26 +1402,93 @@ def _outcomes_from_tables(
     16 if it scores 50 in a five-of-a-kind row.  Outcomes with the same box, score and bonus
     are merged, in that order; a lane's outcomes come together, lanes in order.
 
-    All lanes go through each step at once (the keeps, the rolls' masses, each roll's box);
-    each lane's additions come in the order a lane alone would make them.
+    All lanes go through each step at once (the tables, the keeps, the rolls' masses; each
+    roll's box per mask); each lane's additions come in the order a lane alone would make them.
     """
-    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
-    flag_rows, roll_face, five_kind = ra.flag_rows, ra.roll_face, ra.five_kind
-    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
-    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     nl = lane_u.shape[0]
     n_keeps = ra.add_die.shape[0]
+    n_rolls = ra.score.shape[0]
+    roll_offset = n_keeps - n_rolls
+    e0 = np.empty((n_keeps, nl))
+    e1 = np.empty((n_keeps, nl))
+    succ = np.empty((ra.box_face.shape[0] * 6, nl))
+    work = np.empty((3, nl))
+    first = 0
+    while first < nl:
+        last = _segment_end(lane_mask, first, nl)
+        successors(lane_mask[first], first, last - first, first, lane_u, lane_f, values, 1.0, ra, succ)
+        first = last
+    _final_values(np.int64(0), np.int64(nl), lane_mask, lane_f, ra, e0, succ, work)
+    top = np.empty((n_rolls, nl))  # R0: each roll's best placement, its bonus included
+    for r in range(n_rolls):
+        for j in range(nl):
+            top[r, j] = e0[roll_offset + r, j]
+    _turn_from_final(e0, e1, ra)
+    # the rolls' masses at the end of the turn
+    k0 = np.empty((n_rolls, nl), dtype=np.int64)
+    k1 = np.empty((n_rolls, nl), dtype=np.int64)
+    mass = np.empty((n_keeps, nl))
+    part = np.empty(nl)
+    final = np.empty((n_rolls, nl))
+    _turn_keeps(e0, e1, tol, ra, k0, k1, mass)
+    _final_masses(start_roll, start_rolls_left, ra.roll_prob, ra.add_die, k0, k1, mass, part, final)
+    # each mask's boxes
+    size = 64 * nl
+    src = np.empty(size, dtype=np.int64)
+    dst = np.empty(size, dtype=np.int64)
+    gain = np.empty(size, dtype=np.int64)
+    count = np.empty(size, dtype=np.int64)
+    prob = np.empty(size)
+    n_out = 0
+    first = 0
+    while first < nl:
+        last = _segment_end(lane_mask, first, nl)
+        merged, key_box, key_score = _mask_boxes(
+            lane_mask[first], first, last, lane_f, succ, top, final, ra, tol
+        )
+        more = 0
+        for j in range(last - first):
+            for k in range(merged.shape[1]):
+                if merged[j, k] != 0.0:
+                    more += 1
+        if n_out + more > src.shape[0]:
+            size = max(2 * src.shape[0], n_out + more)
+            src, dst, gain = _grown(src, size), _grown(dst, size), _grown(gain, size)
+            count, prob = _grown(count, size), _grown(prob, size)
+        n_out = _mask_outcomes(
+            lane_mask[first], first, lane_u, lane_f, merged, key_box, key_score, ra, rep_u, n_out,
+            src, dst, gain, count, prob,
+        )  # fmt: skip
+        first = last
+    return src[:n_out], dst[:n_out], gain[:n_out], count[:n_out], prob[:n_out]
+
+
+@njit(cache=True, inline="always")
+def _grown(a, size):
+    """``a`` copied into a new array of ``size`` entries (the rest undefined)."""
+    out = np.empty(size, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, inline="always")
+def _mask_boxes(mask, lo, hi, lane_f, succ, top, final, ra, tol):
+    """Where the rolls of lanes ``lo .. hi`` (one ``mask``) go: ``(merged, key_box, key_score)``,
+    ``merged[j, 2 k + e]`` the probability that lane ``lo + j`` scores ``key_score[k]`` in box
+    ``key_box[k]`` (with a five-of-a-kind bonus when ``e``), the placements this mask's rolls can
+    get numbered in (box, score) order.  Each roll's box: the best value (``top``, R0, but where a
+    bonus is in it), then the first box within ``tol`` of it; ``final`` (252, lanes) the rolls'
+    masses (:func:`_final_masses`)."""
+    score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
+    flag_rows, roll_face = ra.flag_rows, ra.roll_face
+    rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    n = hi - lo
     n_rolls = score.shape[0]
     nb = box_face.shape[0]
-    n_flags = 1
-    for b in range(nb):
-        if flag_rows[b] == 1:
-            n_flags = 2
     max_score = 0
     for r in range(n_rolls):
         for b in range(nb):
             max_score = max(max_score, score[r, b], joker_score[r, b])
-    # the placements (box, score) this mask's rolls can get, numbered in (box, score) order
     key_of = np.full((nb, max_score + 1), -1, dtype=np.int64)
     for r in range(n_rolls):
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
@@ -1472,19 +1510,9 @@ def _outcomes_from_tables(
             if key_of[b, s] >= 0:
                 key_box[key_of[b, s]] = b
                 key_score[key_of[b, s]] = s
-    # the rolls' masses at the end of the turn
-    k0 = np.empty((n_rolls, nl), dtype=np.int64)
-    k1 = np.empty((n_rolls, nl), dtype=np.int64)
-    mass = np.empty((n_keeps, nl))
-    part = np.empty(nl)
-    final = np.empty((n_rolls, nl))
-    _turn_keeps(e0, e1, tol, ra, k0, k1, mass)
-    _final_masses(start_roll, start_rolls_left, ra.roll_prob, ra.add_die, k0, k1, mass, part, final)
-    # each roll's box, every lane at once: the best value (R0 but where a bonus is in it),
-    # then the first box within tol of it (the boxes from the last: the first that is, stays)
-    merged = np.zeros((2 * n_keys, nl))  # row 2 key + (1 with a five-of-a-kind bonus)
-    best = np.empty(nl)
-    pick = np.empty(nl, dtype=np.int64)
+    merged = np.zeros((n, 2 * n_keys))
+    best = np.empty(n)
+    pick = np.empty(n, dtype=np.int64)
     boxes = np.empty(nb, dtype=np.int64)
     for r in range(n_rolls):
         bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
@@ -1495,61 +1523,64 @@ def _outcomes_from_tables(
             boxes[n_boxes] = low_bit_index(rest)
             rest &= rest - 1
             n_boxes += 1
-        if flagged:
-            for j in range(nl):
+        if flagged:  # R0 holds the bonus: the best placement again, without it
+            for j in range(n):
                 best[j] = NEG_INF
             for i in range(n_boxes):
                 b = boxes[i]
                 cand, add = score_class(
                     b, placement_score(r, b, use_joker, score, joker_score), box_face[b], flag_rows[b] == 1
                 )
-                for j in range(nl):
-                    best[j] = max(best[j], add + succ[cand, j])
-            for j in range(nl):
+                for j in range(n):
+                    best[j] = max(best[j], add + succ[cand, lo + j])
+            for j in range(n):
                 best[j] -= tol
         else:
-            for j in range(nl):
-                best[j] = top[r, j] - tol
-        for j in range(nl):
+            for j in range(n):
+                best[j] = top[r, lo + j] - tol
+        for j in range(n):
             pick[j] = -1
-        for i in range(n_boxes - 1, -1, -1):
+        for i in range(n_boxes - 1, -1, -1):  # from the last box: the first within tol stays
             b = boxes[i]
             s = placement_score(r, b, use_joker, score, joker_score)
             cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
             row = 2 * key_of[b, s]
-            for j in range(nl):
-                pick[j] = row if add + succ[cand, j] >= best[j] else pick[j]
-        for j in range(nl):
-            m = final[r, j]
+            for j in range(n):
+                pick[j] = row if add + succ[cand, lo + j] >= best[j] else pick[j]
+        for j in range(n):
+            m = final[r, lo + j]
             if m != 0.0 and pick[j] >= 0:
-                merged[pick[j] + (flagged if lane_f[j] == 1 else 0), j] += m
-    n_out = 0
-    for k in range(2 * n_keys):
-        for j in range(nl):
-            if merged[k, j] != 0.0:
-                n_out += 1
-    src = np.empty(n_out, dtype=np.int64)
-    dst = np.empty(n_out, dtype=np.int64)
-    gain = np.empty(n_out, dtype=np.int64)
-    count = np.empty(n_out, dtype=np.int64)
-    prob = np.empty(n_out)
-    n_out = 0
-    for j in range(nl):
-        u, f = lane_u[j], lane_f[j]
-        for k in range(2 * n_keys):
-            m = merged[k, j]
+                merged[j, pick[j] + (flagged if lane_f[lo + j] == 1 else 0)] += m
+    return merged, key_box, key_score
+
+
+@njit(cache=True, inline="always")
+def _mask_outcomes(mask, lo, lane_u, lane_f, merged, key_box, key_score, ra, rep_u, n_out, src, dst, gain, count, prob):  # fmt: skip
+    """The outcomes of lanes ``lo ..`` (one ``mask``) from their placements' masses (see
+    :func:`_mask_boxes`) into the outcome arrays from ``n_out`` on (see :func:`turn_outcomes`;
+    room enough); returns the new ``n_out``."""
+    box_face, flag_rows, five_kind, bonus = ra.box_face, ra.flag_rows, ra.five_kind, ra.bonus
+    thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    n_flags = 1
+    for b in range(box_face.shape[0]):
+        if flag_rows[b] == 1:
+            n_flags = 2
+    for j in range(merged.shape[0]):
+        u, f = lane_u[lo + j], lane_f[lo + j]
+        for k in range(merged.shape[1]):
+            m = merged[j, k]
             if m == 0.0:
                 continue
             b, s, e = key_box[k // 2], key_score[k // 2], k % 2
             points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
             nxt = mask | (1 << b)
-            src[n_out] = j
+            src[n_out] = lo + j
             dst[n_out] = (nxt * (cap + 1) + rep_u[nxt, u2]) * n_flags + f2
             gain[n_out] = points + e * bonus
             count[n_out] = e + (16 if five_kind[b] == 1 and s == 50 else 0)
             prob[n_out] = m
             n_out += 1
-    return src, dst, gain, count, prob
+    return n_out
 
 
 @njit(cache=True, nogil=True)

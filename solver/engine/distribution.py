@@ -357,28 +357,34 @@ def turn_outcomes(rules: RuleSet, values, states) -> list[list[tuple[tuple[int, 
     return out
 
 
+#: the outcome kernel takes whole masks, this many lanes or more together (long vectors)
+OUTCOME_BLOCK = 128
+
+
 def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left, rep, workers):
     """The outcomes of one turn of expected-score play of the states ``states[rows]`` (``rows``
     sorted, so by mask; see :func:`solver.engine._kernels.turn_outcomes`).  One kernel call per
-    mask; returns ``(i, dst, gain, count, prob)``, ``i`` indexing ``rows``."""
+    block of whole masks of at least :data:`OUTCOME_BLOCK` lanes; returns ``(i, dst, gain, count,
+    prob)``, ``i`` indexing ``rows``."""
     from . import _kernels
 
     cap, n_flags = rules.upper_cap, rules.n_flags
     lane_states = states[rows]
     masks = lane_states // ((cap + 1) * n_flags)
-    cuts = np.flatnonzero(np.diff(masks)) + 1
-    bounds = np.concatenate(([0], cuts, [len(rows)])).astype(np.int64)
+    lane_u = lane_states // n_flags % (cap + 1)
+    lane_f = lane_states % n_flags
+    mask_starts = np.flatnonzero(np.diff(masks, prepend=-1))
+    # a block: the masks starting in the same OUTCOME_BLOCK lanes
+    block_of = mask_starts // OUTCOME_BLOCK
+    bounds = np.append(mask_starts[np.flatnonzero(np.diff(block_of, prepend=-1))], len(rows)).astype(np.int64)
     parts: list = [None] * (len(bounds) - 1)
     start, left = np.int64(start_roll), np.int64(rolls_left)
 
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
             a, b = bounds[g], bounds[g + 1]
-            mask = np.int64(masks[a])
-            lane_u = (lane_states[a:b] // n_flags % (cap + 1)).astype(np.int64)
-            lane_f = (lane_states[a:b] % n_flags).astype(np.int64)
             lane, dst, gain, count, prob = _kernels.turn_outcomes(
-                mask, lane_u, lane_f, table, lane_args, TIE_TOLERANCE, start, left, rep
+                masks[a:b], lane_u[a:b], lane_f[a:b], table, lane_args, TIE_TOLERANCE, start, left, rep
             )
             parts[g] = (a + lane, dst, gain, count, prob)
 
