@@ -279,6 +279,19 @@ def test_points_at_most_keeps_every_p_at_least_up_to_it(tables_dir, spec, card):
     assert folded.p_at_least(parsed.total + 251) == 0.0 < whole.p_at_least(parsed.total + 251)
 
 
+def test_the_distribution_does_not_depend_on_the_thread_count(tables_dir):
+    """Each row's additions come in one fixed order: the same bytes on 1, 2 or 3 threads (the
+    outcomes cut in blocks of masks, the rows in ranges, differently each time)."""
+    import numpy as np
+
+    card = ScoreCard.parse("ones=3,twos=6,sixes=24,yahtzee=50", "yahtzee")
+    values = tables_dir.table(card.rules).values
+    one, *more = (score_distribution(card, values, threads=t) for t in (1, 2, 3))
+    for other in more:
+        assert np.array_equal(one.pmf, other.pmf) and one.upper_bonus == other.upper_bonus
+        assert (one.rows_at_50, one.bonuses) == (other.rows_at_50, other.bonuses)
+
+
 # --- the command ------------------------------------------------------------------------------
 
 
