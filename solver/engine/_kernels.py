@@ -1301,9 +1301,13 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
 # are tracked as a distribution over "points so far" per state.  Per turn, each state's
 # turn is resolved into its outcomes -- the probability of ending the turn with each roll,
 # and the box that roll goes in -- by pushing probability forward through the same
-# decision tables the bots use (:func:`turn_tables`), with the bots' tie rules
-# (:func:`_best_keep`; boxes within ``tol`` of the best: the first in card order).  The
-# outcomes are merged by (next state, points) and applied to the next states' rows.
+# decision tables the bots use (:func:`turn_tables`' numbers), with the bots' tie rules
+# (:func:`_best_keep`, for every lane at once :func:`_keep_tables`; boxes within ``tol`` of
+# the best: the first in card order).  Lanes go through each step together, a block of
+# masks at a time (long vectors, as in the DP); each lane's additions come in the order of
+# a lane alone, so the numbers do not depend on the blocks.  The outcomes are merged by
+# (box, score, bonus) and applied to the next states' rows (packed: only the points a
+# state's row can hold, see ``solver.engine.distribution._Rows``).
 # ============================================================================
 
 
