@@ -315,20 +315,32 @@ def test_dice_text_and_cards_of_the_rows(tables_dir, tmp_path):
         assert row["decision"] == ("score" if position.rolls_left == 0 else "keep")
 
 
-def test_rank_rows_is_the_stable_descending_argsort():
-    """The kernel's ranking of keep rows: the order of ``np.argsort(-ev, kind="stable")``, ties
-    (many) in their order and ``-inf`` last, the labels carried along."""
+def test_rank_keeps_is_the_stable_descending_argsort():
+    """The kernel's ranking of keeps from turn tables: each position's keeps of its roll valued
+    from its lane's row of ``e1`` (two rolls left) or ``e0`` (one), in the order of
+    ``np.argsort(-ev, kind="stable")`` -- ties (many) in their order, ``-inf`` last -- the keeps
+    carried along, into the rows asked for."""
+    from solver.core import dice as D
     from solver.engine import _kernels as K
 
+    # each roll's sub-keeps in the advisor's raw order (SUBKEEPS reversed), padded with keep 0
+    raw, valid = np.zeros((D.N_ROLLS, 32), dtype=np.int64), np.zeros((D.N_ROLLS, 32), dtype=bool)
+    for r, n_sub in enumerate(D.N_SUBKEEPS.tolist()):
+        raw[r, :n_sub], valid[r, :n_sub] = D.SUBKEEPS[r, :n_sub][::-1], True
     rng = np.random.default_rng(3)
-    ev = rng.integers(0, 6, size=(2000, 32)).astype(np.float64) / 4  # many exact ties
-    ev[rng.random(ev.shape) < 0.2] = -np.inf
-    labels = rng.integers(0, 462, size=ev.shape).astype(np.int16)
-    out_ev, out_labels = np.empty_like(ev), np.empty_like(labels)
-    K.rank_rows(ev, labels, out_ev, out_labels)
+    e0, e1 = (rng.integers(0, 6, size=(50, D.N_KEEPS)).astype(np.float64) / 4 for _ in range(2))  # ties
+    e0[rng.random(e0.shape) < 0.2] = -np.inf
+    n = 2000
+    lane, roll = rng.integers(0, 50, size=n), rng.integers(0, D.N_ROLLS, size=n)
+    rolls_left, rows = rng.integers(1, 3, size=n), rng.permutation(n)
+    out_ev, out_keeps = np.empty((n, 32)), np.empty((n, 32), dtype=np.int16)
+    K.rank_keeps(e0, e1, lane, roll, rolls_left, raw, D.N_SUBKEEPS, rows, out_ev, out_keeps)
+    keeps = raw[roll]
+    ev = np.where((rolls_left == 2)[:, None], e1[lane[:, None], keeps], e0[lane[:, None], keeps])
+    ev[~valid[roll]] = -np.inf
     rank = np.argsort(-ev, axis=1, kind="stable")
-    assert np.array_equal(out_ev, np.take_along_axis(ev, rank, axis=1))
-    assert np.array_equal(out_labels, np.take_along_axis(labels, rank, axis=1))
+    assert np.array_equal(out_ev[rows], np.take_along_axis(ev, rank, axis=1))
+    assert np.array_equal(out_keeps[rows], np.take_along_axis(keeps, rank, axis=1))
 
 
 def test_keep_rankings_the_same_on_every_path(tables_dir):

@@ -914,22 +914,32 @@ def play_table_games(
 
 
 @njit(cache=True, nogil=True)
-def rank_rows(ev, labels, out_ev, out_labels):
-    """Each row of ``ev`` (n, k) sorted from the largest value down, equal values in their order
-    (what ``np.argsort(-ev, axis=1, kind="stable")`` gives, ``-inf`` last), ``labels`` (n, k)
-    carried along: into ``out_ev`` / ``out_labels``.  An insertion sort: rows are short (at most
-    32 keeps) and mostly ranked already by their keeps' order."""
-    n, k = ev.shape
-    for i in range(n):
+def rank_keeps(e0, e1, lane, roll, rolls_left, raw_keeps, n_raw, rows, out_ev, out_keeps):
+    """The keeps of positions valued from their card states' turn tables and ranked.
+
+    Position ``i`` (n,) has the tables of row ``lane[i]`` of ``e1`` (two rolls left) or ``e0``
+    (one), (lanes, 462) float64 each keep's value, the roll ``roll[i]`` (0..251) and
+    ``rolls_left[i]`` (1 or 2); its keeps are ``raw_keeps[roll, :n_raw[roll]]`` ((252, 32), the
+    rest padding, valued ``-inf``).  Into row ``rows[i]`` of ``out_ev`` (float64) and
+    ``out_keeps`` (int16), caller-allocated (m, 32): the values from the largest down, equal
+    values in their raw order (what ``np.argsort(-ev, axis=1, kind="stable")`` gives, ``-inf``
+    last), each with its keep.  An insertion sort: rows are short (at most 32 keeps) and mostly
+    ranked already by their keeps' order."""
+    k = raw_keeps.shape[1]
+    for i in range(len(lane)):
+        o, r, row = rows[i], roll[i], lane[i]
+        table = e1 if rolls_left[i] == 2 else e0
+        n = n_raw[r]
         for j in range(k):
-            v, label = ev[i, j], labels[i, j]
+            keep = raw_keeps[r, j]
+            v = table[row, keep] if j < n else NEG_INF
             m = j
-            while m > 0 and out_ev[i, m - 1] < v:
-                out_ev[i, m] = out_ev[i, m - 1]
-                out_labels[i, m] = out_labels[i, m - 1]
+            while m > 0 and out_ev[o, m - 1] < v:
+                out_ev[o, m] = out_ev[o, m - 1]
+                out_keeps[o, m] = out_keeps[o, m - 1]
                 m -= 1
-            out_ev[i, m] = v
-            out_labels[i, m] = label
+            out_ev[o, m] = v
+            out_keeps[o, m] = keep
 
 
 # --- grading: each decision's loss against a value table ---------------------------

@@ -206,19 +206,21 @@ def bot_blocks(
     engine: str = "auto",
     progress: Callable[[int], None] | None = None,
     chooser: BatchAdvisor | None = None,
+    ranker: BatchAdvisor | None = None,
 ) -> Iterator[PositionBlock]:
     """Every decision of games ``0 .. games - 1`` of ``bot`` under ``seed``, in blocks of at most
     ``chunk`` positions (see the module docstring for the order).  ``engine``: ``"auto"`` (the
     table bots on arrays) or ``"python"`` (one game after another through :class:`Game`).
     ``progress(n)``: ``n`` more games played.  ``chooser``: the batch advisor of the table
-    bot's own values, when there is one (the blocks then carry its rankings)."""
+    bot's own values, when there is one (the blocks then carry its rankings); ``ranker``: the
+    advisor whose rankings the table bots' blocks carry (the export's), when not the bot's."""
     if engine not in ("auto", "python"):
         raise UsageError(f"engine must be auto or python, got {engine!r}")
     arrays = engine != "python" and type(bot) is TableBot and bot.rules == rules and rules.order != "choose"
     if arrays:
         for g0 in range(0, games, BOT_BATCH):
             n = min(BOT_BATCH, games - g0)
-            for block in _table_bot_games(rules, bot, g0, n, seed, chooser):
+            for block in _table_bot_games(rules, bot, g0, n, seed, chooser, ranker):
                 for start in range(0, len(block), chunk):
                     yield block.slice(start, start + chunk)
             if progress is not None:
@@ -254,16 +256,25 @@ def _python_games(rules: RuleSet, bot, g0: int, n: int, seed: int) -> PositionBl
 
 
 def _table_bot_games(
-    rules: RuleSet, bot: TableBot, g0: int, n: int, seed: int, chooser: BatchAdvisor | None = None
+    rules: RuleSet,
+    bot: TableBot,
+    g0: int,
+    n: int,
+    seed: int,
+    chooser: BatchAdvisor | None = None,
+    ranker: BatchAdvisor | None = None,
 ) -> Iterator[PositionBlock]:
     """Games ``g0 .. g0 + n - 1`` of a table bot side by side, one block per decision step (turn
     by turn: the keeps after the first roll, after the second, then the boxes).  Each step ranks
     the options of every game on the batch advisor (the bot's values) and takes the bot's choice
     (ties: the keep with the most dice, the box first in card order, as :class:`TableBot`); the
-    dice come from the seeded streams as :class:`SeededStream` gives them."""
+    dice come from the seeded streams as :class:`SeededStream` gives them.  With ``ranker`` (an
+    advisor of other values) the blocks carry its rankings too.  A turn's tables are made once
+    for its two keep steps (:meth:`BatchAdvisor.keep_tables`)."""
     if chooser is None:
         chooser = BatchAdvisor(bot.advisor.table)
         chooser.python_states = 0  # the kernels from the first turn on: they run anyway
+    advisors = [chooser] if ranker is None or ranker is chooser else [chooser, ranker]
     nb = rules.n_boxes
     games = np.arange(g0, g0 + n, dtype=np.int64)
     scores = np.full((n, nb), -1, dtype=np.int64)
@@ -272,13 +283,18 @@ def _table_bot_games(
     every = np.arange(n)
     for turn in range(1, rules.n_turns + 1):
         mask, u, f, base = card_states(rules, scores, bonus)
+        tables = [advisor.keep_tables(mask, u, f) for advisor in advisors]
         roll = roll_index(seeded_dice(seed, games, drawn))
         drawn += D.N_DICE
         rolled = np.ones(n, dtype=np.int64)  # the roll each game's next decision follows
         r = every
         for rolls_left in (2, 1):
             left = np.full(len(r), rolls_left)
-            ranked = chooser.rank_states(mask[r], u[r], f[r], roll[r], left, base[r])
+            ranks = [
+                advisor.rank_states(mask[r], u[r], f[r], roll[r], left, base[r], tables=t.rows(r))
+                for advisor, t in zip(advisors, tables, strict=True)
+            ]
+            ranked = ranks[0]
             ev, ids = ranked.keep_ev, ranked.keep_id.astype(np.int64)
             valid = np.arange(ids.shape[1])[None, :] < ranked.keep_n[:, None]
             best = valid & (ev[:, :1] - ev <= TIE_TOLERANCE)
@@ -292,7 +308,7 @@ def _table_bot_games(
                 np.full(len(r), turn),
                 np.full(len(r), 3 - rolls_left),
                 keep,
-                (chooser, ranked),
+                (advisors[-1], ranks[-1]),
             )
             go = _KEEP_SIZE[keep] < D.N_DICE
             r, keep = r[go], keep[go]
@@ -303,7 +319,10 @@ def _table_bot_games(
             counts = _KEEP_COUNTS[keep] + (new[:, :, None] == np.arange(1, D.N_FACES + 1)).sum(axis=1)
             roll[r] = _ROLL_OF_CODE[_count_code(counts)]
             rolled[r] += 1
-        ranked = chooser.rank_states(mask, u, f, roll, np.zeros(n, dtype=np.int64), base)
+        del tables
+        left = np.zeros(n, dtype=np.int64)
+        ranks = [advisor.rank_states(mask, u, f, roll, left, base) for advisor in advisors]
+        ranked = ranks[0]
         ev, boxes = ranked.place_ev, ranked.place_box.astype(np.int64)
         valid = np.arange(boxes.shape[1])[None, :] < ranked.place_n[:, None]
         best = valid & (ev[:, :1] - ev <= TIE_TOLERANCE)
@@ -313,12 +332,12 @@ def _table_bot_games(
             scores.copy(),
             bonus.copy(),
             roll.copy(),
-            np.zeros(n, dtype=np.int64),
+            left,
             games,
             np.full(n, turn),
             rolled.copy(),
             box,
-            (chooser, ranked),
+            (advisors[-1], ranks[-1]),
         )
         scores[every, box] = ranked.place_score[every, column]
         bonus += ranked.place_bonus > 0
@@ -708,7 +727,7 @@ def export_positions(
         advisor.python_states = 0  # many positions: the kernels from the first on
         chooser = advisor if _same_table(player, advisor) else None
         with progress_ticks(progress, games, f"{bot_name(player)} on {rules.id}") as tick:
-            blocks = bot_blocks(rules, player, games, seed, progress=tick, chooser=chooser)
+            blocks = bot_blocks(rules, player, games, seed, progress=tick, chooser=chooser, ranker=advisor)
             return write_export(path, fmt, advisor, blocks, positions, from_games=True)
     finally:
         closer = getattr(player, "close", None)
