@@ -942,6 +942,66 @@ def rank_keeps(e0, e1, lane, roll, rolls_left, raw_keeps, n_raw, rows, out_ev, o
             out_keeps[o, m] = keep
 
 
+@njit(cache=True, nogil=True)
+def flat_options(
+    rolls_left, row, base, keep_ev, keep_id, keep_n, keep_stop_box, keep_stop_score, place_ev, place_box,
+    place_score, place_n, place_bonus, keep_size, keep_start, keep_faces, tol, offsets,
+    ev, keep, box, score, bonus, expected_final, regret, best, stop_box, stop_score, face_offsets, faces,
+):  # fmt: skip
+    """The ranked options of positions laid out flat, best first within each position.
+
+    Position ``i`` (n,) with ``rolls_left[i] > 0`` has row ``row[i]`` of the keep arrays
+    (``keep_ev`` (k, 32) float64, ``keep_id`` (k, 32) keep indices, ``keep_n`` (k,) options,
+    ``keep_stop_box``/``keep_stop_score`` (k,) the box and score that keeping all five implies, -1
+    none); else of the box arrays (``place_ev`` (p, n_boxes), ``place_box``, ``place_score``,
+    ``place_n`` (p,), ``place_bonus`` (p,) the roll's Yahtzee bonus); ``base`` (n,) float64 the
+    points on its card.  ``keep_size``/``keep_start`` (462,) and ``keep_faces`` (int8) give each
+    keep's faces; ``offsets`` (n + 1,) int64 each position's first option.
+
+    Output, caller-allocated, per option (offsets[n],): ``ev``, ``expected_final`` (base + ev),
+    ``regret`` (the best's ev - ev), ``best`` (regret <= ``tol``) float64/bool; ``keep``, ``box``
+    (-1 for the other kind), ``score`` (-1 for keeps), ``bonus`` (0 for keeps), ``stop_box``,
+    ``stop_score`` (-1 but for the keep of all five) int16; ``face_offsets`` (offsets[n] + 1,)
+    int32 and ``faces`` (at least 5 per option) int8: each keep's faces (none for a box)."""
+    at = 0
+    face_offsets[0] = 0
+    for i in range(len(rolls_left)):
+        o0, j = offsets[i], row[i]
+        if rolls_left[i] > 0:
+            top = keep_ev[j, 0]
+            for c in range(keep_n[j]):
+                s = o0 + c
+                v, k = keep_ev[j, c], keep_id[j, c]
+                ev[s], keep[s], box[s], score[s], bonus[s] = v, k, -1, -1, 0
+                stop_box[s], stop_score[s] = -1, -1
+                if keep_size[k] == 5:
+                    stop_box[s], stop_score[s] = keep_stop_box[j], keep_stop_score[j]
+                for q in range(keep_start[k], keep_start[k] + keep_size[k]):
+                    faces[at] = keep_faces[q]
+                    at += 1
+                face_offsets[s + 1] = at
+                expected_final[s] = base[i] + v
+                regret[s] = top - v
+                best[s] = top - v <= tol
+        else:
+            top = place_ev[j, 0]
+            for c in range(place_n[j]):
+                s = o0 + c
+                v = place_ev[j, c]
+                ev[s], keep[s], box[s], score[s], bonus[s] = (
+                    v,
+                    -1,
+                    place_box[j, c],
+                    place_score[j, c],
+                    place_bonus[j],
+                )
+                stop_box[s], stop_score[s] = -1, -1
+                face_offsets[s + 1] = at
+                expected_final[s] = base[i] + v
+                regret[s] = top - v
+                best[s] = top - v <= tol
+
+
 # --- grading: each decision's loss against a value table ---------------------------
 @njit(cache=True, inline="always")
 def _best_of(ev, r, subkeeps, n_subkeeps):

@@ -34,7 +34,6 @@ dictionary-encoded.
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -90,6 +89,7 @@ PARQUET_OPTIONS = {
 }  # fmt: skip
 _KEEP_SIZE = np.array([len(k) for k in D.KEEPS], dtype=np.int64)
 _KEEP_FACES = np.array([f for k in D.KEEPS for f in k], dtype=np.int8)
+_KEEP_START = np.concatenate([[0], np.cumsum(_KEEP_SIZE)[:-1]])
 _DICE_TEXT = ["".join(map(str, roll)) for roll in D.ROLLS]
 
 
@@ -350,7 +350,8 @@ class Options:
     ``offsets`` (n + 1,) each position's first option; per option ``keep`` (keep index, -1 for a
     box), ``box`` (box index, -1 for a keep), ``score``, ``bonus`` (0 for keeps), ``ev``,
     ``expected_final``, ``regret``, ``best``, and for the keep-all option ``stop_box``/``stop_score``
-    (-1 elsewhere); per position ``chosen`` (the index of the bot's move in its options) or None."""
+    (-1 elsewhere); per position ``chosen`` (the index of the bot's move in its options) or None;
+    ``face_offsets`` (options + 1,) int32 and ``faces`` int8: each option's kept faces (a box: none)."""
 
     offsets: np.ndarray
     keep: np.ndarray
@@ -364,6 +365,8 @@ class Options:
     stop_box: np.ndarray
     stop_score: np.ndarray
     chosen: np.ndarray | None
+    face_offsets: np.ndarray
+    faces: np.ndarray
 
 
 def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
@@ -376,41 +379,42 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         ranked = block.ranked[1]
     else:
         ranked = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base)
+    from ..engine import _kernels
+
     k = np.flatnonzero(block.rolls_left > 0)
     p = np.flatnonzero(block.rolls_left == 0)
     count = np.empty(n, dtype=np.int64)
+    # the arrays of the kind a block has none of: empty
+    none, no_rows = np.empty(0, dtype=np.int64), (np.empty((0, 1)), np.empty((0, 1), dtype=np.int16))
+    keep_rows, stops = (*no_rows, none), (none, none)
+    place_rows = (*no_rows, np.empty((0, 1), dtype=np.int64), none, none)
     if len(k):
         count[k] = ranked.keep_n
+        keep_rows = (ranked.keep_ev, ranked.keep_id, ranked.keep_n)
+        stops = (np.full(len(k), -1, dtype=np.int64),) * 2
+        if not rules.all_rolls:  # keeping all five names the box that stopping implies: the best now
+            stops = advisor.best_placements(mask[k], u[k], f[k], block.roll[k])
     if len(p):
         count[p] = ranked.place_n
+        place_rows = (
+            ranked.place_ev,
+            ranked.place_box,
+            ranked.place_score,
+            ranked.place_n,
+            ranked.place_bonus,
+        )
     offsets = np.concatenate([[0], np.cumsum(count)])
     total = int(offsets[-1])
-    ev = np.empty(total)
+    ev, expected_final, regret = np.empty(total), np.empty(total), np.empty(total)
+    best = np.empty(total, dtype=bool)
     # small integers (keep and box indices, scores) in int16: a third of the memory traffic
-    keep = np.full(total, -1, dtype=np.int16)
-    box = np.full(total, -1, dtype=np.int16)
-    score = np.full(total, -1, dtype=np.int16)
-    bonus = np.zeros(total, dtype=np.int16)
-    stop_box = np.full(total, -1, dtype=np.int16)
-    stop_score = np.full(total, -1, dtype=np.int16)
-    if len(k):  # each keep row's options go to its position's slots, best first
-        valid = np.arange(ranked.keep_ev.shape[1])[None, :] < ranked.keep_n[:, None]
-        slots = (offsets[k][:, None] + np.arange(valid.shape[1])[None, :])[valid]
-        ev[slots] = ranked.keep_ev[valid]
-        keep[slots] = ids = ranked.keep_id[valid]
-        if not rules.all_rolls:  # keeping all five names the box that stopping implies: the best now
-            # one option of each row keeps all five (row-major: in the rows' order)
-            five = slots[_KEEP_SIZE[ids] == D.N_DICE]
-            stop_box[five], stop_score[five] = advisor.best_placements(mask[k], u[k], f[k], block.roll[k])
-    if len(p):
-        valid = np.arange(ranked.place_ev.shape[1])[None, :] < ranked.place_n[:, None]
-        slots = (offsets[p][:, None] + np.arange(valid.shape[1])[None, :])[valid]
-        ev[slots] = ranked.place_ev[valid]
-        box[slots] = ranked.place_box[valid]
-        score[slots] = ranked.place_score[valid]
-        bonus[slots] = np.broadcast_to(ranked.place_bonus[:, None], valid.shape)[valid]
-    each = np.repeat(np.arange(n), count)
-    regret = ev[offsets[:-1]][each] - ev
+    keep, box, score, bonus, stop_box, stop_score = (np.empty(total, dtype=np.int16) for _ in range(6))
+    face_offsets, faces = np.empty(total + 1, dtype=np.int32), np.empty(D.N_DICE * total, dtype=np.int8)
+    _kernels.flat_options(
+        block.rolls_left, ranked.row, ranked.base, *keep_rows, *stops, *place_rows, _KEEP_SIZE,
+        _KEEP_START, _KEEP_FACES, TIE_TOLERANCE, offsets, ev, keep, box, score, bonus, expected_final,
+        regret, best, stop_box, stop_score, face_offsets, faces,
+    )  # fmt: skip
     return Options(
         offsets=offsets,
         keep=keep,
@@ -418,12 +422,14 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         score=score,
         bonus=bonus,
         ev=ev,
-        expected_final=base.astype(np.float64)[each] + ev,
+        expected_final=expected_final,
         regret=regret,
-        best=regret <= TIE_TOLERANCE,
+        best=best,
         stop_box=stop_box,
         stop_score=stop_score,
         chosen=None if block.chosen is None else chosen_options(ranked, block),
+        face_offsets=face_offsets,
+        faces=faces[: face_offsets[-1]],
     )
 
 
@@ -507,14 +513,14 @@ def parquet_schema(rules: RuleSet, from_games: bool):
 def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema):
     """One block as a pyarrow table of ``schema``."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     names = pa.array(rules.box_names)
     n = len(block)
     texts, runs = card_texts(rules, block)
     is_keep = options.keep >= 0
-    # each keep's faces taken from the list of every keep's (a box: null), in pyarrow
-    keeps = pc.take(_keep_lists(), pa.array(options.keep, pa.int16(), mask=~is_keep))
+    keeps = pa.ListArray.from_arrays(  # a box: null
+        pa.array(options.face_offsets), pa.array(options.faces, pa.int8()), mask=pa.array(~is_keep)
+    )
     has_stop = options.stop_box >= 0
     stop = pa.StructArray.from_arrays(
         [
@@ -557,15 +563,6 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
             pa.array(options.chosen.astype(np.int16)),
         ]
     return pa.Table.from_arrays(columns, schema=schema)
-
-
-@functools.cache
-def _keep_lists():
-    """The faces of every keep of :data:`solver.core.dice.KEEPS`, as a pyarrow list array."""
-    import pyarrow as pa
-
-    offsets = np.concatenate([[0], np.cumsum(_KEEP_SIZE)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(_KEEP_FACES, pa.int8()))
 
 
 def json_lines(advisor: BatchAdvisor, block: PositionBlock) -> list[str]:
