@@ -302,6 +302,32 @@ class BatchAdvisor:
         ev[rows] = np.take_along_axis(raw_ev, rank, axis=1)
         keeps[rows] = np.take_along_axis(raw, rank, axis=1)
 
+    def best_keeps(self, roll, rolls_left, tables: KeepTables) -> np.ndarray:
+        """(n,) int64 the keep a table bot makes in each position of ``tables`` (rolls ``roll``,
+        ``rolls_left`` 1 or 2): among the keeps within :data:`TIE_TOLERANCE` of the best, the
+        one with the most dice (the largest keep index) -- the first keep of
+        :meth:`rank_states` that ranking by these tables would put there, without the ranking."""
+        if tables.kernels:
+            from ..engine import _kernels
+
+            out = np.empty(len(roll), dtype=np.int64)
+            _kernels.best_keeps(
+                tables.e0,
+                tables.e1,
+                tables.lane,
+                roll,
+                rolls_left,
+                _RAW_KEEPS,
+                D.N_SUBKEEPS,
+                TIE_TOLERANCE,
+                out,
+            )
+            return out
+        lane, raw = tables.lane[:, None], _RAW_KEEPS[roll]
+        ev = np.where((rolls_left == 2)[:, None], tables.e1[lane, raw], tables.e0[lane, raw])
+        ev[~_RAW_VALID[roll]] = -np.inf
+        return np.where(ev.max(axis=1)[:, None] - ev <= TIE_TOLERANCE, raw, -1).max(axis=1)
+
     def _turn_rules(self, mask: int) -> RuleSet:
         """The rules a turn from ``mask`` is played by: under ``order=choose`` the empty card
         is played in the direction optimal play picks (:meth:`Advisor.direction`)."""

@@ -943,6 +943,25 @@ def rank_keeps(e0, e1, lane, roll, rolls_left, raw_keeps, n_raw, rows, out_ev, o
 
 
 @njit(cache=True, nogil=True)
+def best_keeps(e0, e1, lane, roll, rolls_left, raw_keeps, n_raw, tol, out):
+    """Each position's best keep, valued as :func:`rank_keeps` values them: among the keeps whose
+    value is within ``tol`` of the best (``best - value <= tol``), the largest keep index (the
+    most dice).  Output, caller-allocated: ``out`` (n,) int64."""
+    for i in range(len(lane)):
+        r, row = roll[i], lane[i]
+        table = e1 if rolls_left[i] == 2 else e0
+        best = NEG_INF
+        for j in range(n_raw[r]):
+            best = max(best, table[row, raw_keeps[r, j]])
+        chosen = -1
+        for j in range(n_raw[r]):
+            keep = raw_keeps[r, j]
+            if best - table[row, keep] <= tol and keep > chosen:
+                chosen = keep
+        out[i] = chosen
+
+
+@njit(cache=True, nogil=True)
 def flat_options(
     rolls_left, row, base, keep_ev, keep_id, keep_n, keep_stop_box, keep_stop_score, place_ev, place_box,
     place_score, place_n, place_bonus, keep_size, keep_start, keep_faces, tol, offsets,

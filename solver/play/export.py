@@ -265,16 +265,18 @@ def _table_bot_games(
     ranker: BatchAdvisor | None = None,
 ) -> Iterator[PositionBlock]:
     """Games ``g0 .. g0 + n - 1`` of a table bot side by side, one block per decision step (turn
-    by turn: the keeps after the first roll, after the second, then the boxes).  Each step ranks
-    the options of every game on the batch advisor (the bot's values) and takes the bot's choice
-    (ties: the keep with the most dice, the box first in card order, as :class:`TableBot`); the
-    dice come from the seeded streams as :class:`SeededStream` gives them.  With ``ranker`` (an
-    advisor of other values) the blocks carry its rankings too.  A turn's tables are made once
-    for its two keep steps (:meth:`BatchAdvisor.keep_tables`)."""
+    by turn: the keeps after the first roll, after the second, then the boxes).  Each step takes
+    the bot's choice on the batch advisor ``chooser`` (the bot's values; ties: the keep with the
+    most dice, :meth:`BatchAdvisor.best_keeps`, the box first in card order, as
+    :class:`TableBot`) and ranks the options of every game on ``ranker`` (by default the
+    chooser), whose rankings the blocks carry; the dice come from the seeded streams as
+    :class:`SeededStream` gives them.  A turn's tables are made once for its two keep steps
+    (:meth:`BatchAdvisor.keep_tables`)."""
     if chooser is None:
         chooser = BatchAdvisor(bot.advisor.table)
         chooser.python_states = 0  # the kernels from the first turn on: they run anyway
-    advisors = [chooser] if ranker is None or ranker is chooser else [chooser, ranker]
+    ranker = chooser if ranker is None else ranker
+    advisors = [chooser] if ranker is chooser else [chooser, ranker]
     nb = rules.n_boxes
     games = np.arange(g0, g0 + n, dtype=np.int64)
     scores = np.full((n, nb), -1, dtype=np.int64)
@@ -290,15 +292,10 @@ def _table_bot_games(
         r = every
         for rolls_left in (2, 1):
             left = np.full(len(r), rolls_left)
-            ranks = [
-                advisor.rank_states(mask[r], u[r], f[r], roll[r], left, base[r], tables=t.rows(r))
-                for advisor, t in zip(advisors, tables, strict=True)
-            ]
-            ranked = ranks[0]
-            ev, ids = ranked.keep_ev, ranked.keep_id.astype(np.int64)
-            valid = np.arange(ids.shape[1])[None, :] < ranked.keep_n[:, None]
-            best = valid & (ev[:, :1] - ev <= TIE_TOLERANCE)
-            keep = np.where(best, ids, -1).max(axis=1)  # the keep with the most dice among the best
+            ranked = ranker.rank_states(
+                mask[r], u[r], f[r], roll[r], left, base[r], tables=tables[-1].rows(r)
+            )
+            keep = chooser.best_keeps(roll[r], left, tables[0].rows(r))
             yield PositionBlock(
                 scores[r],
                 bonus[r],
@@ -308,7 +305,7 @@ def _table_bot_games(
                 np.full(len(r), turn),
                 np.full(len(r), 3 - rolls_left),
                 keep,
-                (advisors[-1], ranks[-1]),
+                (ranker, ranked),
             )
             go = _KEEP_SIZE[keep] < D.N_DICE
             r, keep = r[go], keep[go]
@@ -322,7 +319,7 @@ def _table_bot_games(
         del tables
         left = np.zeros(n, dtype=np.int64)
         ranks = [advisor.rank_states(mask, u, f, roll, left, base) for advisor in advisors]
-        ranked = ranks[0]
+        ranked = ranks[0]  # the chooser's
         ev, boxes = ranked.place_ev, ranked.place_box.astype(np.int64)
         valid = np.arange(boxes.shape[1])[None, :] < ranked.place_n[:, None]
         best = valid & (ev[:, :1] - ev <= TIE_TOLERANCE)
@@ -337,7 +334,7 @@ def _table_bot_games(
             np.full(n, turn),
             rolled.copy(),
             box,
-            (advisors[-1], ranks[-1]),
+            (ranker, ranks[-1]),
         )
         scores[every, box] = ranked.place_score[every, column]
         bonus += ranked.place_bonus > 0
