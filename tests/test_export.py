@@ -367,6 +367,34 @@ def test_keep_rankings_the_same_on_every_path(tables_dir):
     assert len(keys) < PACK_LANES * len(masks)  # the games' block takes the packed path
 
 
+def test_turn_tables_and_best_keeps_agree_with_the_ranking(tables_dir):
+    """A turn's tables made once (``keep_tables``) rank as the tables made for each call, and the
+    table bot's keep from them (``best_keeps``) is what the ranking says: among the keeps tied
+    with the best, the one with the most dice -- in the kernels and in plain Python alike."""
+    from solver.advice.batch import BatchAdvisor, card_states
+    from solver.engine.turn import TIE_TOLERANCE
+
+    rules = get_rules("yahtzee+lower-only")
+    table = tables_dir.table(rules)
+    bot = get_bot("heuristic", rules, tables_dir)
+    blocks = [b for b in E.bot_blocks(rules, bot, 300, 5) if (b.rolls_left > 0).all()][2:8]
+    for block in blocks:
+        mask, u, f, base = card_states(rules, block.scores, block.bonus_count)
+        for states in (0, 10**9):
+            advisor = BatchAdvisor(table)
+            advisor.python_states = states
+            tables = advisor.keep_tables(mask, u, f)
+            assert tables.kernels == (states == 0)
+            given = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base, tables=tables)
+            made = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base)
+            for name in ("keep_ev", "keep_id", "keep_n"):
+                assert np.array_equal(getattr(given, name), getattr(made, name)), name
+            ev, ids = made.keep_ev, made.keep_id.astype(np.int64)
+            valid = np.arange(ids.shape[1])[None, :] < made.keep_n[:, None]
+            want = np.where(valid & (ev[:, :1] - ev <= TIE_TOLERANCE), ids, -1).max(axis=1)
+            assert np.array_equal(advisor.best_keeps(block.roll, block.rolls_left, tables), want)
+
+
 def test_card_texts_are_the_card_notation():
     """The Parquet card texts (joined in pyarrow) are ``str(ScoreCard)``, Yahtzee bonuses too,
     one text per run of equal cards."""
