@@ -315,20 +315,32 @@ def test_dice_text_and_cards_of_the_rows(tables_dir, tmp_path):
         assert row["decision"] == ("score" if position.rolls_left == 0 else "keep")
 
 
-def test_rank_rows_is_the_stable_descending_argsort():
-    """The kernel's ranking of keep rows: the order of ``np.argsort(-ev, kind="stable")``, ties
-    (many) in their order and ``-inf`` last, the labels carried along."""
+def test_rank_keeps_is_the_stable_descending_argsort():
+    """The kernel's ranking of keeps from turn tables: each position's keeps of its roll valued
+    from its lane's row of ``e1`` (two rolls left) or ``e0`` (one), in the order of
+    ``np.argsort(-ev, kind="stable")`` -- ties (many) in their order, ``-inf`` last -- the keeps
+    carried along, into the rows asked for."""
+    from solver.core import dice as D
     from solver.engine import _kernels as K
 
+    # each roll's sub-keeps in the advisor's raw order (SUBKEEPS reversed), padded with keep 0
+    raw, valid = np.zeros((D.N_ROLLS, 32), dtype=np.int64), np.zeros((D.N_ROLLS, 32), dtype=bool)
+    for r, n_sub in enumerate(D.N_SUBKEEPS.tolist()):
+        raw[r, :n_sub], valid[r, :n_sub] = D.SUBKEEPS[r, :n_sub][::-1], True
     rng = np.random.default_rng(3)
-    ev = rng.integers(0, 6, size=(2000, 32)).astype(np.float64) / 4  # many exact ties
-    ev[rng.random(ev.shape) < 0.2] = -np.inf
-    labels = rng.integers(0, 462, size=ev.shape).astype(np.int16)
-    out_ev, out_labels = np.empty_like(ev), np.empty_like(labels)
-    K.rank_rows(ev, labels, out_ev, out_labels)
+    e0, e1 = (rng.integers(0, 6, size=(50, D.N_KEEPS)).astype(np.float64) / 4 for _ in range(2))  # ties
+    e0[rng.random(e0.shape) < 0.2] = -np.inf
+    n = 2000
+    lane, roll = rng.integers(0, 50, size=n), rng.integers(0, D.N_ROLLS, size=n)
+    rolls_left, rows = rng.integers(1, 3, size=n), rng.permutation(n)
+    out_ev, out_keeps = np.empty((n, 32)), np.empty((n, 32), dtype=np.int16)
+    K.rank_keeps(e0, e1, lane, roll, rolls_left, raw, D.N_SUBKEEPS, rows, out_ev, out_keeps)
+    keeps = raw[roll]
+    ev = np.where((rolls_left == 2)[:, None], e1[lane[:, None], keeps], e0[lane[:, None], keeps])
+    ev[~valid[roll]] = -np.inf
     rank = np.argsort(-ev, axis=1, kind="stable")
-    assert np.array_equal(out_ev, np.take_along_axis(ev, rank, axis=1))
-    assert np.array_equal(out_labels, np.take_along_axis(labels, rank, axis=1))
+    assert np.array_equal(out_ev[rows], np.take_along_axis(ev, rank, axis=1))
+    assert np.array_equal(out_keeps[rows], np.take_along_axis(keeps, rank, axis=1))
 
 
 def test_keep_rankings_the_same_on_every_path(tables_dir):
@@ -353,6 +365,34 @@ def test_keep_rankings_the_same_on_every_path(tables_dir):
     keys = set(zip(*card_states(rules, games[0].scores, games[0].bonus_count)[:3], strict=True))
     masks = {k[0] for k in keys}
     assert len(keys) < PACK_LANES * len(masks)  # the games' block takes the packed path
+
+
+def test_turn_tables_and_best_keeps_agree_with_the_ranking(tables_dir):
+    """A turn's tables made once (``keep_tables``) rank as the tables made for each call, and the
+    table bot's keep from them (``best_keeps``) is what the ranking says: among the keeps tied
+    with the best, the one with the most dice -- in the kernels and in plain Python alike."""
+    from solver.advice.batch import BatchAdvisor, card_states
+    from solver.engine.turn import TIE_TOLERANCE
+
+    rules = get_rules("yahtzee+lower-only")
+    table = tables_dir.table(rules)
+    bot = get_bot("heuristic", rules, tables_dir)
+    blocks = [b for b in E.bot_blocks(rules, bot, 300, 5) if (b.rolls_left > 0).all()][2:8]
+    for block in blocks:
+        mask, u, f, base = card_states(rules, block.scores, block.bonus_count)
+        for states in (0, 10**9):
+            advisor = BatchAdvisor(table)
+            advisor.python_states = states
+            tables = advisor.keep_tables(mask, u, f)
+            assert tables.kernels == (states == 0)
+            given = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base, tables=tables)
+            made = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base)
+            for name in ("keep_ev", "keep_id", "keep_n"):
+                assert np.array_equal(getattr(given, name), getattr(made, name)), name
+            ev, ids = made.keep_ev, made.keep_id.astype(np.int64)
+            valid = np.arange(ids.shape[1])[None, :] < made.keep_n[:, None]
+            want = np.where(valid & (ev[:, :1] - ev <= TIE_TOLERANCE), ids, -1).max(axis=1)
+            assert np.array_equal(advisor.best_keeps(block.roll, block.rolls_left, tables), want)
 
 
 def test_card_texts_are_the_card_notation():

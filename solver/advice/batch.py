@@ -35,6 +35,7 @@ import math
 import queue
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -104,6 +105,23 @@ def card_states(rules: RuleSet, scores: np.ndarray, bonus_count: np.ndarray):
     return mask, u, f, total
 
 
+@dataclass
+class KeepTables:
+    """The turn tables of some card states (:meth:`BatchAdvisor.keep_tables`): ``e0``, ``e1``
+    (lanes, 462) float64 each keep's value with one and two rolls left in each distinct state (a
+    "lane", the states sorted), ``lane`` (n,) each position's; ``kernels``: made in the kernels
+    (then ranked there too), else in plain Python."""
+
+    e0: np.ndarray
+    e1: np.ndarray
+    lane: np.ndarray
+    kernels: bool
+
+    def rows(self, rows) -> KeepTables:
+        """The tables of positions ``rows`` of these."""
+        return KeepTables(self.e0, self.e1, self.lane[rows], self.kernels)
+
+
 class BatchAdvisor:
     """Ranks many positions of one rule set at once (see the module docstring)."""
 
@@ -155,11 +173,20 @@ class BatchAdvisor:
         return self.rank_states(mask, u, f, roll, rolls_left, base, positions)
 
     def rank_states(
-        self, mask, u, f, roll, rolls_left, base, positions: list[Position] | None = None
+        self,
+        mask,
+        u,
+        f,
+        roll,
+        rolls_left,
+        base,
+        positions: list[Position] | None = None,
+        tables: KeepTables | None = None,
     ) -> Ranked:
         """The ranked options of positions given as arrays (n,) each: the card states
         (:func:`card_states`), the roll index (``Dice.index``), rolls left and the points on the
-        card.  Without ``positions`` the result has the arrays only (no :meth:`Ranked.to_json`)."""
+        card.  Without ``positions`` the result has the arrays only (no :meth:`Ranked.to_json`).
+        ``tables``: the positions' turn tables (:meth:`keep_tables`), when the caller has them."""
         rules = self.rules
         ranked = Ranked(rules, positions if positions is not None else [None] * len(mask))
         ranked.values, ranked.turn_rules = self.values, self._turn_rules
@@ -173,7 +200,7 @@ class BatchAdvisor:
         if len(keep_rows):
             k = keep_rows
             ranked.keep_ev, ranked.keep_id, ranked.keep_n = self._rank_keeps(
-                mask[k], u[k], f[k], roll[k], rolls_left[k]
+                mask[k], u[k], f[k], roll[k], rolls_left[k], None if tables is None else tables.rows(k)
             )
         if len(place_rows):
             k = place_rows
@@ -184,88 +211,122 @@ class BatchAdvisor:
         return ranked
 
     # --- with rolls left: keeps ------------------------------------------------
-    def _rank_keeps(self, mask, u, f, roll, rolls_left):
+    def keep_tables(self, mask, u, f) -> KeepTables:
+        """The turn tables of the card states ``(mask, u, f)`` ((n,) int64 each, :func:`card_states`)
+        for :meth:`rank_states`: the positions of a turn share them whatever their dice and rolls
+        left.  Holds 7.4 KB a distinct state (a caller bounds the states)."""
+        lanes, lane = np.unique(self._lane_key(mask, u, f), return_inverse=True)
+        return self._tables_of_lanes(lanes, lane.reshape(-1), len(lanes) >= self.python_states)
+
+    def _lane_key(self, mask, u, f):
+        """(n,) each card state as one int64, sorting by mask first (the lanes' order)."""
+        return (mask * (self.rules.upper_cap + 1) + u) * 2 + f
+
+    def _tables_of_lanes(self, lanes, lane, kernels: bool) -> KeepTables:
+        """:class:`KeepTables` of the sorted distinct lane keys ``lanes``, ``lane`` (n,) each
+        position's, in the kernels or (``kernels`` false) in plain Python."""
         cap = self.rules.upper_cap
-        key = (mask * (cap + 1) + u) * 2 + f
-        order = np.argsort(key, kind="stable")
-        # the distinct keys of the sorted ones, where each run starts, each position's run
-        # (np.unique's answers, without sorting again)
-        sorted_key = key[order]
-        starts = np.ones(len(sorted_key), dtype=bool)
-        starts[1:] = sorted_key[1:] != sorted_key[:-1]
-        first = np.flatnonzero(starts)
-        lanes, lane_of = sorted_key[first], np.cumsum(starts) - 1
         lane_mask, rest = np.divmod(lanes, 2 * (cap + 1))
         lane_u, lane_f = np.divmod(rest, 2)
-        # runs of lanes with the same mask, and the positions (in key order) of each run
+        n_lanes = len(lanes)
+        e0, e1 = np.empty((n_lanes, D.N_KEEPS)), np.empty((n_lanes, D.N_KEEPS))
+        # masks of a few lanes each (a bot's games): packed into blocks of vectors
+        # (:func:`solver.engine._kernels.lane_turn_tables`, as the graders pack them); many lanes
+        # a mask (the spread sampler's 32 cards a mask): one call per mask does better. Both give
+        # the same values. (The empty card of order=choose is played by its own rules: per mask.)
         group_lane = np.flatnonzero(np.r_[True, lane_mask[1:] != lane_mask[:-1], True])
-        group_pos = np.r_[first, len(order)][group_lane]
-        group_lane_of = np.repeat(group_lane[:-1], np.diff(group_pos))
-        local = (lane_of.reshape(-1) - group_lane_of)[:, None]
-        stage = (rolls_left[order] - 1)[:, None]
-        keeps = _RAW_KEEPS[roll[order]]
-        kernels = len(lanes) >= self.python_states
-        evaluate = self._kernel_evaluator() if kernels else self._python_evaluator
-        ev = np.empty((len(order), _MAX_KEEPS))
-        # masks of a few lanes each (a bot's games): packed into blocks; many lanes a mask (the
-        # spread sampler's 32 cards a mask): one call per mask does better. Both give the same
-        # values. (The empty card of order=choose is played by its own rules: per mask.)
-        few = len(lanes) < PACK_LANES * (len(group_lane) - 1)
+        few = n_lanes < PACK_LANES * (len(group_lane) - 1)
         if kernels and few and self.rules.order != "choose":
-            self._packed_keep_values(
-                lane_mask, lane_u, lane_f, np.r_[first, len(order)], lane_of, stage, keeps, ev
+            from ..engine import _kernels, dp
+            from ..engine.playout import BLOCK_LANES
+
+            succ = np.empty((6 * self.rules.n_boxes, n_lanes))
+            ra = dp.rule_arrays(self.rules)
+            _kernels.lane_turn_tables(
+                0, n_lanes, BLOCK_LANES, 0, lane_mask, lane_u, lane_f, self.values, ra, e0, e1, succ
             )
-            group_lane = group_lane[:1]  # every lane done
-        for g in range(len(group_lane) - 1):
-            a, b = group_lane[g], group_lane[g + 1]
-            p0, p1 = group_pos[g], group_pos[g + 1]
-            e = np.empty((2, D.N_KEEPS, b - a))
-            evaluate(int(lane_mask[a]), lane_u[a:b], lane_f[a:b], e)
-            ev[p0:p1] = e[stage[p0:p1], keeps[p0:p1], local[p0:p1]]
-        raw_ev = np.empty_like(ev)
-        raw_ev[order] = ev
-        raw_keeps = _RAW_KEEPS[roll]
-        raw_ev[~_RAW_VALID[roll]] = -np.inf
+        else:
+            evaluate = self._kernel_evaluator() if kernels else self._python_evaluator
+            for g in range(len(group_lane) - 1):
+                a, b = group_lane[g], group_lane[g + 1]
+                e = np.empty((2, D.N_KEEPS, b - a))
+                evaluate(int(lane_mask[a]), lane_u[a:b], lane_f[a:b], e)
+                e0[a:b], e1[a:b] = e[0].T, e[1].T
+        return KeepTables(e0, e1, lane, kernels)
+
+    def _rank_keeps(self, mask, u, f, roll, rolls_left, tables: KeepTables | None):
+        """``(ev, keep, n)``: (n, 32) each position's keeps' values best first (``-inf`` padding),
+        (n, 32) int16 the keeps, (n,) how many -- from ``tables`` (:meth:`keep_tables`) or, without,
+        from tables of :data:`~solver.engine.playout.LANE_BUDGET` states at a time."""
+        from ..engine.playout import LANE_BUDGET
+
+        n = len(mask)
+        ev, keeps = np.empty((n, _MAX_KEEPS)), np.empty((n, _MAX_KEEPS), dtype=np.int16)
+        if tables is not None:
+            self._ranked_keeps(tables, roll, rolls_left, np.arange(n), ev, keeps)
+        else:
+            key = self._lane_key(mask, u, f)
+            order = np.argsort(key, kind="stable")
+            # the distinct keys of the sorted ones, where each run starts, each position's run
+            # (np.unique's answers, without sorting again)
+            sorted_key = key[order]
+            starts = np.ones(n, dtype=bool)
+            starts[1:] = sorted_key[1:] != sorted_key[:-1]
+            first = np.r_[np.flatnonzero(starts), n]
+            lanes, lane_of = sorted_key[first[:-1]], np.cumsum(starts) - 1
+            kernels = len(lanes) >= self.python_states
+            for l0 in range(0, len(lanes), LANE_BUDGET):
+                l1 = min(l0 + LANE_BUDGET, len(lanes))
+                p0, p1 = first[l0], first[l1]
+                part = self._tables_of_lanes(lanes[l0:l1], lane_of[p0:p1] - l0, kernels)
+                rows = order[p0:p1]
+                self._ranked_keeps(part, roll[rows], rolls_left[rows], rows, ev, keeps)
         # all-rolls: stopping (ranked last, -inf) is no option
-        n = D.N_SUBKEEPS[roll] - int(self.rules.all_rolls)
-        if kernels:  # the same order as the stable argsort below, a third of its time
+        return ev, keeps, D.N_SUBKEEPS[roll] - int(self.rules.all_rolls)
+
+    @staticmethod
+    def _ranked_keeps(tables: KeepTables, roll, rolls_left, rows, ev, keeps) -> None:
+        """Rows ``rows`` of ``ev``/``keeps`` (:meth:`_rank_keeps`): the keeps of the positions of
+        ``tables`` (rolls ``roll``, ``rolls_left`` 1 or 2), ranked by their values."""
+        if tables.kernels:  # the same order as the stable argsort below, a third of its time
             from ..engine import _kernels
 
-            ranked_ev, ranked_keeps = np.empty_like(raw_ev), np.empty(raw_keeps.shape, dtype=np.int16)
-            _kernels.rank_rows(raw_ev, raw_keeps.astype(np.int16), ranked_ev, ranked_keeps)
-            return ranked_ev, ranked_keeps, n
-        rank = np.argsort(-raw_ev, axis=1, kind="stable")
-        return (
-            np.take_along_axis(raw_ev, rank, axis=1),
-            np.take_along_axis(raw_keeps, rank, axis=1).astype(np.int16),
-            n,
-        )
-
-    def _packed_keep_values(self, lane_mask, lane_u, lane_f, lane_start, lane_of, stage, keeps, ev) -> None:
-        """``ev`` (positions in key order, 32): each position's keeps valued from its lane's
-        tables, the lanes (sorted by mask) packed many masks to a block of vectors as the
-        graders pack them (:func:`solver.engine._kernels.lane_turn_tables`: the values of
-        :func:`~solver.engine._kernels.turn_tables`, one call for thousands of masks of a few
-        lanes each instead of one call per mask).  ``lane_start`` (lanes + 1,) where each lane's
-        positions start, ``lane_of`` each position's lane, ``stage`` its rolls left - 1."""
-        from ..engine import _kernels, dp
-        from ..engine.playout import BLOCK_LANES, LANE_BUDGET, lane_tables
-
-        n_lanes = len(lane_mask)
-        width = min(n_lanes, LANE_BUDGET)
-        e0_all, e1_all, succ_all = lane_tables(width, self.rules.n_boxes)
-        ra = dp.rule_arrays(self.rules)
-        for l0 in range(0, n_lanes, width):
-            l1 = min(l0 + width, n_lanes)
-            _kernels.lane_turn_tables(
-                l0, l1, BLOCK_LANES, l0, lane_mask, lane_u, lane_f, self.values, ra, e0_all, e1_all, succ_all
+            _kernels.rank_keeps(
+                tables.e0, tables.e1, tables.lane, roll, rolls_left, _RAW_KEEPS, D.N_SUBKEEPS, rows, ev, keeps
             )
-            p0, p1 = int(lane_start[l0]), int(lane_start[l1])
-            rows = (lane_of[p0:p1] - l0)[:, None]
-            block = e1_all[rows, keeps[p0:p1]]  # two rolls left
-            one = np.flatnonzero(stage[p0:p1, 0] == 0)  # one roll left
-            block[one] = e0_all[rows[one], keeps[p0:p1][one]]
-            ev[p0:p1] = block
+            return
+        lane, raw = tables.lane[:, None], _RAW_KEEPS[roll]
+        raw_ev = np.where((rolls_left == 2)[:, None], tables.e1[lane, raw], tables.e0[lane, raw])
+        raw_ev[~_RAW_VALID[roll]] = -np.inf
+        rank = np.argsort(-raw_ev, axis=1, kind="stable")
+        ev[rows] = np.take_along_axis(raw_ev, rank, axis=1)
+        keeps[rows] = np.take_along_axis(raw, rank, axis=1)
+
+    def best_keeps(self, roll, rolls_left, tables: KeepTables) -> np.ndarray:
+        """(n,) int64 the keep a table bot makes in each position of ``tables`` (rolls ``roll``,
+        ``rolls_left`` 1 or 2): among the keeps within :data:`TIE_TOLERANCE` of the best, the
+        one with the most dice (the largest keep index) -- the first keep of
+        :meth:`rank_states` that ranking by these tables would put there, without the ranking."""
+        if tables.kernels:
+            from ..engine import _kernels
+
+            out = np.empty(len(roll), dtype=np.int64)
+            _kernels.best_keeps(
+                tables.e0,
+                tables.e1,
+                tables.lane,
+                roll,
+                rolls_left,
+                _RAW_KEEPS,
+                D.N_SUBKEEPS,
+                TIE_TOLERANCE,
+                out,
+            )
+            return out
+        lane, raw = tables.lane[:, None], _RAW_KEEPS[roll]
+        ev = np.where((rolls_left == 2)[:, None], tables.e1[lane, raw], tables.e0[lane, raw])
+        ev[~_RAW_VALID[roll]] = -np.inf
+        return np.where(ev.max(axis=1)[:, None] - ev <= TIE_TOLERANCE, raw, -1).max(axis=1)
 
     def _turn_rules(self, mask: int) -> RuleSet:
         """The rules a turn from ``mask`` is played by: under ``order=choose`` the empty card

@@ -34,7 +34,6 @@ dictionary-encoded.
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -90,6 +89,7 @@ PARQUET_OPTIONS = {
 }  # fmt: skip
 _KEEP_SIZE = np.array([len(k) for k in D.KEEPS], dtype=np.int64)
 _KEEP_FACES = np.array([f for k in D.KEEPS for f in k], dtype=np.int8)
+_KEEP_START = np.concatenate([[0], np.cumsum(_KEEP_SIZE)[:-1]])
 _DICE_TEXT = ["".join(map(str, roll)) for roll in D.ROLLS]
 
 
@@ -206,19 +206,21 @@ def bot_blocks(
     engine: str = "auto",
     progress: Callable[[int], None] | None = None,
     chooser: BatchAdvisor | None = None,
+    ranker: BatchAdvisor | None = None,
 ) -> Iterator[PositionBlock]:
     """Every decision of games ``0 .. games - 1`` of ``bot`` under ``seed``, in blocks of at most
     ``chunk`` positions (see the module docstring for the order).  ``engine``: ``"auto"`` (the
     table bots on arrays) or ``"python"`` (one game after another through :class:`Game`).
     ``progress(n)``: ``n`` more games played.  ``chooser``: the batch advisor of the table
-    bot's own values, when there is one (the blocks then carry its rankings)."""
+    bot's own values, when there is one (the blocks then carry its rankings); ``ranker``: the
+    advisor whose rankings the table bots' blocks carry (the export's), when not the bot's."""
     if engine not in ("auto", "python"):
         raise UsageError(f"engine must be auto or python, got {engine!r}")
     arrays = engine != "python" and type(bot) is TableBot and bot.rules == rules and rules.order != "choose"
     if arrays:
         for g0 in range(0, games, BOT_BATCH):
             n = min(BOT_BATCH, games - g0)
-            for block in _table_bot_games(rules, bot, g0, n, seed, chooser):
+            for block in _table_bot_games(rules, bot, g0, n, seed, chooser, ranker):
                 for start in range(0, len(block), chunk):
                     yield block.slice(start, start + chunk)
             if progress is not None:
@@ -254,16 +256,27 @@ def _python_games(rules: RuleSet, bot, g0: int, n: int, seed: int) -> PositionBl
 
 
 def _table_bot_games(
-    rules: RuleSet, bot: TableBot, g0: int, n: int, seed: int, chooser: BatchAdvisor | None = None
+    rules: RuleSet,
+    bot: TableBot,
+    g0: int,
+    n: int,
+    seed: int,
+    chooser: BatchAdvisor | None = None,
+    ranker: BatchAdvisor | None = None,
 ) -> Iterator[PositionBlock]:
     """Games ``g0 .. g0 + n - 1`` of a table bot side by side, one block per decision step (turn
-    by turn: the keeps after the first roll, after the second, then the boxes).  Each step ranks
-    the options of every game on the batch advisor (the bot's values) and takes the bot's choice
-    (ties: the keep with the most dice, the box first in card order, as :class:`TableBot`); the
-    dice come from the seeded streams as :class:`SeededStream` gives them."""
+    by turn: the keeps after the first roll, after the second, then the boxes).  Each step takes
+    the bot's choice on the batch advisor ``chooser`` (the bot's values; ties: the keep with the
+    most dice, :meth:`BatchAdvisor.best_keeps`, the box first in card order, as
+    :class:`TableBot`) and ranks the options of every game on ``ranker`` (by default the
+    chooser), whose rankings the blocks carry; the dice come from the seeded streams as
+    :class:`SeededStream` gives them.  A turn's tables are made once for its two keep steps
+    (:meth:`BatchAdvisor.keep_tables`)."""
     if chooser is None:
         chooser = BatchAdvisor(bot.advisor.table)
         chooser.python_states = 0  # the kernels from the first turn on: they run anyway
+    ranker = chooser if ranker is None else ranker
+    advisors = [chooser] if ranker is chooser else [chooser, ranker]
     nb = rules.n_boxes
     games = np.arange(g0, g0 + n, dtype=np.int64)
     scores = np.full((n, nb), -1, dtype=np.int64)
@@ -272,17 +285,17 @@ def _table_bot_games(
     every = np.arange(n)
     for turn in range(1, rules.n_turns + 1):
         mask, u, f, base = card_states(rules, scores, bonus)
+        tables = [advisor.keep_tables(mask, u, f) for advisor in advisors]
         roll = roll_index(seeded_dice(seed, games, drawn))
         drawn += D.N_DICE
         rolled = np.ones(n, dtype=np.int64)  # the roll each game's next decision follows
         r = every
         for rolls_left in (2, 1):
             left = np.full(len(r), rolls_left)
-            ranked = chooser.rank_states(mask[r], u[r], f[r], roll[r], left, base[r])
-            ev, ids = ranked.keep_ev, ranked.keep_id.astype(np.int64)
-            valid = np.arange(ids.shape[1])[None, :] < ranked.keep_n[:, None]
-            best = valid & (ev[:, :1] - ev <= TIE_TOLERANCE)
-            keep = np.where(best, ids, -1).max(axis=1)  # the keep with the most dice among the best
+            ranked = ranker.rank_states(
+                mask[r], u[r], f[r], roll[r], left, base[r], tables=tables[-1].rows(r)
+            )
+            keep = chooser.best_keeps(roll[r], left, tables[0].rows(r))
             yield PositionBlock(
                 scores[r],
                 bonus[r],
@@ -292,7 +305,7 @@ def _table_bot_games(
                 np.full(len(r), turn),
                 np.full(len(r), 3 - rolls_left),
                 keep,
-                (chooser, ranked),
+                (ranker, ranked),
             )
             go = _KEEP_SIZE[keep] < D.N_DICE
             r, keep = r[go], keep[go]
@@ -303,7 +316,10 @@ def _table_bot_games(
             counts = _KEEP_COUNTS[keep] + (new[:, :, None] == np.arange(1, D.N_FACES + 1)).sum(axis=1)
             roll[r] = _ROLL_OF_CODE[_count_code(counts)]
             rolled[r] += 1
-        ranked = chooser.rank_states(mask, u, f, roll, np.zeros(n, dtype=np.int64), base)
+        del tables
+        left = np.zeros(n, dtype=np.int64)
+        ranks = [advisor.rank_states(mask, u, f, roll, left, base) for advisor in advisors]
+        ranked = ranks[0]  # the chooser's
         ev, boxes = ranked.place_ev, ranked.place_box.astype(np.int64)
         valid = np.arange(boxes.shape[1])[None, :] < ranked.place_n[:, None]
         best = valid & (ev[:, :1] - ev <= TIE_TOLERANCE)
@@ -313,12 +329,12 @@ def _table_bot_games(
             scores.copy(),
             bonus.copy(),
             roll.copy(),
-            np.zeros(n, dtype=np.int64),
+            left,
             games,
             np.full(n, turn),
             rolled.copy(),
             box,
-            (chooser, ranked),
+            (ranker, ranks[-1]),
         )
         scores[every, box] = ranked.place_score[every, column]
         bonus += ranked.place_bonus > 0
@@ -331,7 +347,8 @@ class Options:
     ``offsets`` (n + 1,) each position's first option; per option ``keep`` (keep index, -1 for a
     box), ``box`` (box index, -1 for a keep), ``score``, ``bonus`` (0 for keeps), ``ev``,
     ``expected_final``, ``regret``, ``best``, and for the keep-all option ``stop_box``/``stop_score``
-    (-1 elsewhere); per position ``chosen`` (the index of the bot's move in its options) or None."""
+    (-1 elsewhere); per position ``chosen`` (the index of the bot's move in its options) or None;
+    ``face_offsets`` (options + 1,) int32 and ``faces`` int8: each option's kept faces (a box: none)."""
 
     offsets: np.ndarray
     keep: np.ndarray
@@ -345,6 +362,8 @@ class Options:
     stop_box: np.ndarray
     stop_score: np.ndarray
     chosen: np.ndarray | None
+    face_offsets: np.ndarray
+    faces: np.ndarray
 
 
 def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
@@ -357,41 +376,42 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         ranked = block.ranked[1]
     else:
         ranked = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base)
+    from ..engine import _kernels
+
     k = np.flatnonzero(block.rolls_left > 0)
     p = np.flatnonzero(block.rolls_left == 0)
     count = np.empty(n, dtype=np.int64)
+    # the arrays of the kind a block has none of: empty
+    none, no_rows = np.empty(0, dtype=np.int64), (np.empty((0, 1)), np.empty((0, 1), dtype=np.int16))
+    keep_rows, stops = (*no_rows, none), (none, none)
+    place_rows = (*no_rows, np.empty((0, 1), dtype=np.int64), none, none)
     if len(k):
         count[k] = ranked.keep_n
+        keep_rows = (ranked.keep_ev, ranked.keep_id, ranked.keep_n)
+        stops = (np.full(len(k), -1, dtype=np.int64),) * 2
+        if not rules.all_rolls:  # keeping all five names the box that stopping implies: the best now
+            stops = advisor.best_placements(mask[k], u[k], f[k], block.roll[k])
     if len(p):
         count[p] = ranked.place_n
+        place_rows = (
+            ranked.place_ev,
+            ranked.place_box,
+            ranked.place_score,
+            ranked.place_n,
+            ranked.place_bonus,
+        )
     offsets = np.concatenate([[0], np.cumsum(count)])
     total = int(offsets[-1])
-    ev = np.empty(total)
+    ev, expected_final, regret = np.empty(total), np.empty(total), np.empty(total)
+    best = np.empty(total, dtype=bool)
     # small integers (keep and box indices, scores) in int16: a third of the memory traffic
-    keep = np.full(total, -1, dtype=np.int16)
-    box = np.full(total, -1, dtype=np.int16)
-    score = np.full(total, -1, dtype=np.int16)
-    bonus = np.zeros(total, dtype=np.int16)
-    stop_box = np.full(total, -1, dtype=np.int16)
-    stop_score = np.full(total, -1, dtype=np.int16)
-    if len(k):  # each keep row's options go to its position's slots, best first
-        valid = np.arange(ranked.keep_ev.shape[1])[None, :] < ranked.keep_n[:, None]
-        slots = (offsets[k][:, None] + np.arange(valid.shape[1])[None, :])[valid]
-        ev[slots] = ranked.keep_ev[valid]
-        keep[slots] = ids = ranked.keep_id[valid]
-        if not rules.all_rolls:  # keeping all five names the box that stopping implies: the best now
-            # one option of each row keeps all five (row-major: in the rows' order)
-            five = slots[_KEEP_SIZE[ids] == D.N_DICE]
-            stop_box[five], stop_score[five] = advisor.best_placements(mask[k], u[k], f[k], block.roll[k])
-    if len(p):
-        valid = np.arange(ranked.place_ev.shape[1])[None, :] < ranked.place_n[:, None]
-        slots = (offsets[p][:, None] + np.arange(valid.shape[1])[None, :])[valid]
-        ev[slots] = ranked.place_ev[valid]
-        box[slots] = ranked.place_box[valid]
-        score[slots] = ranked.place_score[valid]
-        bonus[slots] = np.broadcast_to(ranked.place_bonus[:, None], valid.shape)[valid]
-    each = np.repeat(np.arange(n), count)
-    regret = ev[offsets[:-1]][each] - ev
+    keep, box, score, bonus, stop_box, stop_score = (np.empty(total, dtype=np.int16) for _ in range(6))
+    face_offsets, faces = np.empty(total + 1, dtype=np.int32), np.empty(D.N_DICE * total, dtype=np.int8)
+    _kernels.flat_options(
+        block.rolls_left, ranked.row, ranked.base, *keep_rows, *stops, *place_rows, _KEEP_SIZE,
+        _KEEP_START, _KEEP_FACES, TIE_TOLERANCE, offsets, ev, keep, box, score, bonus, expected_final,
+        regret, best, stop_box, stop_score, face_offsets, faces,
+    )  # fmt: skip
     return Options(
         offsets=offsets,
         keep=keep,
@@ -399,12 +419,14 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         score=score,
         bonus=bonus,
         ev=ev,
-        expected_final=base.astype(np.float64)[each] + ev,
+        expected_final=expected_final,
         regret=regret,
-        best=regret <= TIE_TOLERANCE,
+        best=best,
         stop_box=stop_box,
         stop_score=stop_score,
         chosen=None if block.chosen is None else chosen_options(ranked, block),
+        face_offsets=face_offsets,
+        faces=faces[: face_offsets[-1]],
     )
 
 
@@ -488,14 +510,14 @@ def parquet_schema(rules: RuleSet, from_games: bool):
 def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema):
     """One block as a pyarrow table of ``schema``."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     names = pa.array(rules.box_names)
     n = len(block)
     texts, runs = card_texts(rules, block)
     is_keep = options.keep >= 0
-    # each keep's faces taken from the list of every keep's (a box: null), in pyarrow
-    keeps = pc.take(_keep_lists(), pa.array(options.keep, pa.int16(), mask=~is_keep))
+    keeps = pa.ListArray.from_arrays(  # a box: null
+        pa.array(options.face_offsets), pa.array(options.faces, pa.int8()), mask=pa.array(~is_keep)
+    )
     has_stop = options.stop_box >= 0
     stop = pa.StructArray.from_arrays(
         [
@@ -538,15 +560,6 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
             pa.array(options.chosen.astype(np.int16)),
         ]
     return pa.Table.from_arrays(columns, schema=schema)
-
-
-@functools.cache
-def _keep_lists():
-    """The faces of every keep of :data:`solver.core.dice.KEEPS`, as a pyarrow list array."""
-    import pyarrow as pa
-
-    offsets = np.concatenate([[0], np.cumsum(_KEEP_SIZE)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(_KEEP_FACES, pa.int8()))
 
 
 def json_lines(advisor: BatchAdvisor, block: PositionBlock) -> list[str]:
@@ -708,7 +721,7 @@ def export_positions(
         advisor.python_states = 0  # many positions: the kernels from the first on
         chooser = advisor if _same_table(player, advisor) else None
         with progress_ticks(progress, games, f"{bot_name(player)} on {rules.id}") as tick:
-            blocks = bot_blocks(rules, player, games, seed, progress=tick, chooser=chooser)
+            blocks = bot_blocks(rules, player, games, seed, progress=tick, chooser=chooser, ranker=advisor)
             return write_export(path, fmt, advisor, blocks, positions, from_games=True)
     finally:
         closer = getattr(player, "close", None)
