@@ -1286,7 +1286,6 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
         width = max(width, block_n[i])
     x_buf = np.empty(n_keeps * width)
     y_buf = np.empty(n_keeps * width)
-    acc = np.empty(width)
     no_tracking = np.empty((0, 0), dtype=np.int64)
     for i in range(i0, i1):
         k = block_state[i]
@@ -1299,15 +1298,16 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
         _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
         _average_keeps(y, ra.add_die)
         _best_subkeep(y, x, ra.drop_one, ra.n_drop, ra.all_rolls)
-        for j in range(n):
-            acc[j] = 0.0
+        # the mean over rolls, in keep row 0 (free now): a sum into another array stays scalar
+        # (numba cannot tell that the two do not overlap), one into the same array vectorises
+        _fill_lanes(x, 0, np.int64(0), n, 0.0)
         for r in range(n_rolls):
             p = ra.roll_prob[r]
             for j in range(n):
-                acc[j] += p * x[roll_offset + r, j]
-        base = w_off[mask, u, f] + block_t0[i] - 1
-        for j in range(n):
-            w[base + j] = acc[j]
+                x[0, j] += p * x[roll_offset + r, j]
+        base = np.uint64(w_off[mask, u, f] + block_t0[i] - 1)  # unsigned: see _fill_lanes
+        for j in range(np.uint64(n)):
+            w[base + j] = x[0, j]
 
 
 # ============================================================================
