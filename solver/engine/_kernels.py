@@ -2573,69 +2573,141 @@ def _placement_win_value(
 
 
 @njit(cache=True)
-def _mixed_win_rolls(mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, x, memo, seen, stamp):
+def win_roll_plan(ra, plan, box_scores, fives):
+    """What :func:`_mixed_win_rolls` reads of the rules, made once per call: ``plan`` (n_boxes,
+    n_rolls) uint64 the score of each roll in each box (unsigned: an index that needs no
+    wrap-around check); ``box_scores`` (n_boxes, smax + 2) int64 row ``b`` the distinct scores
+    in box ``b`` of the rolls that are no five of a kind, increasing, ``-1`` after them (``smax``:
+    the largest score of any box); ``fives`` (n_rolls + 1,) int64 the rolls that are, ``-1`` after
+    them."""
+    n_rolls, nb = ra.score.shape
+    box_scores[:, :] = -1
+    fives[:] = -1
+    k = 0
+    for r in range(n_rolls):
+        if ra.roll_face[r] != 0:
+            fives[k] = r
+            k += 1
+    for b in range(nb):
+        for r in range(n_rolls):
+            plan[b, r] = ra.score[r, b]
+        k = 0
+        for s in range(box_scores.shape[1] - 1):
+            for r in range(n_rolls):
+                if ra.roll_face[r] == 0 and ra.score[r, b] == s:
+                    box_scores[b, k] = s
+                    k += 1
+                    break
+
+
+@njit(cache=True)
+def _mixed_win_rolls(
+    mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, plan, box_scores, fives, x, best, memo,
+    seen, stamp, tol, boxes, row,
+):  # fmt: skip
     """R0 of one lane for win play against a distribution of best opponent finals
-    (:func:`mixed_win_value`); ``memo``/``seen`` (n_boxes, max score + 1, 2): each (box,
-    score, bonus) valued once (``seen`` holds the ``stamp``, one per lane, where ``memo`` is
-    this lane's: nothing to clear between lanes).  A roll that is no five of a kind may go in any allowed box
-    and earns no bonus (:func:`legal_boxes`): only the five-of-a-kind rolls ask."""
+    (:func:`mixed_win_value`) into column ``col`` of ``x``, and where rows remain in ``boxes``
+    the box a game scores each roll in (``boxes[row, r]``: the first legal box within ``tol`` of
+    the best, as :func:`_score_best_win_box` chooses).  ``memo``/``seen`` (n_boxes, max score +
+    1, 2): each (box, score, bonus) valued once (``seen`` holds the ``stamp``, one per lane,
+    where ``memo`` is this lane's: nothing to clear between lanes); ``best`` (n_rolls,) scratch;
+    ``plan``, ``box_scores``, ``fives`` from :func:`win_roll_plan`.
+
+    A roll that is no five of a kind may go in any allowed box and earns no bonus
+    (:func:`legal_boxes`): box by box, each score of the box is valued once, then every roll
+    reads its score's value, without branches (a branch per roll and box mispredicts); the
+    five-of-a-kind rolls, which read a value of no meaning there, are made over after, from
+    :func:`legal_boxes`.  The best of each roll is the largest of the same values in any order,
+    so the tables do not depend on the order of the passes."""
     score, joker_score, box_face, roll_face = ra.score, ra.joker_score, ra.box_face, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     flag_rows, thr, ub, cap = ra.flag_rows, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
-    roll_offset = x.shape[0] - score.shape[0]
-    allowed = allowed_bits(mask, box_face.shape[0], order)
-    for r in range(score.shape[0]):
-        best = NEG_INF
-        if roll_face[r] == 0:
-            rest = allowed
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = score[r, b]
-                if seen[b, s, 0] != stamp:
-                    _placement_win_value(
-                        mask, u, f, b, s, 0, 0, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
-                        flag_rows, thr, ub, cap, memo, seen, stamp,
-                    )  # fmt: skip
-                v = memo[b, s, 0]
-                if v > best:
-                    best = v
-        else:
-            bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-            extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
-            e = 1 if extra > 0 else 0
-            rest = bits
-            while rest:
-                b = low_bit_index(rest)
-                rest &= rest - 1
-                s = placement_score(r, b, use_joker, score, joker_score)
-                if seen[b, s, e] != stamp:
-                    _placement_win_value(
-                        mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
-                        flag_rows, thr, ub, cap, memo, seen, stamp,
-                    )  # fmt: skip
-                v = memo[b, s, e]
-                if v > best:
-                    best = v
-        x[roll_offset + r, col] = best
+    nb = box_face.shape[0]
+    n_rolls = score.shape[0]
+    roll_offset = x.shape[0] - n_rolls
+    allowed = allowed_bits(mask, nb, order)
+    for r in range(n_rolls):
+        best[r] = NEG_INF
+    rest = allowed
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        k = 0
+        while box_scores[b, k] >= 0:
+            _placement_win_value(
+                mask, u, f, b, box_scores[b, k], 0, 0, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
+                flag_rows, thr, ub, cap, memo, seen, stamp,
+            )  # fmt: skip
+            k += 1
+        for r in range(n_rolls):
+            v = memo[b, plan[b, r], 0]
+            best[r] = v if v > best[r] else best[r]
+    k = 0
+    while fives[k] >= 0:
+        r = fives[k]
+        k += 1
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        extra = five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus)
+        e = 1 if extra > 0 else 0
+        best[r] = NEG_INF
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            s = placement_score(r, b, use_joker, score, joker_score)
+            if seen[b, s, e] != stamp:
+                _placement_win_value(
+                    mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
+                    flag_rows, thr, ub, cap, memo, seen, stamp,
+                )  # fmt: skip
+            v = memo[b, s, e]
+            if v > best[r]:
+                best[r] = v
+    for r in range(n_rolls):
+        x[roll_offset + r, col] = best[r]
+    if row >= boxes.shape[0]:
+        return
+    for b in range(nb - 1, -1, -1):  # the first box within tol of the best: the last one written
+        if allowed & (1 << b):
+            for r in range(n_rolls):
+                boxes[row, r] = b if memo[b, plan[b, r], 0] >= best[r] - tol else boxes[row, r]
+    k = 0
+    while fives[k] >= 0:
+        r = fives[k]
+        k += 1
+        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+        e = 1 if five_kind_bonus(mask, r, f, roll_face, rows_mask, bonus) > 0 else 0
+        rest = bits
+        while rest:
+            b = low_bit_index(rest)
+            rest &= rest - 1
+            if memo[b, placement_score(r, b, use_joker, score, joker_score), e] >= best[r] - tol:
+                boxes[row, r] = b
+                break
 
 
 @njit(cache=True, nogil=True)
 def mixed_win_group_tables(
     g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie, w, w_off,
-    w_lead, w_len, ra, e0_all, e1_all,
+    w_lead, w_len, ra, tol, e0_all, e1_all, boxes,
 ):  # fmt: skip
     """Win-play tables of groups ``g0 .. g1``: lane ``(u, f, need0)`` against the best opponent
     final ``b0 + j`` with probability ``q[lane_q0 + j]``, ``j < lane_qn`` (``need0 = b0 -
-    total``; see :func:`mixed_win_value`)."""
+    total``; see :func:`mixed_win_value`); ``boxes`` (width, n_rolls) int8, unless it has no
+    rows: row ``lane - l0`` the box each roll is scored in (:func:`_mixed_win_rolls`)."""
     n_keeps = ra.add_die.shape[0]
-    nb = ra.box_face.shape[0]
+    n_rolls, nb = ra.score.shape
     smax = 0
-    for r in range(ra.score.shape[0]):
+    for r in range(n_rolls):
         for b in range(nb):
             smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
     memo = np.empty((nb, smax + 1, 2))
     seen = np.zeros((nb, smax + 1, 2), dtype=np.int64)
+    plan = np.empty((nb, n_rolls), dtype=np.uint64)
+    box_scores = np.empty((nb, smax + 2), dtype=np.int64)
+    fives = np.empty(n_rolls + 1, dtype=np.int64)
+    win_roll_plan(ra, plan, box_scores, fives)
+    best = np.empty(n_rolls)
     qmax = 0
     for grp in range(g0, g1):
         for a in range(group_lane[grp], group_lane[grp + 1]):
@@ -2653,7 +2725,8 @@ def mixed_win_group_tables(
             tie_mix(q, lane_q0[a], qn, tie, qt, qc)
             _mixed_win_rolls(
                 group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
-                w, w_off, w_lead, w_len, ra, e0, memo, seen, a + 1,
+                w, w_off, w_lead, w_len, ra, plan, box_scores, fives, e0, best, memo, seen, a + 1, tol, boxes,
+                a - l0,
             )  # fmt: skip
     _turn_from_final(e0, e1, ra)
     _store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
@@ -2661,22 +2734,14 @@ def mixed_win_group_tables(
 
 @njit(cache=True, nogil=True)
 def play_mixed_win_games(
-    j0, j1, l0, pos_lane, need0, game_q0, game_qn, q, games, ids, seed_mixed, game0, e0_all, e1_all,
-    w, w_off, w_lead, w_len, tie, tol, ra, moves,
-):  # fmt: skip
-    """Play the turn of games ``j0 .. j1`` for the win objective (``need0[j]``, the opponent
-    finals ``q[game_q0[j] :][: game_qn[j]]``): keeps from :func:`mixed_win_group_tables`, then
-    the legal box with the largest :func:`mixed_win_value` (ties within ``tol``: the first);
+    j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, boxes, tol, ra, moves
+):
+    """Play the turn of games ``j0 .. j1`` for the win objective: keeps and box from the
+    tables of :func:`mixed_win_group_tables` (with ``boxes``; ties within ``tol``: the first);
     ``moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
-    qmax = 0
-    for i in range(j0, j1):
-        qmax = max(qmax, game_qn[i])
-    qt = np.empty(qmax + 1)
-    qc = np.empty(qmax + 1)
-    vals = np.empty(nb)
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
         base = stream_base(seed_mixed, game0 + ids[i])
@@ -2686,10 +2751,20 @@ def play_mixed_win_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
-        qn = game_qn[i]
-        tie_mix(q, game_q0[i], qn, tie, qt, qc)
-        _score_best_win_box(
-            games, i, held - roll_offset, need0[i], qt, qc, qn + 1, w, w_off, w_lead, w_len, tol, ra, vals
+        r = held - roll_offset
+        b = np.int64(boxes[lane, r])
+        _, use_joker = legal_boxes(mask, r, ra.box_face, ra.roll_face, ra.rows_mask, ra.joker_mode, ra.order)
+        extra = five_kind_bonus(
+            mask, r, np.int64(games[i, nb + COL_FLAG]), ra.roll_face, ra.rows_mask, ra.bonus
+        )
+        _apply(
+            games,
+            i,
+            b,
+            placement_score(r, b, use_joker, ra.score, ra.joker_score),
+            extra,
+            ra.box_face,
+            ra.five_kind,
         )
         _record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 

@@ -274,11 +274,12 @@ class WinGrader:
         w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
 
         start = np.empty(len(lanes))  # each lane's value at the start of the turn
+        no_boxes = np.empty((0, K.N_ROLLS), dtype=np.int8)  # grading reads the values, not the boxes
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
                 a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
-                w, off, lead, length, ra, e0_all, e1_all,
+                w, off, lead, length, ra, TIE_TOLERANCE, e0_all, e1_all, no_boxes,
             )  # fmt: skip
             K.turn_start_values(int(group_lane[a]), int(group_lane[b]), l0, e1_all, ra, start)
 

@@ -43,6 +43,7 @@ from ..engine.playout import (
     RegretRecorder,
     WinGrader,
     game_totals_of,
+    lane_batches,
     lane_groups,
     lane_states,
     progress_ticks,
@@ -396,24 +397,23 @@ def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, r
         first = np.flatnonzero(new_lane)
         games = np.ascontiguousarray(state[tg][order])
         game_ids = np.ascontiguousarray(ids[tg][order])
-        game_need = np.ascontiguousarray(need_tg).astype(np.int64)
-        game_q0 = np.ascontiguousarray(q0_tg).astype(np.int64)
-        game_qn = np.ascontiguousarray(qn_tg).astype(np.int64)
-        lane_need, lane_q0, lane_qn = game_need[first], game_q0[first], game_qn[first]
+        lane_need, lane_q0, lane_qn = (x[first].astype(np.int64) for x in (need_tg, q0_tg, qn_tg))
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(flat[first], n_flags, cap, pos_lane)
+
+        boxes = np.empty((lane_batches(group_lane)[0], K.N_ROLLS), dtype=np.int8)  # each lane's box per roll
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
                 a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
-                w, w_off, w_lead, w_len, ra, e0_all, e1_all,
+                w, w_off, w_lead, w_len, ra, TIE_TOLERANCE, e0_all, e1_all, boxes,
             )  # fmt: skip
 
         moves = np.empty((0, K.N_MOVES), dtype=np.int16) if recorder is None else recorder.new_moves(len(tg))
 
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_mixed_win_games(
-                a, b, l0, pos_lane, game_need, game_q0, game_qn, q, games, game_ids, seed_mixed, 0,
-                e0_all, e1_all, w, w_off, w_lead, w_len, tie, TIE_TOLERANCE, ra, moves,
+                a, b, l0, pos_lane, games, game_ids, seed_mixed, 0, e0_all, e1_all, boxes, TIE_TOLERANCE, ra,
+                moves,
             )  # fmt: skip
 
         run_lane_batches(workers, group_lane, game_start, tables, play)
