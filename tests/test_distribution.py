@@ -607,3 +607,65 @@ def test_residuals_are_kept_beside_the_target_table_and_checked_when_read(residu
     assert load_residuals(rules, tmp_path, "abc") is None
     (tmp_path / "a file").write_text("")
     assert get_residuals(rules, values, tmp_path / "a file", "abc").p.shape == res.p.shape
+
+
+def _bot_play_distribution(bot, card, seen=None) -> dict[int, float]:
+    """The final-score distribution of ``bot`` from ``card``, exactly, by its own choices (keeps
+    and boxes asked position by position, every roll's mass pushed as the dice fall)."""
+    import numpy as np
+
+    from solver.core import dice as D
+
+    seen = {} if seen is None else seen
+    if card.is_complete:
+        return {card.total: 1.0}
+    if str(card) in seen:
+        return seen[str(card)]
+    mass = np.zeros(D.N_KEEPS)
+    mass[D.ROLL_OFFSET :] = D.ROLL_PROB
+    for rolls_left in (2, 1):
+        kept = np.zeros(D.N_KEEPS)
+        for r in np.flatnonzero(mass[D.ROLL_OFFSET :]):
+            faces = bot.choose_keep(card, D.Dice(D.KEEPS[D.ROLL_OFFSET + r]), rolls_left, None)
+            kept[D.keep_index(faces)] += mass[D.ROLL_OFFSET + r]
+        for k in range(D.ROLL_OFFSET):  # keeps by size: each die rolled in turn
+            kept[D.ADD_DIE[k]] += kept[k] / 6
+            kept[k] = 0.0
+        mass = kept
+    out: dict[int, float] = {}
+    for r in np.flatnonzero(mass[D.ROLL_OFFSET :]):
+        dice = D.Dice(D.KEEPS[D.ROLL_OFFSET + r])
+        nxt = card.score(bot.choose_box(card, dice, None), dice)
+        for score, p in _bot_play_distribution(bot, nxt, seen).items():
+            out[score] = out.get(score, 0.0) + mass[D.ROLL_OFFSET + r] * p
+    seen[str(card)] = out
+    return out
+
+
+@pytest.mark.parametrize(
+    "card, target",
+    [
+        ("sixes=24,yahtzee=50,large_straight=40,fours=8,full_house=25", 170),
+        ("fives=15,sixes=18,yahtzee=0,fours=12,large_straight=0", 95),
+    ],
+)
+def test_target_play_distribution_is_the_target_bots_play(tmp_path, card, target):
+    """Target play's distribution from a card two turns from the end is the ``target:T`` bot's
+    (its own keeps and boxes, ties included, asked position by position): every final score's
+    probability to 1e-12."""
+    import numpy as np
+
+    from solver.engine.distribution import target_distribution
+    from solver.engine.target import build_target
+    from solver.play.bots import get_bot
+
+    table = build_target(TARGET_GAME, tmp_path, t_max=300, progress=False)
+    values = get_table(TARGET_GAME, tmp_path, build_if_missing=True, progress=False).values
+    rules = get_rules(TARGET_GAME)
+    start = ScoreCard.parse(card, rules)
+    got = target_distribution(start, values, table.arrays(), target)
+    want = _bot_play_distribution(get_bot(f"target:{target}", rules, tmp_path, progress=False), start)
+    dense = np.zeros(max(len(got.pmf), max(want) + 1))
+    for score, p in want.items():
+        dense[score] = p
+    assert np.abs(dense[: len(got.pmf)] - got.pmf).max() <= 1e-12 and dense[len(got.pmf) :].sum() <= 1e-12

@@ -1941,6 +1941,8 @@ def target_turn_runs(
     final_buf = np.empty(n_rolls * width)
     v_buf = np.empty(cmax * width)
     part = np.empty(width)
+    top_buf = np.empty(width)
+    pick_buf = np.zeros(width, dtype=np.int64)
     plan = target_plan_arrays(ra, w_off.shape[2])
     c_src, c_lo, c_hi, p_dst, p_gain, legal_c, legal_n = (
         plan[2],
@@ -2004,20 +2006,30 @@ def target_turn_runs(
             for c in range(run_cand[q]):
                 for j in range(nq):
                     v[c, j] = _run_value(run_c, r, w, c, run_t0[q] + j)
-            for j in range(nq):
-                for x in range(n_rolls):
+            # per roll, every lane of the run at once (rows of v: contiguous lanes, it
+            # vectorises): the best value, then the first legal box within tol of it (a
+            # select from the last box down); each lane's masses come in roll order
+            top = top_buf[:nq]
+            pick = pick_buf[:nq]
+            for x in range(n_rolls):
+                nl = run_legal_n[r, x]
+                for j in range(nq):
+                    top[j] = NEG_INF
+                for y in range(nl):
+                    vc = v[run_legal[r, x, y]]
+                    for j in range(nq):
+                        top[j] = max(top[j], vc[j])
+                for j in range(nq):
+                    top[j] -= tol
+                for y in range(nl - 1, -1, -1):
+                    c = run_legal[r, x, y]
+                    vc = v[c]
+                    for j in range(nq):
+                        pick[j] = c if vc[j] >= top[j] else pick[j]
+                for j in range(nq):
                     m = final[x, col + j]
-                    if m == 0.0:
-                        continue
-                    nl = run_legal_n[r, x]
-                    top = NEG_INF
-                    for y in range(nl):
-                        top = max(top, v[run_legal[r, x, y], j])
-                    for y in range(nl):
-                        c = run_legal[r, x, y]
-                        if v[c, j] >= top - tol:
-                            probs[out + c * nq + j] += m
-                            break
+                    if m != 0.0:
+                        probs[out + pick[j] * nq + j] += m
             col += nq
     return 0
 

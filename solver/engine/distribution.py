@@ -618,12 +618,18 @@ class _TargetPush:
         e_next = np.full(len(nxt), -1, dtype=np.int64)
         e_width = min(self.width - tw, dist_e.shape[1] + self.turn_max)
         out_e = [np.zeros((0, e_width))]
+        e_used = [0]  # rows of out_e[0] in use; the rest (zeros) room to grow
 
         def need_rows(rows) -> None:  # rows of out_e for these next states
             new = np.unique(rows[e_next[rows] < 0])
             if len(new):
-                e_next[new] = out_e[0].shape[0] + np.arange(len(new))
-                out_e[0] = np.concatenate([out_e[0], np.zeros((len(new), e_width))])
+                used = e_used[0]
+                e_next[new] = used + np.arange(len(new))
+                e_used[0] = used + len(new)
+                if e_used[0] > len(out_e[0]):  # grown by half at least: each chunk's rows not copied anew
+                    grown = np.zeros((max(e_used[0], len(out_e[0]) * 3 // 2), e_width))
+                    grown[:used] = out_e[0][:used]
+                    out_e[0] = grown
 
         active = self.active(states, dist_t) if tw else np.zeros(dist_t.shape, dtype=bool)
         # expected-score play: the lanes out of play for the target and the points past it
@@ -675,7 +681,7 @@ class _TargetPush:
                 workers, out_t, out_e, e_next, need_rows, row_of,
             )  # fmt: skip
         row_of[nxt] = -1
-        out_e = out_e[0]
+        out_e = out_e[0][: e_used[0]]
         keep = out_t.any(axis=1)
         with_e = e_next >= 0
         keep[with_e] |= out_e[e_next[with_e]].any(axis=1)
