@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from solver.core.card import ScoreCard  # noqa: E402
 from solver.core.rules import get_rules  # noqa: E402
 from solver.engine.distribution import PERCENTILES, score_distribution  # noqa: E402
-from solver.engine.tables import get_table  # noqa: E402
+from solver.engine.tables import get_table, table_paths  # noqa: E402
 from solver.engine.target import build_target, get_target, load_target, target_paths  # noqa: E402
 from solver.play.simulate import simulate  # noqa: E402
 
@@ -62,8 +62,6 @@ def timed(fn, repeat: int = 3):
 def measure_build(rules, folder: str, runs: int) -> str:
     """Build the target table of ``rules`` ``runs`` times in fresh processes and folders (the value
     table of ``folder`` copied in); prints the medians; returns the folder of the last build."""
-    from solver.engine.tables import table_paths
-
     walls, cpus, peaks, loads = [], [], [], []
     out = folder
     for _ in range(runs):
@@ -138,6 +136,10 @@ def main() -> int:
     for spec in args.rules:
         rules = get_rules(spec)
         table = get_table(rules, folder, build_if_missing=True, progress=False)
+        if table.shipped:  # the builds below copy the value table from the folder
+            for path in table_paths(rules, table.path.parent):
+                if not (Path(folder) / path.name).exists():
+                    shutil.copy(path, Path(folder) / path.name)
         print(f"\n== {rules.id} (expected-score value {table.empty_card_value:.7f}) ==")
         if args.policy_only:
             get_target(rules, folder, build_if_missing=True, progress=False)
