@@ -105,7 +105,7 @@ def card_states(rules: RuleSet, scores: np.ndarray, bonus_count: np.ndarray):
     return mask, u, f, total
 
 
-@dataclass
+@dataclass(frozen=True)
 class KeepTables:
     """The turn tables of some card states (:meth:`BatchAdvisor.keep_tables`): ``e0``, ``e1``
     (lanes, 462) float64 each keep's value with one and two rolls left in each distinct state (a
