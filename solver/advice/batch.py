@@ -121,6 +121,14 @@ class KeepTables:
         """The tables of positions ``rows`` of these."""
         return KeepTables(self.e0, self.e1, self.lane[rows], self.kernels)
 
+    def raw_keep_values(self, roll, rolls_left) -> tuple[np.ndarray, np.ndarray]:
+        """``(ev, keeps)`` (n, 32) each: the keeps of each position (rolls ``roll``, ``rolls_left``
+        1 or 2) in their raw order, and their values (``-inf`` on the padding) -- in numpy."""
+        lane, raw = self.lane[:, None], _RAW_KEEPS[roll]
+        ev = np.where((rolls_left == 2)[:, None], self.e1[lane, raw], self.e0[lane, raw])
+        ev[~_RAW_VALID[roll]] = -np.inf
+        return ev, raw
+
 
 class BatchAdvisor:
     """Ranks many positions of one rule set at once (see the module docstring)."""
@@ -295,9 +303,7 @@ class BatchAdvisor:
                 tables.e0, tables.e1, tables.lane, roll, rolls_left, _RAW_KEEPS, D.N_SUBKEEPS, rows, ev, keeps
             )
             return
-        lane, raw = tables.lane[:, None], _RAW_KEEPS[roll]
-        raw_ev = np.where((rolls_left == 2)[:, None], tables.e1[lane, raw], tables.e0[lane, raw])
-        raw_ev[~_RAW_VALID[roll]] = -np.inf
+        raw_ev, raw = tables.raw_keep_values(roll, rolls_left)
         rank = np.argsort(-raw_ev, axis=1, kind="stable")
         ev[rows] = np.take_along_axis(raw_ev, rank, axis=1)
         keeps[rows] = np.take_along_axis(raw, rank, axis=1)
@@ -323,9 +329,7 @@ class BatchAdvisor:
                 out,
             )
             return out
-        lane, raw = tables.lane[:, None], _RAW_KEEPS[roll]
-        ev = np.where((rolls_left == 2)[:, None], tables.e1[lane, raw], tables.e0[lane, raw])
-        ev[~_RAW_VALID[roll]] = -np.inf
+        ev, raw = tables.raw_keep_values(roll, rolls_left)
         return np.where(ev.max(axis=1)[:, None] - ev <= TIE_TOLERANCE, raw, -1).max(axis=1)
 
     def _turn_rules(self, mask: int) -> RuleSet:
