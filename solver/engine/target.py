@@ -114,18 +114,27 @@ def solve_target(
     # come (W = 1 up to them: those targets are not computed)
     most = np.zeros(shape, dtype=np.int64)
     sure = np.zeros(shape, dtype=np.int64)
-    for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
-        if choose and masks.tolist() == [0]:  # the direction is chosen first: the better one
-            both = []
-            for level_args in directed:
-                _kernels.points_to_come(*lanes, most, sure, level_args)
-                both.append((most[lanes].copy(), sure[lanes].copy()))
-            most[lanes] = np.maximum(both[0][0], both[1][0])
-            sure[lanes] = np.maximum(both[0][1], both[1][1])
-        else:
-            _kernels.points_to_come(*lanes, most, sure, args)
-        for points in (most, sure):
-            points[copy_mask, copy_u] = points[copy_mask, copy_from]
+
+    def points_of_level(lanes, level_args, most=most, sure=sure) -> None:
+        # a level's lanes read only the level after it: any cut of them gives the same integers
+        def work_on(i0: int, i1: int) -> None:
+            _kernels.points_to_come(*(a[i0:i1] for a in lanes), most, sure, level_args)
+
+        workers.run(work_on, 0, len(lanes[0]), pieces=piece_count(len(lanes[0]), workers.threads, 4096))
+
+    with Workers(threads) as workers:
+        for masks, (lanes, (copy_mask, copy_u, copy_from)) in zip(levels, plans, strict=True):
+            if choose and masks.tolist() == [0]:  # the direction is chosen first: the better one
+                both = []
+                for level_args in directed:
+                    points_of_level(lanes, level_args)
+                    both.append((most[lanes].copy(), sure[lanes].copy()))
+                most[lanes] = np.maximum(both[0][0], both[1][0])
+                sure[lanes] = np.maximum(both[0][1], both[1][1])
+            else:
+                points_of_level(lanes, args)
+            for points in (most, sure):
+                points[copy_mask, copy_u] = points[copy_mask, copy_from]
     # the float64 rows of the DP, targets past the sure ones: a level in one half of ``work``,
     # the level after it in the other
     lane_lens = [np.minimum(most[lanes], t_max) for lanes, _ in plans]
