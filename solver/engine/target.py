@@ -139,7 +139,7 @@ def solve_target(
     # the level after it in the other
     lane_lens = [np.minimum(most[lanes], t_max) for lanes, _ in plans]
     lane_sure = [np.minimum(sure[lanes], n) for (lanes, _), n in zip(plans, lane_lens, strict=True)]
-    del most, sure
+    del most, sure, points_of_level  # (its defaults hold them)
     half = max((int((n - k).sum()) for n, k in zip(lane_lens, lane_sure, strict=True)), default=0)
     work = np.zeros(2 * half)
     work_off = np.zeros(shape, dtype=np.int64)  # the full card: no row, W = 0 for every t >= 1
