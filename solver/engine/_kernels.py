@@ -439,6 +439,50 @@ def _best_subkeep(x, y, drop_one, n_drop, all_rolls):
                     y[k, j] = max(y[k, j], y[a, j])
 
 
+@njit(cache=True)
+def _best_subkeep_in_place(x, drop_one, n_drop, all_rolls):
+    """:func:`_best_subkeep` in place, for the target DP (its rows below five dice are then
+    overwritten by :func:`_average_keeps` or unused): ``x[K]`` = max over sub-multisets of
+    ``K``, keeps in size order (a keep's sub-multisets are done before it).  One array
+    instead of two halves the block's memory (the passes read it from the L2 cache); one
+    argument keeps the loops free of the aliasing checks that two views of one array need.
+    The same roll rows as :func:`_best_subkeep` (a maximum is exact whatever its order)."""
+    nl = x.shape[1]
+    roll_offset = drop_one.shape[0] - N_ROLLS
+    for k in range(1, drop_one.shape[0]):
+        n = n_drop[k]
+        a = drop_one[k, 0]
+        if all_rolls and k >= roll_offset:
+            # a roll is not kept whole: its own value gives way to a sub-multiset's
+            for j in range(nl):
+                x[k, j] = x[a, j]
+        if n == 1:
+            for j in range(nl):
+                x[k, j] = max(x[k, j], x[a, j])
+        elif n == 2:
+            b = drop_one[k, 1]
+            for j in range(nl):
+                x[k, j] = max(max(x[k, j], x[a, j]), x[b, j])
+        elif n == 3:
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            for j in range(nl):
+                x[k, j] = max(max(max(x[k, j], x[a, j]), x[b, j]), x[c, j])
+        elif n == 4:
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            d = drop_one[k, 3]
+            for j in range(nl):
+                x[k, j] = max(max(max(max(x[k, j], x[a, j]), x[b, j]), x[c, j]), x[d, j])
+        else:
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            d = drop_one[k, 3]
+            e = drop_one[k, 4]
+            for j in range(nl):
+                x[k, j] = max(max(max(max(max(x[k, j], x[a, j]), x[b, j]), x[c, j]), x[d, j]), x[e, j])
+
+
 @njit(cache=True, inline="always")
 def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, solved, ra, x, y, succ, work):
     """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
@@ -1374,19 +1418,17 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
     for i in range(i0, i1):
         width = max(width, block_n[i])
     x_buf = np.empty(n_keeps * width)
-    y_buf = np.empty(n_keeps * width)
     no_tracking = np.empty((0, 0), dtype=np.int64)
     for i in range(i0, i1):
         k = block_state[i]
         n = block_n[i]
         x = x_buf[: n_keeps * n].reshape((n_keeps, n))
-        y = y_buf[: n_keeps * n].reshape((n_keeps, n))
         mask, u, f = masks[k], us[k], fs[k]
         _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), w, w_off, w_lead, w_len, ra, x, no_tracking)
         _average_keeps(x, ra.add_die)
-        _best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
-        _average_keeps(y, ra.add_die)
-        _best_subkeep(y, x, ra.drop_one, ra.n_drop, ra.all_rolls)
+        _best_subkeep_in_place(x, ra.drop_one, ra.n_drop, ra.all_rolls)
+        _average_keeps(x, ra.add_die)
+        _best_subkeep_in_place(x, ra.drop_one, ra.n_drop, ra.all_rolls)
         # the mean over rolls, in keep row 0 of x (free now); this loop still compiles to scalar
         # multiplies (about 6% of a block's time), the roll order per lane as before
         _fill_lanes(x, 0, np.int64(0), n, 0.0)
