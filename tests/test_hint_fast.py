@@ -286,6 +286,46 @@ def test_value_file_names_shape_and_dtype_as_numpy(tmp_path, array):
     assert (vf.shape, vf.dtype) == (loaded.shape, str(loaded.dtype))
 
 
+def _mapped_kb(path) -> int | None:
+    """This process's resident kilobytes of the maps of ``path`` (Linux's smaps; None elsewhere)."""
+    try:
+        lines = open("/proc/self/smaps").read().splitlines()
+    except OSError:
+        return None
+    total, inside = 0, False
+    for line in lines:
+        head = line.split()
+        # a map's first line: range, perms, offset, dev, inode[, path]
+        if head and "-" in head[0] and len(head) >= 5:
+            inside = line.endswith(str(path))
+        elif inside and head[0] == "Rss:":
+            total += int(head[1])
+    return total
+
+
+def test_release_pages_keeps_the_bytes_and_lets_the_pages_go(tmp_path):
+    """release_pages on a view of a ValueFile's map: the same values read after it, and (Linux)
+    the map's pages no longer resident; on an array that maps no file it does nothing."""
+    from solver.engine.dp import kernel_values
+    from solver.engine.tables import release_pages
+
+    values = np.arange(1 << 20, dtype=np.float32) / (1 << 20)  # 4 MB
+    path = tmp_path / "w.npy"
+    np.save(path, values)
+    view = kernel_values(ValueFile.open(path), np.float32)  # what the target push holds
+    assert float(view.sum(dtype=np.float64)) == float(values.sum(dtype=np.float64))
+    before = _mapped_kb(path)
+    release_pages(view)
+    after = _mapped_kb(path)
+    if before is not None:
+        assert before >= 3000 and after < 500, (before, after)
+    assert np.array_equal(view, values)
+    plain = values.copy()
+    release_pages(plain)
+    release_pages(plain[::2])
+    assert np.array_equal(plain, values)
+
+
 def copy_table(tables_dir, tmp_path, rid=SMALL):
     name = tables_dir.table(rid).rules.id  # files are named by the canonical spec
     for ext in ("npy", "json"):

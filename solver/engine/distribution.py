@@ -545,8 +545,8 @@ def target_distribution(
                 progress(1)
     pmf = np.zeros(card.total + width)
     pmf[card.total : card.total + tw] = dist_t.sum(axis=0)
-    if len(dist_e):
-        pmf[card.total + tw : card.total + tw + dist_e.shape[1]] += dist_e.sum(axis=0)
+    if (e_of >= 0).any():  # summed by state (the rows of dist_e are in no particular order)
+        pmf[card.total + tw : card.total + tw + dist_e.shape[1]] += dist_e[e_of[e_of >= 0]].sum(axis=0)
     upper_bonus = None
     if rules.has_upper_bonus:
         reached = states // n_flags % (cap + 1) >= rules.upper_threshold
@@ -559,8 +559,10 @@ def target_distribution(
 
 class _TargetPush:
     """One turn of :func:`target_distribution`: the rows of the states of a level, by points so
-    far -- ``dist_t`` (states, tw) below the target, ``dist_e`` past it for the states with
-    ``e_of >= 0`` (column ``i``: ``tw + i`` points) -- into the next level's."""
+    far -- ``dist_t`` (states, tw) below the target, ``dist_e`` past it: state ``k``'s row
+    ``dist_e[e_of[k]]`` when ``e_of[k] >= 0`` (column ``i``: ``tw + i`` points; the rows in the
+    order the turn handed them out, not by state, and some perhaps of no state) -- into the
+    next level's."""
 
     def __init__(self, rules, table, target_values, tw, width, rep):
         self.rules, self.table, self.tw, self.width, self.rep = rules, table, tw, width, rep
@@ -570,7 +572,9 @@ class _TargetPush:
         self.w_off, self.w_lead, self.w_len = tv.off, tv.lead, tv.length
         # a row is > 0 between its certain targets and its end: only a stored 0 inside (never
         # written by a build, whose rows end at their last non-zero) needs the values read
-        self.zeros_inside = bool(len(tv.w)) and not (np.asarray(tv.w) > 0.0).all()
+        # (read a slice at a time: not a bool copy of the whole table, 130 MB for yahtzee)
+        step = 1 << 22
+        self.zeros_inside = any(not (self.w[i : i + step] > 0.0).all() for i in range(0, len(self.w), step))
         k = rules.kernel_arrays
         self.cmax = 2 * sum(
             len(set(k["score"][:, b].tolist()) | set(k["joker_score"][:, b].tolist()) | {0})
@@ -607,7 +611,11 @@ class _TargetPush:
 
     def turn(self, states, dist_t, dist_e, e_of, start_roll, rolls_left, workers):
         from . import _kernels
+        from .tables import release_pages
 
+        # a turn reads the target rows of the next level only (a fifth of a memory-mapped
+        # table at most, the levels one after the other in the file): the last turn's pages go
+        release_pages(self.w)
         rules, tw = self.rules, self.tw
         cap, n_flags = rules.upper_cap, rules.n_flags
         level = bin(int(states[0] // ((cap + 1) * n_flags))).count("1")
@@ -617,8 +625,10 @@ class _TargetPush:
         out_t = np.zeros((len(nxt), tw))
         e_next = np.full(len(nxt), -1, dtype=np.int64)
         e_width = min(self.width - tw, dist_e.shape[1] + self.turn_max)
-        out_e = [np.zeros((0, e_width))]
-        e_used = [0]  # rows of out_e[0] in use; the rest (zeros) room to grow
+        # a row for every next state at most, handed out in order of need: np.zeros maps fresh
+        # pages (calloc), so only the rows handed out (written) take memory, and none is copied
+        out_e = np.zeros((len(nxt), e_width))
+        e_used = [0]  # rows of out_e handed out
 
         def need_rows(rows) -> None:  # rows of out_e for these next states
             new = np.unique(rows[e_next[rows] < 0])
@@ -626,10 +636,6 @@ class _TargetPush:
                 used = e_used[0]
                 e_next[new] = used + np.arange(len(new))
                 e_used[0] = used + len(new)
-                if e_used[0] > len(out_e[0]):  # grown by half at least: each chunk's rows not copied anew
-                    grown = np.zeros((max(e_used[0], len(out_e[0]) * 3 // 2), e_width))
-                    grown[:used] = out_e[0][:used]
-                    out_e[0] = grown
 
         active = self.active(states, dist_t) if tw else np.zeros(dist_t.shape, dtype=bool)
         # expected-score play: the lanes out of play for the target and the points past it
@@ -639,13 +645,14 @@ class _TargetPush:
             support = np.where(nz_t.any(axis=1), tw - np.argmax(nz_t[:, ::-1], axis=1), 0)
         has_e = e_of >= 0
         if has_e.any():
-            nz_e = dist_e[e_of[has_e]] != 0.0
+            nz_e = dist_e != 0.0  # by row of dist_e (no copy of the rows)
             past = np.where(nz_e.any(axis=1), tw + nz_e.shape[1] - np.argmax(nz_e[:, ::-1], axis=1), 0)
-            support[has_e] = np.maximum(support[has_e], past)
+            support[has_e] = np.maximum(support[has_e], past[e_of[has_e]])
+            del nz_e, past
         support = support.astype(np.int64)
         ev_rows = np.flatnonzero(support > 0)
         if len(ev_rows):
-            i, dst, gain, _, prob = _turn_outcomes(
+            i, dst, gain, counts, prob = _turn_outcomes(
                 states, ev_rows, rules, self.table, self.args, start_roll, rolls_left, self.rep, workers
             )
             src = ev_rows[i]
@@ -661,10 +668,12 @@ class _TargetPush:
             def apply_ev(r0: int, r1: int) -> None:
                 _kernels.apply_split_rows(
                     cuts[r0], cuts[r1], src, dst_row, gain, prob, dist_t, active, e_src, e_of, support,
-                    np.int64(tw), out_t, out_e[0], e_next,
+                    np.int64(tw), out_t, out_e, e_next,
                 )  # fmt: skip
 
             workers.run(apply_ev, 0, len(nxt))
+            # the outcomes are done with: not held through target play
+            del i, dst, gain, counts, prob, src, dst_row, order, cuts, e_src, apply_ev
         del nz_t
         # target play: runs of consecutive needs of a state, blocks of runs
         rows, cols = np.nonzero(active[:, ::-1])  # by state, then need (tw - points so far) upwards
@@ -681,15 +690,11 @@ class _TargetPush:
                 workers, out_t, out_e, e_next, need_rows, row_of,
             )  # fmt: skip
         row_of[nxt] = -1
-        out_e = out_e[0][: e_used[0]]
+        out_e = out_e[: e_used[0]]  # a view: the rows stay where they are (no copy), e_of finds them
         keep = out_t.any(axis=1)
         with_e = e_next >= 0
-        keep[with_e] |= out_e[e_next[with_e]].any(axis=1)
-        kept_e = e_next[keep]
-        used = kept_e >= 0
-        new_e = np.full(len(kept_e), -1, dtype=np.int64)
-        new_e[used] = np.arange(int(used.sum()))
-        return nxt[keep], out_t[keep], out_e[kept_e[used]], new_e
+        keep[with_e] |= out_e.any(axis=1)[e_next[with_e]]
+        return nxt[keep], out_t[keep], out_e, e_next[keep]
 
     def target_runs(
         self, states, run_state, run_t0, run_n, dist_t, start_roll, rolls_left, workers, out_t, out_e, e_next,
@@ -742,7 +747,7 @@ class _TargetPush:
             def apply(r0: int, r1: int) -> None:
                 _kernels.apply_target_runs(
                     np.int64(r0), np.int64(r1), 0, nq, rs, rt, rn, run_out, run_cand, probs, c_row, c_gain,
-                    np.int64(cmax), dist_t, np.int64(tw), out_t, out_e[0], e_next,
+                    np.int64(cmax), dist_t, np.int64(tw), out_t, out_e, e_next,
                 )  # fmt: skip
 
             workers.run(apply, 0, len(out_t))

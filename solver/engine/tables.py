@@ -264,6 +264,20 @@ class ValueFile:
         return f"ValueFile({str(self.path)!r}, shape={self.shape}, dtype={self.dtype})"
 
 
+def release_pages(array) -> None:
+    """Let go of this process's pages of the file that ``array`` (a numpy view of a
+    :class:`ValueFile`'s map, at any depth) maps: the next reads fault them in again from the
+    page cache (or the disk) and see the same bytes.  The map is read-only, so nothing is lost.
+    A scan of a whole table (the checks on load) leaves it resident otherwise, counted in the
+    process's memory until it ends.  Nothing for an array that maps no file, or where the
+    platform has no ``madvise(MADV_DONTNEED)``."""
+    base = array
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = getattr(base, "base", None)
+    if base is not None and hasattr(base, "madvise") and hasattr(mmap, "MADV_DONTNEED") and not base.closed:
+        base.madvise(mmap.MADV_DONTNEED)
+
+
 @dataclass(frozen=True)
 class Table:
     """A loaded value table: ``values[mask, u, f]`` (see :mod:`solver.engine.dp`) and its manifest.

@@ -472,7 +472,7 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
     by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`; out of
     memory (``mmap`` under a small ``ulimit -v``) goes through as it is (not a damaged table).
     """
-    from .tables import ValueFile, read_manifest, sha256_file
+    from .tables import ValueFile, read_manifest, release_pages, sha256_file
 
     rules = get_rules(rules)
     rules.require_single("a target table")
@@ -536,6 +536,7 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
         # every probability, once (the kernels read them unchecked); NaN fails both comparisons
         if len(w_array) and not (w_array.min() >= 0.0 and w_array.max() <= 1.0):
             raise TableError(f"target table {w_path} is damaged: values outside [0, 1]; {rebuild}")
+        release_pages(w_array)  # the scan's pages (half a GB for yahtzee): read again as used
         w, index = w_array, index_array
     table = TargetTable(rules, w, index, manifest, w_path)
     _check_empty_card(table)
