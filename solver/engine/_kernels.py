@@ -75,7 +75,9 @@ if "NUMBA_OPT" not in os.environ:
 
         numba.config.reload_config()
 
-from numba import njit  # noqa: E402
+from llvmlite import ir  # noqa: E402
+from numba import njit, types  # noqa: E402
+from numba.extending import intrinsic, models, register_model  # noqa: E402
 
 from .arrays import (  # noqa: E402, F401  (also the kernels' names: K.COL_MASK, K.RuleArrays)
     COL_BONUSES,
@@ -2486,11 +2488,88 @@ def tie_mix(q, q0, qn, tie, qt, qc):
         qc[i] = acc
 
 
+class Vec4(types.Type):
+    """Four float64 in one SIMD register (LLVM ``<4 x double>``): the four running sums of
+    :func:`mixed_win_value` side by side.  LLVM does not vectorise a float sum by itself (that
+    would reorder it); lane ``k`` of a vector sum is the scalar sum ``k``, operation for
+    operation, so the values are the same bits."""
+
+    def __init__(self):
+        super().__init__(name="Vec4f64")
+
+
+VEC4 = Vec4()
+_V4 = ir.VectorType(ir.DoubleType(), 4)
+
+
+@register_model(Vec4)
+class _Vec4Model(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, _V4)
+
+
+@intrinsic
+def _v4_zero(typingctx):
+    """Four zeros."""
+
+    def codegen(context, builder, sig, args):
+        return ir.Constant(_V4, [0.0] * 4)
+
+    return VEC4(), codegen
+
+
+@intrinsic
+def _v4_load(typingctx, arr, idx):
+    """``arr[idx : idx + 4]`` of a 1-D C-contiguous float64 or float32 array (float32 widened,
+    exactly); ``idx`` unchecked, as the kernels' indexing."""
+    if not (
+        isinstance(arr, types.Array)
+        and arr.ndim == 1
+        and arr.layout == "C"
+        and arr.dtype in (types.float64, types.float32)
+    ):
+        return None
+    single = arr.dtype == types.float32
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, value=args[0]).data
+        at = builder.gep(data, [context.cast(builder, args[1], sig.args[1], types.intp)])
+        elem = ir.FloatType() if single else ir.DoubleType()
+        v = builder.load(builder.bitcast(at, ir.VectorType(elem, 4).as_pointer()), align=4 if single else 8)
+        return builder.fpext(v, _V4) if single else v
+
+    return VEC4(arr, idx), codegen
+
+
+@intrinsic
+def _v4_muladd(typingctx, acc, a, b):
+    """``acc + a * b`` lane by lane: a product rounded, then a sum (no fused multiply-add)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.fadd(args[0], builder.fmul(args[1], args[2]))
+
+    return VEC4(VEC4, VEC4, VEC4), codegen
+
+
+@intrinsic
+def _v4_lanes(typingctx, v):
+    """The four lanes as a tuple of float64."""
+
+    def codegen(context, builder, sig, args):
+        lanes = [builder.extract_element(args[0], ir.Constant(ir.IntType(32), k)) for k in range(4)]
+        return context.make_tuple(builder, sig.return_type, lanes)
+
+    return types.UniTuple(types.float64, 4)(VEC4), codegen
+
+
 @njit(cache=True, inline="always")
 def mixed_win_value(w, off, lead, length, n, qt, qc, m):
     """``sum_i qt[i] W(n + i)`` for ``i < m`` (``m = len(q) + 1``; see the section's comment):
     the certain targets from the prefix sums, the stored ones by a dot product in four
-    running sums (a fixed order: the same value on every path)."""
+    running sums (a fixed order: the same value on every path): sum ``k`` takes the terms
+    ``4 j + k`` of the stored range, sum 0 then the last ``len % 4`` terms, and the value adds
+    ``(s0 + s1) + (s2 + s3)``.  The four sums are the lanes of one vector (:class:`Vec4`),
+    indexed unsigned (no wrap-around check)."""
     c = lead - n
     acc = 0.0
     if c >= 0:
@@ -2498,22 +2577,17 @@ def mixed_win_value(w, off, lead, length, n, qt, qc, m):
     i = max(c + 1, 0)
     i2 = min(length - n, m - 1)
     if i <= i2:
-        base = off + n - 1
-        qs = qt[i : i2 + 1]  # slices and a counted loop: twice as fast as indexing from i
-        ws = w[base + i : base + i2 + 1]
-        k = qs.shape[0]
-        a0 = 0.0
-        a1 = 0.0
-        a2 = 0.0
-        a3 = 0.0
-        for j4 in range(k // 4):
-            j = 4 * j4
-            a0 += qs[j] * ws[j]
-            a1 += qs[j + 1] * ws[j + 1]
-            a2 += qs[j + 2] * ws[j + 2]
-            a3 += qs[j + 3] * ws[j + 3]
-        for j in range(k - k % 4, k):
-            a0 += qs[j] * ws[j]
+        k = np.uint64(i2 + 1 - i)
+        qi = np.uint64(i)
+        wi = np.uint64(off + n - 1 + i)
+        v = _v4_zero()
+        n4 = k >> np.uint64(2)
+        for j4 in range(n4):
+            j = j4 << np.uint64(2)
+            v = _v4_muladd(v, _v4_load(qt, qi + j), _v4_load(w, wi + j))
+        a0, a1, a2, a3 = _v4_lanes(v)
+        for j in range(n4 << np.uint64(2), k):
+            a0 += qt[qi + j] * w[wi + j]
         acc += (a0 + a1) + (a2 + a3)
     return acc
 
