@@ -2688,16 +2688,18 @@ def win_roll_plan(ra, plan, box_scores, fives):
 
 @njit(cache=True)
 def _mixed_win_rolls(
-    mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, plan, box_scores, fives, x, best, memo,
-    seen, stamp, tol, boxes, row,
+    mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, plan, box_scores, fives, x, best, vals,
+    memo, seen, stamp, tol, boxes, row,
 ):  # fmt: skip
     """R0 of one lane for win play against a distribution of best opponent finals
     (:func:`mixed_win_value`) into column ``col`` of ``x``, and where rows remain in ``boxes``
     the box a game scores each roll in (``boxes[row, r]``: the first legal box within ``tol`` of
     the best, as :func:`_score_best_win_box` chooses).  ``memo``/``seen`` (n_boxes, max score +
     1, 2): each (box, score, bonus) valued once (``seen`` holds the ``stamp``, one per lane,
-    where ``memo`` is this lane's: nothing to clear between lanes); ``best`` (n_rolls,) scratch;
-    ``plan``, ``box_scores``, ``fives`` from :func:`win_roll_plan`.
+    where ``memo`` is this lane's: nothing to clear between lanes); ``best`` (n_rolls,) and
+    ``vals`` (n_boxes n_rolls,) scratch (``vals[b n_rolls + r]``: the value of roll ``r`` in box
+    ``b``, read back contiguously when the boxes are chosen); ``plan``, ``box_scores``, ``fives``
+    from :func:`win_roll_plan`.
 
     A roll that is no five of a kind may go in any allowed box and earns no bonus
     (:func:`legal_boxes`): box by box, each score of the box is valued once, then every roll
@@ -2725,8 +2727,10 @@ def _mixed_win_rolls(
                 flag_rows, thr, ub, cap, memo, seen, stamp,
             )  # fmt: skip
             k += 1
+        at = np.uint64(b * n_rolls)
         for r in range(n_rolls):
             v = memo[b, plan[b, r], 0]
+            vals[at + np.uint64(r)] = v
             best[r] = v if v > best[r] else best[r]
     k = 0
     while fives[k] >= 0:
@@ -2753,10 +2757,15 @@ def _mixed_win_rolls(
         x[roll_offset + r, col] = best[r]
     if row >= boxes.shape[0]:
         return
+    for r in range(n_rolls):
+        best[r] = best[r] - tol  # (best no more: the bar each box is held to)
+    chosen = boxes[row]
     for b in range(nb - 1, -1, -1):  # the first box within tol of the best: the last one written
         if allowed & (1 << b):
-            for r in range(n_rolls):
-                boxes[row, r] = b if memo[b, plan[b, r], 0] >= best[r] - tol else boxes[row, r]
+            at = np.uint64(b * n_rolls)
+            bb = np.int8(b)
+            for r in range(np.uint64(n_rolls)):
+                chosen[r] = bb if vals[at + r] >= best[r] else chosen[r]
     k = 0
     while fives[k] >= 0:
         r = fives[k]
@@ -2767,7 +2776,7 @@ def _mixed_win_rolls(
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            if memo[b, placement_score(r, b, use_joker, score, joker_score), e] >= best[r] - tol:
+            if memo[b, placement_score(r, b, use_joker, score, joker_score), e] >= best[r]:
                 boxes[row, r] = b
                 break
 
@@ -2794,6 +2803,7 @@ def mixed_win_group_tables(
     fives = np.empty(n_rolls + 1, dtype=np.int64)
     win_roll_plan(ra, plan, box_scores, fives)
     best = np.empty(n_rolls)
+    vals = np.empty(nb * n_rolls)
     qmax = 0
     for grp in range(g0, g1):
         for a in range(group_lane[grp], group_lane[grp + 1]):
@@ -2811,8 +2821,8 @@ def mixed_win_group_tables(
             tie_mix(q, lane_q0[a], qn, tie, qt, qc)
             _mixed_win_rolls(
                 group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
-                w, w_off, w_lead, w_len, ra, plan, box_scores, fives, e0, best, memo, seen, a + 1, tol, boxes,
-                a - l0,
+                w, w_off, w_lead, w_len, ra, plan, box_scores, fives, e0, best, vals, memo, seen, a + 1, tol,
+                boxes, a - l0,
             )  # fmt: skip
     _turn_from_final(e0, e1, ra)
     _store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
