@@ -2930,7 +2930,8 @@ def grade_win_games(
 @njit(cache=True, nogil=True)
 def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
     """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
-    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``)."""
+    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``); the match
+    needs only whether it is above 0 (:func:`win_chance_left`, tested against this)."""
     qmax = 0
     for i in range(masks.shape[0]):
         qmax = max(qmax, game_qn[i])
@@ -2943,6 +2944,38 @@ def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off,
         out[i] = mixed_win_value(
             w, w_off[mm, u, f], w_lead[mm, u, f], w_len[mm, u, f], need0[i], qt, qc, qn + 1
         )
+
+
+@njit(cache=True, nogil=True)
+def win_chance_left(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
+    """``out[i]``: whether :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the
+    start of a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``) is
+    above 0, without summing it: its terms (``qt[i]`` of :func:`tie_mix`, each made as there,
+    and their products with the table's ``W``) are sums and products of probabilities, never
+    negative, so the value is above 0 exactly when one of its terms is (a sum of terms >= 0
+    rounds to 0 only when every term is 0); the first such term ends the search."""
+    one = 1.0 - tie
+    for g in range(masks.shape[0]):
+        mm, u, f = masks[g], us[g], fs[g]
+        q0, qn, n = game_q0[g], game_qn[g], need0[g]
+        m = qn + 1
+        off, lead, length = w_off[mm, u, f], w_lead[mm, u, f], w_len[mm, u, f]
+        c = lead - n
+        found = False
+        for i in range(min(c, m - 1) + 1):  # the certain targets (qc[c] > 0)
+            cur = q[q0 + i] if i < qn else 0.0
+            prev = q[q0 + i - 1] if i > 0 else 0.0
+            if one * cur + tie * prev > 0.0:
+                found = True
+                break
+        if not found:
+            for i in range(max(c + 1, 0), min(length - n, m - 1) + 1):  # the stored ones
+                cur = q[q0 + i] if i < qn else 0.0
+                prev = q[q0 + i - 1] if i > 0 else 0.0
+                if (one * cur + tie * prev) * w[off + n - 1 + i] > 0.0:
+                    found = True
+                    break
+        out[g] = found
 
 
 # ============================================================================
