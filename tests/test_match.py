@@ -359,3 +359,32 @@ def test_chances_to_win_add_up_to_one(small, win_bot):
     me, done = card(rules, "chance=20,yahtzee=0"), card(rules, "ones=0,chance=21,yahtzee=0")
     exact = win_bot.win.chance(me, [done])
     assert win_bot.win.chances([me, done]) == pytest.approx([exact, 1 - exact], abs=1e-12)
+
+
+def test_win_chance_left_is_a_start_value_above_zero(small, win_bot):
+    """The numba match's test of a chance left (``win_chance_left``, the first positive term)
+    against the start value it stands for (``mixed_start_values`` > 0), on every reachable state
+    of the small game, against every opponent row and needs from far behind to far ahead."""
+    from solver.engine import _kernels as K
+    from solver.engine.dp import kernel_values
+
+    rules, _ = small
+    target = win_bot.table.arrays()
+    res = win_bot.win.model.residuals
+    q = kernel_values(res.p, np.float32)
+    states = np.argwhere(target.off >= 0)
+    rows = np.argwhere(res.off >= 0)
+    q0 = np.concatenate([[0], res.off[tuple(rows.T)]])  # and a certain opponent: q[0:1]
+    qn = np.concatenate([[1], res.length[tuple(rows.T)]])
+    grid = np.array(
+        [(s, r, n) for s in range(len(states)) for r in range(len(q0)) for n in range(-60, 240, 7)]
+    )
+    mask, u, f = (np.ascontiguousarray(states[grid[:, 0], k]) for k in range(3))
+    args = (mask, u, f, grid[:, 2].copy(), q0[grid[:, 1]], qn[grid[:, 1]], q, WinBot.TIE, target.w)
+    args += (target.off, target.lead, target.length)
+    value = np.empty(len(grid))
+    K.mixed_start_values(*args, value)
+    chance = np.empty(len(grid), dtype=np.bool_)
+    K.win_chance_left(*args, chance)
+    assert 0 < chance.sum() < len(grid)
+    np.testing.assert_array_equal(chance, value > 0.0)

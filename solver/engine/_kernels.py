@@ -75,7 +75,9 @@ if "NUMBA_OPT" not in os.environ:
 
         numba.config.reload_config()
 
-from numba import njit  # noqa: E402
+from llvmlite import ir  # noqa: E402
+from numba import njit, types  # noqa: E402
+from numba.extending import intrinsic, models, register_model  # noqa: E402
 
 from .arrays import (  # noqa: E402, F401  (also the kernels' names: K.COL_MASK, K.RuleArrays)
     COL_BONUSES,
@@ -2528,11 +2530,88 @@ def tie_mix(q, q0, qn, tie, qt, qc):
         qc[i] = acc
 
 
+class Vec4(types.Type):
+    """Four float64 in one SIMD register (LLVM ``<4 x double>``): the four running sums of
+    :func:`mixed_win_value` side by side.  LLVM does not vectorise a float sum by itself (that
+    would reorder it); lane ``k`` of a vector sum is the scalar sum ``k``, operation for
+    operation, so the values are the same bits."""
+
+    def __init__(self):
+        super().__init__(name="Vec4f64")
+
+
+VEC4 = Vec4()
+_V4 = ir.VectorType(ir.DoubleType(), 4)
+
+
+@register_model(Vec4)
+class _Vec4Model(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, _V4)
+
+
+@intrinsic
+def _v4_zero(typingctx):
+    """Four zeros."""
+
+    def codegen(context, builder, sig, args):
+        return ir.Constant(_V4, [0.0] * 4)
+
+    return VEC4(), codegen
+
+
+@intrinsic
+def _v4_load(typingctx, arr, idx):
+    """``arr[idx : idx + 4]`` of a 1-D C-contiguous float64 or float32 array (float32 widened,
+    exactly); ``idx`` unchecked, as the kernels' indexing."""
+    if not (
+        isinstance(arr, types.Array)
+        and arr.ndim == 1
+        and arr.layout == "C"
+        and arr.dtype in (types.float64, types.float32)
+    ):
+        return None
+    single = arr.dtype == types.float32
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, value=args[0]).data
+        at = builder.gep(data, [context.cast(builder, args[1], sig.args[1], types.intp)])
+        elem = ir.FloatType() if single else ir.DoubleType()
+        v = builder.load(builder.bitcast(at, ir.VectorType(elem, 4).as_pointer()), align=4 if single else 8)
+        return builder.fpext(v, _V4) if single else v
+
+    return VEC4(arr, idx), codegen
+
+
+@intrinsic
+def _v4_muladd(typingctx, acc, a, b):
+    """``acc + a * b`` lane by lane: a product rounded, then a sum (no fused multiply-add)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.fadd(args[0], builder.fmul(args[1], args[2]))
+
+    return VEC4(VEC4, VEC4, VEC4), codegen
+
+
+@intrinsic
+def _v4_lanes(typingctx, v):
+    """The four lanes as a tuple of float64."""
+
+    def codegen(context, builder, sig, args):
+        lanes = [builder.extract_element(args[0], ir.Constant(ir.IntType(32), k)) for k in range(4)]
+        return context.make_tuple(builder, sig.return_type, lanes)
+
+    return types.UniTuple(types.float64, 4)(VEC4), codegen
+
+
 @njit(cache=True, inline="always")
 def mixed_win_value(w, off, lead, length, n, qt, qc, m):
     """``sum_i qt[i] W(n + i)`` for ``i < m`` (``m = len(q) + 1``; see the section's comment):
     the certain targets from the prefix sums, the stored ones by a dot product in four
-    running sums (a fixed order: the same value on every path)."""
+    running sums (a fixed order: the same value on every path): sum ``k`` takes the terms
+    ``4 j + k`` of the stored range, sum 0 then the last ``len % 4`` terms, and the value adds
+    ``(s0 + s1) + (s2 + s3)``.  The four sums are the lanes of one vector (:class:`Vec4`),
+    indexed unsigned (no wrap-around check)."""
     c = lead - n
     acc = 0.0
     if c >= 0:
@@ -2540,22 +2619,17 @@ def mixed_win_value(w, off, lead, length, n, qt, qc, m):
     i = max(c + 1, 0)
     i2 = min(length - n, m - 1)
     if i <= i2:
-        base = off + n - 1
-        qs = qt[i : i2 + 1]  # slices and a counted loop: twice as fast as indexing from i
-        ws = w[base + i : base + i2 + 1]
-        k = qs.shape[0]
-        a0 = 0.0
-        a1 = 0.0
-        a2 = 0.0
-        a3 = 0.0
-        for j4 in range(k // 4):
-            j = 4 * j4
-            a0 += qs[j] * ws[j]
-            a1 += qs[j + 1] * ws[j + 1]
-            a2 += qs[j + 2] * ws[j + 2]
-            a3 += qs[j + 3] * ws[j + 3]
-        for j in range(k - k % 4, k):
-            a0 += qs[j] * ws[j]
+        k = np.uint64(i2 + 1 - i)
+        qi = np.uint64(i)
+        wi = np.uint64(off + n - 1 + i)
+        v = _v4_zero()
+        n4 = k >> np.uint64(2)
+        for j4 in range(n4):
+            j = j4 << np.uint64(2)
+            v = _v4_muladd(v, _v4_load(qt, qi + j), _v4_load(w, wi + j))
+        a0, a1, a2, a3 = _v4_lanes(v)
+        for j in range(n4 << np.uint64(2), k):
+            a0 += qt[qi + j] * w[wi + j]
         acc += (a0 + a1) + (a2 + a3)
     return acc
 
@@ -2656,16 +2730,18 @@ def win_roll_plan(ra, plan, box_scores, fives):
 
 @njit(cache=True)
 def _mixed_win_rolls(
-    mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, plan, box_scores, fives, x, best, memo,
-    seen, stamp, tol, boxes, row,
+    mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, plan, box_scores, fives, x, best, vals,
+    memo, seen, stamp, tol, boxes, row,
 ):  # fmt: skip
     """R0 of one lane for win play against a distribution of best opponent finals
     (:func:`mixed_win_value`) into column ``col`` of ``x``, and where rows remain in ``boxes``
     the box a game scores each roll in (``boxes[row, r]``: the first legal box within ``tol`` of
     the best, as :func:`_score_best_win_box` chooses).  ``memo``/``seen`` (n_boxes, max score +
     1, 2): each (box, score, bonus) valued once (``seen`` holds the ``stamp``, one per lane,
-    where ``memo`` is this lane's: nothing to clear between lanes); ``best`` (n_rolls,) scratch;
-    ``plan``, ``box_scores``, ``fives`` from :func:`win_roll_plan`.
+    where ``memo`` is this lane's: nothing to clear between lanes); ``best`` (n_rolls,) and
+    ``vals`` (n_boxes n_rolls,) scratch (``vals[b n_rolls + r]``: the value of roll ``r`` in box
+    ``b``, read back contiguously when the boxes are chosen); ``plan``, ``box_scores``, ``fives``
+    from :func:`win_roll_plan`.
 
     A roll that is no five of a kind may go in any allowed box and earns no bonus
     (:func:`legal_boxes`): box by box, each score of the box is valued once, then every roll
@@ -2693,8 +2769,10 @@ def _mixed_win_rolls(
                 flag_rows, thr, ub, cap, memo, seen, stamp,
             )  # fmt: skip
             k += 1
+        at = np.uint64(b * n_rolls)
         for r in range(n_rolls):
             v = memo[b, plan[b, r], 0]
+            vals[at + np.uint64(r)] = v
             best[r] = v if v > best[r] else best[r]
     k = 0
     while fives[k] >= 0:
@@ -2721,10 +2799,15 @@ def _mixed_win_rolls(
         x[roll_offset + r, col] = best[r]
     if row >= boxes.shape[0]:
         return
+    for r in range(n_rolls):
+        best[r] = best[r] - tol  # (best no more: the bar each box is held to)
+    chosen = boxes[row]
     for b in range(nb - 1, -1, -1):  # the first box within tol of the best: the last one written
         if allowed & (1 << b):
-            for r in range(n_rolls):
-                boxes[row, r] = b if memo[b, plan[b, r], 0] >= best[r] - tol else boxes[row, r]
+            at = np.uint64(b * n_rolls)
+            bb = np.int8(b)
+            for r in range(np.uint64(n_rolls)):
+                chosen[r] = bb if vals[at + r] >= best[r] else chosen[r]
     k = 0
     while fives[k] >= 0:
         r = fives[k]
@@ -2735,7 +2818,7 @@ def _mixed_win_rolls(
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            if memo[b, placement_score(r, b, use_joker, score, joker_score), e] >= best[r] - tol:
+            if memo[b, placement_score(r, b, use_joker, score, joker_score), e] >= best[r]:
                 boxes[row, r] = b
                 break
 
@@ -2762,6 +2845,7 @@ def mixed_win_group_tables(
     fives = np.empty(n_rolls + 1, dtype=np.int64)
     win_roll_plan(ra, plan, box_scores, fives)
     best = np.empty(n_rolls)
+    vals = np.empty(nb * n_rolls)
     qmax = 0
     for grp in range(g0, g1):
         for a in range(group_lane[grp], group_lane[grp + 1]):
@@ -2779,8 +2863,8 @@ def mixed_win_group_tables(
             tie_mix(q, lane_q0[a], qn, tie, qt, qc)
             _mixed_win_rolls(
                 group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
-                w, w_off, w_lead, w_len, ra, plan, box_scores, fives, e0, best, memo, seen, a + 1, tol, boxes,
-                a - l0,
+                w, w_off, w_lead, w_len, ra, plan, box_scores, fives, e0, best, vals, memo, seen, a + 1, tol,
+                boxes, a - l0,
             )  # fmt: skip
     _turn_from_final(e0, e1, ra)
     _store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
@@ -2888,7 +2972,8 @@ def grade_win_games(
 @njit(cache=True, nogil=True)
 def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
     """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
-    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``)."""
+    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``); the match
+    needs only whether it is above 0 (:func:`win_chance_left`, tested against this)."""
     qmax = 0
     for i in range(masks.shape[0]):
         qmax = max(qmax, game_qn[i])
@@ -2901,6 +2986,38 @@ def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off,
         out[i] = mixed_win_value(
             w, w_off[mm, u, f], w_lead[mm, u, f], w_len[mm, u, f], need0[i], qt, qc, qn + 1
         )
+
+
+@njit(cache=True, nogil=True)
+def win_chance_left(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
+    """``out[i]``: whether :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the
+    start of a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``) is
+    above 0, without summing it: its terms (``qt[i]`` of :func:`tie_mix`, each made as there,
+    and their products with the table's ``W``) are sums and products of probabilities, never
+    negative, so the value is above 0 exactly when one of its terms is (a sum of terms >= 0
+    rounds to 0 only when every term is 0); the first such term ends the search."""
+    one = 1.0 - tie
+    for g in range(masks.shape[0]):
+        mm, u, f = masks[g], us[g], fs[g]
+        q0, qn, n = game_q0[g], game_qn[g], need0[g]
+        m = qn + 1
+        off, lead, length = w_off[mm, u, f], w_lead[mm, u, f], w_len[mm, u, f]
+        c = lead - n
+        found = False
+        for i in range(min(c, m - 1) + 1):  # the certain targets (qc[c] > 0)
+            cur = q[q0 + i] if i < qn else 0.0
+            prev = q[q0 + i - 1] if i > 0 else 0.0
+            if one * cur + tie * prev > 0.0:
+                found = True
+                break
+        if not found:
+            for i in range(max(c + 1, 0), min(length - n, m - 1) + 1):  # the stored ones
+                cur = q[q0 + i] if i < qn else 0.0
+                prev = q[q0 + i - 1] if i > 0 else 0.0
+                if (one * cur + tie * prev) * w[off + n - 1 + i] > 0.0:
+                    found = True
+                    break
+        out[g] = found
 
 
 # ============================================================================

@@ -372,9 +372,9 @@ def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, r
     need0 = opp["b0"][ids] - totals
     q0, qn = opp["q0"][ids], opp["qn"][ids]
     mask, u, f = lane_states(state, nb, cap, n_flags)
-    p = np.empty(len(state))
-    K.mixed_start_values(mask, u, f, need0, q0, qn, q, tie, w, w_off, w_lead, w_len, p)
-    for_win = (need0 + qn - 1 >= 0) & (p > 0.0)  # the opponent may reach this total; a chance left
+    chance = np.empty(len(state), dtype=np.bool_)  # P(win) + tie P(tie) > 0
+    K.win_chance_left(mask, u, f, need0, q0, qn, q, tie, w, w_off, w_lead, w_len, chance)
+    for_win = (need0 + qn - 1 >= 0) & chance  # the opponent may reach this total; a chance left
     parts_state, parts_ids, parts_moves = [], [], []
     ev = np.flatnonzero(~for_win)
     if len(ev):
