@@ -316,7 +316,9 @@ def test_heuristic_params_cover_every_box():
 
 
 # --- the Python bots play whole legal games -----------------------------------------------
-@pytest.mark.parametrize("name", ["random", "frequent", "greedy", "heuristic", "optimal"])
+@pytest.mark.parametrize(  # heuristic: CI (the fast loop has it play test_play_cli's hard level)
+    "name", ["random", "frequent", "greedy", pytest.param("heuristic", marks=slow), "optimal"]
+)
 def test_python_bots_play_complete_games(tables_dir, name):
     """Every bot plays legal games (checked move by move) on every kind of rule set."""
     if name == "optimal":  # small tables only

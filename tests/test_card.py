@@ -338,7 +338,10 @@ def test_random_games(game):
     assert ScoreCard.parse(str(card), rid).total == expected
 
 
-@pytest.mark.parametrize("rid", ALL_IDS)
+@pytest.mark.parametrize(  # the fast loop: yahtzee and yatzy-forced; CI every named rule set
+    "rid",
+    [r if r in ("yahtzee", "yatzy-forced") else pytest.param(r, marks=pytest.mark.slow) for r in ALL_IDS],
+)
 @settings(max_examples=25)
 @given(data=st.data())
 def test_random_games_per_rule_set(rid, data):

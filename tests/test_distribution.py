@@ -137,11 +137,11 @@ def enumerate_finals(rules, bot, card, dice=None, rolls_left=2) -> dict[tuple, f
 
 @pytest.mark.parametrize(
     "card, dice, rolls",
-    [
-        ("", None, 2),
+    [  # the fast loop leaves out the two costliest (from the empty card); CI runs all five
+        pytest.param("", None, 2, marks=pytest.mark.slow),
         ("yahtzee=50", None, 2),
         ("fours=8", "44444", 1),
-        ("", "44446", 2),
+        pytest.param("", "44446", 2, marks=pytest.mark.slow),
         ("yahtzee=50", "44444", 0),
     ],
 )
@@ -226,6 +226,8 @@ def test_a_bots_table_gives_that_bots_expected_score(tables_dir, bot):
     assert state_rows(flags, tables_dir.table(flags).values) is representative_upper(flags)
 
 
+@pytest.mark.slow  # 200,000 graded games; the fast loop checks both sides apart (test_regret's brute
+# force for the heuristic bot's losses, the enumerations above for the distribution)
 def test_the_heuristic_bots_regret_is_its_distributions_gap(tables_dir):
     """Over seeded games the heuristic bot's graded loss per game (its expectation: optimal's
     expected score minus the bot's) agrees with the table's value of the empty card minus the
@@ -645,7 +647,9 @@ def _bot_play_distribution(bot, card, seen=None) -> dict[int, float]:
 @pytest.mark.parametrize(
     "card, target",
     [
-        ("sixes=24,yahtzee=50,large_straight=40,fours=8,full_house=25", 170),
+        pytest.param(
+            "sixes=24,yahtzee=50,large_straight=40,fours=8,full_house=25", 170, marks=pytest.mark.slow
+        ),
         ("fives=15,sixes=18,yahtzee=0,fours=12,large_straight=0", 95),
     ],
 )

@@ -34,7 +34,15 @@ def test_seeded_dice_are_the_streams():
             assert tuple(row) == stream.next_five()
 
 
-@pytest.mark.parametrize("spec", ["yahtzee", "yatzy", "yahtzee+order=down", "yatzy+order=choose"])
+@pytest.mark.parametrize(
+    "spec",
+    [  # the fast loop keeps yahtzee+order=down, the cheapest; CI runs all four
+        pytest.param("yahtzee", marks=pytest.mark.slow),
+        pytest.param("yatzy", marks=pytest.mark.slow),
+        "yahtzee+order=down",
+        pytest.param("yatzy+order=choose", marks=pytest.mark.slow),
+    ],
+)
 def test_spread_positions_are_reachable_and_spread(spec):
     rules = get_rules(spec)
     blocks = list(E.spread_blocks(rules, 20000, 3, chunk=8192))
@@ -115,7 +123,8 @@ def python_decisions(rules, bot, games, seed):
     return out
 
 
-@pytest.mark.parametrize("name", ["optimal", "greedy", "frequent"])
+# the fast loop: optimal (a table bot, on arrays) and frequent (through the game model, as greedy)
+@pytest.mark.parametrize("name", ["optimal", pytest.param("greedy", marks=pytest.mark.slow), "frequent"])
 def test_bot_export_is_every_decision_of_the_games(tables_dir, tmp_path, name):
     """The table bots play side by side on arrays, the others through the game model: either way
     the rows are the decisions Game.decisions() lists, the bot's move is options[chosen], and the

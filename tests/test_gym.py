@@ -302,7 +302,7 @@ def test_random_masked_agent_10000_steps(env, capsys):
     assert 30 < np.mean(totals) < 65  # the random bot's mean is 46.5
 
 
-@pytest.mark.parametrize("opponent", ["greedy", "frequent"])
+@pytest.mark.parametrize("opponent", [pytest.param("greedy", marks=pytest.mark.slow), "frequent"])
 def test_vs_bot_plays_match_games(tables_dir, opponent):
     """Game g is game g of `match --bots AGENT,OPPONENT`: seats rotate, each seat its own dice."""
     tables_dir.table("yahtzee")

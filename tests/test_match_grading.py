@@ -38,7 +38,8 @@ SMALL = (
 RULES = {"small": get_rules(SMALL), "upper-bonus": GAMES["upper-bonus"]}
 
 
-@pytest.fixture(scope="module", params=sorted(RULES))
+# the fast loop grades the small game (the Joker and Yahtzee bonuses); CI the upper bonus's too
+@pytest.fixture(scope="module", params=["small", pytest.param("upper-bonus", marks=pytest.mark.slow)])
 def game(request, tables_dir):
     rules = RULES[request.param]
     tables_dir.table(rules)
@@ -104,7 +105,8 @@ def points_of(result, i: int) -> np.ndarray:
     return np.where(s[:, i] == top, np.where(n_top == 1, 1.0, 0.5), 0.0)
 
 
-@pytest.mark.parametrize("engine", ["numba", "python"])
+# the fast loop: the numba engine (test_engines_grade_the_same has the Python one grade the same)
+@pytest.mark.parametrize("engine", ["numba", pytest.param("python", marks=pytest.mark.slow)])
 def test_losses_and_values_against_the_brute_force(game, engine):
     """A weak bot against optimal (frequent on the numba engine, random on the Python one):
     every graded game's loss and the turn's value (what it won + the losses - the luck) equal

@@ -337,7 +337,13 @@ def test_the_first_hint_asks_before_it_costs_the_record(monkeypatch, capsys, dat
 
 
 # --- resume -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("mode", [["--seed", "4"], ["--vs-computer", "--level", "medium", "--seed", "4"]])
+@pytest.mark.parametrize(  # the fast loop resumes a game against the computer; CI a solo game too
+    "mode",
+    [
+        pytest.param(["--seed", "4"], marks=pytest.mark.slow),
+        ["--vs-computer", "--level", "medium", "--seed", "4"],
+    ],
+)
 def test_resume_goes_on_exactly_where_the_game_stopped(monkeypatch, capsys, data, tmp_path, mode):
     script = ["r", "h 1 2", "r", "s 7", "r", "s 9", "r", "r", "s 1"] + [
         x for i in (2, 3, 4, 5, 6, 8, 10, 11, 12, 13) for x in ("r", f"s {i}")
@@ -502,11 +508,26 @@ SMALL_ALIASES = ["4s", "5s", "6s", "3k", "lg", "y", "ch"]
 @pytest.mark.parametrize(
     "mode,argv,roll,aliases,can_undo",
     [
+        # the fast loop: solo and daily (undo, resume; test_play_cli plays the other modes); CI all
         ("solo", ["--seed", "21"], "r", YAHTZEE_ALIASES, True),
-        ("vs-computer", ["--level", "hard", "--seed", "21"], "r", YAHTZEE_ALIASES, False),
-        ("hot-seat", ["--players", "Ann,Ben", "--seed", "21"], "r", YAHTZEE_ALIASES, False),
+        pytest.param(
+            "vs-computer",
+            ["--level", "hard", "--seed", "21"],
+            "r",
+            YAHTZEE_ALIASES,
+            False,
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "hot-seat",
+            ["--players", "Ann,Ben", "--seed", "21"],
+            "r",
+            YAHTZEE_ALIASES,
+            False,
+            marks=pytest.mark.slow,
+        ),
         ("daily", ["--daily", "2026-10-17", "--rules", SMALL], "r", SMALL_ALIASES, False),
-        ("real-dice", ["--real-dice"], "12346", YAHTZEE_ALIASES, True),
+        pytest.param("real-dice", ["--real-dice"], "12346", YAHTZEE_ALIASES, True, marks=pytest.mark.slow),
     ],
 )
 def test_every_mode_scripted_with_aliases_undo_and_resume(

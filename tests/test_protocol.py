@@ -33,7 +33,7 @@ def bad(how: str, at: int = 3) -> str:
     return f"cmd:{PY} {BOTS / 'bad_bot.py'} {how} {at}"
 
 
-@pytest.mark.parametrize("rules", ["yahtzee", "yatzy+all-rolls"])
+@pytest.mark.parametrize("rules", ["yahtzee", pytest.param("yatzy+all-rolls", marks=pytest.mark.slow)])
 def test_a_bot_program_plays_the_games_of_the_bot_it_wraps(rules, monkeypatch, tables_dir):
     """The greedy bot answering over the protocol, several batches of games in lockstep (each
     step in two messages), scores exactly what the greedy bot scores in process, game by game."""

@@ -595,7 +595,9 @@ def test_placements_follow_the_rule_texts(rid, filled, values, holds_50, up):
     assert as_dict == expected_placements(rules, filled, dice, holds_50)
 
 
-@pytest.mark.parametrize("rid", ALL_IDS + SPEC_IDS)
+@pytest.mark.parametrize(  # CI: all; the fast loop: yatzy-forced and SPEC_IDS (the other named ones: every card shape, costly)
+    "rid", [pytest.param(r, marks=pytest.mark.slow) if r in ALL_IDS[:5] else r for r in ALL_IDS + SPEC_IDS]
+)
 def test_every_yahtzee_roll_on_every_card_shape_has_a_placement(rid):
     rules = get_rules(rid)
     if rules.forced_order:

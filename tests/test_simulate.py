@@ -209,12 +209,13 @@ def _check_cards(result) -> None:
 @pytest.mark.parametrize(
     "rules_id, bot, games",
     [
-        ("yahtzee+lower-only", "optimal", 80),  # Joker and Yahtzee bonus
+        # the fast loop: the three cheapest (frequent, optimal, heuristic); CI all six
+        pytest.param("yahtzee+lower-only", "optimal", 80, marks=slow),  # Joker and Yahtzee bonus
         ("yahtzee+lower-only", "frequent", 80),
-        ("yatzy+lower-only+all-rolls", "optimal", 50),
+        pytest.param("yatzy+lower-only+all-rolls", "optimal", 50, marks=slow),
         ("yatzy+lower-only+order=choose", "optimal", 50),
         ("yacht+lower-only+extra-bonus=50", "heuristic", 60),
-        ("yatzy+lower-only+extra-bonus=50+yatzy-rows=2", "greedy", 60),
+        pytest.param("yatzy+lower-only+extra-bonus=50+yatzy-rows=2", "greedy", 60, marks=slow),
         pytest.param("yahtzee", "optimal", 300, marks=slow),
         pytest.param("yahtzee", "heuristic", 150, marks=slow),
         pytest.param("yahtzee", "greedy", 150, marks=slow),

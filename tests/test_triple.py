@@ -112,7 +112,10 @@ def test_floor_value_is_six_times_the_base(advisor):
     assert advisor.floor_value(card) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("bot", ["triple", "tuned", "floor"])
+@pytest.mark.parametrize(  # the fast loop: floor (test_triple_play checks all three, move by move)
+    "bot",
+    [pytest.param("triple", marks=pytest.mark.slow), pytest.param("tuned", marks=pytest.mark.slow), "floor"],
+)
 def test_kernel_plays_as_the_python_player(advisor, tables_dir, bot):
     """The numba games and the plain-Python player (the hint's arithmetic) agree move for move:
     the same final scores, column by column."""

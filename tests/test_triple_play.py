@@ -130,7 +130,13 @@ def turn_moves(turn) -> tuple[int, ...]:
 
 
 @pytest.mark.parametrize(
-    ("rules", "games"), [(TRIPLE, 40), ("triple", 8), ("yahtzee+all-rolls+triple", 4), ("yatzy+triple", 3)]
+    ("rules", "games"),
+    [  # the fast loop keeps ``triple`` (its yahtzee table is built anyway); CI runs all four
+        pytest.param(TRIPLE, 40, marks=pytest.mark.slow),
+        ("triple", 8),
+        pytest.param("yahtzee+all-rolls+triple", 4, marks=pytest.mark.slow),
+        pytest.param("yatzy+triple", 3, marks=pytest.mark.slow),
+    ],
 )
 def test_the_kernels_make_the_python_players_decisions(rules, games, tables_dir, small_tables):
     """Decision by decision -- every roll, keep and box of every turn -- the batched numba games
@@ -207,6 +213,7 @@ def test_resume_a_triple_game(monkeypatch, capsys, data, small_tables):
     assert game["status"] == "finished" and game["turns"][:7] == first["turns"][:7]
 
 
+@pytest.mark.slow  # four whole games; the fast loop: test_play_cli's levels, the triple bots above
 def test_against_the_computer_at_every_level(monkeypatch, capsys, data, small_tables):
     for level in ("easy", "medium", "hard", "perfect"):
         rc, out, err = play(
