@@ -376,9 +376,9 @@ def test_win_chance_left_is_a_start_value_above_zero(small, win_bot):
     rows = np.argwhere(res.off >= 0)
     q0 = np.concatenate([[0], res.off[tuple(rows.T)]])  # and a certain opponent: q[0:1]
     qn = np.concatenate([[1], res.length[tuple(rows.T)]])
-    grid = np.array(
-        [(s, r, n) for s in range(len(states)) for r in range(len(q0)) for n in range(-60, 240, 7)]
-    )
+    # every (state, opponent row, need): states outermost, needs innermost
+    axes = np.meshgrid(np.arange(len(states)), np.arange(len(q0)), np.arange(-60, 240, 7), indexing="ij")
+    grid = np.stack([a.ravel() for a in axes], axis=1)
     mask, u, f = (np.ascontiguousarray(states[grid[:, 0], k]) for k in range(3))
     args = (mask, u, f, grid[:, 2].copy(), q0[grid[:, 1]], qn[grid[:, 1]], q, WinBot.TIE, target.w)
     args += (target.off, target.lead, target.length)
