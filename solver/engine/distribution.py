@@ -572,9 +572,8 @@ class _TargetPush:
         self.w_off, self.w_lead, self.w_len = tv.off, tv.lead, tv.length
         # a row is > 0 between its certain targets and its end: only a stored 0 inside (never
         # written by a build, whose rows end at their last non-zero) needs the values read
-        # (read a slice at a time: not a bool copy of the whole table, 130 MB for yahtzee)
-        step = 1 << 22
-        self.zeros_inside = any(not (self.w[i : i + step] > 0.0).all() for i in range(0, len(self.w), step))
+        # (its least value, NaN included: no bool copy of the whole table, 130 MB for yahtzee)
+        self.zeros_inside = bool(len(self.w)) and not self.w.min() > 0.0
         k = rules.kernel_arrays
         self.cmax = 2 * sum(
             len(set(k["score"][:, b].tolist()) | set(k["joker_score"][:, b].tolist()) | {0})
