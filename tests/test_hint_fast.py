@@ -293,7 +293,8 @@ def test_value_file_names_shape_and_dtype_as_numpy(tmp_path, array):
 def _mapped_kb(path) -> int | None:
     """This process's resident kilobytes of the maps of ``path`` (Linux's smaps; None elsewhere)."""
     try:
-        lines = open("/proc/self/smaps").read().splitlines()
+        with open("/proc/self/smaps") as fh:
+            lines = fh.read().splitlines()
     except OSError:
         return None
     total, inside = 0, False
