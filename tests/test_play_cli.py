@@ -421,11 +421,11 @@ def test_an_unexpected_error_still_saves_the_game(monkeypatch, capsys, data):
 
 
 def test_seed_zero_is_not_real_dice():
-    from solver.cli.play import PlaySession
+    from solver.play.session import GameTables, Session
 
     def first_draw(**kw):
         game = Game.new("yahtzee", ["You"], info={"mode": "solo"}, **kw)
-        return PlaySession(game, inp=io.StringIO(), out=io.StringIO()).rng.random()
+        return Session(game, None, GameTables()).rng.random()
 
     assert first_draw(seed=0) != first_draw(real_dice=True)
     assert first_draw(seed=0) == first_draw(seed=0)

@@ -426,7 +426,8 @@ def test_real_dice_infers_the_dice_kept(monkeypatch, capsys, data, tables_dir):
 
 # --- colours -----------------------------------------------------------------------------------------------
 def test_colours_only_on_a_terminal_and_never_with_no_color(monkeypatch):
-    from solver.cli.play import PlaySession, _color_wanted
+    from solver.cli.play import Terminal, _color_wanted
+    from solver.play.session import GameTables, Session
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -442,7 +443,7 @@ def test_colours_only_on_a_terminal_and_never_with_no_color(monkeypatch):
     game.set_held([1])
     for color in (True, False):
         out = io.StringIO()
-        session = PlaySession(game, inp=io.StringIO(), out=out, color=color)
+        session = Terminal(Session(game, None, GameTables()), inp=io.StringIO(), out=out, color=color)
         session.show_dice()
         session.show_card()
         text = out.getvalue()
@@ -567,9 +568,10 @@ def test_every_mode_scripted_with_aliases_undo_and_resume(
 def test_the_hints_own_zero_is_not_asked_again(monkeypatch, capsys, tables_dir):
     """The hint says: score 0 in yahtzee (chance is worth more later). Typing the hint's move is
     not asked "score 0?"; the same zero typed without the hint is."""
-    from solver.cli.play import PlaySession
+    from solver.cli.play import Terminal
     from solver.core.card import ScoreCard
     from solver.play.game import Game
+    from solver.play.session import GameTables, Session
 
     tables_dir.table("yahtzee")
     card = ScoreCard.parse(
@@ -583,7 +585,7 @@ def test_the_hints_own_zero_is_not_asked_again(monkeypatch, capsys, tables_dir):
         for _ in range(3):
             game.roll([1, 2, 3, 4, 6])
         monkeypatch.setattr(sys, "stdin", FakeTty("\n".join(lines) + "\n"))
-        session = PlaySession(game, out=io.StringIO(), tables_dir=tables_dir.path)
+        session = Terminal(Session(game, None, GameTables(tables_dir.path)), out=io.StringIO())
         session.command(session.read("> "))
         if asked == 0:
             session.command(session.read("> "))

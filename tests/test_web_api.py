@@ -395,14 +395,14 @@ def test_daily_never_sets_the_record_and_counts_once(client, data):
 def test_joker_rule_reason_shown(tables, data):
     """A Yahtzee with yahtzee=50 and its upper box open: the other boxes are refused, with the reason."""
     from solver.play.game import Game
-    from solver.web.service import WebGame
+    from solver.play.session import Session
 
     service = Service(tables, data, progress=False)
     game = Game.new("yahtzee", ["You"], seed=1)
     game.cards[0] = game.cards[0].parse("yahtzee=50", "yahtzee")
     game.roll([4, 4, 4, 4, 4])
-    web = WebGame(id="x", game=game, path=data / "x.json", rng=None)
-    boxes = {b["name"]: b for b in service.state(web)["boxes"]}
+    session = Session(game, data / "x.json", service.tables)
+    boxes = {b["name"]: b for b in service.state("x", session)["boxes"]}
     assert boxes["fours"]["allowed"] and boxes["fours"]["preview"] == 20
     assert boxes["fours"]["bonus"] == 100  # the page shows (20+100): what scoring adds
     assert not boxes["chance"]["allowed"] and "Joker" in boxes["chance"]["reason"]
@@ -646,7 +646,7 @@ def test_win_games_share_the_tables_of_their_rule_set(tmp_path, monkeypatch):
     bots = []
     for seed in (1, 2):
         game = service.new_game({"mode": "vs-computer", "level": "win", "rules": SMALL, "seed": seed})
-        bots.append(service.game(game["id"]).bots[1])
+        bots.append(service.game(game["id"]).bot(1))
     assert len(reads) == 1
     assert bots[0] is not bots[1] and bots[0].table is bots[1].table
 

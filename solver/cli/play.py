@@ -18,12 +18,13 @@ import textwrap
 from itertools import zip_longest
 from pathlib import Path
 
-from ..core.card import ScoreCard
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.streams import MAX_SEED
 from ..core.triple_card import TripleCard
+from ..play import events as ev
 from ..play import session as session_rules
-from ..play.session import HUMAN, LEVELS, describe_bot_turn
+from ..play import words
+from ..play.session import HUMAN, LEVELS, ComputerTurnError
 from . import add_data, add_rules, add_tables, add_target, fit, visible_len, whole
 
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
@@ -125,6 +126,8 @@ def run_play(args) -> int:
     from ..core.rules import get_rules
     from ..play.daily import parse_date, released_date
     from ..play.game import Game, Player
+    from ..play.records import new_game_path
+    from ..play.session import GameTables, Session
 
     if args.resume is not None:
         return resume_play(args)
@@ -175,22 +178,20 @@ def run_play(args) -> int:
     info: dict = {"mode": mode}
     if level:
         info["level"] = level
-    if args.coach:
-        info["coach"] = True
-        if mode in ("solo", "daily"):
-            info["assisted"] = ["coach"]
     earlier = _earlier_play(mode, rules.id, args.seed, date, args.data)
     if earlier is not None:
         info["replay"] = True
     game = Game.new(rules, players, seed=args.seed, date=date, real_dice=args.real_dice, info=info)
-    session = PlaySession(game, coach=args.coach, tables_dir=args.tables, data=args.data)
-    session.earlier = earlier
-    session.asked_target = args.target
-    session.programs = True  # cmd: players come from this command line (a resumed game runs none)
+    if args.coach:
+        game.info["coach"] = True
+        session_rules.mark_assisted(game, "coach")
+    # cmd: players come from this command line (a resumed game runs none)
+    tables = GameTables(args.tables, programs=True)
+    session = Session(game, new_game_path(game, args.data), tables, data=args.data, earlier=earlier)
     try:
-        return session.run()
+        return Terminal(session, asked_target=args.target).run()
     finally:
-        session.close_bots()
+        session.close()
 
 
 def _earlier_play(mode: str, rules_id: str, seed, date, data):
@@ -207,6 +208,7 @@ def resume_play(args) -> int:
     default), replay it against its dice and go on where it stopped."""
     from ..play.game import Game, GameRecordError
     from ..play.records import read_game_file, unfinished_game
+    from ..play.session import GameTables, Session
 
     given = [
         name
@@ -242,36 +244,25 @@ def resume_play(args) -> int:
         raise GameRecordError(f"{path}: {exc}") from None
     if game.is_over:
         raise UsageError(f"{path}: this game is over; review it with: yahtzee review {path}")
-    session = PlaySession(
-        game, coach=bool(game.info.get("coach")), tables_dir=args.tables, data=args.data, path=Path(path)
-    )
-    return session.run()
+    session = Session(game, Path(path), GameTables(args.tables), data=args.data, resumed=True)
+    try:
+        return Terminal(session).run()
+    finally:
+        session.close()
 
 
 class _Quit(Exception):
     pass
 
 
-class PlaySession:
-    """Reads commands, drives the :class:`~solver.play.game.Game`, prints the table, saves the game."""
+class Terminal:
+    """The game at a terminal: reads lines, turns them into the :class:`~solver.play.session.Session`'s
+    commands, and prints the events it answers (the dice, the card, the computer's turn, ...).
+    The game's flow, its saving and its records are the session's."""
 
-    def __init__(
-        self,
-        game,
-        *,
-        coach=False,
-        tables_dir=None,
-        data=None,
-        inp=None,
-        out=None,
-        err=None,
-        path=None,
-        color=None,
-    ):
-        self.game = game
-        self.coach = coach
-        self.tables_dir = tables_dir
-        self.data = data
+    def __init__(self, session, *, asked_target=None, inp=None, out=None, err=None, color=None):
+        self.session = session
+        self.asked_target = asked_target  # --target
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
         self.err = err or sys.stderr
@@ -282,26 +273,14 @@ class PlaySession:
         if color is None:
             color = _color_wanted(self.out)
         self.style = Style(color)
-        self._advisor = None
         self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
-        self.noted = False  # the advisor's note shown (once a game)
-        self._win = None  # the win bot for P(win) on screen (False: no target table)
-        self.programs = False  # whether cmd: players may run (seated by this command line)
-        self._bots: dict[int, object] = {}
-        self.resumed = path is not None
-        self.path = path
-        self.earlier = None  # the earlier play of these dice, when this game is a replay
-        self._autosave_failed = False
-        self._store_failed = False
-        self._daily_optimal = None
-        self._best_bot = None  # the optimal (or triple) player, for the daily and the triple card's end
-        self.stored = None  # what the database kept when the game finished (records.Stored)
-        self.asked_target = None  # --target
-        self.target = None  # solo: the score to reach (the record + 1 by default)
-        self._target_advisor = None
-        self.rng = session_rules.bots_rng(game)
+        self._bot_rolls: list = []  # the computer's rolls of the turn being shown
 
-    # --- output ----------------------------------------------------------------
+    @property
+    def game(self):
+        return self.session.game
+
+    # --- input and output ----------------------------------------------------------------
     def say(self, text: str = "") -> None:
         self.out.write("\n".join(fit(line) for line in text.split("\n")) + "\n")
 
@@ -325,76 +304,12 @@ class PlaySession:
         self.out.write(line if line.endswith("\n") else line + "\n")  # echo, so piped transcripts read well
         return line.strip()
 
-    # --- helpers needing tables ----------------------------------------------------
-    @property
-    def advisor(self):
-        if self._advisor is None:
-            from ..advice import load_advisor
-
-            self._advisor = load_advisor(
-                self.game.rules, self.tables_dir, build_if_missing=True, progress=True
-            )
-        return self._advisor
-
-    def bot(self, index: int):
-        if index not in self._bots:
-            from ..play.bots import get_bot
-            from ..play.protocol import is_protocol_bot
-
-            name = self.game.players[index].bot
-            # the computer players of play are builtin bots -- a saved game names no module to
-            # import nor program to run -- or a bot program seated by this command line
-            program = self.programs and is_protocol_bot(name)
-            self._bots[index] = get_bot(name, self.game.rules, self.tables_dir, user_bots=program)
-        return self._bots[index]
-
-    def close_bots(self) -> None:
-        """End the bot programs this game started (their processes reaped)."""
-        for bot in self._bots.values():
-            close = getattr(bot, "close", None)
-            if callable(close):
-                close()
-
-    def win_bot(self):
-        """The win bot's tables for P(win) on screen, or None when its target table is not built
-        (it is never built for this: a few minutes for yahtzee; ``yahtzee tables build --target``)."""
-        if self.game.rules.triple:
-            return None  # no target tables for the triple card
-        if self._win is None:
-            from ..core.errors import MissingTableError
-            from ..engine.target import load_target
-            from ..play.bots import WinBot
-
-            try:
-                table = load_target(self.game.rules, self.tables_dir)
-            except MissingTableError:
-                self._win = False
-            else:
-                self._win = WinBot(self.advisor, table)
-        return self._win or None
-
-    def show_chances(self) -> None:
-        """Each player's chance to win from here (multi-player games, target table present)."""
-        g = self.game
-        if len(g.players) < 2 or g.is_over or g.rules.order == "choose":
-            return
-        bot = self.win_bot()
-        if bot is None:
-            return
-        chances = bot.win.chances(g.cards)
-        self.say(
-            "  chances to win: "
-            + ", ".join(f"{p.name} {100 * c:.1f}%" for p, c in zip(g.players, chances, strict=True))
-        )
-
-    # --- the game loop -----------------------------------------------------------------
+    # --- the game loop -----------------------------------------------------------------------
     def run(self) -> int:
-        from ..play.records import new_game_path
-
-        if self.path is None:
-            self.path = new_game_path(self.game, self.data)
+        s = self.session
         try:
-            self.intro()
+            self.show(s.open())
+            self.choose_aim()
             self.prepare()
         except _Quit:  # Ctrl-D at the question about a table: the game never started
             self.say(self.not_started())
@@ -407,58 +322,51 @@ class PlaySession:
         if g.needs_values:
             self.say(HELP_REAL)
         try:
+            self.show(s.begin())
             while not self.game.is_over:
-                round_ = self.game.round
-                if self.game.player.is_bot:
-                    self.bot_turn()
-                else:
-                    self.human_turn()
-                self.autosave()
-                self.show_chances()
-                if len(self.game.players) > 1 and self.game.round > round_ and not self.game.is_over:
-                    self.say("")
-                    if any(p.is_bot for p in self.game.players):  # the computer's turn stays on screen
-                        totals = " | ".join(f"{name} {total}" for name, total in self.game.totals())
-                        self.say(f"after round {round_}: {totals}   (cards: the whole sheet)")
-                    else:
-                        self.say(format_sheet(self.game, self.style))
+                line = self.read(self.prompt())
+                try:
+                    self.command(line)
+                except ComputerTurnError:
+                    raise
+                except SolverError as exc:  # refused with the reason; the prompt repeats
+                    self.refuse(str(exc))
         except _Quit:
-            self.save("abandoned")
-            self.say(f"game abandoned; saved to {self.path} (yahtzee play --resume goes on with it)")
+            saved = self.abandon()
+            if saved is None:
+                self.say("game abandoned (nothing was played: nothing saved)")
+            else:
+                self.say(f"game abandoned; saved to {saved} (yahtzee play --resume goes on with it)")
             return 0
         except EOFError:
-            self.save("abandoned")
-            self.say(f"end of input: game saved as abandoned to {self.path}")
+            self.say(f"end of input: game saved as abandoned to {self.abandon()}")
             return 1
         except KeyboardInterrupt:
-            self.save("abandoned")
-            self.err.write(f"\ngame saved as abandoned to {self.path}\n")
+            self.err.write(f"\ngame saved as abandoned to {self.abandon()}\n")
             raise
         except BaseException:
             # Anything unexpected: keep the game, then let the error through.
             try:
-                self.save("abandoned")
+                saved = self.abandon()
             except Exception as exc:  # noqa: BLE001 - the original error matters more
                 self.err.write(f"yahtzee: could not save the game: {exc}\n")
             else:
-                self.err.write(f"game saved as abandoned to {self.path}\n")
+                if saved is not None:
+                    self.err.write(f"game saved as abandoned to {saved}\n")
             raise
-        game = self.game
-        optimal = None
-        if self.keeps_daily():
-            from ..play.records import save_game
-
-            save_game(game, self.path, "finished")  # the file first: kept even if the optimum fails
-            optimal = self.daily_optimal()  # the day's result is stored with the game, in one transaction
-        self.save("finished", optimal)
-        self.finish()
         return 0
+
+    def abandon(self) -> str | None:
+        """The game saved as abandoned: the file (``None``: nothing was played)."""
+        events = self.session.abandon()
+        self.show(events)
+        return next(e.saved for e in events if isinstance(e, ev.Abandoned))
 
     def not_started(self) -> str:
         """What stopping before the first turn leaves: no game file, no row in the database (a
         resumed game's file as it was)."""
-        if self.resumed:
-            return f"the game did not go on; {self.path} is as it was"
+        if self.session.resumed:
+            return f"the game did not go on; {self.session.path} is as it was"
         return "the game had not started: nothing saved"
 
     def prepare(self) -> None:
@@ -466,26 +374,18 @@ class PlaySession:
         their progress bar, not in the middle of a turn.  A computer playing to win needs the
         target table: announced and, at a terminal, offered to play without it (the perfect
         computer plays instead)."""
-        from ..play.game import Player
-
-        g = self.game
-        if any(p.bot == "win" for p in g.players) and (
+        s = self.session
+        if s.wants_target_table and (
             self.target_table(
                 "the computer playing to win plays by it",
                 "the perfect computer (the best expected score) plays instead",
             )
             is None
         ):
-            for i, p in enumerate(g.players):
-                if p.bot == "win":
-                    g.players[i] = Player(p.name.replace("(win)", "(perfect)"), "bot", LEVELS["perfect"])
-            if g.info.get("level") == "win":
-                g.info["level"] = "perfect"
-        if self.coach or g.info.get("mode") == "daily" or self.interactive:
-            _ = self.advisor
-        for i, p in enumerate(g.players):
-            if p.is_bot:
-                self.bot(i)
+            s.play_win_as_perfect()
+        if s.coach or self.game.info.get("mode") == "daily" or self.interactive:
+            _ = s.advisor
+        s.prepare()
 
     def target_table(self, why: str, without: str):
         """The target table of the game's rules, built first when missing: the build is announced
@@ -495,9 +395,9 @@ class PlaySession:
         from ..core.errors import MissingTableError
         from ..engine.target import build_estimate_text, get_target, load_target
 
-        rules = self.game.rules
+        rules, tables_dir = self.game.rules, self.session.tables.tables_dir
         try:
-            return load_target(rules, self.tables_dir, light=True)
+            return load_target(rules, tables_dir, light=True)
         except MissingTableError:
             pass
         self.say(f"the {rules.id} target table is not built yet: {why}.")
@@ -511,138 +411,198 @@ class PlaySession:
                 self.say(f"playing without it: {without}")
                 return None
         self.say("building the target table ...")
-        return get_target(rules, self.tables_dir, build_if_missing=True, light=True, progress=True)
+        return get_target(rules, tables_dir, build_if_missing=True, light=True, progress=True)
 
-    def intro(self) -> None:
-        g = self.game
-        info = g.info
-        mode = info["mode"]
-        words = {
-            "solo": "solo game",
-            "vs-computer": f"game against the computer ({info.get('level')})",
-            "hot-seat": "hot-seat game for " + ", ".join(p.name for p in g.players),
-            "daily": f"daily challenge {info.get('date')}",
-        }
-        dice = {"seeded": f"seed {info.get('seed')}", "real": "real dice", "daily": "the day's dice"}
-        self.say(f"{g.rules.title} ({g.rules.id}): {words.get(mode, mode)}, {dice.get(info.get('dice'), '')}")
-        if self.resumed:
-            done = sum(t.is_complete for t in g.turns)
-            self.say(f"resumed from {self.path}: {done} turn{'s' if done != 1 else ''} played")
-        best = None
-        if self.record_eligible():
-            from ..play.records import solo_best
-
-            try:
-                best = solo_best(g.rules.id, self.data)
-            except SolverError as exc:
-                self.err.write(f"yahtzee: warning: {exc}\n")
-        for line in session_rules.start_messages(g, self.earlier, best):
-            self.say(line)
-        if best and self.asked_target is None:  # a record to beat (the game may set one)
-            self.set_target(best["score"] + 1, "beat your record", explicit=False)
-        if self.is_solo() and self.asked_target is not None:
-            self.set_target(self.asked_target, "reach the target", explicit=True)
-        elif self.is_solo() and self.target is None and type(g.info.get("target")) is int:  # a resumed game
+    def choose_aim(self) -> None:
+        """Solo: play for a target -- the one asked (``--target``, its table built now when
+        missing), else the record + 1 or a resumed game's target (when the table is built)."""
+        s, g = self.session, self.game
+        if g.rules.triple or not s.is_solo:
+            return
+        best = s.record_to_beat
+        if best is not None and self.asked_target is None:
+            self.set_aim(best + 1, "beat your record", explicit=False)
+        if self.asked_target is not None:
+            self.set_aim(self.asked_target, "reach the target", explicit=True)
+        elif s.aim is None and type(g.info.get("target")) is int:  # a resumed game
             goal = g.info.get("target_goal")
-            self.set_target(g.info["target"], goal if isinstance(goal, str) else "reach it", explicit=False)
+            self.set_aim(g.info["target"], goal if isinstance(goal, str) else "reach it", explicit=False)
 
-    def set_target(self, target: int, goal: str, *, explicit: bool) -> None:
-        """Play with a target: P(reach it) on screen and its move in hints.  The target table is
-        built now when asked for (``--target``); for the record it is used only when built."""
+    def set_aim(self, target: int, goal: str, *, explicit: bool) -> None:
         from ..core.errors import MissingTableError
         from ..engine.target import load_target
 
-        g = self.game
-        if g.rules.triple:
-            return  # no target tables for the triple card
+        rules = self.game.rules
         if explicit:
             table = self.target_table(
-                f"--target {target} shows your chance of reaching it as you go, and the move that "
-                "maximises it",
+                f"--target {target} shows your chance of reaching it as you go, and the move that maximises it",
                 "no chances shown, hints for the best expected score",
             )
             if table is None:
                 return
         else:
             try:
-                table = load_target(g.rules, self.tables_dir, light=True)
+                table = load_target(rules, self.session.tables.tables_dir, light=True)
             except MissingTableError:  # the record's target: its chances only when the table is there
-                self.say(
-                    f"(build the target table to see your chances of doing it as you go: "
-                    f"yahtzee tables build --rules {g.rules.id} --target)"
-                )
-                return
-        if target - g.card.total > table.t_max:
-            self.say(f"(the target table holds targets up to {table.t_max}: no chances shown for {target})")
-            return
-        from ..advice.advisor import TargetAdvisor
+                table = None
+        self.show(self.session.set_aim(target, goal, table))
 
-        self._target_advisor = TargetAdvisor(self.advisor, table)
-        self.target, self.target_goal = target, goal
-        g.info["target"], g.info["target_goal"] = target, goal
+    # --- display -----------------------------------------------------------------------------
+    def show(self, events) -> None:
+        """Print what happened."""
+        for e in events:
+            render = getattr(self, f"on_{e.kind}", None)
+            if render is not None:
+                render(e)
 
-    def target_line(self) -> str | None:
-        """``chance to beat your record (255): 23.4%`` at the start of a turn (solo with a target)."""
-        if self._target_advisor is None or self.game.is_over:
-            return None
-        p = self._target_advisor.probability(self.game.card, self.target)
-        return f"  chance to {self.target_goal} ({self.target}): {100 * p:.1f}%"
+    def on_opened(self, e: ev.Opened) -> None:
+        words = {
+            "solo": "solo game",
+            "vs-computer": f"game against the computer ({e.level})",
+            "hot-seat": "hot-seat game for " + ", ".join(e.players),
+            "daily": f"daily challenge {e.date}",
+        }
+        dice = {"seeded": f"seed {e.seed}", "real": "real dice", "daily": "the day's dice"}
+        self.say(f"{e.title} ({e.rules}): {words.get(e.mode, e.mode)}, {dice.get(e.dice, '')}")
+        if e.resumed_turns is not None:
+            n = e.resumed_turns
+            self.say(f"resumed from {e.path}: {n} turn{'s' if n != 1 else ''} played")
 
-    # what the game counts for: the rules shared with the web app (solver.play.session)
-    def is_solo(self) -> bool:
-        return session_rules.is_solo(self.game)
+    def on_replay(self, e: ev.Replay) -> None:
+        self.say(words.replay_line(e))
 
-    def record_eligible(self) -> bool:
-        return session_rules.record_eligible(self.game)
+    def on_assisted(self, e: ev.Assisted) -> None:
+        self.say(words.assisted_line(e))
 
-    def keeps_daily(self) -> bool:
-        return session_rules.keeps_daily(self.game)
+    def on_record_to_beat(self, e: ev.RecordToBeat) -> None:
+        self.say(words.record_to_beat_line(e))
 
-    def mark_assisted(self, how: str) -> None:
-        """A hint, the coach or an undo: the game no longer counts for the record (said once)."""
-        if session_rules.mark_assisted(self.game, how):
-            self.say(session_rules.assisted_message(how))
+    def on_warned(self, e: ev.Warned) -> None:
+        self.err.write(f"yahtzee: warning: {e.text}\n")
 
-    # --- saving ---------------------------------------------------------------------------
-    def save(self, status: str, daily_optimal: float | None = None) -> None:
-        """Write the game file, then keep the game (and, once finished, its records) in the database,
-        in one transaction; a database failure is a warning (the file is saved)."""
-        from ..play.records import save_game, store_game
-
-        save_game(self.game, self.path, status)
-        if self._store_failed:
-            return
-        try:
-            self.stored = store_game(
-                self.game,
-                self.path,
-                status,
-                self.data,
-                solo_record=self.record_eligible(),
-                daily_optimal=daily_optimal,
-                daily_result=self.keeps_daily(),
+    def on_aim(self, e: ev.Aim) -> None:
+        if e.problem == "no-table":
+            self.say(
+                f"(build the target table to see your chances of doing it as you go: "
+                f"yahtzee tables build --rules {self.game.rules.id} --target)"
             )
-        except SolverError as exc:
-            self._store_failed = True
-            self.err.write(f"yahtzee: warning: {exc}\n")
+        elif e.problem == "beyond-table":
+            self.say(f"(the target table holds targets up to {e.t_max}: no chances shown for {e.target})")
 
-    def autosave(self) -> None:
-        if self._autosave_failed or self.game.is_over:
+    def on_turn_started(self, e: ev.TurnStarted) -> None:
+        self._bot_rolls = []
+        self.say("")
+        self.say(f"--- {e.name}: turn {e.round} of {e.n_rounds} (total {e.total}) ---")
+        if e.p_target is not None:
+            self.say(f"  chance to {e.goal} ({e.target}): {100 * e.p_target:.1f}%")
+        g = self.game
+        if (
+            not e.is_bot and g.has_rolled and g.current == e.player
+        ):  # a resumed or undone turn: where it stood
+            self.show_dice()
+            self.show_card()
+
+    def on_rolled(self, e: ev.Rolled) -> None:
+        if e.is_bot:
+            self.say(words.bot_roll_line(e))
+            self._bot_rolls.append(e)
             return
-        try:
-            self.save("in_progress")
-        except SolverError as exc:
-            self._autosave_failed = True
-            self.err.write(f"yahtzee: warning: {exc} (the game goes on)\n")
+        if e.inferred:
+            self.say(f"  kept {' '.join(map(str, e.kept))} (the dice that stayed the same)")
+        self.show_dice()
+        self.show_card()
 
-    # --- display --------------------------------------------------------------------------
-    def header(self) -> None:
+    def on_held(self, e: ev.Held) -> None:
+        self.show_dice()
+
+    def on_scored(self, e: ev.Scored) -> None:
+        if e.is_bot:
+            if e.stopped:
+                self.say("  stops")
+            self.say(f"  {words.scored_line(e)}")
+            return
+        self.say(words.scored_line(e))
+        if e.upper_bonus:
+            self.say(words.upper_bonus_line(e))
+
+    def on_judged(self, e: ev.Judged) -> None:
+        from ..play.review import describe
+
+        mine = describe(e.choice)
+        if not e.mistake:
+            self.say(f"  coach: {mine}: best move (0 points lost)")
+        else:
+            self.say(f"  coach: {mine} cost {e.loss:.2f} expected points; best: {e.best.describe()}")
+
+    def on_undone(self, e: ev.Undone) -> None:
+        self.say(words.undone_line(e))
+
+    def on_chances(self, e: ev.Chances) -> None:
+        self.say("  " + words.chances_line(e))
+
+    def on_round_over(self, e: ev.RoundOver) -> None:
+        self.say("")
+        if e.with_bots:  # the computer's turn stays on screen
+            totals = " | ".join(f"{name} {total}" for name, total in e.totals)
+            self.say(f"after round {e.round}: {totals}   (cards: the whole sheet)")
+        else:
+            self.say(format_sheet(self.game, self.style))
+
+    def on_hinted(self, e: ev.Hinted) -> None:
+        g = self.game
+        options = e.advice.options
+        rows = [(hint_text(o, g.rules), o) for o in options[:3]]
+        best = options[0]
+        box = best.box if best.keep is None else (best.stop_category if len(best.keep) == 5 else None)
+        self.hinted = (len(g.turns), g.rolls_used, box) if box is not None else None
+        width = max(len(t) for t, _ in rows)
+        self.say(
+            f"hint ({g.rolls_left} roll{'s' if g.rolls_left != 1 else ''} left): expected final score, loss"
+        )
+        for i, (text, o) in enumerate(rows, start=1):
+            loss = "best" if o.best else f"-{o.regret:.2f}"
+            self.say(f"  {i}. {text:<{width}}  {o.expected_final:7.2f}  {loss}")
+        if e.note:  # once a game: what the advice is
+            self.say(textwrap.fill(f"  ({e.note})", 80, subsequent_indent="   "))
+        for a in e.aimed:
+            if a.objective == "target" and a.same:
+                self.say(f"  to {a.goal}: the same move ({100 * a.p:.1f}%)")
+            elif a.objective == "target":
+                self.say(
+                    f"  to {a.goal} ({a.target}): {hint_text(a.option, g.rules)}  "
+                    f"{100 * a.p:.1f}% (the move above: {100 * a.p_ev:.1f}%)"
+                )
+            elif not a.same:
+                self.say(
+                    f"  to win: {hint_text(a.option, g.rules)} -- P(win) {100 * a.p:.1f}% "
+                    f"(the expected-score move: {100 * a.p_ev:.1f}%)"
+                )
+
+    def on_game_over(self, e: ev.GameOver) -> None:
         g = self.game
         self.say("")
-        self.say(f"--- {g.player.name}: turn {g.round} of {g.n_rounds} (total {g.card.total}) ---")
-        line = self.target_line()
-        if line is not None:
-            self.say(line)
+        self.say("=== game over ===")
+        width = max(len(name) for name, _ in e.totals)
+        for name, total in e.totals:
+            self.say(f"  {name:<{width}}  {total:>4}")
+        if len(e.totals) > 1:
+            self.say(words.winner_line(e))
+            self.say(format_sheet(g, self.style))
+        else:
+            self.say(format_card(g.cards[0], {}, False, self.style))
+        if e.record is not None:
+            self.say(words.record_line(e.record))
+        if e.shares:
+            self.say("")
+            self.say("--- to share ---")
+            for _, text in e.shares:
+                self.say(text)
+                self.say("")
+        for same in e.same_dice:
+            self.say(words.same_dice_line(same))
+        if e.path is not None:
+            self.say(f"game saved to {e.path}")
+            self.say(f"review it with: yahtzee review {e.path}")
 
     def show_dice(self) -> None:
         g = self.game
@@ -660,7 +620,7 @@ class PlaySession:
         g = self.game
         self.say(format_card(g.card, g.preview(), g.has_rolled, self.style))
 
-    # --- a person's turn ---------------------------------------------------------------------
+    # --- a person's commands -------------------------------------------------------------------
     def prompt(self) -> str:
         g = self.game
         if not g.has_rolled:
@@ -671,22 +631,8 @@ class PlaySession:
         who = f"{g.player.name}, " if len(g.players) > 1 else ""
         return f"{who}{what}> "
 
-    def human_turn(self) -> None:
-        g = self.game
-        player, round_ = g.current, g.round
-        self.header()
-        if g.has_rolled:  # a resumed or undone turn: where it stood
-            self.show_dice()
-            self.show_card()
-        while self.game is g and g.current == player and g.round == round_ and not g.is_over:
-            line = self.read(self.prompt())
-            try:
-                self.command(line)
-            except SolverError as exc:  # refused with the reason; the prompt repeats
-                self.refuse(str(exc))
-
     def command(self, line: str) -> None:
-        g = self.game
+        g, s = self.game, self.session
         if not line:  # Enter rolls (real dice need their values)
             if g.needs_values:
                 raise IllegalMoveError("empty input: type the dice you rolled (help lists the commands)")
@@ -708,18 +654,15 @@ class PlaySession:
         if word in ("r", "roll"):
             return self.cmd_roll(rest)
         if word in ("h", "hold"):
-            g.toggle_hold(_split_numbers(rest))
-            return self.show_dice()
+            return self.show(s.hold(_split_numbers(rest), toggle=True))
         if word in ("k", "keep"):
             if not rest:
                 raise IllegalMoveError("say which faces to keep, e.g. k 3 3 5 (u releases all)")
             from ..core.dice import parse_faces
 
-            g.keep_faces(parse_faces(" ".join(rest), allow_any_count=True))
-            return self.show_dice()
+            return self.show(s.keep(parse_faces(" ".join(rest), allow_any_count=True)))
         if word in ("u", "release", "unhold"):
-            g.set_held([])
-            return self.show_dice()
+            return self.show(s.hold([]))
         if word in ("s", "score"):
             return self.cmd_score(rest)
         if word in ("hint", "?"):
@@ -731,7 +674,7 @@ class PlaySession:
         if word == "cards":
             return self.say(format_sheet(g, self.style))
         if word == "undo":
-            return self.cmd_undo()
+            return self.show(s.undo())
         if word == "help":
             self.say(HELP)
             if g.needs_values:
@@ -743,66 +686,29 @@ class PlaySession:
             raise IllegalMoveError(f"{line!r}: to hold dice type h {line}, to score a box type s {line}")
         raise IllegalMoveError(f"unknown command {word!r} (help lists them)")
 
-    def _decision(self, **kw):
-        from ..play.game import Decision
-
-        g = self.game
-        return Decision(turn=len(g.turns), player=g.current, round=g.round, card=g.card, **kw)
-
     def cmd_roll(self, rest: list[str]) -> None:
         g = self.game
-        values = None
-        if g.needs_values:
-            n = g.dice_to_roll
-            if n == 0:
-                raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
-            if not rest:
+        if not g.needs_values:
+            if rest:
                 raise IllegalMoveError(
-                    f"type the {'five' if n == 5 else n} dice you rolled, e.g. r {'33456'[:n]}"
+                    f"r takes no values (these dice come from the game): {' '.join(rest)!r}"
                 )
-            values = self._inferred_values(" ".join(rest)) or _real_values(" ".join(rest), n, g.held_faces)
-        elif rest:
-            raise IllegalMoveError(f"r takes no values (these dice come from the game): {' '.join(rest)!r}")
-        keep = None
-        if g.has_rolled:
-            keep = self._decision(
-                roll=g.rolls_used, dice=g.sorted_dice, rolls_left=g.rolls_left, keep=g.held_faces
-            )
-        g.roll(values)
-        if keep is not None and self.coach:
-            self.coach_say(keep)
-        self.show_dice()
-        self.show_card()
-
-    def _inferred_values(self, text: str) -> tuple[int, ...] | None:
-        """Real dice, nothing held, all five typed after a roll: the dice that stayed the same
-        count as kept (held now), the others as rerolled; returns the rerolled values."""
+            return self.show(self.session.roll())
         from ..core.dice import parse_faces
 
-        g = self.game
-        if not g.has_rolled or any(g.held):
-            return None
-        faces = parse_faces(text, allow_any_count=True)
-        if len(faces) != 5:
-            return None
-        rest, same = list(faces), []
-        for f in g.dice:
-            if f in rest:
-                rest.remove(f)
-                same.append(f)
-        if len(same) == 5:
-            raise IllegalMoveError("the five dice are the ones already on the table: to stop, score a box")
-        if same:
-            g.set_held(g.positions_of(same))
-            self.say(f"  kept {' '.join(map(str, sorted(same)))} (the dice that stayed the same)")
-        return tuple(rest)
-
-    def cmd_undo(self) -> None:
-        new, last, costs_record = session_rules.undo(self.game)
-        if costs_record:
-            self.say(session_rules.assisted_message("undo"))
-        self.game = new
-        self.say(f"undone: {last.score} in {last.box}; back to turn {new.round}")
+        n = g.dice_to_roll
+        if n == 0:
+            raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
+        if not rest:
+            raise IllegalMoveError(
+                f"type the {'five' if n == 5 else n} dice you rolled, e.g. r {'33456'[:n]}"
+            )
+        text = " ".join(rest)
+        if g.has_rolled and not any(g.held):
+            faces = parse_faces(text, allow_any_count=True)
+            if len(faces) == 5:  # all five typed: the dice that stayed the same count as kept
+                return self.show(self.session.roll(faces, whole_table=True))
+        return self.show(self.session.roll(_real_values(text, n, g.held_faces)))
 
     def cmd_score(self, rest: list[str]) -> None:
         g = self.game
@@ -817,204 +723,19 @@ class PlaySession:
             answer = self.read(f"score 0 in {name}? these dice score points in another box (y/n)> ")
             if answer.lower() not in ("y", "yes"):
                 return self.say("not scored: choose a box")
-        card, dice, used, left = g.card, g.sorted_dice, g.rolls_used, g.rolls_left
-        decisions = []
-        if left > 0:
-            decisions.append(self._decision(roll=used, dice=dice, rolls_left=left, keep=dice.values))
-        decisions.append(self._decision(roll=used, dice=dice, rolls_left=0, box=name))
-        turn = g.score(name)
-        new_card = g.cards[turn.player]
-        bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
-        self.say(
-            f"{_verb(g.players[turn.player].name, 'scores')} {turn.score} in {name}{bonus}: total {new_card.total}"
-        )
-        if isinstance(new_card, ScoreCard) and new_card.upper_bonus and not card.upper_bonus:
-            self.say(f"upper section reached {g.rules.upper_threshold}: +{g.rules.upper_bonus} bonus!")
-        if self.coach:
-            for d in decisions:
-                self.coach_say(d)
-
-    def coach_say(self, decision) -> None:
-        from ..play.review import describe, judge
-
-        j = judge(self.advisor, decision)
-        mine = describe(j.chosen)
-        if not j.is_mistake:
-            self.say(f"  coach: {mine}: best move (0 points lost)")
-        else:
-            self.say(f"  coach: {mine} cost {j.loss:.2f} expected points; best: {j.best.describe()}")
+        self.show(self.session.score(name))
 
     def cmd_hint(self) -> None:
-        from ..core.position import Position
-
         g = self.game
         if not g.has_rolled:
             raise IllegalMoveError("roll first: nothing to decide before the first roll")
-        if self.interactive and session_rules.record_eligible(g):  # asked once: a hint costs the record
+        if self.interactive and self.session.hint_costs_record:  # asked once: a hint costs the record
             answer = self.read(
                 "a hint means this game no longer counts for your record; hint anyway? (y/n)> "
             )
             if answer.lower() not in ("y", "yes"):
                 return self.say("no hint: the game still counts for your record")
-        advice = self.advisor.advise(Position(g.card, g.sorted_dice, g.rolls_left))
-        self.mark_assisted("hint")
-        rows = [(hint_text(o, g.rules), o) for o in advice.options[:3]]
-        best = advice.options[0]
-        box = best.box if best.keep is None else (best.stop_category if len(best.keep) == 5 else None)
-        self.hinted = (len(g.turns), g.rolls_used, box) if box is not None else None
-        width = max(len(t) for t, _ in rows)
-        self.say(
-            f"hint ({g.rolls_left} roll{'s' if g.rolls_left != 1 else ''} left): expected final score, loss"
-        )
-        for i, (text, o) in enumerate(rows, start=1):
-            loss = "best" if o.best else f"-{o.regret:.2f}"
-            self.say(f"  {i}. {text:<{width}}  {o.expected_final:7.2f}  {loss}")
-        if self.advisor.note and not self.noted:  # once a game: what the advice is
-            self.noted = True
-            self.say(textwrap.fill(f"  ({self.advisor.note})", 80, subsequent_indent="   "))
-        if self._target_advisor is not None:
-            position = Position(g.card, g.sorted_dice, g.rolls_left)
-            aimed = self._target_advisor.advise(position, self.target)
-            top, ev_move = aimed.options[0], advice.options[0]
-            same = (top.keep, top.category) == (ev_move.keep, ev_move.category)
-            ev_p = next(
-                o.p_target for o in aimed.options if (o.keep, o.category) == (ev_move.keep, ev_move.category)
-            )
-            if same:
-                self.say(f"  to {self.target_goal}: the same move ({100 * top.p_target:.1f}%)")
-            else:
-                self.say(
-                    f"  to {self.target_goal} ({self.target}): {hint_text(top, g.rules)}  "
-                    f"{100 * top.p_target:.1f}% (the move above: {100 * ev_p:.1f}%)"
-                )
-        self.win_hint(advice)
-
-    def win_hint(self, advice) -> None:
-        """In a multi-player game: the move that maximises P(win), when it is not the expected-score move."""
-        g = self.game
-        if len(g.players) < 2 or g.rules.order == "choose":
-            return
-        bot = self.win_bot()
-        if bot is None:
-            return
-        others = [g.cards[(g.current + k) % len(g.cards)] for k in range(1, len(g.cards))]
-        win = bot.win.advise(advice.position, others)
-        ev_best = advice.options[0]
-        top = win.options[0]
-        if top.best and any(o.best and _same_option(o, ev_best) for o in win.options):
-            return  # the expected-score move is also a best move to win
-        p_ev = next(o.p_win for o in win.options if _same_option(o, ev_best))
-        self.say(
-            f"  to win: {hint_text(top, g.rules)} -- P(win) {100 * top.p_win:.1f}% "
-            f"(the expected-score move: {100 * p_ev:.1f}%)"
-        )
-
-    # --- the computer's turn ----------------------------------------------------------------------
-    def bot_turn(self) -> None:
-        from ..play.game import play_bot_turn
-
-        g = self.game
-        self.header()
-        index = g.current
-        turn = play_bot_turn(g, self.bot(index), self.rng)
-        self.say(describe_bot_turn(turn))
-        bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
-        self.say(
-            f"  {g.players[index].name} scores {turn.score} in {turn.box}{bonus}: total {g.cards[index].total}"
-        )
-
-    # --- the end ---------------------------------------------------------------------------------
-    def finish(self) -> None:
-        g = self.game
-        self.say("")
-        self.say("=== game over ===")
-        width = max(len(p.name) for p in g.players)
-        for name, total in g.totals():
-            self.say(f"  {name:<{width}}  {total:>4}")
-        winners = g.winners()
-        if len(g.players) > 1:
-            if len(winners) == 1:
-                self.say(f"{_verb(winners[0], 'wins')}!")
-            else:
-                self.say(f"tie: {' and '.join(winners)} share the win with {max(t for _, t in g.totals())}")
-            self.say(format_sheet(g, self.style))
-        else:
-            self.say(format_card(g.cards[0], {}, False, self.style))
-        if self.is_solo():
-            self.report_record()
-        if g.info.get("mode") == "daily":
-            self.daily_summary()
-        elif g.rules.triple:
-            self.compare_on_same_dice()
-        self.say(f"game saved to {self.path}")
-        self.say(f"review it with: yahtzee review {self.path}")
-
-    def report_record(self) -> None:
-        message = session_rules.record_message(self.game, self.stored)
-        if message is not None:
-            self.say(message)
-
-    def daily_optimal(self) -> int:
-        """The optimal player's score on the day's dice (computed once)."""
-        if self._daily_optimal is None:
-            from ..play.daily import optimal_game
-
-            g = self.game
-            game = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=self.optimal_bot())
-            self._daily_optimal = game.cards[0].total
-        return self._daily_optimal
-
-    def daily_summary(self) -> None:
-        from ..play.daily import share_text
-
-        g = self.game
-        date = g.info["date"]
-        optimal = self.daily_optimal()
-        self.say("")
-        self.say("--- to share ---")
-        for p, card in zip(g.players, g.cards, strict=True):
-            if not p.is_bot:
-                notes = ["replay"] if g.info.get("replay") else []
-                notes += [f"assisted: {', '.join(g.info['assisted'])}"] if g.info.get("assisted") else []
-                self.say(share_text(date, g.rules, p.name, card, optimal, notes))
-                self.say("")
-
-    def compare_on_same_dice(self) -> None:
-        """The end of a triple game: what the triple player (the best-known) scores on each
-        person's dice, roll by roll the same (a daily says it in its summary; real dice cannot)."""
-        from ..play.daily import best_bot_name
-        from ..play.game import same_dice_game
-
-        g = self.game
-        name = best_bot_name(g.rules)
-        for i, p in enumerate(g.players):
-            if p.is_bot:
-                continue
-            other = same_dice_game(g, i, self.optimal_bot(), name)
-            if other is None:
-                return  # real dice: no stream to replay
-            mine, best = g.cards[i].total, other.cards[0].total
-            whose = "your" if p.name == HUMAN else f"{p.name}'s"
-            self.say(
-                f"the {name} player (best-known) scored {best} on {whose} dice: "
-                f"{p.name} {mine} ({mine - best:+d})"
-            )
-
-    def optimal_bot(self):
-        """The best player of the rule set (the optimal one; the triple player on the triple card):
-        the game's own computer when it is that player."""
-        from ..play.daily import best_bot_name, optimal_bot
-
-        for i, p in enumerate(self.game.players):
-            if p.bot == best_bot_name(self.game.rules):
-                return self.bot(i)
-        if self._best_bot is None:
-            self._best_bot = optimal_bot(self.game.rules, self.tables_dir)
-        return self._best_bot
-
-
-def _same_option(a, b) -> bool:
-    return (a.keep, a.category) == (b.keep, b.category)
+        self.show(self.session.hint())
 
 
 def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None = None) -> str:
@@ -1081,11 +802,6 @@ def format_card(card, preview: dict[str, int], rolled: bool, style: Style | None
             + ")"
         )
     return "\n".join(out)
-
-
-def _verb(name: str, verb: str) -> str:
-    """``You score`` but ``Ann scores``."""
-    return f"{name} {verb[:-1] if name == HUMAN else verb}"
 
 
 def _split_numbers(tokens: list[str]) -> list[str]:

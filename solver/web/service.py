@@ -22,17 +22,15 @@ build -- runs as the CLI in a bounded child process (:mod:`solver.web.heavy`).
 from __future__ import annotations
 
 import os
-import random
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.card import ScoreCard, box_label, placement_note
+from ..core.card import box_label, placement_note
 from ..core.errors import SolverError, TableError, UsageError, printable
-from ..play.session import HUMAN, is_solo
+from ..play import words
+from ..play.session import HUMAN
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advisor
@@ -166,30 +164,34 @@ def _scores(value) -> list[int] | None:
     return [_whole(v, "at_least", 1, 100_000) for v in items]
 
 
-@dataclass
-class WebGame:
-    """A game in play in the browser, with what the page shows besides the game itself."""
+class ServiceTables:
+    """A game's tables (:class:`solver.play.session.GameTables`' four methods) from the service:
+    read once per rule set and shared by every game, never built in a request."""
 
-    id: str
-    game: Game
-    path: Path
-    rng: random.Random
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    bots: dict = field(default_factory=dict)
-    events: list[str] = field(default_factory=list)  # what the last move did, in words
-    coach: list[dict] = field(default_factory=list)  # the last move's decisions judged
-    warnings: list[str] = field(default_factory=list)
-    stored: object = None  # records.Stored once finished
-    optimal: int | None = None  # daily: the optimal player's score on the day's dice
-    review: list[dict] | None = None
-    share: str | None = None
-    record: str | None = None
-    status: str = "in_progress"
-    #: counts the moves that changed the game: a move made on an older state (another tab) is refused
-    version: int = 0
-    #: each player's chance to win (P(win) + P(tie)/2, adding up to 1) after the last turn, in
-    #: multi-player games whose target table is built; None otherwise
-    chances: list[float] | None = None
+    def __init__(self, service: Service):
+        self.service = service
+        self.tables_dir = service.tables_dir
+
+    def advisor(self, rules):
+        return self.service.advisor(rules)
+
+    def bot(self, name: str, rules):
+        from ..play.bots import WinBot, get_bot
+
+        if name == "win":  # its tables read once per rule set, not per game
+            return WinBot(*self.service._win_tables(rules))
+        # never a build in a request (checked at the game's start); a saved game names builtin bots only
+        return get_bot(name, rules, self.tables_dir, build_if_missing=False, progress=False, user_bots=False)
+
+    def win_parts(self, rules):
+        if rules.triple or not self.service._has_target(rules):
+            return None
+        return self.service._win_tables(rules)
+
+    def best_bot(self, rules):
+        from ..play.daily import best_bot_name
+
+        return self.bot(best_bot_name(rules), rules)
 
 
 class Service:
@@ -215,8 +217,10 @@ class Service:
         self._loading: dict[str, threading.Lock] = {}  # one per rule set being read
         self._target_advisors: OrderedDict[str, object] = OrderedDict()
         self._win_parts: OrderedDict[str, tuple] = OrderedDict()  # rules id -> (advisor, target table)
-        self._games: OrderedDict[str, WebGame] = OrderedDict()
+        self._games: OrderedDict[str, object] = OrderedDict()  # id -> solver.play.session.Session
         self._games_lock = threading.Lock()
+        #: where the games' sessions get their tables: this service's, shared by every game
+        self.tables = ServiceTables(self)
 
     # --- advisors ------------------------------------------------------------------------
     def rules(self, spec) -> RuleSet:
@@ -503,15 +507,7 @@ class Service:
         from ..play.daily import parse_date, released_date
         from ..play.game import Game, Player
         from ..play.records import new_game_path
-        from ..play.session import (
-            bots_rng,
-            earlier_play,
-            levels,
-            mark_assisted,
-            players_from_names,
-            record_eligible,
-            start_messages,
-        )
+        from ..play.session import Session, earlier_play, levels, mark_assisted, players_from_names
 
         _fields(params, ("mode", "rules", "level", "date", "seed", "players", "coach"))
         mode = _text(params, "mode", "solo")
@@ -540,14 +536,10 @@ class Service:
             level = "medium" if level is None else level
             if level not in LEVELS:
                 raise ApiError(400, f"level {level!r} is not one of {', '.join(LEVELS)}")
-            if LEVELS[level] == "win":  # its target table takes minutes: never built in a request
-                from ..engine.target import target_paths
-
-                if not all(p.is_file() for p in target_paths(rules, self.tables_dir)):
-                    raise ApiError(
-                        400,
-                        f"level win needs the target table: yahtzee tables build --rules {rules.id} --target",
-                    )
+            if LEVELS[level] == "win" and not self._has_target(rules):  # minutes: never built in a request
+                raise ApiError(
+                    400, f"level win needs the target table: yahtzee tables build --rules {rules.id} --target"
+                )
         elif level is not None:
             raise ApiError(400, "level is for mode vs-computer only")
         seed = params.get("seed")
@@ -589,66 +581,46 @@ class Service:
                 mark_assisted(game, "coach")
         except SolverError as exc:
             raise api_error(exc) from None
-        web = WebGame(
-            id=secrets.token_urlsafe(12),
-            game=game,
-            path=new_game_path(game, self.data),
-            rng=bots_rng(game),  # the bots' choices, as in ``yahtzee play``
-            warnings=warnings,
-        )
-        self._keep(web)
-        best = None
-        if record_eligible(game):
-            from ..play.records import solo_best
+        session = Session(game, new_game_path(game, self.data), self.tables, data=self.data, earlier=earlier)
+        session.warnings += warnings
+        game_id = self._keep(session)
+        with session.lock:
+            self._start(session)
+            return self.state(game_id, session)
 
-            try:
-                best = solo_best(rules.id, self.data)
-            except SolverError as exc:
-                web.warnings.append(str(exc))
-        web.events += start_messages(game, earlier, best)
-        self._update_chances(web)
-        return self.state(web)
+    def _start(self, session) -> None:
+        try:
+            session.start()
+        except SolverError as exc:
+            raise api_error(exc) from None
 
-    def _keep(self, web: WebGame) -> None:
-        """A new game in play: its bots made (a missing table refused now), kept in memory (the
-        oldest games dropped past :data:`MAX_GAMES`)."""
-        for i, p in enumerate(web.game.players):
-            if p.is_bot:
-                self._bot(web, i)
+    def _keep(self, session) -> str:
+        """A new game in play: its bots made (a missing table refused now), kept in memory under
+        a new id (the oldest games dropped past :data:`MAX_GAMES`)."""
+        try:
+            session.prepare()
+        except SolverError as exc:
+            raise api_error(exc) from None
+        game_id = secrets.token_urlsafe(12)
         with self._games_lock:
-            self._games[web.id] = web
+            self._games[game_id] = session
             while len(self._games) > MAX_GAMES:
                 self._games.popitem(last=False)
+        return game_id
 
-    def game(self, game_id: str) -> WebGame:
+    def game(self, game_id: str):
+        """The :class:`~solver.play.session.Session` of a game in play, or a 404."""
         if not isinstance(game_id, str):
             raise ApiError(404, "no such game")
         with self._games_lock:
-            web = self._games.get(game_id)
-        if web is None:
+            session = self._games.get(game_id)
+        if session is None:
             raise ApiError(
                 404,
                 f"no game {game_id!r} on this server (games live as long as the server: after a "
                 "restart, resume it from the saved games)",
             )
-        return web
-
-    def _bot(self, web: WebGame, index: int):
-        from ..play.bots import WinBot, get_bot
-
-        if index not in web.bots:
-            g = web.game
-            try:
-                if g.players[index].bot == "win":  # its tables read once per rule set, not per game
-                    advisor, table = self._win_tables(g.rules)
-                    web.bots[index] = WinBot(advisor, table)
-                else:  # never a build in a request (checked at the game's start)
-                    web.bots[index] = get_bot(
-                        g.players[index].bot, g.rules, self.tables_dir, build_if_missing=False, progress=False
-                    )
-            except SolverError as exc:
-                raise api_error(exc) from None
-        return web.bots[index]
+        return session
 
     def _win_tables(self, rules):
         """The ``win`` bot's tables of a rule set (the expected-score advisor with numpy, the target
@@ -667,28 +639,10 @@ class Service:
                     self._win_parts.popitem(last=False)
         return found
 
-    def _update_chances(self, web: WebGame) -> None:
-        """Each player's chance to win from here (as ``yahtzee play`` shows after each turn): games
-        of two or more players on a rule set whose target table is built (never built for this),
-        not the triple card (no target tables) nor a chosen fill order."""
-        g = web.game
-        web.chances = None
-        if len(g.players) < 2 or g.is_over or g.rules.triple or g.rules.order == "choose":
-            return
-        if not self._has_target(g.rules):
-            return
-        try:
-            advisor, table = self._win_tables(g.rules)
-        except SolverError:  # a damaged target table: the game goes on without the figures
-            return
-        from ..advice.win import WinAdvisor
-
-        web.chances = WinAdvisor(advisor, table).chances(list(g.cards))
-
     def game_state(self, game_id: str) -> dict:
-        web = self.game(game_id)
-        with web.lock:
-            return self.state(web)
+        session = self.game(game_id)
+        with session.lock:
+            return self.state(game_id, session)
 
     def act(self, game_id: str, action: str, params: dict) -> dict:
         """A move in a game: ``roll`` (real dice: ``dice``, the faces of the dice rolled),
@@ -697,13 +651,13 @@ class Service:
         game's state.  An illegal move is refused (400) and changes nothing.  ``version`` (the
         state's, as the page last showed it) makes a move on an out-of-date page -- another tab
         has moved since -- a 409 whose ``state`` is the game as it is now."""
-        web = self.game(game_id)
+        session = self.game(game_id)
         moves = {
             "roll": (("dice",), (), self._roll),
-            "undo": ((), (), self._undo),
+            "undo": ((), (), lambda s, p: s.undo()),
             "hold": (("held",), ("held",), self._hold),
             "score": (("box",), ("box",), self._score),
-            "quit": ((), (), self._quit),
+            "quit": ((), (), lambda s, p: s.abandon()),
             "coach": (("on",), ("on",), self._coach),
             "hint": ((), (), self._hint),
         }
@@ -711,28 +665,25 @@ class Service:
             raise ApiError(404, f"unknown move {action!r} (moves: {', '.join(moves)})")
         allowed, required, run = moves[action]
         _fields(params, (*allowed, "version"), required)
-        with web.lock:
+        with session.lock:
             seen = params.get("version")
-            if seen is not None and _whole(seen, "version", 0, 1 << 62, text=False) != web.version:
+            if seen is not None and _whole(seen, "version", 0, 1 << 62, text=False) != session.moves:
                 raise ApiError(
                     409,
-                    f"this page shows the game as it was {web.version - seen} move(s) ago (another tab "
+                    f"this page shows the game as it was {session.moves - seen} move(s) ago (another tab "
                     "or window moved since): here it is as it is now; nothing was done",
-                    {"state": self.state(web)},
+                    {"state": self.state(game_id, session)},
                 )
-            if web.status != "in_progress" or web.game.is_over:
-                status = "finished" if web.game.is_over else web.status
+            if session.status != "in_progress" or session.game.is_over:
+                status = "finished" if session.game.is_over else session.status
                 raise ApiError(409, f"the game is {status}: start a new one")
             try:
-                answer = run(web, params)
+                answer = run(session, params)
             except SolverError as exc:
                 raise api_error(exc) from None
             if action == "hint":  # asking changes what the game counts for, not the position
                 return answer
-            web.version += 1
-            if action in ("score", "undo"):
-                self._update_chances(web)
-            return self.state(web)
+            return self.state(game_id, session)
 
     # --- saved games: listed, resumed, reviewed; the statistics --------------------------------
     def _saved(self, name):
@@ -766,17 +717,17 @@ class Service:
         the file is the one the database names, inside the games folder, never a path of the
         request's.  A game already in play on this server is that game (two copies would
         overwrite each other's file); a finished one is a 409."""
-        from ..play.session import bots_rng, record_eligible, start_messages
+        from ..play.session import Session
 
         saved = self._saved(name)
         if saved.status == "finished":
             raise ApiError(409, f"the game {name} is finished: review it (/review?game={name})")
         with self._games_lock:
-            live = [w for w in self._games.values() if w.path == saved.path]
-        for web in live:
-            with web.lock:
-                if web.status == "in_progress" and not web.game.is_over:
-                    return self.state(web)
+            live = [(i, s) for i, s in self._games.items() if s.path == saved.path]
+        for game_id, session in live:
+            with session.lock:
+                if session.status == "in_progress" and not session.game.is_over:
+                    return self.state(game_id, session)
         game = self._replayed(saved)
         if game.is_over:
             raise ApiError(409, f"the game {name} is over: review it (/review?game={name})")
@@ -790,28 +741,11 @@ class Service:
                 f"this game is against level win, which needs the target table: yahtzee tables "
                 f"build --rules {game.rules.id} --target",
             )
-        web = WebGame(id=secrets.token_urlsafe(12), game=game, path=saved.path, rng=bots_rng(game))
-        self._keep(web)
-        done = sum(t.is_complete for t in game.turns)
-        web.events.append(f"resumed from {saved.path}: {done} turn{'s' if done != 1 else ''} played")
-        best = None
-        if record_eligible(game):
-            from ..play.records import solo_best
-
-            try:
-                best = solo_best(game.rules.id, self.data)
-            except SolverError as exc:
-                web.warnings.append(str(exc))
-        web.events += start_messages(game, None, best)
-        with web.lock:
-            if game.player.is_bot:  # saved on a computer's turn: it plays first
-                self._bot_turns(web)
-                if game.is_over:
-                    self._finish(web)
-                else:
-                    self._save(web, "in_progress")
-            self._update_chances(web)
-            return self.state(web)
+        session = Session(game, saved.path, self.tables, data=self.data, resumed=True)
+        game_id = self._keep(session)
+        with session.lock:
+            self._start(session)  # saved on a computer's turn: it plays first
+            return self.state(game_id, session)
 
     def _has_target(self, rules) -> bool:
         """Whether the rule set's target table is built (a request never builds one)."""
@@ -906,33 +840,9 @@ class Service:
         except SolverError as exc:
             raise records_error(exc) from None
 
-    # --- moves -----------------------------------------------------------------------------
-    def _decision(self, g, **kw):
-        from ..play.game import Decision
-
-        return Decision(turn=len(g.turns), player=g.current, round=g.round, card=g.card, **kw)
-
-    def _judge(self, web: WebGame, decisions) -> None:
-        """The coach, once switched on (``POST .../coach``): each decision beside the best
-        (``yahtzee play --coach``'s judgement)."""
-        from ..play.review import describe, judge
-
-        if not web.game.info.get("coach"):
-            return
-        advisor = self.advisor(web.game.rules)
-        for d in decisions:
-            j = judge(advisor, d)
-            web.coach.append(
-                {
-                    "choice": describe(j.chosen, box_label),
-                    "best": describe(j.best, box_label),
-                    "loss": round(j.loss, 6),
-                    "mistake": j.is_mistake,
-                }
-            )
-
-    def _roll(self, web: WebGame, params: dict) -> None:
-        g = web.game
+    # --- moves: the request's values checked, the move the session's -------------------------
+    def _roll(self, session, params: dict):
+        g = session.game
         values = params.get("dice")
         if values is not None and not g.needs_values:
             raise ApiError(400, "dice are typed in only in a game on real dice: here the server rolls")
@@ -945,30 +855,9 @@ class Service:
                 isinstance(v, int) and not isinstance(v, bool) for v in values
             ):
                 raise ApiError(400, f"dice must be a list of faces 1 to 6, got {shown(values)}")
-        keep = None
-        if g.has_rolled and not g.is_over:
-            keep = self._decision(
-                g, roll=g.rolls_used, dice=g.sorted_dice, rolls_left=g.rolls_left, keep=g.held_faces
-            )
-        g.roll(values)
-        web.events, web.coach = [], []
-        if keep is not None:
-            self._judge(web, [keep])
+        return session.roll(values)
 
-    def _undo(self, web: WebGame, params: dict) -> None:
-        """Take back the last box (solo games, as ``undo`` in ``yahtzee play``): the game is
-        marked assisted and saved as it now stands."""
-        from ..play.session import assisted_message, undo
-
-        new, last, costs_record = undo(web.game)
-        web.game = new
-        web.events, web.coach = [], []
-        if costs_record:
-            web.events.append(assisted_message("undo"))
-        web.events.append(f"undone: {last.score} in {box_label(last.box)}; back to turn {new.round}")
-        self._save(web, "in_progress")
-
-    def _hold(self, web: WebGame, params: dict) -> None:
+    def _hold(self, session, params: dict):
         from ..core.bounded import shown
 
         held = params["held"]
@@ -979,12 +868,10 @@ class Service:
             raise ApiError(400, f"held must list die positions as numbers 1 to 5, got {shown(held)}")
         if len(set(held)) != len(held):
             raise ApiError(400, f"held {shown(held)} names a die twice")
-        web.game.set_held(held)
+        return session.hold(held)
 
-    def _score(self, web: WebGame, params: dict) -> None:
-        from ..core.errors import IllegalMoveError
-
-        g = web.game
+    def _score(self, session, params: dict):
+        g = session.game
         box = params["box"]
         if not isinstance(box, str):
             if g.rules.triple:
@@ -994,151 +881,31 @@ class Service:
             from ..core.bounded import shown
 
             raise ApiError(400, f"box must be a box name or number, got {shown(box)}")
-        name = g.box_name(box)
-        if not g.has_rolled:
-            raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
-        card, dice, used, left = g.card, g.sorted_dice, g.rolls_used, g.rolls_left
-        decisions = []
-        if left > 0:
-            decisions.append(self._decision(g, roll=used, dice=dice, rolls_left=left, keep=dice.values))
-        decisions.append(self._decision(g, roll=used, dice=dice, rolls_left=0, box=name))
-        turn = g.score(name)
-        web.events, web.coach = [], []
-        new_card = g.cards[turn.player]
-        bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
-        who = "You score" if g.players[turn.player].name == HUMAN else f"{g.players[turn.player].name} scores"
-        web.events.append(f"{who} {turn.score} in {box_label(name)}{bonus}: total {new_card.total}")
-        if isinstance(new_card, ScoreCard) and new_card.upper_bonus and not card.upper_bonus:
-            web.events.append(
-                f"upper section reached {g.rules.upper_threshold}: +{g.rules.upper_bonus} bonus!"
-            )
-        self._judge(web, decisions)
-        self._bot_turns(web)
-        if g.is_over:
-            self._finish(web)
-        else:
-            self._save(web, "in_progress")
+        return session.score(box)
 
-    def _bot_turns(self, web: WebGame) -> None:
-        from ..play.game import play_bot_turn
-        from ..play.session import describe_bot_turn
-
-        g = web.game
-        while not g.is_over and g.player.is_bot:
-            index = g.current
-            turn = play_bot_turn(g, self._bot(web, index), web.rng)
-            bonus = f" (+{turn.bonus} Yahtzee bonus)" if turn.bonus else ""
-            name = g.players[index].name
-            web.events.append(f"{name}:\n{describe_bot_turn(turn)}")
-            web.events.append(
-                f"{name} scores {turn.score} in {box_label(turn.box)}{bonus}: total {g.cards[index].total}"
-            )
-
-    def _coach(self, web: WebGame, params: dict) -> None:
+    def _coach(self, session, params: dict):
         """The coach on or off.  On, the game is marked assisted (as ``yahtzee play --coach``)."""
         from ..core.bounded import shown
-        from ..play.session import assisted_message, mark_assisted
 
         on = params["on"]
         if not isinstance(on, bool):
             raise ApiError(400, f"on must be true or false, got {shown(on)}")
-        web.game.info["coach"] = on
-        if on and mark_assisted(web.game, "coach"):
-            web.events.append(assisted_message("coach"))
-            self._save_marked(web)
+        return session.set_coach(on)
 
-    def _hint(self, web: WebGame, params: dict) -> dict:
+    def _hint(self, session, params: dict) -> dict:
         """The hint of the position to move (``yahtzee hint --json``); the game is marked assisted
         (as ``hint`` in ``yahtzee play``): a POST, since asking changes what the game counts for."""
-        from ..advice.advisor import checked_advice
-        from ..core.errors import IllegalMoveError
-        from ..core.position import Position
-        from ..play.session import assisted_message, mark_assisted
+        from ..play.events import Hinted
 
-        g = web.game
-        if not g.has_rolled:
-            raise IllegalMoveError("roll first: nothing to decide before the first roll")
-        advice = checked_advice(
-            self.advisor(g.rules), Position(g.card, g.sorted_dice, g.rolls_left)
-        ).to_json()
-        if mark_assisted(g, "hint"):
-            web.events.append(assisted_message("hint"))
-            self._save_marked(web)
-        return advice
-
-    def _save_marked(self, web: WebGame) -> None:
-        """A game just marked assisted is saved so at once (once a box is filled: before, there is
-        no file), so that resuming it elsewhere knows."""
-        if any(t.is_complete for t in web.game.turns):
-            self._save(web, "in_progress")
-
-    def _quit(self, web: WebGame, params: dict) -> None:
-        web.events, web.coach = ["game abandoned"], []
-        web.status = "abandoned"
-        if web.game.turns:
-            self._save(web, "abandoned")
-
-    # --- saving and the end ------------------------------------------------------------------
-    def _save(
-        self, web: WebGame, status: str, daily_optimal: float | None = None, *, store: bool = True
-    ) -> None:
-        """The game file, then (``store``) the database, which decides the records with the rules
-        the terminal uses (:mod:`solver.play.session`); a database failure is a warning: the file is kept."""
-        from ..play.records import save_game, store_game
-        from ..play.session import keeps_daily, record_eligible
-
-        try:
-            save_game(web.game, web.path, status)
-        except SolverError as exc:
-            web.warnings.append(str(exc))
-            return
-        if not store:
-            return
-        try:
-            web.stored = store_game(
-                web.game,
-                web.path,
-                status,
-                self.data,
-                solo_record=record_eligible(web.game),
-                daily_optimal=daily_optimal,
-                daily_result=keeps_daily(web.game),
-            )
-        except SolverError as exc:
-            web.warnings.append(str(exc))
-
-    def _finish(self, web: WebGame) -> None:
-        from ..play.review import review_game
-
-        g = web.game
-        web.status = "finished"
-        optimal = None
-        if g.info.get("mode") == "daily":
-            from ..play.daily import optimal_game, share_text
-
-            self._save(web, "finished", store=False)  # the file first: kept even if the optimum fails
-            from ..play.daily import best_bot_name
-
-            best = best_bot_name(g.rules)
-            bot = next((self._bot(web, i) for i, p in enumerate(g.players) if p.bot == best), None)
-            if bot is None:
-                from ..play.bots import get_bot
-
-                bot = get_bot(best, g.rules, self.tables_dir, build_if_missing=False, progress=False)
-            optimal = optimal_game(g.info["date"], g.rules, self.tables_dir, bot=bot).cards[0].total
-            web.optimal = optimal
-            web.share = share_text(g.info["date"], g.rules, g.players[0].name, g.cards[0], optimal)
-        self._save(web, "finished", optimal)  # stored once, with the day's optimum
-        from ..play.session import record_message
-
-        web.record = record_message(g, web.stored)
-        humans = [i for i, p in enumerate(g.players) if not p.is_bot]
-        web.review = [r.to_json(box_label) for r in review_game(g, self.advisor(g.rules), humans)]
+        events = session.hint()
+        return next(e for e in events if isinstance(e, Hinted)).advice.to_json()
 
     # --- the state the pages show ------------------------------------------------------------
-    def state(self, web: WebGame) -> dict:
-        """The game as the play page shows it (JSON-ready)."""
-        g = web.game
+    def state(self, game_id: str, session) -> dict:
+        """The game as the play page shows it (JSON-ready): the game itself, and the last move's
+        events rendered (``events``: sentences; ``coach``: the verdicts; ``moves``: the events
+        as data)."""
+        g = session.game
         rules = g.rules
         over = g.is_over
         shown = 0 if over else g.current  # whose card has the previews: the player to move
@@ -1176,16 +943,18 @@ class Service:
             )
         info = g.info
         humans_turn = not over and not g.players[shown].is_bot
+        end = session.outcome
+        path = session.path
         out = {
-            "id": web.id,
-            "version": web.version,
+            "id": game_id,
+            "version": session.moves,
             "rules": rules.id,
             "title": rules.title,
             "mode": info.get("mode"),
             "level": info.get("level"),
             "date": info.get("date"),
             "seed": info.get("seed"),
-            "status": "finished" if over else web.status,
+            "status": "finished" if over else session.status,
             "over": over,
             "round": min(g.round, g.n_rounds),
             "n_rounds": g.n_rounds,
@@ -1198,28 +967,72 @@ class Service:
             # real dice: the page asks for the faces of the dice rolled (how many: dice_to_roll)
             "real_dice": g.needs_values if not over else False,
             "dice_to_roll": g.dice_to_roll,
-            "can_undo": humans_turn and is_solo(g) and any(t.is_complete for t in g.turns),
+            "can_undo": humans_turn and session.can_undo,
             # why the Joker rule (or a fill order) forbids some open boxes, once for the card
             "placement_note": placement_note(g.card, g.sorted_dice) if humans_turn and g.has_rolled else None,
-            "chances": web.chances,
-            "coach_on": bool(info.get("coach")),
+            "chances": session.chances(),
+            "coach_on": session.coach,
             "upper_threshold": rules.upper_threshold if rules.has_upper_bonus and not rules.triple else None,
             "weights": list(rules.weights),
             "boxes": boxes,
             "players": cards,
-            "events": list(web.events),
-            "coach": list(web.coach),
-            "warnings": list(web.warnings),
+            "warnings": list(session.warnings),
             "winners": g.winners() if over else [],
-            "path": str(web.path),
-            "review_command": f"yahtzee review {web.path}",
-            "saved": web.path.name,  # the name of the saved game: /review?game=NAME
-            "record": web.record,
-            "share": web.share,
-            "optimal": web.optimal,
-            "review": web.review,
+            "path": str(path),
+            "review_command": f"yahtzee review {path}",
+            "saved": path.name,  # the name of the saved game: /review?game=NAME
+            "record": None if end is None or end.record is None else words.record_line(end.record),
+            "share": end.shares[0][1] if end is not None and end.shares else None,
+            "optimal": None if end is None else end.optimal,
+            "same_dice": [] if end is None else [words.same_dice_line(s) for s in end.same_dice],
+            "review": [r.to_json(box_label) for r in session.review()] if over else None,
         }
-        return out
+        return out | render_events(session.last)
+
+
+def render_events(events) -> dict:
+    """The last move's events for the play page: ``events`` in sentences (boxes named for
+    people, a computer's turn as its rolls), ``coach`` the verdicts, ``moves`` the events as data."""
+    from ..play import events as ev
+    from ..play.review import describe
+
+    lines: list[str] = []
+    coach: list[dict] = []
+    rolls: list = []
+    for e in events:
+        if isinstance(e, ev.Opened) and e.resumed_turns is not None:
+            n = e.resumed_turns
+            lines.append(f"resumed from {e.path}: {n} turn{'s' if n != 1 else ''} played")
+        elif isinstance(e, ev.Replay):
+            lines.append(words.replay_line(e))
+        elif isinstance(e, ev.Assisted):
+            lines.append(words.assisted_line(e))
+        elif isinstance(e, ev.RecordToBeat):
+            lines.append(words.record_to_beat_line(e))
+        elif isinstance(e, ev.Rolled) and e.is_bot:
+            rolls.append(e)
+        elif isinstance(e, ev.Scored):
+            if e.is_bot:
+                lines.append(f"{e.name}:\n" + "\n".join(words.bot_turn_lines(rolls)))
+                rolls = []
+            lines.append(words.scored_line(e, box_label))
+            if e.upper_bonus and not e.is_bot:
+                lines.append(words.upper_bonus_line(e))
+        elif isinstance(e, ev.Undone):
+            lines.append(words.undone_line(e, box_label))
+        elif isinstance(e, ev.Abandoned):
+            lines.append("game abandoned")
+        elif isinstance(e, ev.Judged):
+            coach.append(
+                {
+                    "choice": describe(e.choice, box_label),
+                    "best": describe(e.best, box_label),
+                    "loss": round(e.loss, 6),
+                    "mistake": e.mistake,
+                }
+            )
+    moves = [e.to_json() for e in events if not isinstance(e, (ev.Hinted, ev.Warned))]
+    return {"events": lines, "coach": coach, "moves": moves}
 
 
 def _not_played_here(game: Game, path) -> str | None:

@@ -1,0 +1,109 @@
+"""The English both surfaces share: the events of :mod:`solver.play.events` in words.
+
+The terminal and the web app each lay out a game their own way (the terminal's dice rows and
+card, the web's table), but the sentences a player reads -- a replay, the record, a box scored,
+a computer's keeps, an undo, the chances to win -- are worded here once.  ``label`` says how a
+box is named: the box name itself in the terminal (``full_house``, what ``s`` takes), the
+web's :func:`solver.core.card.box_label` (``Full house``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import events as ev
+
+#: the name of the one person of a solo game (and of "you" against the computer)
+HUMAN = "You"
+
+
+def verb(name: str, word: str) -> str:
+    """``You score`` but ``Ann scores``."""
+    return f"{name} {word[:-1] if name == HUMAN else word}"
+
+
+def replay_line(e: ev.Replay) -> str:
+    if e.mode == "daily":
+        return (
+            f"you played the daily challenge of {e.date} already ({e.score} points): "
+            "this replay is not kept as the day's result"
+        )
+    return f"you played seed {e.seed} before: this replay does not count for your record"
+
+
+def assisted_line(e: ev.Assisted) -> str:
+    """A help that costs the record, said once; a game that starts assisted, said at its start."""
+    if e.costs_record:
+        return f"({e.helps[-1]} used: this game is marked assisted and does not count for your record)"
+    return f"assisted game ({', '.join(e.helps)}): it does not count for your record"
+
+
+def record_to_beat_line(e: ev.RecordToBeat) -> str:
+    if e.score is None:
+        return f"no record yet for {e.rules}: set one!"
+    return f"your record for {e.rules}: {e.score} ({e.date or '?'}); beat it!"
+
+
+def scored_line(e: ev.Scored, label: Callable[[str], str] = str) -> str:
+    bonus = f" (+{e.bonus} Yahtzee bonus)" if e.bonus else ""
+    return f"{verb(e.name, 'scores')} {e.points} in {label(e.box)}{bonus}: total {e.total}"
+
+
+def upper_bonus_line(e: ev.Scored) -> str:
+    return f"upper section reached {e.upper_threshold}: +{e.upper_bonus} bonus!"
+
+
+def bot_roll_line(e: ev.Rolled) -> str:
+    """A computer's roll: ``  rolls 1 2 3 4 5`` or ``  keeps 3 3, rolls again: 3 3 1 5 6``."""
+    dice = " ".join(map(str, e.dice))
+    if e.roll == 1:
+        return f"  rolls  {dice}"
+    kept = " ".join(map(str, e.kept)) or "nothing"
+    return f"  keeps {kept}, rolls again: {dice}"
+
+
+def bot_turn_lines(rolls: list[ev.Rolled]) -> list[str]:
+    """A computer's whole turn of rolls, ``  stops`` when it stopped with rolls left."""
+    lines = [bot_roll_line(r) for r in rolls]
+    if rolls and rolls[-1].rolls_left > 0:
+        lines.append("  stops")
+    return lines
+
+
+def undone_line(e: ev.Undone, label: Callable[[str], str] = str) -> str:
+    return f"undone: {e.points} in {label(e.box)}; back to turn {e.round}"
+
+
+def chances_line(e: ev.Chances) -> str:
+    return "chances to win: " + ", ".join(
+        f"{n} {100 * c:.1f}%" for n, c in zip(e.names, e.chances, strict=True)
+    )
+
+
+def record_line(r: ev.RecordOutcome) -> str:
+    """The end of a solo game and the record in words."""
+    if r.why_not is not None:
+        return f"{r.score} points ({r.why_not}): not counted for your record"
+    if r.is_new and r.previous is not None:
+        return f"new record for {r.rules}: {r.score} (was {r.previous})!"
+    if r.is_new:
+        return f"first record for {r.rules}: {r.score}"
+    if r.previous == r.score:
+        return f"you tied your record for {r.rules}: {r.score} (one more point beats it)"
+    return f"your record for {r.rules} stays {r.previous} ({r.previous - r.score + 1} more points beat it)"
+
+
+def same_dice_line(s: ev.SameDice) -> str:
+    whose = "your" if s.name == HUMAN else f"{s.name}'s"
+    return (
+        f"the {s.bot} player (best-known) scored {s.best} on {whose} dice: "
+        f"{s.name} {s.score} ({s.score - s.best:+d})"
+    )
+
+
+def winner_line(over: ev.GameOver) -> str:
+    """Who won a game of two or more."""
+    if len(over.winners) == 1:
+        return f"{verb(over.winners[0], 'wins')}!"
+    best = max(t for _, t in over.totals)
+    return f"tie: {' and '.join(over.winners)} share the win with {best}"
