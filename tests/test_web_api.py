@@ -344,6 +344,15 @@ def test_daily_game_share_text(client, data):
     assert line == f"Yahtzee daily 2026-03-01: You {total}, optimal player {optimal} ({total - optimal:+d})"
     assert final["optimal"] > 0
     assert "2026-03-01 yahtzee" in load_records(data)["daily"]
+    assert final["moves"][-1]["kind"] == "game_over" and final["moves"][-1]["optimal"] == optimal
+
+
+def test_daily_share_text_says_a_game_was_assisted(client, data):
+    """The web's share text carries the notes the terminal's does (one session makes both)."""
+    state = client.post("/api/games", json={"mode": "daily", "date": "2026-03-03", "coach": True}).json()
+    final = play_solo(client, state["id"], hold_first=False)
+    total = final["players"][0]["total"]
+    assert final["share"].splitlines()[0].startswith(f"Yahtzee daily 2026-03-03: You {total} (assisted: coach), ")
 
 
 def test_hint_and_coach_mark_the_game_assisted(client, data):

@@ -1,0 +1,139 @@
+"""The one game session (solver.play.session.Session): commands in, events out, for every surface.
+
+The terminal and the web tests play through their surfaces; these check the session itself:
+the events are the game's facts (the dice the game rolled, the points on the card), a
+computer's turn is told roll by roll, the end carries the summary both surfaces show, and a
+computer that fails stops the game instead of passing for the person's illegal move.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from solver.core.errors import IllegalMoveError
+from solver.play import events as ev
+from solver.play.game import Game, Player
+from solver.play.session import ComputerTurnError, GameTables, Session
+
+SMALL = "yahtzee+without=ones,twos,threes,four_of_a_kind,full_house,small_straight"
+
+
+def new_session(tables_dir, data, players, **kw):
+    tables_dir.table(SMALL)
+    game = Game.new(SMALL, players, seed=kw.pop("seed", 5), info={"mode": kw.pop("mode", "solo")} | kw)
+    return Session(game, data / "games" / "g.json", GameTables(tables_dir.path, progress=False), data=data)
+
+
+def kinds(events):
+    return [e.kind for e in events]
+
+
+def test_a_solo_game_in_events(tables_dir, data):
+    s = new_session(tables_dir, data, ["You"])
+    opened = s.start()
+    assert kinds(opened) == ["opened", "record_to_beat", "turn_started"]
+    assert opened[1].score is None  # no record yet in a new data folder
+    g = s.game
+    total = 0
+    while not g.is_over:
+        [rolled] = s.roll()
+        assert rolled.dice == tuple(g.dice) and rolled.roll == g.rolls_used and rolled.kept == ()
+        box = g.card.open_boxes[0]
+        events = s.score(box)
+        scored = events[0]
+        assert isinstance(scored, ev.Scored) and scored.box == box and not scored.is_bot
+        total = scored.total
+        assert g.cards[0].total == total  # the event's total is the card's
+    over = events[-1]
+    assert isinstance(over, ev.GameOver) and over.totals == (("You", total),)
+    assert over.record == ev.RecordOutcome(SMALL, total, None, None, True)  # the first record
+    assert json.loads(open(over.path).read())["status"] == "finished"
+    json.dumps([e.to_json() for e in opened + events])  # every event is JSON-ready
+    with pytest.raises(IllegalMoveError, match="finished"):
+        s.roll()
+
+
+def test_a_computers_turn_is_told_roll_by_roll(tables_dir, data):
+    s = new_session(
+        tables_dir, data, ["You", Player("Computer (hard)", "bot", "heuristic")], mode="vs-computer"
+    )
+    s.prepare()
+    s.start()
+    s.roll()
+    events = s.score(s.game.card.open_boxes[0])
+    bot_rolls = [e for e in events if isinstance(e, ev.Rolled)]
+    [bot_scored] = [e for e in events if isinstance(e, ev.Scored) and e.is_bot]
+    turn = s.game.turns[-1]  # the computer's turn as the game recorded it
+    assert [r.dice for r in bot_rolls] == [tuple(r.dice) for r in turn.rolls]
+    assert all(r.is_bot and r.player == 1 for r in bot_rolls)
+    for before, after in zip(bot_rolls, bot_rolls[1:], strict=False):  # what it kept is on the table after
+        assert all(after.dice.count(f) >= after.kept.count(f) for f in set(after.kept))
+        assert all(before.dice.count(f) >= after.kept.count(f) for f in set(after.kept))
+    assert (bot_scored.box, bot_scored.points) == (turn.box, turn.score)
+    assert bot_scored.stopped == (len(turn.rolls) < 3)
+    assert isinstance(events[-1], ev.TurnStarted) and events[-1].player == 0  # back to the person
+    assert any(isinstance(e, ev.RoundOver) and e.round == 1 for e in events)
+
+
+def test_the_coach_judges_each_decision(tables_dir, data):
+    s = new_session(tables_dir, data, ["You"], coach=True)
+    s.start()
+    s.roll()
+    s.hold([1, 2])
+    events = s.roll()
+    [judged] = [e for e in events if isinstance(e, ev.Judged)]
+    assert judged.decision == "keep" and judged.loss >= 0 and judged.mistake == (judged.loss > 1e-6)
+    events = s.score(s.game.card.open_boxes[-1])
+    assert [e.decision for e in events if isinstance(e, ev.Judged)] == ["keep", "box"]  # the stop, the box
+
+
+def test_a_hint_costs_the_record_once(tables_dir, data):
+    s = new_session(tables_dir, data, ["You"])
+    s.start()
+    s.roll()
+    assert s.hint_costs_record
+    first = s.hint()
+    assert kinds(first) == ["assisted", "hinted"] and first[0].costs_record
+    assert first[1].advice.options[0].best
+    assert kinds(s.hint()) == ["hinted"]  # said once
+    assert not s.hint_costs_record
+
+
+def test_undo_goes_back_a_box(tables_dir, data):
+    s = new_session(tables_dir, data, ["You"])
+    s.start()
+    s.roll()
+    [scored, *_] = s.score("chance")
+    events = s.undo()
+    assert kinds(events) == ["assisted", "undone", "turn_started"]
+    assert (events[1].box, events[1].points, events[1].round) == ("chance", scored.points, 1)
+    assert s.game.card.get("chance") is None and s.game.has_rolled  # the dice of that moment
+
+
+def test_a_computer_that_fails_stops_the_game(tables_dir, data):
+    """A computer naming a box it may not take is the computer's fault, not the person's move to
+    retry: a ComputerTurnError (the surfaces stop the game, saved), not an IllegalMoveError."""
+
+    class Broken:
+        def choose_keep(self, card, dice, rolls_left, rng):
+            return dice.values
+
+        def choose_box(self, card, dice, rng):
+            return "no_such_box"
+
+    class BrokenTables(GameTables):
+        def bot(self, name, rules):
+            return Broken()
+
+    s = new_session(
+        tables_dir, data, ["You", Player("Computer (hard)", "bot", "heuristic")], mode="vs-computer"
+    )
+    s.tables = BrokenTables(tables_dir.path, progress=False)
+    s.start()
+    s.roll()
+    with pytest.raises(ComputerTurnError) as caught:
+        s.score("chance")
+    assert not isinstance(caught.value, IllegalMoveError)
+    assert "no_such_box" in str(caught.value)
