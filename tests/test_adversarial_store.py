@@ -127,7 +127,7 @@ def test_stored_game_exports_to_a_file_review_reads(tmp_path):
     [row] = records.stored_games(tmp_path)
     out = records.export_game(row["id"], tmp_path / "out.json", tmp_path)
     again = records.load_game(out)
-    assert again.cards[0].total == game.cards[0].total and again.info["seed"] == 5
+    assert again.cards[0].total == game.cards[0].total and again.info.seed == 5
     with pytest.raises(records.RecordsError, match="no stored game 99"):
         records.export_game(99, tmp_path / "x.json", tmp_path)
 

@@ -244,7 +244,7 @@ def test_round_trip_through_dict():
     data = game.to_dict()
     again = Game.from_dict(copy.deepcopy(data))
     assert again.to_dict() == data
-    assert again.info["seed"] == 9 and again.players[1].bot == "greedy"
+    assert again.info.seed == 9 and again.players[1].bot == "greedy"
     assert [t.box for t in again.turns] == [t.box for t in game.turns]
 
 

@@ -137,3 +137,30 @@ def test_a_computer_that_fails_stops_the_game(tables_dir, data):
         s.score("chance")
     assert not isinstance(caught.value, IllegalMoveError)
     assert "no_such_box" in str(caught.value)
+
+
+def test_game_info_is_a_frozen_typed_value():
+    import dataclasses
+
+    from solver.play.game_info import GameInfo
+
+    saved = {"mode": "solo", "dice": "seeded", "seed": 7, "assisted": ["hint"], "future_key": {"x": 1}}
+    info = GameInfo.parse(saved)
+    assert (info.mode, info.seed, info.assisted, info.coach) == ("solo", 7, ("hint",), False)
+    assert info.to_dict() == saved  # an entry this version does not know is written back as read
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.seed = 8
+    assert info.with_help("undo").assisted == ("hint", "undo") and info.with_help("hint") is info
+    for bad, words in (
+        ({"seed": True}, "seed"),
+        ({"seed": 2**64 + 1}, "seed"),
+        ({"mode": "../x"}, "mode"),
+        ({"date": "2026-1-1"}, "date"),
+        ({"assisted": "hint"}, "assisted"),
+        ({"dice": "loaded"}, "dice"),
+        ({"dice": "seeded", "stream_version": 2.0}, "stream_version"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            GameInfo.parse(bad)
+    game = Game.new(SMALL, ["You"], seed=3, info={"mode": "solo"})
+    assert Game.from_dict(game.to_dict()).info == game.info

@@ -62,16 +62,14 @@ def test_old_triple_files_load_replayed_through_the_game_model():
     finished = json.loads((OLD / "triple-v1-vs-computer.json").read_text())
     game = Game.from_dict(finished)
     assert game.is_over and [c.total for c in game.cards] == finished["scores"]
-    assert [p.bot for p in game.players] == [None, "greedy"] and game.info["level"] == "medium"
+    assert [p.bot for p in game.players] == [None, "greedy"] and game.info.level == "medium"
     again = Game.from_dict(json.loads(json.dumps(game.to_dict())))  # saved again: version 2
     assert game.to_dict()["format_version"] == 2 and [c.total for c in again.cards] == finished["scores"]
     assert all("@" in t["box"] for t in game.to_dict()["turns"])
     unfinished = json.loads((OLD / "triple-v1-daily-unfinished.json").read_text())
     daily = Game.from_dict(unfinished)
     assert (
-        not daily.is_over
-        and daily.info["dice"] == "daily"
-        and daily.cards[0].total == unfinished["scores"][0]
+        not daily.is_over and daily.info.dice == "daily" and daily.cards[0].total == unfinished["scores"][0]
     )
     daily.roll()  # it goes on with the day's next dice
 

@@ -304,7 +304,7 @@ def test_solo_game_is_saved_reviewable_and_a_record(client, data, tables, capsys
     assert final["record"] == f"first record for yahtzee: {total}"
     assert final["review"][0]["n_decisions"] >= 13 and final["review"][0]["score"] == total
     game = load_game(final["path"])
-    assert game.is_over and game.cards[0].total == total and game.info["seed"] == 12
+    assert game.is_over and game.cards[0].total == total and game.info.seed == 12
     assert solo_best("yahtzee", data)["score"] == total
     kept = [g for g in stored_games(data) if g["path"] == final["path"]]
     assert kept and kept[0]["status"] == "finished" and kept[0]["mode"] == "solo"
@@ -352,7 +352,11 @@ def test_daily_share_text_says_a_game_was_assisted(client, data):
     state = client.post("/api/games", json={"mode": "daily", "date": "2026-03-03", "coach": True}).json()
     final = play_solo(client, state["id"], hold_first=False)
     total = final["players"][0]["total"]
-    assert final["share"].splitlines()[0].startswith(f"Yahtzee daily 2026-03-03: You {total} (assisted: coach), ")
+    assert (
+        final["share"]
+        .splitlines()[0]
+        .startswith(f"Yahtzee daily 2026-03-03: You {total} (assisted: coach), ")
+    )
 
 
 def test_hint_and_coach_mark_the_game_assisted(client, data):

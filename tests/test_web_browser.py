@@ -167,7 +167,7 @@ def test_solo_game_of_13_turns(browser, site):
     games = [g for g in stored_games(data) if g["status"] == "finished"]
     assert len(games) == 1 and games[0]["scores"] == [total] and games[0]["mode"] == "solo"
     game = load_game(games[0]["path"])
-    assert game.is_over and game.cards[0].total == total and game.info["seed"] == 2026
+    assert game.is_over and game.cards[0].total == total and game.info.seed == 2026
     assert d.find_element(By.ID, "review-cmd").text == f"yahtzee review {games[0]['path']}"
     assert f"You: {total} points" in d.find_element(By.ID, "review").text
     # the hint and the coach of turn 2 cost the record, as in the terminal (README)

@@ -105,7 +105,7 @@ def test_a_game_goes_on_after_a_server_restart(tables, data, capsys):
         after = play(c, resumed["id"], 1)
         assert after["round"] == 4 and after["path"] == before["path"]
         game = load_game(before["path"])
-        assert sum(t.is_complete for t in game.turns) == 6 and game.info["seed"] == 5
+        assert sum(t.is_complete for t in game.turns) == 6 and game.info.seed == 5
         assert [g["path"] for g in stored_games(data)] == [before["path"]]  # one row, one file
 
         final = play(c, resumed["id"])

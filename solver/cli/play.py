@@ -183,7 +183,7 @@ def run_play(args) -> int:
         info["replay"] = True
     game = Game.new(rules, players, seed=args.seed, date=date, real_dice=args.real_dice, info=info)
     if args.coach:
-        game.info["coach"] = True
+        game.info = game.info.replace(coach=True)
         session_rules.mark_assisted(game, "coach")
     # cmd: players come from this command line (a resumed game runs none)
     tables = GameTables(args.tables, programs=True)
@@ -383,7 +383,7 @@ class Terminal:
             is None
         ):
             s.play_win_as_perfect()
-        if s.coach or self.game.info.get("mode") == "daily" or self.interactive:
+        if s.coach or self.game.info.mode == "daily" or self.interactive:
             _ = s.advisor
         s.prepare()
 
@@ -424,9 +424,9 @@ class Terminal:
             self.set_aim(best + 1, "beat your record", explicit=False)
         if self.asked_target is not None:
             self.set_aim(self.asked_target, "reach the target", explicit=True)
-        elif s.aim is None and type(g.info.get("target")) is int:  # a resumed game
-            goal = g.info.get("target_goal")
-            self.set_aim(g.info["target"], goal if isinstance(goal, str) else "reach it", explicit=False)
+        elif s.aim is None and g.info.target is not None:  # a resumed game
+            goal = g.info.target_goal
+            self.set_aim(g.info.target, goal if isinstance(goal, str) else "reach it", explicit=False)
 
     def set_aim(self, target: int, goal: str, *, explicit: bool) -> None:
         from ..core.errors import MissingTableError

@@ -29,17 +29,17 @@ saved game may name: a file is data, never code to import).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..core.bounded import clipped, parse_whole, shown, whole_value
+from ..core.bounded import clipped, parse_whole, shown
 from ..core.card import ScoreCard, box_key
 from ..core.dice import N_DICE, N_FACES, Dice
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.rules import RuleSet, get_rules
-from ..core.streams import MAX_SEED, STREAM_VERSION, DailyStream, SeededStream
+from ..core.streams import STREAM_VERSION, DailyStream, SeededStream
 from ..core.triple_card import COLUMN_SEP, TripleCard, empty_card
+from .game_info import DATE_PATTERN, WORD_PATTERN, GameInfo  # noqa: F401 - the patterns: part of this API
 
 MAX_ROLLS = 3
 FORMAT = "yahtzee-solver game"
@@ -50,10 +50,6 @@ READS_VERSIONS = (1, 2)
 OLD_TRIPLE_FORMAT = "yahtzee-solver triple game"
 STATUSES = ("in_progress", "finished", "abandoned")
 #: a game mode or computer level as saved (``solo``, ``vs-computer``, ``hard``, ...): a plain word,
-#: since the mode is part of the game's file name
-WORD_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,31}")
-#: a day as saved: ``YYYY-MM-DD``
-DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 #: what players type for a box -> the boxes it may mean, the first on the card wins
@@ -283,7 +279,7 @@ class Game:
         rules: str | RuleSet | None,
         players: Sequence[Player | str],
         streams: Sequence | None = None,
-        info: dict | None = None,
+        info: GameInfo | dict | None = None,
     ):
         self.rules = get_rules(rules)
         self.players = [p if isinstance(p, Player) else Player(str(p)) for p in players]
@@ -298,7 +294,7 @@ class Game:
         self.streams = list(streams) if streams is not None else [None] * len(self.players)
         if len(self.streams) != len(self.players):
             raise UsageError(f"{len(self.players)} players but {len(self.streams)} dice streams")
-        self.info = dict(info or {})
+        self.info = GameInfo.parse(info)
         self.cards = [empty_card(self.rules) for _ in self.players]
         self.turns: list[Turn] = []
         self.current = 0
@@ -316,14 +312,14 @@ class Game:
         seed: int | None = None,
         date: str | None = None,
         real_dice: bool = False,
-        info: dict | None = None,
+        info: GameInfo | dict | None = None,
     ) -> Game:
         """A game with its dice source: ``date`` (daily challenge: every player gets that day's
         dice), ``seed`` (player ``i`` gets seeded game ``i``) or ``real_dice`` (typed in)."""
         n = len(players)
         if sum((seed is not None, date is not None, bool(real_dice))) > 1:
             raise UsageError("choose one dice source: a seed, a daily date, or real dice")
-        meta = dict(info or {})
+        meta = GameInfo.parse(info).to_dict()
         if date is not None:
             streams = [DailyStream(date) for _ in range(n)]
             meta |= {"dice": "daily", "date": str(date), "stream_version": STREAM_VERSION}
@@ -593,7 +589,7 @@ class Game:
             status = "finished" if self.is_over else "in_progress"
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
-        info = {k: v for k, v in self.info.items() if k not in _RESERVED}
+        info = {k: v for k, v in self.info.to_dict().items() if k not in _RESERVED}
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -667,8 +663,7 @@ def _load(cls, data) -> Game:
     players = [
         _read_player(i, {"name": p} if isinstance(p, str) else p) for i, p in enumerate(players_raw, 1)
     ]
-    info = {k: v for k, v in data.items() if k not in _RESERVED}
-    _check_info(info)
+    info = GameInfo.parse({k: v for k, v in data.items() if k not in _RESERVED}, error=err)
     try:
         game = cls(rules, players, None, info)
     except SolverError as exc:
@@ -760,8 +755,7 @@ def _load_old_triple(cls, data: dict) -> Game:
     info = {k: data[k] for k in ("mode", "dice", "seed", "date", "level") if k in data}
     if info.get("dice") not in ("seeded", "daily"):
         raise err(f"dice: {shown(info.get('dice'))} is not seeded or daily")
-    info["stream_version"] = STREAM_VERSION
-    _check_info(info)
+    info = GameInfo.parse(info | {"stream_version": STREAM_VERSION}, error=err)
     try:
         game = cls(rules, players, None, info)
     except SolverError as exc:
@@ -806,31 +800,6 @@ def _load_old_triple(cls, data: dict) -> Game:
     return game
 
 
-def _check_info(info: dict) -> None:
-    """The metadata of a saved game that the program reads, checked before it is used: the mode
-    and level are plain words, the date is ``YYYY-MM-DD``, the seed and the target are whole
-    numbers in range (never a bool or a float; a seed of 2**64 + 1 is not seed 1)."""
-    err = GameRecordError
-    for key, what in (("mode", "a game mode"), ("level", "a computer level")):
-        if key in info and not (isinstance(info[key], str) and WORD_PATTERN.fullmatch(info[key])):
-            raise err(f"{key}: {shown(info[key])} is not {what}")
-    if "date" in info and not (isinstance(info["date"], str) and DATE_PATTERN.fullmatch(info["date"])):
-        raise err(f"date: {shown(info['date'])} is not a date")
-    if "seed" in info:
-        if not _is_whole(info["seed"]):
-            raise err(f"seed: {shown(info['seed'])} is not a whole number")
-        whole_value(info["seed"], "seed", 0, MAX_SEED, error=err)
-    if "target" in info:
-        from ..core.bounded import MAX_TARGET
-
-        whole_value(info["target"], "target", 1, MAX_TARGET, error=err)
-    assisted = info.get("assisted")
-    if assisted is not None and not (
-        isinstance(assisted, list) and all(isinstance(a, str) and WORD_PATTERN.fullmatch(a) for a in assisted)
-    ):
-        raise err(f"assisted: {shown(assisted)} is not a list of the help used (hint, coach, undo)")
-
-
 def _check_streams(game: Game) -> list | None:
     """Fresh streams to check the recorded values against: every seeded or daily game is checked.
 
@@ -840,29 +809,16 @@ def _check_streams(game: Game) -> list | None:
     the first roll that the stream did not give.  Real dice (``"dice": "real"``) and files
     without a ``dice`` entry are not checked.
     """
-    info = game.info
-    dice = info.get("dice")
-    if dice is None or dice == "real":
-        return None
-    if dice not in ("seeded", "daily"):
-        raise GameRecordError(f"dice: {shown(dice)} is not seeded, daily or real")
-    version = info.get("stream_version", STREAM_VERSION)
-    if not _is_whole(version) or version != STREAM_VERSION:
-        raise GameRecordError(
-            f"stream_version: {shown(version)} is not a dice stream this version can replay"
-            f" (it knows {STREAM_VERSION})"
-        )
+    info = game.info  # its dice source and stream version checked when it was read (GameInfo.parse)
     n = len(game.players)
-    if info.get("dice") == "daily":
-        date = info.get("date")
-        if not isinstance(date, str):
-            raise GameRecordError(f"date: {shown(date)} is not a date")
-        return [DailyStream(date) for _ in range(n)]
-    if info.get("dice") == "seeded":
-        seed = info.get("seed")
-        if not _is_whole(seed):
-            raise GameRecordError(f"seed: {shown(seed)} is not a whole number")
-        return [SeededStream(seed, game=i) for i in range(n)]
+    if info.dice == "daily":
+        if not isinstance(info.date, str):
+            raise GameRecordError(f"date: {shown(info.date)} is not a date")
+        return [DailyStream(info.date) for _ in range(n)]
+    if info.dice == "seeded":
+        if not _is_whole(info.seed):
+            raise GameRecordError(f"seed: {shown(info.seed)} is not a whole number")
+        return [SeededStream(info.seed, game=i) for i in range(n)]
     return None
 
 
@@ -892,9 +848,9 @@ def _replay_roll(game: Game, r, where: str, streams) -> None:
             expected = tuple(streams[game.current].next_five())
             if values != expected:
                 source = (
-                    f"seed {game.info.get('seed')}"
-                    if game.info.get("dice") == "seeded"
-                    else (f"the daily dice of {game.info.get('date')}")
+                    f"seed {game.info.seed}"
+                    if game.info.dice == "seeded"
+                    else (f"the daily dice of {game.info.date}")
                 )
                 raise IllegalMoveError(
                     f"values {_show(values)} are not the dice of {source} ({_show(expected)})"
@@ -947,5 +903,5 @@ def same_dice_game(game: Game, index: int, bot, name: str) -> Game | None:
     if streams is None:
         return None
     keep = ("dice", "seed", "date", "stream_version")
-    info = {k: game.info[k] for k in keep if k in game.info} | {"mode": "solo"}
+    info = {k: v for k, v in game.info.to_dict().items() if k in keep} | {"mode": "solo"}
     return play_out(Game(game.rules, [Player(name, "bot", name)], [streams[index]], info), bot)

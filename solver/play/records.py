@@ -154,7 +154,7 @@ def legacy_records_path(data: str | os.PathLike | None = None) -> Path:
 def new_game_path(game: Game, data: str | os.PathLike | None = None) -> Path:
     """A fresh file name for ``game`` under ``games/`` (time, mode, rule set, random id)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    mode = game.info.get("mode", "game")
+    mode = game.info.mode or "game"
     mode = mode if isinstance(mode, str) and WORD_PATTERN.fullmatch(mode) else "game"  # a word, never a path
     return games_dir(data) / f"{stamp}-{mode}-{game.rules.id}-{secrets.token_hex(3)}.json"
 
@@ -614,7 +614,7 @@ def store_game(
     ``path`` (the game file) identifies the game: storing it again replaces the
     row.  When the game is finished and ``solo_record`` is true, its score is
     offered as the rule set's solo best, and when it is finished and ``daily_result``
-    (default: ``solo_record``) is true, a daily game (``info["mode"] == "daily"``) keeps
+    (default: ``solo_record``) is true, a daily game (``info.mode == "daily"``) keeps
     its result as the day's (first finished game counts), with ``daily_optimal`` the
     optimal player's score.
     """
@@ -625,16 +625,16 @@ def store_game(
     info = game.info
     names = [p.name for p in game.players]
     scores = [c.total for c in game.cards]
-    seed = info.get("seed") if _is_int(info.get("seed")) and info.get("dice") == "seeded" else None
+    seed = info.seed if _is_int(info.seed) and info.dice == "seeded" else None
     where = stored_path(path, data)
     row = (
         where,
         game.rules.id,
-        str(info.get("mode", "game")),
+        str(info.mode or "game"),
         status,
-        str(info.get("dice")) if info.get("dice") is not None else None,
+        str(info.dice) if info.dice is not None else None,
         _seed_column(seed),
-        str(info["date"]) if info.get("date") else None,
+        str(info.date) if info.date else None,
         json.dumps(names),
         json.dumps(scores),
         record["saved_at"],
@@ -657,9 +657,9 @@ def store_game(
             row = con.execute("SELECT score, date, game FROM solo_best WHERE rules = ?", (game.rules.id,))
             previous = _solo_row(row.fetchone(), game.rules.id, data, warn=False)
         earlier = None
-        if daily_result and info.get("mode") == "daily" and info.get("date"):
+        if daily_result and info.mode == "daily" and info.date:
             earlier = _offer_daily(
-                con, str(info["date"]), game.rules.id, names[0], scores[0], daily_optimal, data
+                con, str(info.date), game.rules.id, names[0], scores[0], daily_optimal, data
             )
         return Stored(previous, is_new, earlier)
 

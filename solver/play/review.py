@@ -172,10 +172,10 @@ def review_game(
     game: Game, advisor: Advisor, players: list[int] | None = None, target_advisor=None
 ) -> list[PlayerReview]:
     """A :class:`PlayerReview` for each player (or those given by index), in seat order; with a
-    target advisor, a solo game that played for a target (``game.info["target"]``) also gets
+    target advisor, a solo game that played for a target (``game.info.target``) also gets
     each decision's P(final >= target)."""
     out = []
-    target = game.info.get("target") if target_advisor is not None and len(game.players) == 1 else None
+    target = game.info.target if target_advisor is not None and len(game.players) == 1 else None
     for i, p in enumerate(game.players):
         if players is not None and i not in players:
             continue
@@ -203,20 +203,20 @@ def format_review(
     it, in a game of several players P(win) before and after each box, then the choice and the
     optimal one (the last column: a long one wraps under itself)."""
     info = game.info
-    head = [game.rules.id, printable(str(info.get("mode", "game")))]
+    head = [game.rules.id, printable(str(info.mode or "game"))]
     # only what the replay checked: a seed or date counts when the dice came from it
-    if info.get("dice") == "daily" and info.get("date"):
-        head.append(f"daily {printable(str(info['date']))}")
-    if info.get("dice") == "seeded" and info.get("seed") is not None:
-        head.append(f"seed {info['seed']}")
-    if info.get("dice") == "real":
+    if info.dice == "daily" and info.date:
+        head.append(f"daily {printable(str(info.date))}")
+    if info.dice == "seeded" and info.seed is not None:
+        head.append(f"seed {info.seed}")
+    if info.dice == "real":
         head.append("real dice")
     lines = [
         textwrap.fill("Review: " + ", ".join(head), WIDTH, subsequent_indent="  ", break_long_words=False)
     ]
     if note:
         lines.append(textwrap.fill(f"compared with {note}", WIDTH, subsequent_indent="  "))
-    target = info.get("target")
+    target = info.target
     for r in reviews:
         lines.append("")
         lines.append(f"{printable(r.name)}: {r.score} points")
@@ -225,7 +225,7 @@ def format_review(
         legend = []
         if with_p:
             legend.append(
-                f"P(>={target}): your chance of {printable(str(info.get('target_goal', 'the target')))} "
+                f"P(>={target}): your chance of {printable(str(info.target_goal or 'the target'))} "
                 "after each choice (best: after the best choice for it)"
             )
         if win:
@@ -302,7 +302,7 @@ def review_target(game: Game) -> int | None:
     could not have had (a hand-edited file)."""
     from ..core.bounded import MAX_TARGET
 
-    target = game.info.get("target")
+    target = game.info.target
     if (
         game.rules.triple
         or len(game.players) != 1
@@ -331,7 +331,7 @@ def review_report(
     ``rules``, ``finished``, the game's :data:`REPORT_INFO`, the advisor's ``note`` (the triple
     card's), ``players`` (:meth:`PlayerReview.to_json` each, its boxes named by ``label``) and,
     with ``win`` (:func:`win_effects`), ``p_win_by_turn``."""
-    info = {k: v for k, v in game.info.items() if k in REPORT_INFO}
+    info = {k: v for k, v in game.info.to_dict().items() if k in REPORT_INFO}
     return {
         "game": source,
         "rules": game.rules.id,

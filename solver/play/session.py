@@ -42,15 +42,13 @@ def levels(rules) -> dict[str, str]:
 
 def is_solo(game: Game) -> bool:
     """One person alone (solo mode, seeded or real dice; not a daily)."""
-    return len(game.players) == 1 and not game.players[0].is_bot and game.info.get("mode", "solo") == "solo"
+    return len(game.players) == 1 and not game.players[0].is_bot and (game.info.mode or "solo") == "solo"
 
 
 def record_eligible(game: Game) -> bool:
     """Whether the game may set the solo record: solo, unassisted, on fresh (not replayed, not real) dice."""
     info = game.info
-    return (
-        is_solo(game) and info.get("dice") == "seeded" and not info.get("replay") and not info.get("assisted")
-    )
+    return is_solo(game) and info.dice == "seeded" and not info.replay and not info.assisted
 
 
 def keeps_daily(game: Game) -> bool:
@@ -58,19 +56,18 @@ def keeps_daily(game: Game) -> bool:
     return (
         len(game.players) == 1
         and not game.players[0].is_bot
-        and game.info.get("mode") == "daily"
-        and not game.info.get("replay")
+        and game.info.mode == "daily"
+        and not game.info.replay
     )
 
 
 def mark_assisted(game: Game, how: str) -> bool:
     """Mark the game assisted by ``how`` (``hint``, ``coach``, ``undo``); True when this costs it
     the record (it was eligible until now: the surface says so, once)."""
-    used = list(game.info.get("assisted") or [])
-    if how in used:
+    if how in game.info.assisted:
         return False
     was_eligible = record_eligible(game)
-    game.info["assisted"] = used + [how]
+    game.info = game.info.with_help(how)
     return was_eligible
 
 
@@ -78,8 +75,8 @@ def bots_rng(game: Game) -> random.Random:
     """The random choices of a game's computer players, seeded by the game's dice (its date or
     seed), so that a game resumed or replayed on the same dice plays them alike."""
     info = game.info
-    seed = info.get("seed")
-    seed_text = info.get("date") or ("real" if seed is None else seed)
+    seed = info.seed
+    seed_text = info.date or ("real" if seed is None else seed)
     return random.Random(f"{game.rules.id} {seed_text}")
 
 
@@ -161,7 +158,7 @@ def undo(game: Game) -> tuple[Game, Turn, bool]:
         raise IllegalMoveError("nothing to undo: no box is filled yet")
     last = next(t for t in reversed(game.turns) if t.is_complete)
     new = game.without_last_score()
-    new.info = dict(game.info)
+    new.info = game.info
     return new, last, mark_assisted(new, "undo")
 
 
@@ -289,7 +286,7 @@ class Session:
     # --- what the surfaces ask ------------------------------------------------------------
     @property
     def coach(self) -> bool:
-        return bool(self.game.info.get("coach"))
+        return bool(self.game.info.coach)
 
     @property
     def advisor(self):
@@ -341,8 +338,8 @@ class Session:
             if p.bot == "win":
                 g.players[i] = Player(p.name.replace("(win)", "(perfect)"), "bot", LEVELS["perfect"])
                 self._bots.pop(i, None)
-        if g.info.get("level") == "win":
-            g.info["level"] = "perfect"
+        if g.info.level == "win":
+            g.info = g.info.replace(level="perfect")
 
     def prepare(self) -> None:
         """Make the computer players now (their tables loaded, a missing one raised), not in the
@@ -360,22 +357,22 @@ class Session:
             ev.Opened(
                 rules=g.rules.id,
                 title=g.rules.title,
-                mode=info.get("mode", "solo"),
-                level=info.get("level"),
+                mode=info.mode or "solo",
+                level=info.level,
                 players=tuple(p.name for p in g.players),
-                dice=info.get("dice"),
-                seed=info.get("seed"),
-                date=info.get("date"),
+                dice=info.dice,
+                seed=info.seed,
+                date=info.date,
                 path=str(self.path),
                 resumed_turns=sum(t.is_complete for t in g.turns) if self.resumed else None,
             )
         ]
-        if info.get("mode") == "daily" and self.earlier is not None:
-            out.append(ev.Replay("daily", date=info.get("date"), score=self.earlier.get("score")))
-        elif is_solo(g) and info.get("replay"):
-            out.append(ev.Replay("solo", seed=info.get("seed")))
-        elif is_solo(g) and info.get("assisted"):
-            out.append(ev.Assisted(tuple(info["assisted"]), costs_record=False))
+        if info.mode == "daily" and self.earlier is not None:
+            out.append(ev.Replay("daily", date=info.date, score=self.earlier.get("score")))
+        elif is_solo(g) and info.replay:
+            out.append(ev.Replay("solo", seed=info.seed))
+        elif is_solo(g) and info.assisted:
+            out.append(ev.Assisted(tuple(info.assisted), costs_record=False))
         if record_eligible(g):
             from .records import solo_best
 
@@ -412,7 +409,7 @@ class Session:
         from ..advice.advisor import TargetAdvisor
 
         self._aim = (target, goal, TargetAdvisor(self.advisor, table))
-        g.info["target"], g.info["target_goal"] = target, goal
+        g.info = g.info.replace(target=target, target_goal=goal)
         return [ev.Aim(target, goal)]
 
     def begin(self) -> list[ev.Event]:
@@ -522,7 +519,7 @@ class Session:
         self.game = new
         out: list[ev.Event] = []
         if costs_record:
-            out.append(ev.Assisted(tuple(new.info["assisted"]), costs_record=True))
+            out.append(ev.Assisted(tuple(new.info.assisted), costs_record=True))
         out.append(ev.Undone(last.box, last.score, new.round))
         self._save("in_progress", out)
         out.append(self._turn_started())
@@ -569,7 +566,7 @@ class Session:
     def set_coach(self, on: bool) -> list[ev.Event]:
         """The coach on or off; on, the game is marked assisted."""
         self._check_playing()
-        self.game.info["coach"] = bool(on)
+        self.game.info = self.game.info.replace(coach=bool(on))
         return self._done(self._assist("coach") if on else [], append=True)
 
     def abandon(self) -> list[ev.Event]:
@@ -657,7 +654,7 @@ class Session:
         then, once a box is filled, so that resuming it elsewhere knows)."""
         if not mark_assisted(self.game, how):
             return []
-        out: list[ev.Event] = [ev.Assisted(tuple(self.game.info["assisted"]), costs_record=True)]
+        out: list[ev.Event] = [ev.Assisted(tuple(self.game.info.assisted), costs_record=True)]
         if any(t.is_complete for t in self.game.turns):
             self._save("in_progress", out)
         return out
@@ -774,22 +771,22 @@ class Session:
         g, info = self.game, self.game.info
         self.status = "finished"
         optimal = None
-        if info.get("mode") == "daily":
+        if info.mode == "daily":
             self._save("finished", out, store=False)
             from .daily import optimal_game
 
-            optimal = optimal_game(info["date"], g.rules, bot=self._best_bot()).cards[0].total
+            optimal = optimal_game(info.date, g.rules, bot=self._best_bot()).cards[0].total
         saved = self._save("finished", out, optimal)
         record = None
         if is_solo(g) and self.stored is not None:
             record = _record_outcome(g, self.stored)
         shares, same = [], []
         if optimal is not None:
-            notes = ["replay"] if info.get("replay") else []
-            notes += [f"assisted: {', '.join(info['assisted'])}"] if info.get("assisted") else []
+            notes = ["replay"] if info.replay else []
+            notes += [f"assisted: {', '.join(info.assisted)}"] if info.assisted else []
             for p, card in zip(g.players, g.cards, strict=True):
                 if not p.is_bot:
-                    shares.append((p.name, share_text(info["date"], g.rules, p.name, card, optimal, notes)))
+                    shares.append((p.name, share_text(info.date, g.rules, p.name, card, optimal, notes)))
         elif g.rules.triple:
             from .game import same_dice_game
 
@@ -806,7 +803,7 @@ class Session:
             winners=tuple(g.winners()),
             path=str(self.path) if saved else None,
             record=record,
-            date=info.get("date"),
+            date=info.date,
             optimal=optimal,
             shares=tuple(shares),
             same_dice=tuple(same),
@@ -837,10 +834,10 @@ def _record_outcome(game: Game, stored) -> ev.RecordOutcome:
     if not record_eligible(game):
         why = (
             "real dice"
-            if info.get("dice") == "real"
+            if info.dice == "real"
             else "a replay"
-            if info.get("replay")
-            else f"assisted: {', '.join(info.get('assisted') or [])}"
+            if info.replay
+            else f"assisted: {', '.join(info.assisted)}"
         )
     previous = stored.previous["score"] if stored.previous else None
     return ev.RecordOutcome(game.rules.id, game.cards[0].total, why, previous, bool(stored.is_new_record))

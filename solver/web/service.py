@@ -909,7 +909,7 @@ class Service:
 
 def _not_played_here(game: Game, path) -> str | None:
     """Why the web app cannot go on with a saved game (a mode it does not play), or ``None``."""
-    mode = game.info.get("mode")  # a real-dice game is saved as mode solo
+    mode = game.info.mode  # a real-dice game is saved as mode solo
     if mode in MODES:
         return None
     return f"the web app does not play {printable(str(mode))} games: yahtzee play --resume {path}"
