@@ -68,8 +68,20 @@ from pathlib import Path
 
 from ..core.bounded import clipped, json_int, shown
 from ..core.errors import SolverError, printable
-from ..core.fileio import NotRegularFileError, atomic_write_text, file_kind, json_depth_ok, open_regular
-from .game import DATE_PATTERN, WORD_PATTERN, Game, GameRecordError
+from ..core.fileio import NotRegularFileError, atomic_write_text, open_regular
+from .game import DATE_PATTERN, WORD_PATTERN, Game
+from .game_files import (  # noqa: F401 - the game files' API, used with the records'
+    MAX_DIGITS,
+    MAX_GAME_BYTES,
+    MAX_GAME_DEPTH,
+    GameFileError,
+    dumps_game,
+    game_record,
+    load_game,
+    loads,
+    read_game_file,
+    save_game,
+)
 
 ENV_VAR = "YAHTZEE_DATA"
 APP_NAME = "yahtzee-solver"
@@ -80,14 +92,8 @@ RECORDS_VERSION = 1
 #: 2: game paths relative to the data folder (1: as given, absolute)
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 60.0
-#: a saved game is a few kilobytes (a 13-turn solo game about 4 KB); anything bigger is not one
-MAX_GAME_BYTES = 1 << 20
-#: a saved game is nested 4 deep (game, turns, turn, rolls, roll, dice); allow some slack
-MAX_GAME_DEPTH = 32
 #: the 1.x records.json holds a few entries per rule set and day
 MAX_RECORDS_BYTES = 1 << 24
-#: the longest whole number a saved game or a record holds (a seed has at most 20 digits)
-MAX_DIGITS = 40
 #: a score or an optimal score kept as a record: no rule set comes near
 MAX_SCORE = 1_000_000
 
@@ -117,10 +123,6 @@ _SCHEMA = (
 
 class RecordsError(SolverError):
     """The records database cannot be read or written (exit code 1)."""
-
-
-class GameFileError(SolverError):
-    """A game file that the operating system cannot read (permissions, I/O error; exit code 1)."""
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
@@ -219,15 +221,6 @@ def _path_text(text) -> str:
 def _warn(message: str) -> None:
     """A bad row or record skipped: one line on stderr (the rest of the store keeps working)."""
     sys.stderr.write(f"yahtzee: warning: {printable(message)}\n")
-
-
-def _too_long(digits: int):
-    raise ValueError(f"a number of {digits} digits")
-
-
-def _loads(text: str):
-    """JSON read from a file or the database (numbers of at most :data:`MAX_DIGITS` digits)."""
-    return json.loads(text, parse_int=json_int(MAX_DIGITS, _too_long))
 
 
 def _is_date(text) -> bool:
@@ -557,38 +550,6 @@ def _offer_daily(con, date: str, rules_id: str, name: str, score: int, optimal, 
 
 
 # --- games -----------------------------------------------------------------------------
-def dumps_game(record: dict) -> str:
-    """JSON text of a saved game: one top-level key per line, one turn per line (easy to read and diff)."""
-    parts = []
-    for key, value in record.items():
-        if key in ("turns", "players", "final") and isinstance(value, list) and value:
-            inner = ",\n".join("  " + json.dumps(v) for v in value)
-            parts.append(f" {json.dumps(key)}: [\n{inner}\n ]")
-        else:
-            parts.append(f" {json.dumps(key)}: {json.dumps(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
-
-
-def _game_record(game: Game, status: str | None) -> dict:
-    record = game.to_dict(status)
-    record["saved_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    return record
-
-
-def save_game(game: Game, path: str | os.PathLike, status: str | None = None) -> Path:
-    """Write the game file atomically (status ``finished``/``abandoned``/``in_progress``); returns the path.
-
-    This writes only the file; :func:`store_game` keeps the game (and its records) in the database.
-    """
-    record = _game_record(game, status)
-    path = Path(path)
-    try:
-        atomic_write_text(path, dumps_game(record))
-    except OSError as exc:
-        raise RecordsError(f"cannot save the game to {path}: {exc.strerror or exc}") from None
-    return path
-
-
 @dataclass(frozen=True)
 class Stored:
     """What :func:`store_game` did: the previous solo best and whether this game beat it; the
@@ -620,7 +581,7 @@ def store_game(
     """
     if daily_result is None:
         daily_result = solo_record
-    record = _game_record(game, status)
+    record = game_record(game, status)
     status = record["status"]
     info = game.info
     names = [p.name for p in game.players]
@@ -698,7 +659,7 @@ def _row_json(row_id, column: str, text):
         _warn(f"{where} is {what}: skipped")
         return None
     try:
-        return _loads(text)
+        return loads(text)
     except (ValueError, RecursionError) as exc:
         why = clipped(str(exc), 100)
         _warn(f"{where} is not JSON ({why}): skipped")
@@ -750,57 +711,6 @@ def import_game(path: str | os.PathLike, data: str | os.PathLike | None = None) 
     data_json = read_game_file(path)
     store_game(game, Path(path).resolve(), data_json.get("status"), data)
     return game
-
-
-def read_game_file(path: str | os.PathLike) -> dict:
-    """The JSON of a saved game.
-
-    Only a regular file of at most :data:`MAX_GAME_BYTES` is opened (a FIFO, a
-    device such as ``/dev/zero`` or a folder is refused before reading, so
-    nothing blocks); JSON nested deeper than :data:`MAX_GAME_DEPTH` is refused, and
-    so is a number of more than :data:`MAX_DIGITS` digits.
-    Bad files raise :class:`GameRecordError` (exit 2); an operating-system
-    failure (permissions, I/O) raises :class:`GameFileError` (exit 1).
-    """
-    path = Path(path)
-    too_big = f"game file {path} is larger than {MAX_GAME_BYTES} bytes: not a saved game"
-    try:
-        with open_regular(path, MAX_GAME_BYTES) as fh:
-            raw = fh.read(MAX_GAME_BYTES + 1)
-    except FileNotFoundError:
-        raise GameRecordError(f"cannot read game file {path}: no such file") from None
-    except NotRegularFileError:
-        kind = file_kind(os.stat(path).st_mode)
-        if kind == "a folder":
-            raise GameRecordError(f"game file {path} is a folder, not a saved game") from None
-        raise GameRecordError(f"game file {path} is {kind}, not a regular file: not a saved game") from None
-    except ValueError:
-        raise GameRecordError(too_big) from None
-    except OSError as exc:
-        raise GameFileError(f"cannot read game file {path}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_GAME_BYTES:
-        raise GameRecordError(too_big)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise GameRecordError(f"game file {path} is not UTF-8 text") from None
-    if not json_depth_ok(text, MAX_GAME_DEPTH):
-        raise GameRecordError(f"game file {path} is nested more than {MAX_GAME_DEPTH} deep: not a saved game")
-    try:
-        return _loads(text)
-    except json.JSONDecodeError as exc:
-        raise GameRecordError(f"game file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except ValueError as exc:  # a number too long
-        raise GameRecordError(f"game file {path} holds {exc}: not a saved game") from None
-
-
-def load_game(path: str | os.PathLike) -> Game:
-    """Read and replay a saved game; the error names the file and its first bad entry."""
-    data = read_game_file(path)
-    try:
-        return Game.from_dict(data)
-    except GameRecordError as exc:
-        raise GameRecordError(f"{path}: {exc}") from None
 
 
 # --- records -----------------------------------------------------------------------
