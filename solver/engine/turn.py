@@ -10,7 +10,7 @@ rank what these compute).
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..core import dice as D
 from ..core.dice import Dice
@@ -19,10 +19,16 @@ from ..core.rules import RuleSet
 if TYPE_CHECKING:
     import numpy as np
 
-    from .tables import ValueFile
 
 TIE_TOLERANCE = 1e-9
 ONE_SIXTH = 1.0 / D.N_FACES
+
+
+class StateValues(Protocol):
+    """What a turn reads of a table: ``values[mask, u, f]``, the value of one state (a numpy
+    array, or the table store's ``ValueFile`` read without numpy)."""
+
+    def __getitem__(self, state: tuple[int, int, int]) -> float: ...
 
 
 def objective(points: int, next_value: float) -> float:
@@ -49,7 +55,7 @@ class TurnValues:
     :meth:`RuleSet.step`, the rules' plain-Python functions.
     """
 
-    def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | ValueFile):
+    def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | StateValues):
         self.rules, self.state, self.values = rules, state, values
         stop = not rules.all_rolls
         self.r0 = self._final_roll_values()
@@ -223,13 +229,13 @@ def stop_placement(rules: RuleSet, step_rules: RuleSet, state, dice: Dice, value
     return None if best is None else (rules.box_names[best[1]], best[2])
 
 
-def direction_values(rules: RuleSet, values: np.ndarray | ValueFile) -> dict[str, float]:
+def direction_values(rules: RuleSet, values: np.ndarray | StateValues) -> dict[str, float]:
     """Under ``order=choose``: the empty card's value (expected points) in each direction,
     ``{"down": .., "up": ..}``, the direction being chosen before the first roll."""
     return {d: TurnValues(rules.directed(d), (0, 0, 0), values).value for d in ("down", "up")}
 
 
-def best_direction(rules: RuleSet, values: np.ndarray | ValueFile) -> str:
+def best_direction(rules: RuleSet, values: np.ndarray | StateValues) -> str:
     """Under ``order=choose``: the direction (``down`` or ``up``) optimal play picks before the
     first roll -- the one whose empty card is worth more (ties: ``down``)."""
     worth = direction_values(rules, values)
