@@ -472,9 +472,11 @@ class Session:
             )
         kept = tuple(sorted(g.held_faces)) if g.has_rolled else ()
         g.roll(values)
-        out: list[ev.Event] = [self._rolled(kept, inferred)]
-        if keep is not None:
-            out += self._judge([keep])
+        # the verdict on the keep first: it was decided before this roll
+        out: list[ev.Event] = [
+            *(self._judge([keep]) if keep is not None else []),
+            self._rolled(kept, inferred),
+        ]
         return self._done(out)
 
     def hold(self, positions, *, toggle: bool = False) -> list[ev.Event]:
