@@ -362,3 +362,43 @@ def test_forged_target_probabilities_are_refused_in_one_line(target_folder, tmp_
     argv = ["hint", "--rules", spec, "--dice", "33456", "--rolls-left", "1", "--target", "100"]
     code, out, err = cli(capsys, *argv, "--tables", str(tmp_path))
     assert code == 1 and out == "" and one_line_error(err).endswith(rebuild)
+
+
+# --- the opponent model: its rows' means against the value table ----------------------------
+
+
+@pytest.mark.parametrize("spec", ["yatzy+lower-only", REDUCED[0], REDUCED[2]])
+def test_a_forged_opponent_model_is_solved_again(tables_dir, tmp_path, spec):
+    """Every row moved 3 points up, the index's sha256 recomputed: read back without the value
+    table it passes every other check; with it, the means of the rows drawn are off (None:
+    solved again, the genuine rows).  A genuine model passes every draw (exact rows and normal
+    ones: these games have more open boxes than the exact rows cover)."""
+    from solver.engine.distribution import (
+        get_residuals,
+        load_residuals,
+        residual_means_problem,
+        residual_paths,
+        save_residuals,
+        solve_residuals,
+    )
+
+    table = tables_dir.table(spec)
+    rules, values = table.rules, table.values
+    res = solve_residuals(rules, values)
+    assert rules.n_boxes > res.exact_open
+    assert residual_means_problem(rules, res, values, rng=random.Random(1)) is None
+    save_residuals(rules, res, tmp_path, "abc")
+    for _ in range(10):
+        assert load_residuals(rules, tmp_path, "abc", values) is not None
+    _, index_path, manifest_path = residual_paths(rules, tmp_path)
+    index = np.load(index_path)
+    index[..., 1] += 3
+    np.save(index_path, index)
+    manifest = json.loads(manifest_path.read_text())
+    manifest["index_sha256"] = sha256_file(index_path)
+    manifest_path.write_text(json.dumps(manifest))
+    assert load_residuals(rules, tmp_path, "abc") is not None  # only the values tell
+    assert load_residuals(rules, tmp_path, "abc", values) is None
+    again = get_residuals(rules, values, tmp_path, "abc")
+    np.testing.assert_array_equal(again.lo, res.lo)
+    assert load_residuals(rules, tmp_path, "abc", values) is not None  # stored again, genuine
