@@ -16,7 +16,9 @@ shipped files are written by ``scripts/ship_table.py`` only.
 Files are written atomically (temporary file in the same folder, fsync, rename),
 so an interrupted build leaves the previous table or none, never half of one.
 On load the manifest is checked against the rule set, the array's shape and
-dtype, and its sha256; any mismatch raises :class:`TableError` saying how to rebuild.
+dtype, and its sha256, every value's range, and the Bellman equation on a few dozen states
+drawn afresh (:func:`check_sampled_bellman`: values changed with the checksum recomputed);
+any mismatch raises :class:`TableError` saying how to rebuild.
 
 A table's values are a read-only numpy memmap, or with ``light=True`` a
 :class:`ValueFile`: the same file read through :mod:`mmap` as Python floats, for
@@ -529,8 +531,10 @@ def load_table(
     (never a FIFO, device or folder: no hang), the manifest is a small JSON object
     matching the rule set, the sha256 matches (unless ``check_hash=False``), the
     ``.npy`` header is exactly ``'<f8'``, C order and the rule set's shape, the file
-    holds exactly that many bytes, and every value looks as :func:`value_pattern` says
-    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card).
+    holds exactly that many bytes, every value looks as :func:`value_pattern` says
+    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card), and
+    the values of states drawn afresh follow from the states after them
+    (:func:`check_sampled_bellman`).
     """
     rules = get_rules(rules)
     rules.require_single("a table")
