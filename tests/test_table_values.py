@@ -325,9 +325,10 @@ def target_folder(tmp_path_factory):
 
 @pytest.mark.parametrize("spec", TARGET_GAMES)
 def test_a_genuine_target_table_passes_a_large_sample(target_folder, spec):
-    from solver.engine.target import TARGET_LOAD_SAMPLE, check_sampled_target, load_target
+    from solver.engine.target import check_sampled_target, load_target, target_load_levels
 
-    assert TARGET_LOAD_SAMPLE >= 8
+    n = get_rules(spec).n_boxes
+    assert target_load_levels(get_rules(spec)) == (0, 1, n - 2, n - 1)
     for light in (True, False):
         table = load_target(spec, target_folder, light=light)
         assert check_sampled_target(table, uniform=200, rng=random.Random(spec)) is None

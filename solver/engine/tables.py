@@ -420,12 +420,15 @@ LOAD_SAMPLE = 16
 BELLMAN_TOLERANCE = 1e-9
 
 
-def sample_states(rules: RuleSet, uniform: int = LOAD_SAMPLE, rng=None) -> list[tuple[int, int, int]]:
+def sample_states(
+    rules: RuleSet, uniform: int = LOAD_SAMPLE, rng=None, levels=None
+) -> list[tuple[int, int, int]]:
     """``(mask, u, f)`` states a table of ``rules`` holds a computed value for (:func:`value_pattern`;
-    the full card excluded): one of each level, a random card with that many boxes filled (under a
-    fill order the cards it can reach) and a random upper total and flag of it, then ``uniform``
-    states drawn uniformly from all of them.  ``rng``: a :class:`random.Random` (default: a fresh
-    one, seeded by the system).  Plain Python: the table's layout from its cached pattern."""
+    the full card excluded): one of each level in ``levels`` (numbers of boxes filled; default
+    all, ``0 .. n_boxes - 1``), a random card with that many boxes filled (under a fill order the
+    cards it can reach) and a random upper total and flag of it, then ``uniform`` states drawn
+    uniformly from all of them.  ``rng``: a :class:`random.Random` (default: a fresh one, seeded
+    by the system).  Plain Python: the table's layout from its cached pattern."""
     import random
 
     rng = rng if rng is not None else random.Random()
@@ -443,13 +446,14 @@ def sample_states(rules: RuleSet, uniform: int = LOAD_SAMPLE, rng=None) -> list[
         return i // row, i % row // n_flags, i % n_flags
 
     states = []
-    for k in range(n):
+    for k in range(n) if levels is None else levels:
         mask = rng.choice(ordered[k]) if forced else sum(1 << b for b in rng.sample(range(n), k))
         lanes = [j for j in range(row) if pattern[mask * row + j] == computed]
         if lanes:  # every card a game reaches has one (u = 0 at least); nothing else is drawn
             states.append(state(mask * row + rng.choice(lanes)))
     masks = [m for level in ordered for m in level]
-    while len(states) < n + uniform:  # rejection: uniform over the cards' (u, f) rows, then kept if computed
+    target = len(states) + uniform
+    while len(states) < target:  # rejection: uniform over the cards' (u, f) rows, then kept if computed
         mask = rng.choice(masks) if forced else rng.randrange(rules.full_mask)
         i = mask * row + rng.randrange(row)
         if pattern[i] == computed:
