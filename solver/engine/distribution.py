@@ -939,11 +939,45 @@ def _residual_manifest(rules: RuleSet, table_sha: str) -> dict:
     }
 
 
-def load_residuals(rules: RuleSet, folder, table_sha: str) -> Residuals | None:
+#: states whose stored row :func:`residual_means_problem` holds to the value table on each read
+RESIDUAL_LOAD_SAMPLE = 64
+#: how far a row's mean may be from the value table's value of its state: an exact row drops at
+#: most ``RESIDUAL_EPS`` off each end and holds float32 (measured: within 6e-5 on reduced games);
+#: a normal row's mean is on a grid of 1 / RESIDUAL_MEAN_STEPS point (within 1/8, measured 0.126)
+RESIDUAL_MEAN_SLACK = (1e-3, 0.5 / RESIDUAL_MEAN_STEPS + 0.075)
+
+
+def residual_means_problem(rules: RuleSet, res: Residuals, values, rng=None) -> str | None:
+    """What is wrong with ``res`` against the value table ``values`` it models, or ``None``: on
+    states drawn afresh (:func:`solver.engine.tables.sample_states`, one of each level and
+    :data:`RESIDUAL_LOAD_SAMPLE` uniformly), the mean of each state's row of points to come is the
+    expected-score value of the state (the model is of expected-score play) to
+    :data:`RESIDUAL_MEAN_SLACK`.  A row moved or scaled by a forger fails it; a row reshaped
+    around the same mean does not (the rows past ``exact_open`` open boxes are normals, no
+    Bellman step reproduces them)."""
+    from .tables import sample_states
+
+    bad = []
+    states = sample_states(rules, RESIDUAL_LOAD_SAMPLE, rng)
+    for state in states:
+        lo, row = res.row(state)
+        mean = float(np.dot(np.arange(lo, lo + len(row), dtype=np.float64), row.astype(np.float64)))
+        value = float(values[state])
+        slack = RESIDUAL_MEAN_SLACK[rules.n_boxes - state[0].bit_count() > res.exact_open]
+        if not abs(mean - value) <= slack:
+            bad.append((state, mean, value))
+    if not bad:
+        return None
+    state, mean, value = bad[0]
+    return f"{len(bad)} of {len(states)} sampled rows have means off their values (e.g. {state}: {mean!r}, not {value!r})"
+
+
+def load_residuals(rules: RuleSet, folder, table_sha: str, values=None) -> Residuals | None:
     """The :class:`Residuals` stored in ``folder`` for the value table of sha256 ``table_sha``,
     or None when there are none, they are of another table or other settings, or anything about
     them does not check out (they are rebuilt then): both files' sha256 against the manifest,
-    their headers, every index entry inside the values, every value a probability."""
+    their headers, every index entry inside the values, every value a probability, and with the
+    value table ``values`` the means of rows drawn afresh (:func:`residual_means_problem`)."""
     from .tables import ValueFile, read_manifest, sha256_file
 
     w_path, index_path, manifest_path = residual_paths(rules, folder)
@@ -980,7 +1014,10 @@ def load_residuals(rules: RuleSet, folder, table_sha: str) -> Residuals | None:
         and p.max() <= 1.0
     ):
         return None
-    return Residuals(p, off, lo, length, RESIDUAL_EXACT_OPEN, RESIDUAL_EPS)
+    res = Residuals(p, off, lo, length, RESIDUAL_EXACT_OPEN, RESIDUAL_EPS)
+    if values is not None and residual_means_problem(rules, res, values) is not None:
+        return None
+    return res
 
 
 def save_residuals(rules: RuleSet, res: Residuals, folder, table_sha: str) -> None:
@@ -1006,7 +1043,7 @@ def get_residuals(rules: RuleSet, values, folder=None, table_sha: str | None = N
     ``folder`` when stored there, else solved (:func:`solve_residuals`: half a minute of CPU for
     ``yahtzee``) and stored there when the folder can be written (else kept in memory only)."""
     if folder is not None and table_sha:
-        stored = load_residuals(rules, folder, table_sha)
+        stored = load_residuals(rules, folder, table_sha, values)
         if stored is not None:
             return stored
     res = solve_residuals(rules, values)

@@ -16,7 +16,9 @@ shipped files are written by ``scripts/ship_table.py`` only.
 Files are written atomically (temporary file in the same folder, fsync, rename),
 so an interrupted build leaves the previous table or none, never half of one.
 On load the manifest is checked against the rule set, the array's shape and
-dtype, and its sha256; any mismatch raises :class:`TableError` saying how to rebuild.
+dtype, and its sha256, every value's range, and the Bellman equation on a few dozen states
+drawn afresh (:func:`check_sampled_bellman`: values changed with the checksum recomputed);
+any mismatch raises :class:`TableError` saying how to rebuild.
 
 A table's values are a read-only numpy memmap, or with ``light=True`` a
 :class:`ValueFile`: the same file read through :mod:`mmap` as Python floats, for
@@ -405,6 +407,90 @@ def _check_values(buffer, offset: int, rules: RuleSet) -> str | None:
     return f"{len(bad)} states hold impossible values (the first, {state}, holds {value!r}, not {want})"
 
 
+#: States whose Bellman equation every load checks (:func:`check_sampled_bellman`), drawn
+#: afresh each time: this many uniformly from all the table's states (with replacement), so
+#: that a table whose equation fails on a share ``p`` of its states loads with probability at
+#: most ``(1 - p) ** LOAD_SAMPLE`` (p = 0.25: 1.0%, p = 0.5: 1.5e-5), plus one state of each
+#: level (0 to n_boxes - 1 boxes filled: the empty card, cards near the end), which uniform
+#: draws hardly ever meet.  About 0.4-1 ms a state on one core (``yahtzee``: 30 states, 20 ms;
+#: ``benchmarks/bench_load_check.py``).
+LOAD_SAMPLE = 16
+#: how far from one backward step a stored value may be, relative to it (at least 1): the
+#: step is the build's float64 arithmetic, so a genuine table is off in the last bits only
+BELLMAN_TOLERANCE = 1e-9
+
+
+def sample_states(
+    rules: RuleSet, uniform: int = LOAD_SAMPLE, rng=None, levels=None
+) -> list[tuple[int, int, int]]:
+    """``(mask, u, f)`` states a table of ``rules`` holds a computed value for (:func:`value_pattern`;
+    the full card excluded): one of each level in ``levels`` (numbers of boxes filled; default
+    all, ``0 .. n_boxes - 1``), a random card with that many boxes filled (under a fill order the
+    cards it can reach) and a random upper total and flag of it, then ``uniform`` states drawn
+    uniformly from all of them.  ``rng``: a :class:`random.Random` (default: a fresh one, seeded
+    by the system).  Plain Python: the table's layout from its cached pattern."""
+    import random
+
+    rng = rng if rng is not None else random.Random()
+    pattern, n = value_pattern(rules), rules.n_boxes
+    row, n_flags, computed = (rules.upper_cap + 1) * rules.n_flags, rules.n_flags, _IN_RANGE[0]
+    forced = rules.order != "free"
+    ordered = [  # under a fill order: the cards it reaches, by level (a prefix or a suffix of the card)
+        sorted(
+            m for m in {(1 << k) - 1, rules.full_mask ^ ((1 << (n - k)) - 1)} if rules.is_reachable_mask(m)
+        )
+        for k in range(n)
+    ]
+
+    def state(i: int) -> tuple[int, int, int]:
+        return i // row, i % row // n_flags, i % n_flags
+
+    states = []
+    for k in range(n) if levels is None else levels:
+        mask = rng.choice(ordered[k]) if forced else sum(1 << b for b in rng.sample(range(n), k))
+        lanes = [j for j in range(row) if pattern[mask * row + j] == computed]
+        if lanes:  # every card a game reaches has one (u = 0 at least); nothing else is drawn
+            states.append(state(mask * row + rng.choice(lanes)))
+    masks = [m for level in ordered for m in level]
+    target = len(states) + uniform
+    while len(states) < target:  # rejection: uniform over the cards' (u, f) rows, then kept if computed
+        mask = rng.choice(masks) if forced else rng.randrange(rules.full_mask)
+        i = mask * row + rng.randrange(row)
+        if pattern[i] == computed:
+            states.append(state(i))
+    return states
+
+
+def check_sampled_bellman(
+    rules: RuleSet, values, uniform: int = LOAD_SAMPLE, rng=None, tolerance: float | None = None
+) -> str | None:
+    """What is wrong with the values of a table of ``rules`` on states drawn by
+    :func:`sample_states` (``uniform``, ``rng``), or ``None``: each state's stored value against
+    one backward step from the stored values of the states after it
+    (:func:`solver.engine.turn.backed_up_value`), to ``tolerance`` (default
+    :data:`BELLMAN_TOLERANCE`) relative to the value.  ``values``: a :class:`ValueFile` or array.
+
+    A table whose values were changed and its checksum recomputed passes the byte checks (its
+    values still look like values) but not this: no change keeps the equation but on the states
+    after the change too, and the full card's 0 (checked on every load) pins the last level."""
+    from .turn import backed_up_value
+
+    tolerance = BELLMAN_TOLERANCE if tolerance is None else tolerance
+    states = sample_states(rules, uniform, rng)
+    bad = []
+    for state in states:
+        stored, expected = float(values[state]), backed_up_value(rules, state, values)
+        if not abs(stored - expected) <= tolerance * max(1.0, abs(expected)):
+            bad.append((state, stored, expected))
+    if not bad:
+        return None
+    state, stored, expected = bad[0]
+    return (
+        f"{len(bad)} of {len(states)} sampled states break the Bellman equation (e.g. {state}: "
+        f"{stored!r} stored, {expected!r} from the states after it)"
+    )
+
+
 def reachable_states(rules: str | RuleSet):
     """The ``(mask, upper, flag)`` index arrays (numpy) of the states the DP computes, the
     full card's included (see :func:`value_pattern`)."""
@@ -449,8 +535,10 @@ def load_table(
     (never a FIFO, device or folder: no hang), the manifest is a small JSON object
     matching the rule set, the sha256 matches (unless ``check_hash=False``), the
     ``.npy`` header is exactly ``'<f8'``, C order and the rule set's shape, the file
-    holds exactly that many bytes, and every value looks as :func:`value_pattern` says
-    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card).
+    holds exactly that many bytes, every value looks as :func:`value_pattern` says
+    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card), and
+    the values of states drawn afresh follow from the states after them
+    (:func:`check_sampled_bellman`).
     """
     rules = get_rules(rules)
     rules.require_single("a table")
@@ -564,6 +652,8 @@ class _TableFiles:
                 f"shape {values.shape}; expected '<f8', False, {expected_shape(rules)}; {remedy}"
             )
         problem = _check_values(values.buffer, values.offset, rules)
+        if problem is None:  # values in range: do they follow from each other?
+            problem = check_sampled_bellman(rules, values)
         if problem is not None:
             values.close()
             raise TableError(f"table {npy} is damaged: {problem}; {remedy}")
@@ -802,14 +892,11 @@ def verify_table(
     return problems
 
 
-BELLMAN_TOLERANCE = 1e-9
-
-
 def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
     """The Bellman equation on ``sample`` random reachable states (the full card excluded)."""
     import numpy as np
 
-    from .turn import TurnValues
+    from .turn import backed_up_value
 
     rules = table.rules
     m, u, f = reachable_states(rules)
@@ -820,11 +907,7 @@ def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
     states = {(0, 0, 0)} | {(int(m[i]), int(u[i]), int(f[i])) for i in picks}
     bad = []
     for state in sorted(states):
-        stored = float(table.values[state])
-        if rules.order == "choose" and state[0] == 0:  # the better of the two directions
-            expected = max(TurnValues(rules.directed(d), state, table.values).value for d in ("down", "up"))
-        else:
-            expected = TurnValues(rules, state, table.values).value
+        stored, expected = float(table.values[state]), backed_up_value(rules, state, table.values)
         if not abs(stored - expected) <= BELLMAN_TOLERANCE * max(1.0, abs(expected)):
             bad.append((state, stored, expected))
     if not bad:

@@ -540,7 +540,88 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
         w, index = w_array, index_array
     table = TargetTable(rules, w, index, manifest, w_path)
     _check_empty_card(table)
+    problem = check_sampled_target(table)
+    if problem is not None:
+        raise table.damaged(problem)
     return table
+
+
+class _ReadOnce:
+    """A target table's :meth:`TargetTable.probability` with each state's row (its index entry,
+    checked) read once: a turn reads the rows of its next states many times, one per score."""
+
+    def __init__(self, table: TargetTable):
+        self.table, self._spans = table, {}
+
+    def probability(self, state: tuple[int, int, int], t: int) -> float:
+        span = self._spans.get(state)
+        if span is None:
+            span = self._spans[state] = self.table.span(state)
+        off, lead, length = span
+        if t <= lead:  # t <= 0 included
+            return 1.0
+        return self.table.stored(off, t) if t <= length else 0.0
+
+
+def target_backed_up(table: TargetTable, state: tuple[int, int, int], t: int) -> float:
+    """``W(state, t)`` from the stored probabilities of the states after it: one backward step of
+    the target DP (:class:`solver.engine.turn.TargetTurnValues`; under ``order=choose`` the empty
+    card takes the better direction, as the build does)."""
+    from .turn import TargetTurnValues
+
+    rules, table = table.rules, _ReadOnce(table)
+    if rules.order == "choose" and state[0] == 0:
+        return max(TargetTurnValues(rules.directed(d), state, table, t).value for d in ("down", "up"))
+    return TargetTurnValues(rules, state, table, t).value
+
+
+#: States whose Bellman equation (at one target each) every load of a target table checks
+#: (:func:`check_sampled_target`): this many uniformly, so that a table broken on a share ``p``
+#: of its states (at the targets they store) loads with probability at most ``(1 - p) ** 4``
+#: (p = 0.5: 6%; p = 0.8: 0.2%), and one of each of :func:`target_load_levels`.  Fewer than a value
+#: table's (:data:`solver.engine.tables.LOAD_SAMPLE`, every level): a target hint loads both
+#: tables, and the two checks together are held to 30 ms (``benchmarks/bench_load_check.py``)
+TARGET_LOAD_SAMPLE = 4
+
+
+def target_load_levels(rules: RuleSet) -> tuple[int, ...]:
+    """The levels (boxes filled) each load of a target table draws a state of: the first two
+    and the last two, which uniform draws hardly ever meet."""
+    n = rules.n_boxes
+    return tuple(sorted({0, min(1, n - 1), max(n - 2, 0), n - 1}))
+
+
+def check_sampled_target(table: TargetTable, uniform: int = TARGET_LOAD_SAMPLE, rng=None) -> str | None:
+    """What is wrong with a target table's probabilities on a fresh draw, or ``None``: the states
+    of :func:`solver.engine.tables.sample_states` (one of each of :func:`target_load_levels`,
+    ``uniform`` uniformly; ``rng`` a :class:`random.Random`, default a fresh one), each with a target drawn uniformly
+    from the ones its row stores (neither certain nor out of reach: what the values file holds,
+    whose sha256 a load does not check), against :func:`target_backed_up` to
+    :data:`FLOAT32_SLACK`.  A state whose row stores none is skipped (its 1s and 0s come from
+    the index, which its sha256 checks)."""
+    import random
+
+    from .tables import sample_states
+
+    rng = rng if rng is not None else random.Random()
+    bad, n = [], 0
+    for state in sample_states(table.rules, uniform, rng, target_load_levels(table.rules)):
+        _, lead, length = table.span(state)
+        if length <= lead:
+            continue
+        t = rng.randint(lead + 1, length)
+        n += 1
+        stored, expected = table.probability(state, t), target_backed_up(table, state, t)
+        # both within 2**-25 of the float64 DP (see verify_target)
+        if not abs(stored - expected) <= FLOAT32_SLACK:
+            bad.append((state, t, stored, expected))
+    if not bad:
+        return None
+    state, t, stored, expected = bad[0]
+    return (
+        f"{len(bad)} of {n} sampled (state, target) pairs break the Bellman equation (e.g. {state}, "
+        f"t={t}: {stored!r} stored, {expected!r} from the states after it)"
+    )
 
 
 def _check_empty_card(table: TargetTable) -> None:
@@ -610,7 +691,6 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     import random
 
     from .tables import reachable_states
-    from .turn import TargetTurnValues
 
     rules = get_rules(rules)
     rules.require_single("a target table")
@@ -630,11 +710,7 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     ]
     bad = []
     for state, t in picks:
-        stored = table.probability(state, t)
-        if rules.order == "choose" and state[0] == 0:
-            expected = max(TargetTurnValues(rules.directed(d), state, table, t).value for d in ("down", "up"))
-        else:
-            expected = TargetTurnValues(rules, state, table, t).value
+        stored, expected = table.probability(state, t), target_backed_up(table, state, t)
         # both within 2**-25 of the float64 DP: the stored value and (Bellman's max and mean
         # move no value further than the largest move of their inputs) the recomputed one
         if not abs(stored - expected) <= FLOAT32_SLACK:

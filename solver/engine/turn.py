@@ -235,6 +235,16 @@ def direction_values(rules: RuleSet, values: np.ndarray | StateValues) -> dict[s
     return {d: TurnValues(rules.directed(d), (0, 0, 0), values).value for d in ("down", "up")}
 
 
+def backed_up_value(rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | StateValues) -> float:
+    """The value of ``state`` (expected points still to come, the full card excluded) from the
+    values of the states after it: one backward step of the DP, in its arithmetic (what a
+    genuine table holds at ``state``, up to rounding in the last bits).  Under ``order=choose``
+    the empty card takes the better direction, as the build does."""
+    if rules.order == "choose" and state[0] == 0:
+        return max(direction_values(rules, values).values())
+    return TurnValues(rules, state, values).value
+
+
 def best_direction(rules: RuleSet, values: np.ndarray | StateValues) -> str:
     """Under ``order=choose``: the direction (``down`` or ``up``) optimal play picks before the
     first roll -- the one whose empty card is worth more (ties: ``down``)."""
