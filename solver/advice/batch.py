@@ -51,7 +51,7 @@ from ..engine.dp import kernel_values
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
 from . import load_advisor
-from .advisor import Advice, Advisor, Option, checked_advice
+from .advisor import OPTION_VALUES, Advice, Advisor, Option, advice_json, checked_advice, option_head
 
 #: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
 #: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
@@ -493,84 +493,46 @@ class Ranked:
         return [deferred(p, partial(options, i), partial(best, i)) for i, p in enumerate(self.positions)]
 
     def to_json(self, i: int) -> dict:
-        """``Advice.to_json()`` of position ``i``, made from the arrays."""
-        p = self.positions[i]
-        evs, base, labels, scores, bonus = self._row(i)
-        best_ev = evs[0]
-        if scores is None:
-            keeps = D.KEEPS
-            heads = [{"keep": list(keeps[k])} for k in labels]
-            stop = self.stop(i)
-            if stop is not None:
-                for head in heads:
-                    if len(head["keep"]) == D.N_DICE:
-                        head["stop_and_score"] = {"category": stop[0], "score": stop[1]}
-        else:
-            names = self.rules.box_names
-            heads = [{"category": names[b], "score": s} for b, s in zip(labels, scores, strict=True)]
-            if bonus:
-                for head in heads:
-                    head["bonus"] = bonus
-        options = []
-        for head, ev in zip(heads, evs, strict=True):
-            regret = best_ev - ev
-            head["ev"] = round(ev, 9)
-            head["expected_final"] = round(base + ev, 9)
-            head["regret"] = round(regret, 9)
-            head["best"] = regret <= TIE_TOLERANCE
-            options.append(head)
-        return {
-            "rules": self.rules.id,
-            "card": str(p.card),
-            "dice": str(p.dice),
-            "rolls_left": p.rolls_left,
-            "decision": "score" if p.rolls_left == 0 else "keep",
-            "options": options,
-        }
+        """``Advice.to_json()`` of position ``i`` (its options made from the arrays)."""
+        return Advice(self.positions[i], self.options(i)).to_json()
 
     def json_line(self, i: int) -> str:
-        """``json.dumps(self.to_json(i))``, written directly (about three times faster)."""
+        """``json.dumps(self.to_json(i))``, written straight from the arrays (about three times
+        faster) with the schema's pieces (:func:`~solver.advice.advisor.option_head`,
+        :data:`~solver.advice.advisor.OPTION_VALUES`, :func:`~solver.advice.advisor.advice_json`)
+        turned into text once each."""
         p = self.positions[i]
         evs, base, labels, scores, bonus = self._row(i)
         if scores is None:
             heads = [_KEEP_HEADS[k] for k in labels]
             stop = self.stop(i)
-            if stop is not None:
+            if stop is not None:  # the keep-all option names the box it implies
                 k = D.ROLL_OFFSET + p.dice.index
-                extra = f'"stop_and_score": {{"category": {_quote(stop[0])}, "score": {stop[1]}}}, "ev": '
-                heads = [
-                    h if label != k else h[: -len('"ev": ')] + extra
-                    for h, label in zip(heads, labels, strict=True)
-                ]
-            decision = "keep"
+                stop_head = _head(option_head(D.KEEPS[k], stop=stop))
+                heads = [h if label != k else stop_head for h, label in zip(heads, labels, strict=True)]
         else:
             heads = [self._box_head(b, score, bonus) for b, score in zip(labels, scores, strict=True)]
-            decision = "score"
         best_ev = evs[0]
         options = []
         for head, ev in zip(heads, evs, strict=True):
             regret = best_ev - ev
-            options.append(
-                f'{head}{_json9(ev)}, "expected_final": {_json9(base + ev)}, '
-                f'"regret": {_json9(regret)}, "best": {"true" if regret <= TIE_TOLERANCE else "false"}}}'
-            )
-        return (
-            f'{{"rules": {_quote(self.rules.id)}, "card": {_quote(str(p.card))}, "dice": "{p.dice}", '
-            f'"rolls_left": {p.rolls_left}, "decision": "{decision}", "options": [{", ".join(options)}]}}'
-        )
+            best = "true" if regret <= TIE_TOLERANCE else "false"
+            options.append(head + _VALUES % (_json9(ev), _json9(base + ev), _json9(regret), best))
+        return _envelope(p) + ", ".join(options) + "]}"
 
     def _box_head(self, box: int, score: int, bonus: int) -> str:
-        key = (box, score, bonus)
-        head = _BOX_HEADS.get((self.rules.id, key))
+        key = (self.rules.id, box, score, bonus)
+        head = _BOX_HEADS.get(key)
         if head is None:
-            extra = f', "bonus": {bonus}' if bonus else ""
-            head = f'{{"category": {_quote(self.rules.box_names[box])}, "score": {score}{extra}, "ev": '
-            _BOX_HEADS[self.rules.id, key] = head
+            head = _BOX_HEADS[key] = _head(
+                option_head(category=self.rules.box_names[box], score=score, bonus=bonus)
+            )
         return head
 
 
 def _json9(x: float) -> str:
-    """``json.dumps(round(x, 9))``, with one decimal conversion instead of two.
+    """``json.dumps(round(x, 9))`` (:func:`~solver.advice.advisor.option_values`' rounding), with
+    one decimal conversion instead of two.
 
     ``round(x, 9)`` is the double nearest to the correctly rounded 9-decimal string of
     ``x``, the string ``f"{x:.9f}"`` (both are David Gay's dtoa in mode 3); with at most
@@ -584,9 +546,26 @@ def _json9(x: float) -> str:
     return "0.0" if x == 0.0 else repr(round(x, 9))
 
 
-_KEEP_HEADS = [f'{{"keep": {json.dumps(list(keep))}, "ev": ' for keep in D.KEEPS]
+def _head(fields: dict) -> str:
+    """An option's head fields as the start of its JSON object: ``{"keep": [3, 3], ``."""
+    return json.dumps(fields)[:-1] + ", "
+
+
+#: an option's values (:data:`~solver.advice.advisor.OPTION_VALUES`) and the end of its object,
+#: each value a ``%s``: ``"ev": %s, "expected_final": %s, "regret": %s, "best": %s}``
+_VALUES = ", ".join(f"{json.dumps(name)}: %s" for name in OPTION_VALUES) + "}"
+_KEEP_HEADS = [_head(option_head(keep)) for keep in D.KEEPS]
 _BOX_HEADS: dict[tuple, str] = {}
-_quote = json.encoder.encode_basestring_ascii  # what json.dumps uses for str
+_OPEN_OPTIONS = '"options": []}'
+
+
+def _envelope(position: Position) -> str:
+    """The JSON of the advice of ``position`` up to its options' first one: ``{"rules": ...,
+    "options": [`` (:func:`~solver.advice.advisor.advice_json`, expected score, nothing after
+    the options)."""
+    text = json.dumps(advice_json(position, []))
+    assert text.endswith(_OPEN_OPTIONS), text  # the options come last
+    return text[:-2]
 
 
 def advise_many(positions: Iterable[Position], tables_dir=None, *, progress: bool = True) -> list[Advice]:
@@ -792,8 +771,7 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
         if not isinstance(advisor, BatchAdvisor):  # the triple card: one position at a time
             for i in idx:
                 try:
-                    advice = checked_advice(advisor, results[i])
-                    results[i] = json.dumps(advice.to_json() | {"note": advisor.note}, allow_nan=False)
+                    results[i] = json.dumps(checked_advice(advisor, results[i]).to_json(), allow_nan=False)
                 except SolverError as exc:
                     results[i] = _error_line(numbers[i], exc)
             continue
