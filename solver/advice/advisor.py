@@ -9,7 +9,8 @@ boxes the roll may legally go in.  Each option carries
                         included, points already on the card excluded),
 * ``expected_final`` -- ``card.total + ev``,
 * ``regret``         -- best ``ev`` minus this ``ev`` (0 for the best),
-* ``best``           -- whether it is best under the advice's objective (within 1e-9),
+* ``best``           -- whether it is best under the advice's objective (within 1e-9, a
+                        probability within 1e-12),
 * ``value``/``loss`` -- its value under the objective (:mod:`solver.advice.objectives`:
                         ``ev``, ``p_target`` or ``p_win``) and the best value minus it.
 
