@@ -164,6 +164,8 @@ class Option:
 
 
 # --- the ``hint --json`` schema (defined here only) -------------------------------------------
+#: an advice's fields before its options (:func:`advice_json`), in this order
+ADVICE_FIELDS = ("rules", "card", "dice", "rolls_left", "decision")
 #: an option's values after its head (:func:`option_head`), in this order
 OPTION_VALUES = ("ev", "expected_final", "regret", "best")
 
@@ -196,9 +198,8 @@ def option_head(
 def option_values(ev: float, expected_final: float, regret: float, best: bool) -> dict:
     """An option's :data:`OPTION_VALUES`, the points rounded to 1e-9.  (Under another objective
     than expected score its value follows, ``p_target`` or ``p_win``, unrounded.)"""
-    return dict(
-        zip(OPTION_VALUES, (round(ev, 9), round(expected_final, 9), round(regret, 9), best), strict=True)
-    )
+    k_ev, k_final, k_regret, k_best = OPTION_VALUES
+    return {k_ev: round(ev, 9), k_final: round(expected_final, 9), k_regret: round(regret, 9), k_best: best}
 
 
 def advice_json(
@@ -213,13 +214,11 @@ def advice_json(
     ``position``: ``rules``, ``card``, ``dice``, ``rolls_left``, ``decision`` (``keep`` or
     ``score``), ``target`` and ``capped_at`` under :class:`AtLeast`, the ``options`` (JSON
     objects, best first), then the triple card's ``floor_expected_final`` and ``note``."""
-    out = {
-        "rules": position.rules.id,
-        "card": str(position.card),
-        "dice": str(position.dice),
-        "rolls_left": position.rolls_left,
-        "decision": "score" if position.rolls_left == 0 else "keep",
-    }
+    p = position
+    decision = "score" if p.rolls_left == 0 else "keep"
+    k_rules, k_card, k_dice, k_rolls, k_decision = ADVICE_FIELDS
+    out = {k_rules: p.rules.id, k_card: str(p.card), k_dice: str(p.dice), k_rolls: p.rolls_left}
+    out[k_decision] = decision
     if isinstance(objective, AtLeast):
         out["target"] = objective.target
     if capped_at is not None:

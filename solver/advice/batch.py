@@ -51,7 +51,7 @@ from ..engine.dp import kernel_values
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
 from . import load_advisor
-from .advisor import OPTION_VALUES, Advice, Advisor, Option, advice_json, checked_advice, option_head
+from .advisor import ADVICE_FIELDS, OPTION_VALUES, Advice, Advisor, Option, checked_advice, option_head
 
 #: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
 #: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
@@ -498,9 +498,9 @@ class Ranked:
 
     def json_line(self, i: int) -> str:
         """``json.dumps(self.to_json(i))``, written straight from the arrays (about three times
-        faster) with the schema's pieces (:func:`~solver.advice.advisor.option_head`,
-        :data:`~solver.advice.advisor.OPTION_VALUES`, :func:`~solver.advice.advisor.advice_json`)
-        turned into text once each."""
+        faster): the schema's keys (:data:`~solver.advice.advisor.ADVICE_FIELDS`,
+        :data:`~solver.advice.advisor.OPTION_VALUES`) and options' heads
+        (:func:`~solver.advice.advisor.option_head`) turned into text once each."""
         p = self.positions[i]
         evs, base, labels, scores, bonus = self._row(i)
         if scores is None:
@@ -508,17 +508,26 @@ class Ranked:
             stop = self.stop(i)
             if stop is not None:  # the keep-all option names the box it implies
                 k = D.ROLL_OFFSET + p.dice.index
-                stop_head = _head(option_head(D.KEEPS[k], stop=stop))
+                stop_head = _stop_head(k, stop)
                 heads = [h if label != k else stop_head for h, label in zip(heads, labels, strict=True)]
+            decision = "keep"
         else:
             heads = [self._box_head(b, score, bonus) for b, score in zip(labels, scores, strict=True)]
+            decision = "score"
         best_ev = evs[0]
         options = []
+        k_ev, k_final, k_regret, k_best = _OPTION_KEYS
         for head, ev in zip(heads, evs, strict=True):
             regret = best_ev - ev
-            best = "true" if regret <= TIE_TOLERANCE else "false"
-            options.append(head + _VALUES % (_json9(ev), _json9(base + ev), _json9(regret), best))
-        return _envelope(p) + ", ".join(options) + "]}"
+            options.append(
+                f"{head}{k_ev}{_json9(ev)}, {k_final}{_json9(base + ev)}, {k_regret}{_json9(regret)}, "
+                f"{k_best}{'true' if regret <= TIE_TOLERANCE else 'false'}}}"
+            )
+        k_rules, k_card, k_dice, k_rolls, k_decision = _ADVICE_KEYS
+        return (
+            f'{{{k_rules}{_quote(self.rules.id)}, {k_card}{_quote(str(p.card))}, {k_dice}"{p.dice}", '
+            f'{k_rolls}{p.rolls_left}, {k_decision}"{decision}", "options": [{", ".join(options)}]}}'
+        )
 
     def _box_head(self, box: int, score: int, bonus: int) -> str:
         key = (self.rules.id, box, score, bonus)
@@ -551,21 +560,23 @@ def _head(fields: dict) -> str:
     return json.dumps(fields)[:-1] + ", "
 
 
-#: an option's values (:data:`~solver.advice.advisor.OPTION_VALUES`) and the end of its object,
-#: each value a ``%s``: ``"ev": %s, "expected_final": %s, "regret": %s, "best": %s}``
-_VALUES = ", ".join(f"{json.dumps(name)}: %s" for name in OPTION_VALUES) + "}"
+def _stop_head(keep: int, stop: tuple[str, int]) -> str:
+    """The head of the keep-all option ``keep`` (a keep index) that implies box ``stop``."""
+    head = _STOP_HEADS.get((keep, stop))
+    if head is None:
+        if len(_STOP_HEADS) > 100_000:
+            _STOP_HEADS.clear()
+        head = _STOP_HEADS[keep, stop] = _head(option_head(D.KEEPS[keep], stop=stop))
+    return head
+
+
+_quote = json.encoder.encode_basestring_ascii  # what json.dumps uses for str
+#: the schema's keys as JSON text, each with its colon: ``"rules": `` ...
+_ADVICE_KEYS = tuple(f"{_quote(name)}: " for name in ADVICE_FIELDS)
+_OPTION_KEYS = tuple(f"{_quote(name)}: " for name in OPTION_VALUES)
 _KEEP_HEADS = [_head(option_head(keep)) for keep in D.KEEPS]
 _BOX_HEADS: dict[tuple, str] = {}
-_OPEN_OPTIONS = '"options": []}'
-
-
-def _envelope(position: Position) -> str:
-    """The JSON of the advice of ``position`` up to its options' first one: ``{"rules": ...,
-    "options": [`` (:func:`~solver.advice.advisor.advice_json`, expected score, nothing after
-    the options)."""
-    text = json.dumps(advice_json(position, []))
-    assert text.endswith(_OPEN_OPTIONS), text  # the options come last
-    return text[:-2]
+_STOP_HEADS: dict[tuple, str] = {}
 
 
 def advise_many(positions: Iterable[Position], tables_dir=None, *, progress: bool = True) -> list[Advice]:
