@@ -89,7 +89,7 @@ def run_hint(args) -> int:
     if args.json:
         print(json.dumps(advice.to_json(), allow_nan=False))
     else:
-        print(format_advice(advice, args.top, advice.note))
+        print(format_advice(advice, args.top))
     return 0
 
 
@@ -159,9 +159,11 @@ def target_advisor(rules, tables_dir):
     return TargetAdvisor(_advisor(rules, tables_dir), table)
 
 
-def format_advice(advice, top: int = 5, note: str | None = None) -> str:
-    """The advice as a short aligned table, best first; ``note`` (what the advice is, where it is
-    not exact: the triple card's) last."""
+def format_advice(advice, top: int = 5) -> str:
+    """The advice as a short aligned table, best first, with its objective's value; the advice's
+    ``note`` (what it is, where it is not exact: the triple card's) last."""
+    from ..advice.objectives import Win
+
     p = advice.position
     card = str(p.card) or "empty card"
     rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[p.rolls_left]
@@ -174,7 +176,7 @@ def format_advice(advice, top: int = 5, note: str | None = None) -> str:
         lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
     shown = advice.options if top == 0 else advice.options[: max(top, 1)]
     width = max(len(o.describe()) for o in shown)
-    if advice.options[0].p_win is not None:
+    if isinstance(advice.objective, Win):
         lines[0] += " | vs opponents"
         lines.append(f"  {'option':<{width}}  {'P(win)':>9}  {'exp. final':>10}")
         for o in shown:
@@ -192,8 +194,8 @@ def format_advice(advice, top: int = 5, note: str | None = None) -> str:
         lines.append(f"  ... {len(advice.options) - len(shown)} more (--top 0 shows all)")
     if advice.capped_at is not None:
         lines.append(capped_line(advice.target, advice.capped_at))
-    if note:
-        lines.append(textwrap.fill(f"note: {note}", 80, subsequent_indent="  "))
+    if advice.note:
+        lines.append(textwrap.fill(f"note: {advice.note}", 80, subsequent_indent="  "))
     return "\n".join(lines)
 
 
