@@ -333,14 +333,15 @@ def test_deferred_advice_is_an_ordinary_advice(yahtzee):
 def test_fast_options_equal_constructed_ones():
     made = Option._ranked([3.5, 2.0], 10, keeps=[(1, 2), ()])
     assert made == (
-        Option(ev=3.5, expected_final=13.5, regret=0.0, best=True, keep=(1, 2)),
-        Option(ev=2.0, expected_final=12.0, regret=1.5, best=False, keep=()),
+        Option(ev=3.5, expected_final=13.5, regret=0.0, best=True, keep=(1, 2), loss=0.0),
+        Option(ev=2.0, expected_final=12.0, regret=1.5, best=False, keep=(), loss=1.5),
     )
     boxes = Option._ranked([7.0, 7.0 - 1e-10], 0, categories=["ones", "twos"], scores=[1, 2], bonus=100)
     assert [o.best for o in boxes] == [True, True]  # a tie within the tolerance
     low = 7.0 - 1e-10
-    assert boxes[1] == Option(low, low, 7.0 - low, True, category="twos", score=2, bonus=100)
-    assert hash(boxes[0]) == hash(Option(7.0, 7.0, 0.0, True, category="ones", score=1, bonus=100))
+    assert boxes[1] == Option(low, low, 7.0 - low, True, category="twos", score=2, bonus=100, loss=7.0 - low)
+    assert hash(boxes[0]) == hash(Option(7.0, 7.0, 0.0, True, category="ones", score=1, bonus=100, loss=0.0))
+    assert [o.value for o in boxes] == [7.0, low]  # under expected score, the value is ev
 
 
 # --------------------------------------------------------------------------- value and hint

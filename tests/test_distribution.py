@@ -399,6 +399,7 @@ def test_target_policy_distribution(tmp_path, capsys):
     import numpy as np
 
     from solver.advice.advisor import Advisor, TargetAdvisor
+    from solver.advice.objectives import AtLeast
     from solver.engine.distribution import target_distribution
     from solver.engine.target import FLOAT32_SLACK, build_target, load_target
     from solver.play.simulate import simulate
@@ -416,7 +417,7 @@ def test_target_policy_distribution(tmp_path, capsys):
     # a turn under way: the best option's probability
     card = ScoreCard.parse("chance=20,yatzy=0", LOWER)
     position = Position.parse(card, "33456", 1, LOWER)
-    best = TargetAdvisor(Advisor(get_table(LOWER, tmp_path)), table).advise(position, 100).options[0]
+    best = TargetAdvisor(Advisor(get_table(LOWER, tmp_path)), table).advise(position, AtLeast(100)).options[0]
     mid = target_distribution(card, values, table.arrays(), 100, roll=position.dice.index, rolls_left=1)
     assert abs(mid.p_at_least(100) - best.p_target) <= FLOAT32_SLACK
     code, out, err = run(capsys, "distribution", "--rules", LOWER, "--policy", "target:100", "--json",

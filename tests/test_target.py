@@ -254,6 +254,7 @@ def test_a_target_beyond_the_table_is_capped_not_refused(target_dir, tmp_path):
     the largest target the table holds, an upper bound (``capped_at`` says so), checked
     against the exact probabilities of a larger table."""
     from solver.advice.advisor import Advisor, TargetAdvisor
+    from solver.advice.objectives import AtLeast
     from solver.core.position import Position
     from solver.engine.tables import build_table
     from solver.engine.target import build_target, load_target
@@ -264,11 +265,11 @@ def test_a_target_beyond_the_table_is_capped_not_refused(target_dir, tmp_path):
     full = TargetAdvisor(advisor, load_target(SMALL, target_dir, light=True))  # t_max 200
     position = Position.parse("chance=20", "66655", 1, SMALL)
     key = lambda o: (o.keep, o.category)  # noqa: E731
-    capped = short.advise(position, 150)
+    capped = short.advise(position, AtLeast(150))
     assert capped.capped_at == 80 and capped.to_json()["capped_at"] == 80
-    at_80 = {key(o): o.p_target for o in full.advise(position, 80).options}
-    exact = {key(o): o.p_target for o in full.advise(position, 150).options}
-    assert full.advise(position, 150).capped_at is None
+    at_80 = {key(o): o.p_target for o in full.advise(position, AtLeast(80)).options}
+    exact = {key(o): o.p_target for o in full.advise(position, AtLeast(150)).options}
+    assert full.advise(position, AtLeast(150)).capped_at is None
     for o in capped.options:
         assert o.p_target == pytest.approx(at_80[key(o)], abs=1e-12)
         assert o.p_target >= exact[key(o)] - 1e-12
@@ -277,11 +278,11 @@ def test_a_target_beyond_the_table_is_capped_not_refused(target_dir, tmp_path):
     # the card holds 20 and can score 189 more: 210 is out of reach, whatever the table
     plain = [key(o) for o in advisor.advise(position).options]
     for advisor_ in (short, full):
-        far = advisor_.advise(position, 210)
+        far = advisor_.advise(position, AtLeast(210))
         assert far.capped_at is None and {o.p_target for o in far.options} == {0.0}
         assert [key(o) for o in far.options] == plain
         assert advisor_.probability(position.card, 210) == 0.0
-    assert full.advise(position, 209).options[0].p_target > 0  # the very most is reachable
+    assert full.advise(position, AtLeast(209)).options[0].p_target > 0  # the very most is reachable
 
 
 def test_target_bot_matches_the_exact_probability_and_beats_optimal(target_dir):

@@ -346,6 +346,7 @@ def test_advisor_target(browser, site, tmp_path_factory):
 
     from selenium.webdriver.common.by import By
 
+    from solver.advice.objectives import AtLeast
     from solver.cli.hint import target_advisor
     from solver.core.position import Position
     from solver.engine.target import build_target
@@ -356,7 +357,7 @@ def test_advisor_target(browser, site, tmp_path_factory):
     build_target(small, folder, t_max=200, progress=False)
     service = Service(str(folder), tmp_path_factory.mktemp("target-data"), progress=False)
     position = Position.parse("chance=20", "66655", 1, small)
-    advice = target_advisor(position.rules, str(folder)).advise(position, 150)
+    advice = target_advisor(position.rules, str(folder)).advise(position, AtLeast(150))
     p_of = {(o.keep, o.category): o.p_target for o in advice.options}
     ev_advice = target_advisor(position.rules, str(folder)).advisor.advise(position)
     chances = {o.describe(box_label): p_of[o.keep, o.category] for o in ev_advice.options}  # the rows' words
@@ -386,7 +387,7 @@ def test_advisor_target(browser, site, tmp_path_factory):
         # beyond the table's 200 points from the empty card, within its reach: the bound, said so
         open_page(d, f"{base}/?rules={quote(small)}&dice=66655&rolls=1&target=210")
         empty = Position.parse("", "66655", 1, small)
-        capped = target_advisor(empty.rules, str(folder)).advise(empty, 210)
+        capped = target_advisor(empty.rules, str(folder)).advise(empty, AtLeast(210))
         assert capped.capped_at == 200
         wait(lambda: d.find_element(By.ID, "target-col").text == "P(reach 210) at most", "the capped column")
         result = d.find_element(By.ID, "target-result").text

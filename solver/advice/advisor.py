@@ -1,4 +1,4 @@
-"""The advisor: every option of a position ranked by expected score.
+"""The advisors of a single card, the one :class:`Advice` every advisor returns, and its JSON.
 
 A position is a rule set, a card, five dice and the number of rolls left
 (2, 1 or 0).  With rolls left the options are the distinct sets of dice to keep
@@ -9,7 +9,15 @@ boxes the roll may legally go in.  Each option carries
                         included, points already on the card excluded),
 * ``expected_final`` -- ``card.total + ev``,
 * ``regret``         -- best ``ev`` minus this ``ev`` (0 for the best),
-* ``best``           -- whether it is best (within 1e-9).
+* ``best``           -- whether it is best under the advice's objective (within 1e-9, a
+                        probability within 1e-12),
+* ``value``/``loss`` -- its value under the objective (:mod:`solver.advice.objectives`:
+                        ``ev``, ``p_target`` or ``p_win``) and the best value minus it.
+
+:class:`Advisor` ranks by expected score, :class:`TargetAdvisor` by P(final >= T) (and by
+expected score); both answer ``advise(position, objective)``.  The ``hint --json`` schema is
+defined once, by :func:`option_head`, :func:`option_values` and :func:`advice_json`:
+:meth:`Advice.to_json` and the batch writer (:mod:`solver.advice.batch`) are made of them.
 
 This module is plain Python (no numpy, no numba), so a single ``hint`` starts
 fast: the turn recursion of :mod:`solver.engine._kernels` for one card state, written
@@ -20,7 +28,7 @@ through :mod:`solver.advice.batch`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from ..core import dice as D
@@ -38,9 +46,10 @@ from ..engine.turn import (
     check_finite,
     stop_placement,
 )
+from .objectives import EXPECTED_SCORE, AtLeast, ExpectedScore, Objective, check_objective
 
 if TYPE_CHECKING:
-    pass
+    from .objectives import Advising
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,9 @@ class Option:
     #: on a card of several columns (the triple card): the box's column (1-based) and its weight
     column: int | None = None
     weight: int = 1
+    #: the best option's value under the advice's objective minus this one's (>= 0; ``regret``
+    #: under expected score); every advisor sets it
+    loss: float | None = None
 
     @classmethod
     def _ranked(
@@ -83,7 +95,7 @@ class Option:
                 set_attr(option, "__dict__", {
                     "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
                     "keep": keep, "category": None, "score": None, "bonus": 0,
-                    "stop_category": None, "stop_score": None,
+                    "stop_category": None, "stop_score": None, "loss": regret,
                 })  # fmt: skip
                 if stop is not None and len(keep) == D.N_DICE:
                     option.__dict__["stop_category"], option.__dict__["stop_score"] = stop
@@ -94,7 +106,7 @@ class Option:
                 set_attr(option, "__dict__", {
                     "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
                     "keep": None, "category": category, "score": score, "bonus": bonus,
-                    "stop_category": None, "stop_score": None,
+                    "stop_category": None, "stop_score": None, "loss": regret,
                 })  # fmt: skip
                 out.append(option)
         return tuple(out)
@@ -102,6 +114,13 @@ class Option:
     @property
     def is_keep(self) -> bool:
         return self.keep is not None
+
+    @property
+    def value(self) -> float:
+        """The option's value under the advice's objective: ``p_win``, ``p_target`` or ``ev``."""
+        if self.p_win is not None:
+            return self.p_win
+        return self.ev if self.p_target is None else self.p_target
 
     @property
     def box(self) -> str | None:
@@ -130,22 +149,10 @@ class Option:
         return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
 
     def to_json(self) -> dict:
-        if self.keep is not None:
-            head: dict = {"keep": list(self.keep)}
-        elif self.column is not None:
-            head = {"column": self.column, "category": self.category, "score": self.score}
-        else:
-            head = {"category": self.category, "score": self.score}
-        if self.stop_category is not None:
-            head["stop_and_score"] = {"category": self.stop_category, "score": self.stop_score}
-        if self.bonus:
-            head["bonus"] = self.bonus
-        out = head | {
-            "ev": round(self.ev, 9),
-            "expected_final": round(self.expected_final, 9),
-            "regret": round(self.regret, 9),
-            "best": self.best,
-        }
+        """The option as ``hint --json`` writes it (:func:`option_head`, :func:`option_values`)."""
+        stop = None if self.stop_category is None else (self.stop_category, self.stop_score)
+        head = option_head(self.keep, self.category, self.score, self.column, stop, self.bonus)
+        out = head | option_values(self.ev, self.expected_final, self.regret, self.best)
         if self.p_target is not None:
             out["p_target"] = self.p_target
         if self.p_win is not None:
@@ -156,17 +163,95 @@ class Option:
         return f"{self.describe()} (ev {self.ev:.3f}, loss {self.regret:.3f})"
 
 
+# --- the ``hint --json`` schema (defined here only) -------------------------------------------
+#: an advice's fields before its options (:func:`advice_json`), in this order
+ADVICE_FIELDS = ("rules", "card", "dice", "rolls_left", "decision")
+#: an option's values after its head (:func:`option_head`), in this order
+OPTION_VALUES = ("ev", "expected_final", "regret", "best")
+
+
+def option_head(
+    keep: tuple[int, ...] | None = None,
+    category: str | None = None,
+    score: int | None = None,
+    column: int | None = None,
+    stop: tuple[str, int] | None = None,
+    bonus: int = 0,
+) -> dict:
+    """The fields that name an option, in order: ``keep`` (faces), or ``column`` (the triple
+    card's, 1-based) with ``category`` and ``score``, or ``category`` and ``score``; then
+    ``stop_and_score`` (``stop``: the box keeping all five implies and its points) and ``bonus``
+    (the roll's Yahtzee bonus, where it has one)."""
+    if keep is not None:
+        head: dict = {"keep": list(keep)}
+    elif column is not None:
+        head = {"column": column, "category": category, "score": score}
+    else:
+        head = {"category": category, "score": score}
+    if stop is not None:
+        head["stop_and_score"] = {"category": stop[0], "score": stop[1]}
+    if bonus:
+        head["bonus"] = bonus
+    return head
+
+
+def option_values(ev: float, expected_final: float, regret: float, best: bool) -> dict:
+    """An option's :data:`OPTION_VALUES`, the points rounded to 1e-9.  (Under another objective
+    than expected score its value follows, ``p_target`` or ``p_win``, unrounded.)"""
+    k_ev, k_final, k_regret, k_best = OPTION_VALUES
+    return {k_ev: round(ev, 9), k_final: round(expected_final, 9), k_regret: round(regret, 9), k_best: best}
+
+
+def advice_json(
+    position: Position,
+    options: list,
+    objective: Objective = EXPECTED_SCORE,
+    capped_at: int | None = None,
+    floor_expected_final: float | None = None,
+    note: str | None = None,
+) -> dict:
+    """What ``hint --json`` prints (``/api/hint`` answers, each ``hint --batch`` line holds) for
+    ``position``: ``rules``, ``card``, ``dice``, ``rolls_left``, ``decision`` (``keep`` or
+    ``score``), ``target`` and ``capped_at`` under :class:`AtLeast`, the ``options`` (JSON
+    objects, best first), then the triple card's ``floor_expected_final`` and ``note``."""
+    p = position
+    decision = "score" if p.rolls_left == 0 else "keep"
+    k_rules, k_card, k_dice, k_rolls, k_decision = ADVICE_FIELDS
+    out = {k_rules: p.rules.id, k_card: str(p.card), k_dice: str(p.dice), k_rolls: p.rolls_left}
+    out[k_decision] = decision
+    if isinstance(objective, AtLeast):
+        out["target"] = objective.target
+    if capped_at is not None:
+        out["capped_at"] = capped_at
+    out["options"] = options
+    if floor_expected_final is not None:
+        out["floor_expected_final"] = round(floor_expected_final, 9)
+    if note:
+        out["note"] = note
+    return out
+
+
 @dataclass(frozen=True)
 class Advice:
-    """All options of a position, best first."""
+    """All options of a position, best first by ``objective`` (what every advisor returns)."""
 
     position: Position
     options: tuple[Option, ...]
-    target: int | None = None  # target advice: options ranked by P(final >= target)
-    #: target advice for a target beyond what the target table holds from this card (and the
-    #: card can still score more than that): each ``p_target`` is P(final >= ``capped_at``),
-    #: an upper bound of P(final >= target) (see :meth:`TargetAdvisor.held`)
+    objective: Objective = EXPECTED_SCORE
+    #: advice by :class:`AtLeast` for a target beyond what the target table holds from this card
+    #: (and the card can still score more than that): each ``p_target`` is P(final >=
+    #: ``capped_at``), an upper bound of P(final >= target) (see :meth:`TargetAdvisor.held`)
     capped_at: int | None = None
+    #: what the advice is where it is not exact (the triple card's: best-known)
+    note: str | None = None
+    #: with ``note`` (the triple card): the floor policy's expected final score from the
+    #: position, the lower bound each ``expected_final`` is measured from
+    floor_expected_final: float | None = None
+
+    @property
+    def target(self) -> int | None:
+        """The target score of advice by :class:`AtLeast`, else None."""
+        return self.objective.target if isinstance(self.objective, AtLeast) else None
 
     @classmethod
     def deferred(
@@ -201,7 +286,7 @@ class Advice:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __getstate__(self) -> dict:
-        return {"position": self.position, "options": self.options}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @property
     def best(self) -> Option:
@@ -213,17 +298,11 @@ class Advice:
         return "score" if self.position.rolls_left == 0 else "keep"
 
     def to_json(self) -> dict:
-        p = self.position
-        return {
-            "rules": p.rules.id,
-            "card": str(p.card),
-            "dice": str(p.dice),
-            "rolls_left": p.rolls_left,
-            "decision": self.decision,
-            **({"target": self.target} if self.target is not None else {}),
-            **({"capped_at": self.capped_at} if self.capped_at is not None else {}),
-            "options": [o.to_json() for o in self.options],
-        }
+        """What ``hint --json`` prints (:func:`advice_json`)."""
+        options = [o.to_json() for o in self.options]
+        return advice_json(
+            self.position, options, self.objective, self.capped_at, self.floor_expected_final, self.note
+        )
 
     def option_for(self, keep=None, category: str | None = None) -> Option:
         """The option that keeps ``keep`` (faces) or scores box ``category`` (``fours``; on the
@@ -251,6 +330,8 @@ class Advisor:
 
     #: what the advice is where it is not exact (None: exact, the table's)
     note: str | None = None
+    #: the objectives it ranks by (:class:`~solver.advice.objectives.Advising`)
+    objectives: tuple[type, ...] = (ExpectedScore,)
 
     def __init__(self, table: Table):
         self.table = table
@@ -307,8 +388,10 @@ class Advisor:
         mask, upper, flag = card.state
         return float(self.table.values[mask, upper, flag])
 
-    def advise(self, position: Position) -> Advice:
-        """Every option of ``position``, best first (ties in card/keep order)."""
+    def advise(self, position: Position, objective: Objective = EXPECTED_SCORE) -> Advice:
+        """Every option of ``position`` by expected score, best first (ties in card/keep order)."""
+        if objective is not EXPECTED_SCORE and not isinstance(objective, ExpectedScore):
+            check_objective(self, objective)
         if position.rules != self.rules:
             raise UsageError(f"this advisor plays {self.rules.id}, the position is {position.rules.id}")
         card, dice = position.card, position.dice
@@ -346,10 +429,11 @@ class Advisor:
         return ranked_advice(position, base, raw)
 
 
-def ranked_advice(position: Position, base: float, raw: list[tuple[float, dict]]) -> Advice:
-    """The advice of ``position`` from ``(ev, fields of the option)`` pairs: best first (a stable
-    sort, so equal values keep the order given), ``expected_final = base + ev`` and each option's
-    regret against the best (``best`` within :data:`~solver.engine.turn.TIE_TOLERANCE`)."""
+def ranked_advice(position: Position, base: float, raw: list[tuple[float, dict]], **advice) -> Advice:
+    """The advice of ``position`` by expected score from ``(ev, fields of the option)`` pairs: best
+    first (a stable sort, so equal values keep the order given), ``expected_final = base + ev`` and
+    each option's regret against the best (``best`` within :data:`~solver.engine.turn.TIE_TOLERANCE`);
+    ``advice``: more fields of the :class:`Advice` (``note``, ``floor_expected_final``)."""
     best_ev = max(v for v, _ in raw)
     order = sorted(range(len(raw)), key=lambda i: -raw[i][0])
     options = tuple(
@@ -358,11 +442,12 @@ def ranked_advice(position: Position, base: float, raw: list[tuple[float, dict]]
             expected_final=base + raw[i][0],
             regret=best_ev - raw[i][0],
             best=best_ev - raw[i][0] <= TIE_TOLERANCE,
+            loss=best_ev - raw[i][0],
             **raw[i][1],
         )
         for i in order
     )
-    return Advice(position, options)
+    return Advice(position, options, **advice)
 
 
 class TargetAdvisor:
@@ -373,7 +458,11 @@ class TargetAdvisor:
     come when taking it and then playing for expected score).  Options are ranked by
     ``p_target``; options within :data:`TARGET_TIE` of each other are ranked by ``ev``, so
     once the target is reached (or out of reach) the advice is the expected-score advice.
+    By :class:`ExpectedScore` it gives its ``advisor``'s advice.
     """
+
+    note: str | None = None
+    objectives: tuple[type, ...] = (ExpectedScore, AtLeast)
 
     def __init__(self, advisor: Advisor, table):
         if table.rules != advisor.rules:
@@ -418,26 +507,24 @@ class TargetAdvisor:
             return 1.0
         return self.table.probability(card.state, need)
 
-    def advise(self, position: Position, target: int) -> Advice:
-        """Every option of ``position``, ranked by P(final >= ``target``), then expected score."""
-        base = self.advisor.advise(position)
-        card, dice = position.card, position.dice
-        need, capped_at = self.held(card, target)
+    def advise(self, position: Position, objective: Objective) -> Advice:
+        """Every option of ``position``: by :class:`AtLeast` ``(T)`` ranked by P(final >= T), then
+        expected score."""
+        if isinstance(objective, ExpectedScore):
+            return self.advisor.advise(position)
+        check_objective(self, objective)
+        card = position.card
+        need, capped_at = self.held(card, objective.target)
         tv = self.turn(card, need) if need is not None and need > 0 else None
-        stop = None  # None: each option keeps the box the expected-score advice stops in
-        scored = []
-        for option in base.options:
-            if tv is None:  # reached (1) or out of reach (0): ranked by expected score
-                p = 0.0 if need is None else 1.0
-            else:
-                p = probability_of(tv, option, position.rolls_left, self.rules)
-                if option.keep is not None and len(option.keep) == D.N_DICE:
-                    stop = self.stop_placement(tv, card, dice)
-            scored.append((p, option))
-        return ranked_by_probability(position, scored, "p_target", stop, target=target, capped_at=capped_at)
+        # reached (1) or out of reach (0): every option alike, ranked by expected score
+        constant = 0.0 if need is None else 1.0
+        return ranked_by_objective(
+            position, self.advisor.advise(position), objective, tv, constant, self.stop_placement, capped_at
+        )
 
-    def stop_placement(self, tv: TargetTurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
-        """The box that stopping implies under target play (ties: the expected-score ranking)."""
+    def stop_placement(self, tv: TurnValues, card: ScoreCard, dice: Dice) -> tuple[str, int] | None:
+        """The box that stopping implies under the play of ``tv`` (target or win play; ties: the
+        expected-score ranking)."""
         ev_tv = self.advisor.turn(card)
         mask, _, flag = card.state
         best = None
@@ -462,34 +549,52 @@ def probability_of(tv: TurnValues, option: Option, rolls_left: int, rules: RuleS
     return (tv.e0 if rolls_left == 1 else tv.e1)[D.keep_index(option.keep)]
 
 
-def ranked_by_probability(
+def ranked_by_objective(
     position: Position,
-    scored: list[tuple[float, Option]],
-    field: str,
-    stop,
-    target: int | None = None,
+    ev_advice: Advice,
+    objective: Objective,
+    tv: TurnValues | None,
+    constant: float,
+    stop_of: Callable[[TurnValues, ScoreCard, Dice], tuple[str, int] | None],
     capped_at: int | None = None,
 ) -> Advice:
-    """The options of ``scored`` (``(probability, expected-score option)``) ranked by probability,
-    options within :data:`TARGET_TIE` by expected score; each gets the probability as ``field``
-    (``p_target``, ``p_win``), ``best``, and the keep-all option the box ``stop`` implies."""
-    scored = sorted(scored, key=lambda item: (-round(item[0], 12), -item[1].ev))
+    """The options of ``ev_advice`` (the expected-score advice of ``position``) ranked by a
+    probability objective (:class:`AtLeast`, :class:`~solver.advice.objectives.Win`).
+
+    Each option's value is read from ``tv``, the within-turn values of playing for the objective
+    (:func:`probability_of`), or is ``constant`` for all where ``tv`` is None (playing for
+    expected score is as good).  Options within :data:`TARGET_TIE` rank by expected score; each
+    gets its value as ``objective.field``, its ``loss`` and ``best``, and the keep-all option
+    the box ``stop_of(tv, card, dice)`` implies under that play."""
+    rules, rolls_left = position.rules, position.rolls_left
+    stop = None  # None: the keep-all option keeps the box the expected-score advice stops in
+    scored = []
+    for option in ev_advice.options:
+        if tv is None:
+            p = constant
+        else:
+            p = probability_of(tv, option, rolls_left, rules)
+            if option.keep is not None and len(option.keep) == D.N_DICE:
+                stop = stop_of(tv, position.card, position.dice)
+        scored.append((p, option))
+    scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
     best_p = scored[0][0]
     options = []
     for p, option in scored:
-        fields = dict(option.__dict__)
-        fields.update({field: p, "best": best_p - p <= TARGET_TIE})
+        made = dict(option.__dict__)
+        made.update({objective.field: p, "best": best_p - p <= TARGET_TIE, "loss": best_p - p})
         if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
-            fields["stop_category"], fields["stop_score"] = stop
-        options.append(Option(**fields))
-    return Advice(position, tuple(options), target=target, capped_at=capped_at)
+            made["stop_category"], made["stop_score"] = stop
+        options.append(Option(**made))
+    return Advice(position, tuple(options), objective, capped_at)
 
 
-def checked_advice(advisor, position):
-    """The advice of ``position`` (its JSON is ``advice.to_json()``, what ``hint --json`` prints and
-    the web API's ``/api/hint`` answers); a damaged table raises :class:`TableError`, never NaN."""
-    advice = advisor.advise(position)
-    check_finite(position.rules, [o.ev for o in advice.options], position)
+def checked_advice(advisor: Advising, position: Position, objective: Objective = EXPECTED_SCORE) -> Advice:
+    """The advice of ``position`` by ``objective`` (its JSON is ``advice.to_json()``, what ``hint
+    --json`` prints and the web API's ``/api/hint`` answers); a damaged table raises
+    :class:`TableError`, never NaN."""
+    advice = advisor.advise(position, objective)
+    check_finite(position.rules, [o.value for o in advice.options], position)
     return advice
 
 

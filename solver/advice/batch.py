@@ -51,7 +51,7 @@ from ..engine.dp import kernel_values
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
 from . import load_advisor
-from .advisor import Advice, Advisor, Option, checked_advice
+from .advisor import ADVICE_FIELDS, OPTION_VALUES, Advice, Advisor, Option, checked_advice, option_head
 
 #: Below this many distinct card states (with rolls left) a batch uses the plain-Python turn
 #: recursion instead of importing numba (about 0.5 ms a state against about 1 s of start-up).
@@ -493,84 +493,55 @@ class Ranked:
         return [deferred(p, partial(options, i), partial(best, i)) for i, p in enumerate(self.positions)]
 
     def to_json(self, i: int) -> dict:
-        """``Advice.to_json()`` of position ``i``, made from the arrays."""
-        p = self.positions[i]
-        evs, base, labels, scores, bonus = self._row(i)
-        best_ev = evs[0]
-        if scores is None:
-            keeps = D.KEEPS
-            heads = [{"keep": list(keeps[k])} for k in labels]
-            stop = self.stop(i)
-            if stop is not None:
-                for head in heads:
-                    if len(head["keep"]) == D.N_DICE:
-                        head["stop_and_score"] = {"category": stop[0], "score": stop[1]}
-        else:
-            names = self.rules.box_names
-            heads = [{"category": names[b], "score": s} for b, s in zip(labels, scores, strict=True)]
-            if bonus:
-                for head in heads:
-                    head["bonus"] = bonus
-        options = []
-        for head, ev in zip(heads, evs, strict=True):
-            regret = best_ev - ev
-            head["ev"] = round(ev, 9)
-            head["expected_final"] = round(base + ev, 9)
-            head["regret"] = round(regret, 9)
-            head["best"] = regret <= TIE_TOLERANCE
-            options.append(head)
-        return {
-            "rules": self.rules.id,
-            "card": str(p.card),
-            "dice": str(p.dice),
-            "rolls_left": p.rolls_left,
-            "decision": "score" if p.rolls_left == 0 else "keep",
-            "options": options,
-        }
+        """``Advice.to_json()`` of position ``i`` (its options made from the arrays)."""
+        return Advice(self.positions[i], self.options(i)).to_json()
 
     def json_line(self, i: int) -> str:
-        """``json.dumps(self.to_json(i))``, written directly (about three times faster)."""
+        """``json.dumps(self.to_json(i))``, written straight from the arrays (about three times
+        faster): the schema's keys (:data:`~solver.advice.advisor.ADVICE_FIELDS`,
+        :data:`~solver.advice.advisor.OPTION_VALUES`) and options' heads
+        (:func:`~solver.advice.advisor.option_head`) turned into text once each."""
         p = self.positions[i]
         evs, base, labels, scores, bonus = self._row(i)
         if scores is None:
             heads = [_KEEP_HEADS[k] for k in labels]
             stop = self.stop(i)
-            if stop is not None:
+            if stop is not None:  # the keep-all option names the box it implies
                 k = D.ROLL_OFFSET + p.dice.index
-                extra = f'"stop_and_score": {{"category": {_quote(stop[0])}, "score": {stop[1]}}}, "ev": '
-                heads = [
-                    h if label != k else h[: -len('"ev": ')] + extra
-                    for h, label in zip(heads, labels, strict=True)
-                ]
+                stop_head = _stop_head(k, stop)
+                heads = [h if label != k else stop_head for h, label in zip(heads, labels, strict=True)]
             decision = "keep"
         else:
             heads = [self._box_head(b, score, bonus) for b, score in zip(labels, scores, strict=True)]
             decision = "score"
         best_ev = evs[0]
         options = []
+        k_ev, k_final, k_regret, k_best = _OPTION_KEYS
         for head, ev in zip(heads, evs, strict=True):
             regret = best_ev - ev
             options.append(
-                f'{head}{_json9(ev)}, "expected_final": {_json9(base + ev)}, '
-                f'"regret": {_json9(regret)}, "best": {"true" if regret <= TIE_TOLERANCE else "false"}}}'
+                f"{head}{k_ev}{_json9(ev)}, {k_final}{_json9(base + ev)}, {k_regret}{_json9(regret)}, "
+                f"{k_best}{'true' if regret <= TIE_TOLERANCE else 'false'}}}"
             )
+        k_rules, k_card, k_dice, k_rolls, k_decision = _ADVICE_KEYS
         return (
-            f'{{"rules": {_quote(self.rules.id)}, "card": {_quote(str(p.card))}, "dice": "{p.dice}", '
-            f'"rolls_left": {p.rolls_left}, "decision": "{decision}", "options": [{", ".join(options)}]}}'
+            f'{{{k_rules}{_quote(self.rules.id)}, {k_card}{_quote(str(p.card))}, {k_dice}"{p.dice}", '
+            f'{k_rolls}{p.rolls_left}, {k_decision}"{decision}", "options": [{", ".join(options)}]}}'
         )
 
     def _box_head(self, box: int, score: int, bonus: int) -> str:
-        key = (box, score, bonus)
-        head = _BOX_HEADS.get((self.rules.id, key))
+        key = (self.rules.id, box, score, bonus)
+        head = _BOX_HEADS.get(key)
         if head is None:
-            extra = f', "bonus": {bonus}' if bonus else ""
-            head = f'{{"category": {_quote(self.rules.box_names[box])}, "score": {score}{extra}, "ev": '
-            _BOX_HEADS[self.rules.id, key] = head
+            head = _BOX_HEADS[key] = _head(
+                option_head(category=self.rules.box_names[box], score=score, bonus=bonus)
+            )
         return head
 
 
 def _json9(x: float) -> str:
-    """``json.dumps(round(x, 9))``, with one decimal conversion instead of two.
+    """``json.dumps(round(x, 9))`` (:func:`~solver.advice.advisor.option_values`' rounding), with
+    one decimal conversion instead of two.
 
     ``round(x, 9)`` is the double nearest to the correctly rounded 9-decimal string of
     ``x``, the string ``f"{x:.9f}"`` (both are David Gay's dtoa in mode 3); with at most
@@ -584,9 +555,28 @@ def _json9(x: float) -> str:
     return "0.0" if x == 0.0 else repr(round(x, 9))
 
 
-_KEEP_HEADS = [f'{{"keep": {json.dumps(list(keep))}, "ev": ' for keep in D.KEEPS]
-_BOX_HEADS: dict[tuple, str] = {}
+def _head(fields: dict) -> str:
+    """An option's head fields as the start of its JSON object: ``{"keep": [3, 3], ``."""
+    return json.dumps(fields)[:-1] + ", "
+
+
+def _stop_head(keep: int, stop: tuple[str, int]) -> str:
+    """The head of the keep-all option ``keep`` (a keep index) that implies box ``stop``."""
+    head = _STOP_HEADS.get((keep, stop))
+    if head is None:
+        if len(_STOP_HEADS) > 100_000:
+            _STOP_HEADS.clear()
+        head = _STOP_HEADS[keep, stop] = _head(option_head(D.KEEPS[keep], stop=stop))
+    return head
+
+
 _quote = json.encoder.encode_basestring_ascii  # what json.dumps uses for str
+#: the schema's keys as JSON text, each with its colon: ``"rules": `` ...
+_ADVICE_KEYS = tuple(f"{_quote(name)}: " for name in ADVICE_FIELDS)
+_OPTION_KEYS = tuple(f"{_quote(name)}: " for name in OPTION_VALUES)
+_KEEP_HEADS = [_head(option_head(keep)) for keep in D.KEEPS]
+_BOX_HEADS: dict[tuple, str] = {}
+_STOP_HEADS: dict[tuple, str] = {}
 
 
 def advise_many(positions: Iterable[Position], tables_dir=None, *, progress: bool = True) -> list[Advice]:
@@ -792,8 +782,7 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
         if not isinstance(advisor, BatchAdvisor):  # the triple card: one position at a time
             for i in idx:
                 try:
-                    advice = checked_advice(advisor, results[i])
-                    results[i] = json.dumps(advice.to_json() | {"note": advisor.note}, allow_nan=False)
+                    results[i] = json.dumps(checked_advice(advisor, results[i]).to_json(), allow_nan=False)
                 except SolverError as exc:
                     results[i] = _error_line(numbers[i], exc)
             continue

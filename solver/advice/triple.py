@@ -12,7 +12,9 @@ Exact play is out of reach (2^39 x 64^3 card states).  What is known and used he
   can only gain (measured in the README).  Its advice is best-known, not proven optimal.
 
 The pure-Python :class:`TripleAdvisor` serves ``hint`` (no numba, the base table read
-light); simulation runs in :func:`solver.engine._kernels.triple_games`.
+light); simulation runs in :func:`solver.engine._kernels.triple_games`.  Its objective is the
+expected score (:class:`~solver.advice.objectives.ExpectedScore`): the lookahead is how it is
+estimated, which each advice's ``note`` says, with the floor policy's value it is measured from.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
 from ..engine.turn import TIE_TOLERANCE, TurnValues, average_keeps, best_subkeep
 from .advisor import Advice, ranked_advice
+from .objectives import EXPECTED_SCORE, ExpectedScore, Objective, check_objective
 
 NOTE = (
     "best-known, not proven optimal: the triple player looks one turn ahead over the columns' "
@@ -171,11 +174,15 @@ class TripleAdvisor:
 
     #: what the advice is: best-known, not proven optimal (printed with it)
     note = NOTE
+    objectives: tuple[type, ...] = (ExpectedScore,)
 
-    def advise(self, position: Position) -> Advice:
-        """Every option of a triple position, best first (ties: keeps with more dice first,
-        placements column then card order), as :class:`~solver.advice.advisor.Option` with
-        ``column`` set on the boxes."""
+    def advise(self, position: Position, objective: Objective = EXPECTED_SCORE) -> Advice:
+        """Every option of a triple position by expected score, best first (ties: keeps with more
+        dice first, placements column then card order), as :class:`~solver.advice.advisor.Option`
+        with ``column`` set on the boxes; the advice's ``note`` is :data:`NOTE` and its
+        ``floor_expected_final`` the floor policy's value (:meth:`floor_value`)."""
+        if not isinstance(objective, ExpectedScore):
+            check_objective(self, objective)
         card, dice, rolls_left = position.card, position.dice, position.rolls_left
         if card.rules != self.rules:
             raise UsageError(f"the card is a {card.rules.id} card, the advisor is for {self.rules.id}")
@@ -204,7 +211,8 @@ class TripleAdvisor:
                     raw.append((ev_table[k], {"keep": D.KEEPS[k], "stop_category": box, "stop_score": score}))
                     continue
                 raw.append((ev_table[k], {"keep": D.KEEPS[k]}))
-        return ranked_advice(position, base, raw)
+        # base is floor_value(card): the same sum, in the same order
+        return ranked_advice(position, base, raw, note=self.note, floor_expected_final=base)
 
     def stop_placement(self, tt: TripleTurn, dice: Dice) -> tuple[str, int]:
         """The box that stopping now implies, as the card names it (``fours@3``), and its score in

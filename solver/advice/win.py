@@ -16,11 +16,12 @@ import math
 
 import numpy as np
 
-from ..core import dice as D
 from ..core.card import ScoreCard
 from ..core.errors import UsageError
+from ..core.position import Position
 from ..engine.turn import WinTurnValues, mixed_win_value, tie_mixed
-from .advisor import TargetAdvisor, probability_of, ranked_by_probability
+from .advisor import Advice, TargetAdvisor, ranked_by_objective
+from .objectives import AtLeast, ExpectedScore, Objective, Win, check_objective
 
 #: a tie counts this much of a win
 WIN_TIE = 0.5
@@ -85,9 +86,13 @@ class WinAdvisor:
     (``p_win`` = P(win) + P(tie) / 2 when taking the option and then playing to win: exact when
     every opponent has finished, else the mix over the opponent model above).  ``advisor`` is the rule set's
     expected-score :class:`~solver.advice.advisor.Advisor`, ``table`` its target table.  Options
-    within :data:`solver.advice.advisor.TARGET_TIE` rank by expected score."""
+    within :data:`solver.advice.advisor.TARGET_TIE` rank by expected score.  By
+    :class:`~solver.advice.objectives.AtLeast` and
+    :class:`~solver.advice.objectives.ExpectedScore` it gives its target advisor's advice."""
 
     TIE = WIN_TIE
+    note: str | None = None
+    objectives: tuple[type, ...] = (ExpectedScore, AtLeast, Win)
 
     def __init__(self, advisor, table):
         self.advisor, self.table, self.rules = advisor, table, advisor.rules
@@ -146,26 +151,27 @@ class WinAdvisor:
             out[s] = share * raw[s] / total if total > 0 else share / len(rest)
         return out
 
-    def advise(self, position, opponents: list[ScoreCard]):
-        opponents = list(opponents)
+    def advise(self, position: Position, objective: Objective) -> Advice:
+        """Every option of ``position``: by :class:`~solver.advice.objectives.Win` ranked by P(win)
+        + P(tie) / 2 against its opponents' cards (``p_win``), then expected score."""
+        if not isinstance(objective, Win):
+            check_objective(self, objective)
+            return self.target_advisor.advise(position, objective)
+        opponents = list(objective.opponents)
         for opp in opponents:
             if opp.rules != self.rules:
                 raise UsageError(f"an opponent's card is of {opp.rules.id}, the position of {self.rules.id}")
-        base = self.advisor.advise(position)
-        card, dice = position.card, position.dice
+        card = position.card
         tv = self.turn_values(card, opponents)
-        constant = None if tv is not None else self.chance(card, opponents)
-        stop = None
-        scored = []
-        for option in base.options:
-            if tv is None:
-                p = constant
-            else:
-                p = probability_of(tv, option, position.rolls_left, self.rules)
-                if option.keep is not None and len(option.keep) == D.N_DICE:
-                    stop = self.target_advisor.stop_placement(tv, card, dice)
-            scored.append((p, option))
-        return ranked_by_probability(position, scored, "p_win", stop)
+        constant = self.chance(card, opponents) if tv is None else 0.0
+        return ranked_by_objective(
+            position,
+            self.advisor.advise(position),
+            objective,
+            tv,
+            constant,
+            self.target_advisor.stop_placement,
+        )
 
 
 def clairvoyant_bound(advisor, table, progress=None) -> dict:

@@ -84,46 +84,56 @@ def run_hint(args) -> int:
         _no_target(args)
     if args.opponent_card is not None and args.target is not None:
         raise UsageError("give --target or --opponent-card, not both")
-    if args.opponent_card is not None:
-        advice = win_advice(position, args.opponent_card, args.tables)
-    elif args.target is not None:
-        check_target(args.target)
-        advisor = target_advisor(position.rules, args.tables)
-        advice = advisor.advise(position, args.target)
-        check_finite(position.rules, [o.p_target for o in advice.options], position)
-    else:
-        advisor = _advisor(position.rules, args.tables)
-        advice = checked_advice(advisor, position)
-    note = getattr(advisor, "note", None) if args.target is None and args.opponent_card is None else None
+    objective = hint_objective(args, position.rules)
+    advice = checked_advice(objective_advisor(objective, position.rules, args.tables), position, objective)
     if args.json:
-        extra = {}
-        if note:  # the triple card: the floor policy's value and what the advice is
-            extra = {"floor_expected_final": round(advisor.floor_value(position.card), 9), "note": note}
-        print(json.dumps(advice.to_json() | extra, allow_nan=False))
+        print(json.dumps(advice.to_json(), allow_nan=False))
     else:
-        print(format_advice(advice, args.top, note))
+        print(format_advice(advice, args.top))
     return 0
 
 
-def win_advice(position, opponent_cards: list[str], tables_dir):
-    """The options of ``position`` ranked by P(win) against the opponents' cards."""
+def hint_objective(args, rules):
+    """What ``hint`` ranks by: P(win) against ``--opponent-card`` cards, P(final >= ``--target``),
+    else the expected score (:mod:`solver.advice.objectives`)."""
+    from ..advice.objectives import EXPECTED_SCORE, AtLeast, Win
     from ..core.card import ScoreCard
     from ..core.errors import CardError, UsageError
-    from ..play.bots import get_bot
-    from ..play.match import MAX_PLAYERS
 
-    if len(opponent_cards) > MAX_PLAYERS - 1:
-        raise UsageError(f"at most {MAX_PLAYERS - 1} --opponent-card, got {len(opponent_cards)}")
-    cards = []
-    for text in opponent_cards:
-        try:
-            cards.append(ScoreCard.parse(text, position.rules))
-        except CardError as exc:
-            raise UsageError(f"--opponent-card {text!r}: {exc}") from None
-    bot = get_bot("win", position.rules, tables_dir, progress=True)
-    advice = bot.win.advise(position, cards)
-    check_finite(position.rules, [o.p_win for o in advice.options], position)
-    return advice
+    if args.opponent_card is not None:
+        from ..play.match import MAX_PLAYERS  # numpy: only here, not on a plain hint's path
+
+        if len(args.opponent_card) > MAX_PLAYERS - 1:
+            raise UsageError(f"at most {MAX_PLAYERS - 1} --opponent-card, got {len(args.opponent_card)}")
+        cards = []
+        for text in args.opponent_card:
+            try:
+                cards.append(ScoreCard.parse(text, rules))
+            except CardError as exc:
+                raise UsageError(f"--opponent-card {text!r}: {exc}") from None
+        return Win(tuple(cards))
+    if args.target is not None:
+        check_target(args.target)
+        return AtLeast(args.target)
+    return EXPECTED_SCORE
+
+
+def objective_advisor(objective, rules, tables_dir):
+    """The advisor that answers ``objective`` for ``rules``, its tables built if missing: the
+    single hint's (tables read without numpy) by expected score and by a target, the win bot's
+    (the target table and the opponent model) by P(win)."""
+    from ..advice.objectives import AtLeast, Win
+
+    if isinstance(objective, Win):
+        from ..advice.advisor import Advisor
+        from ..advice.win import WinAdvisor
+        from ..engine.target import get_target
+
+        table = get_target(rules, tables_dir, build_if_missing=True, progress=True)
+        return WinAdvisor(Advisor.load(rules, tables_dir, build_if_missing=True, progress=True), table)
+    if isinstance(objective, AtLeast):
+        return target_advisor(rules, tables_dir)
+    return _advisor(rules, tables_dir)
 
 
 def check_target(target: int) -> None:
@@ -149,9 +159,11 @@ def target_advisor(rules, tables_dir):
     return TargetAdvisor(_advisor(rules, tables_dir), table)
 
 
-def format_advice(advice, top: int = 5, note: str | None = None) -> str:
-    """The advice as a short aligned table, best first; ``note`` (what the advice is, where it is
-    not exact: the triple card's) last."""
+def format_advice(advice, top: int = 5) -> str:
+    """The advice as a short aligned table, best first, with its objective's value; the advice's
+    ``note`` (what it is, where it is not exact: the triple card's) last."""
+    from ..advice.objectives import Win
+
     p = advice.position
     card = str(p.card) or "empty card"
     rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[p.rolls_left]
@@ -164,7 +176,7 @@ def format_advice(advice, top: int = 5, note: str | None = None) -> str:
         lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
     shown = advice.options if top == 0 else advice.options[: max(top, 1)]
     width = max(len(o.describe()) for o in shown)
-    if advice.options[0].p_win is not None:
+    if isinstance(advice.objective, Win):
         lines[0] += " | vs opponents"
         lines.append(f"  {'option':<{width}}  {'P(win)':>9}  {'exp. final':>10}")
         for o in shown:
@@ -182,8 +194,8 @@ def format_advice(advice, top: int = 5, note: str | None = None) -> str:
         lines.append(f"  ... {len(advice.options) - len(shown)} more (--top 0 shows all)")
     if advice.capped_at is not None:
         lines.append(capped_line(advice.target, advice.capped_at))
-    if note:
-        lines.append(textwrap.fill(f"note: {note}", 80, subsequent_indent="  "))
+    if advice.note:
+        lines.append(textwrap.fill(f"note: {advice.note}", 80, subsequent_indent="  "))
     return "\n".join(lines)
 
 

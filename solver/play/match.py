@@ -184,6 +184,7 @@ def worst_match_positions(result: MatchResult) -> list[dict]:
     --opponent-card`` ranks the position by P(win)) and the option ``played`` and the ``best``
     one (each as ``hint --json --opponent-card`` shows an option)."""
     from ..advice.advisor import Advisor
+    from ..advice.objectives import Win
 
     g = result.grading
     if g is None:
@@ -197,7 +198,7 @@ def worst_match_positions(result: MatchResult) -> list[dict]:
             game = int(w["game"][k])
             position, played = worst_position(result.rules, w, k)
             opponents = [c for b, c in enumerate(g.final_cards[game]) if b != i]
-            advice = win.advise(position, opponents)
+            advice = win.advise(position, Win(tuple(opponents)))
             out.append(
                 {"bot": name}
                 | worst_line(position, w, k, game)

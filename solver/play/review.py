@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..advice.advisor import Advisor, Option
+from ..advice.objectives import AtLeast
 from ..core.errors import printable
 from ..core.position import Position
 from .game import Decision, Game
@@ -95,7 +96,7 @@ def judge(advisor: Advisor, decision: Decision, target_advisor=None, target: int
         chosen = advice.option_for(category=decision.box)
     if target_advisor is None or target is None:
         return Judgement(decision, chosen, advice.best)
-    aimed = target_advisor.advise(position, target)
+    aimed = target_advisor.advise(position, AtLeast(target))
     mine = (
         aimed.option_for(keep=decision.keep) if decision.is_keep else aimed.option_for(category=decision.box)
     )

@@ -531,6 +531,7 @@ class Session:
         """The advice of the position to move (the game is marked assisted: no record), with the
         move for the aim (solo with a target) and to win (two or more players, target table built)."""
         from ..advice.advisor import checked_advice
+        from ..advice.objectives import AtLeast, Win
         from ..core.errors import IllegalMoveError
         from ..core.position import Position
 
@@ -548,7 +549,7 @@ class Session:
         ev_move = advice.options[0]
         if self._aim is not None:
             target, goal, target_advisor = self._aim
-            options = target_advisor.advise(position, target).options
+            options = target_advisor.advise(position, AtLeast(target)).options
             top = options[0]
             p_ev = next(o.p_target for o in options if _same_option(o, ev_move))
             aimed.append(
@@ -557,7 +558,7 @@ class Session:
         win = self._win_advisor()
         if win is not None and len(g.players) > 1 and g.rules.order != "choose":
             others = [g.cards[(g.current + k) % len(g.cards)] for k in range(1, len(g.cards))]
-            options = win.advise(position, others).options
+            options = win.advise(position, Win(tuple(others))).options
             top = options[0]
             same = top.best and any(o.best and _same_option(o, ev_move) for o in options)
             p_ev = next(o.p_win for o in options if _same_option(o, ev_move))

@@ -327,8 +327,8 @@ class Service:
         with ``target`` (a score), ``yahtzee hint --target T --json`` (options ranked by P(final >=
         T)), which needs the rule set's target table: missing, it is a 409 saying how to build it."""
         from ..advice.advisor import checked_advice
+        from ..advice.objectives import AtLeast
         from ..core.position import Position
-        from ..engine.turn import check_finite
 
         _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
         rules = self.rules(params.get("rules"))
@@ -341,15 +341,10 @@ class Service:
                 rules,
             )
             if target is None:
-                advisor = self.advisor(rules)
-                return checked_advice(advisor, position).to_json() | (
-                    {"note": advisor.note} if advisor.note else {}
-                )
+                return checked_advice(self.advisor(rules), position).to_json()
             if rules.triple:
                 raise ApiError(400, "target does not take the triple card (no target tables for it)")
-            advice = self.target_advisor(rules).advise(position, target)
-            check_finite(rules, [o.p_target for o in advice.options], position)
-            return advice.to_json()
+            return checked_advice(self.target_advisor(rules), position, AtLeast(target)).to_json()
         except SolverError as exc:
             raise api_error(exc) from None
 
