@@ -46,7 +46,7 @@ def start_server(tables):
     service.prepare("yahtzee")  # built when missing and loaded once, before serving (as yahtzee serve does)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # asyncio sets TCP_NODELAY
     sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
+    sock.listen(1024)
     server = uvicorn.Server(uvicorn_config(create_app(service=service)))  # as yahtzee serve runs it
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
     while not server.started:

@@ -148,8 +148,35 @@ def test_host_refusals_are_json(site):
     for host in ("evil.com", "evil.com:80", "127.0.0.1.evil.com", "localhost.evil.com", "[::1]evil.com"):
         status, body = raw_get(base, "/api/rules", host=host)
         assert status == 400 and "DNS rebinding" in json.loads(body)["error"]
-    for host in ("localhost", "LOCALHOST:8000", "127.0.0.1:1", "[::1]:8000"):
-        assert raw_get(base, "/api/rules", host=host)[0] == 200
+    port = int(base.rsplit(":", 1)[1].strip("/"))
+    for host in ("localhost", f"LOCALHOST:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "localhost."):
+        assert raw_get(base, "/api/rules", host=host)[0] == 200, host
+
+
+def test_the_host_header_is_parsed_strictly(site):
+    """A name or an address and at most the server's own port: the port part is checked too
+    (``localhost:PORT@evil.com`` named evil.com to a browser's eye and localhost to a loose parse)."""
+    base, _, _ = site
+    port = int(base.rsplit(":", 1)[1].strip("/"))
+    other = port + 1 if port < 65535 else port - 1
+    for host in (
+        f"localhost:{port}@evil.com",
+        f"localhost:{port}/evil",
+        f"localhost:{port}:{port}",
+        f"localhost:{other}",
+        f"127.0.0.1:{other}",
+        f"[::1]:{other}",
+        "localhost:",
+        "localhost:0",
+        "localhost:99999999",
+        f"localhost: {port}",
+        "local host",
+        f"[::1]:{port}x",
+        "[localhost]",
+        "",
+    ):
+        status, body = raw_get(base, "/api/rules", host=host)
+        assert status == 400 and "DNS rebinding" in json.loads(body)["error"], host
 
 
 def start_serve(tables, data, *args, env=None):

@@ -32,7 +32,7 @@ def serve(app) -> Iterator[str]:
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY per connection
     sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
+    sock.listen(1024)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn_config(app))  # as yahtzee serve runs it
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -71,6 +71,7 @@ def run(args) -> int:
     from ..web import heavy
     from ..web.app import create_app
     from ..web.guard import LOCAL_NAMES, is_loopback
+    from ..web.server import LISTEN_BACKLOG
     from ..web.service import ApiError, Service
 
     memory = heavy.MEMORY_BYTES if args.job_memory is None else args.job_memory * 1024**3
@@ -86,7 +87,7 @@ def run(args) -> int:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host.strip("[]"), args.port))
-        sock.listen(128)  # before the address is printed: a client may connect at once
+        sock.listen(LISTEN_BACKLOG)  # before the address is printed: a client may connect at once
     except (OSError, UnicodeError) as exc:
         sock.close()
         raise SolverError(

@@ -3,8 +3,9 @@
 One ASGI middleware, :class:`Guard`, in this order (each refusal is a one-line JSON error):
 
 1. **Host** (against DNS rebinding): on a loopback address, only ``Host`` headers naming this
-   machine (``localhost``, ``127.0.0.1``, ``::1`` or the bound address, any port) are
-   answered; 400 otherwise.  Beyond loopback the token does this job.
+   machine (``localhost``, ``127.0.0.1``, ``::1`` or the bound address) with no port or this
+   server's port are answered (:func:`parse_host`: a name or an address, an optional port,
+   nothing else); 400 otherwise.  Beyond loopback the token does this job.
 2. **Token** (serving beyond loopback): every request carries the server's secret, as the
    ``token`` query parameter (the address printed at start), a ``Bearer`` authorization or the
    cookie set by the first request that had it; compared in constant time; 403 otherwise.
@@ -23,6 +24,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 from urllib.parse import parse_qsl, urlencode
 
 #: the ``Host`` names of this machine, answered on a loopback address
@@ -39,16 +41,38 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-def host_name(header: str) -> str:
-    """The name in a ``Host`` header, lower case, without the port (``[::1]:8000`` gives ``::1``)."""
+#: a host name as a ``Host`` header may carry it: labels of letters, digits and hyphens
+_HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?")
+
+
+def parse_host(header: str) -> tuple[str, int | None] | None:
+    """``(name, port)`` of a ``Host`` header, the name lower case (``[::1]:8000`` gives ``("::1",
+    8000)``, ``localhost`` gives ``("localhost", None)``), or ``None`` when it is not a name or an
+    address with an optional port: ``localhost:8000@evil.example``, ``localhost:80:80``,
+    ``[::1]evil.example``, a port that is not 1 to 65535 digits."""
     header = header.strip().lower()
     if header.startswith("["):
         end = header.find("]")
-        rest = header[end + 1 :] if end > 0 else ""
-        if end < 0 or (rest and not (rest[0] == ":" and rest[1:].isascii() and rest[1:].isdigit())):
-            return header  # "[::1]evil.example" names no machine of ours
-        return header[1:end]
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+        if end < 0:
+            return None
+        name, rest = header[1:end], header[end + 1 :]
+        try:
+            ipaddress.IPv6Address(name.split("%", 1)[0])
+        except ValueError:
+            return None
+    else:
+        name, sep, port_text = header.partition(":")
+        rest = sep + port_text
+        if not name or not _HOST_NAME.fullmatch(name):
+            return None
+        name = name.rstrip(".")  # "localhost." is localhost, fully qualified
+    if not rest:
+        return name, None
+    digits = rest[1:]
+    if rest[0] != ":" or not (digits.isascii() and digits.isdigit()) or len(digits) > 5:
+        return None
+    port = int(digits)
+    return (name, port) if 0 < port <= 65535 else None
 
 
 def cookie_name(port: int | None) -> str:
@@ -75,7 +99,11 @@ class Guard:
             return await self.app(scope, receive, send)
         headers = request_headers(scope)
         host = headers.get("host", "")
-        if self.local_names is not None and host_name(host) not in self.local_names:
+        parsed = parse_host(host)
+        port = _port(scope)
+        if self.local_names is not None and (
+            parsed is None or parsed[0] not in self.local_names or parsed[1] not in (None, port)
+        ):
             return await refuse(
                 send,
                 400,

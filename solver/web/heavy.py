@@ -84,7 +84,7 @@ class HeavyWork:
             int(max_waiting),
         )
         self._slot: asyncio.Lock | None = None
-        self._waiting = 0
+        self._admitted = 0  # the job running and those waiting for it
         #: the process id of the job running now (None when none), for tests and the log
         self.running_pid: int | None = None
 
@@ -93,11 +93,14 @@ class HeavyWork:
         whether the client has gone.  Raises :class:`JobRefused` or :class:`ClientGone`."""
         if self._slot is None:
             self._slot = asyncio.Lock()
-        if self._slot.locked() and self._waiting >= self.max_waiting:
+        # admitted = the one running + those waiting, counted before any await: requests that
+        # arrive together are admitted one at a time, the queue bound holds for all of them
+        if self._admitted >= 1 + self.max_waiting:
             raise JobRefused(
-                503, f"the server is busy with long computations ({self._waiting} waiting); try again later"
+                503,
+                f"the server is busy with long computations ({self._admitted - 1} waiting); try again later",
             )
-        self._waiting += 1
+        self._admitted += 1
         try:
             while True:
                 try:
@@ -106,12 +109,12 @@ class HeavyWork:
                 except TimeoutError:
                     if await disconnected():
                         raise ClientGone from None
+            try:
+                return await self._run_child(argv, disconnected)
+            finally:
+                self._slot.release()
         finally:
-            self._waiting -= 1
-        try:
-            return await self._run_child(argv, disconnected)
-        finally:
-            self._slot.release()
+            self._admitted -= 1
 
     async def _run_child(self, argv: list[str], disconnected) -> JobResult:
         proc = await asyncio.create_subprocess_exec(
