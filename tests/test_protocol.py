@@ -76,15 +76,18 @@ def test_the_example_bots_agree_and_play_a_match(capsys):
     "how, at, words",
     [
         ("crash", 3, "exited with code 3 at 256 decisions from game "),
-        ("garbage", 3, "a line that is not JSON: 'this is not JSON'"),
+        ("garbage", 3, 'a line that is not JSON: "this is not JSON"'),
         ("short", 3, "with 255 moves"),
         ("illegal-keep", 1, "game 0, turn 1, the keep after roll 1: kept [7, 7] from dice"),
-        ("illegal-box", 3, "game 0, turn 1, the box: 'nowhere' is not a legal box"),
+        ("illegal-box", 3, 'game 0, turn 1, the box: "nowhere" is not a legal box'),
+        # what the bot sent, quoted as JSON (the protocol's notation), not as a Python repr
         (
             "wrong-kind",
             1,
-            "game 0, turn 1, the keep after roll 1: answered {'box': 'chance'}, not {\"keep\": ...}",
+            'game 0, turn 1, the keep after roll 1: answered {"box": "chance"}, not {"keep": ...}',
         ),
+        ("string-keep", 1, 'the keep after roll 1: answered {"keep": "33"}, not {"keep": ...}'),
+        ("huge-box", 3, 'the box: answered {"box": "\u00e9\u00e9\u00e9'),
         ("no-ready", 1, "answered the start with"),
     ],
 )
@@ -94,6 +97,7 @@ def test_a_bot_that_goes_wrong_is_one_line_and_reaped(how, at, words):
         simulate("yahtzee", bot, games=512, seed=1)
     message = str(info.value)
     assert words in message and "\n" not in message and message.startswith(f"bot {bot.name}")
+    assert len(message) < len(bot.name) + 300  # what the bot sent is cut short
     proc = bot._proc
     bot.close()
     assert bot._proc is None and (proc is None or proc.poll() is not None)
@@ -263,3 +267,19 @@ def test_ctrl_c_ends_the_bot_and_what_it_started(pidfile):
         pytest.fail("simulate did not return within 15 s of Ctrl-C")
     assert proc.returncode == 130, err[-2000:]
     assert ended(int(pidfile.read_text()))
+
+
+def test_play_with_a_bot_that_names_an_illegal_box_is_one_line(tmp_path, tables_dir, monkeypatch, capsys):
+    """The error names the bot and its decision, and says where the game was saved, in one line
+    (it was "game saved as abandoned to ..." and then "unknown box 'nowhere'")."""
+    import io
+
+    tables_dir.table("yahtzee")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("r\ns chance\n" + "q\n"))
+    argv = ["play", "--players", f"You,{bad('illegal-box', 2)}", "--seed", "4"]
+    code = main([*argv, "--tables", str(tables_dir), "--data", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    [saved] = (tmp_path / "games").glob("*.json")
+    assert err[0].startswith(f"yahtzee: error: bot {bad('illegal-box', 2)} at game 0, turn 1, the box: ")
+    assert '"nowhere" is not a legal box' in err[0] and err[0].endswith(f"game saved as abandoned to {saved}")

@@ -434,14 +434,17 @@ class PlaySession:
             self.save("abandoned")
             self.err.write(f"\ngame saved as abandoned to {self.path}\n")
             raise
-        except BaseException:
+        except BaseException as error:
             # Anything unexpected: keep the game, then let the error through.
             try:
                 self.save("abandoned")
             except Exception as exc:  # noqa: BLE001 - the original error matters more
                 self.err.write(f"yahtzee: could not save the game: {exc}\n")
             else:
-                self.err.write(f"game saved as abandoned to {self.path}\n")
+                if isinstance(error, SolverError):  # its one line says where the game went
+                    error.args = (f"{error}; game saved as abandoned to {self.path}",)
+                else:
+                    self.err.write(f"game saved as abandoned to {self.path}\n")
             raise
         game = self.game
         optimal = None

@@ -39,7 +39,7 @@ import weakref
 from collections.abc import Callable
 
 from ..core import dice as D
-from ..core.bounded import shown
+from ..core.bounded import clipped, shown
 from ..core.card import ScoreCard
 from ..core.dice import Dice, is_sub_multiset
 from ..core.errors import UsageError
@@ -55,6 +55,26 @@ BATCH = 512
 MAX_LINE = 16 * 1024 * 1024
 #: seconds a bot has to start (``ready``) and to answer each message
 DEFAULT_TIMEOUT = 10.0
+
+
+#: the most characters of a bot's answer quoted in a message
+QUOTED = 100
+
+
+def quoted(value) -> str:
+    """What a bot sent (a decoded answer or a part of one) quoted as JSON, the protocol's own
+    notation (``{"keep": "33"}``, not Python's ``{'keep': '33'}``): one line of at most
+    :data:`QUOTED` characters, encoded only as far as that (an answer may be 16 MB)."""
+    text, size = [], 0
+    try:
+        for chunk in json.JSONEncoder(ensure_ascii=False).iterencode(value):
+            text.append(chunk)
+            size += len(chunk)
+            if size > QUOTED:
+                break
+    except (TypeError, ValueError, RecursionError):  # not what json.loads gives: not a bot's
+        return shown(value)
+    return clipped("".join(text), QUOTED)
 
 
 class BotError(UsageError):
@@ -167,7 +187,7 @@ class ProtocolBot:
         answer = self._receive("the start")
         if answer.get("type") != "ready":
             raise BotError(
-                f'bot {self.name}: answered the start with {shown(answer)}, not {{"type": "ready"}}'
+                f'bot {self.name}: answered the start with {quoted(answer)}, not {{"type": "ready"}}'
             )
         name = answer.get("name")
         self.bot_name = name if isinstance(name, str) and name.isprintable() else None
@@ -232,10 +252,10 @@ class ProtocolBot:
             answer = json.loads(line)
         except (ValueError, RecursionError):
             raise BotError(
-                f"bot {self.name} answered {what} with a line that is not JSON: {shown(line.decode(errors='replace'))}"
+                f"bot {self.name} answered {what} with a line that is not JSON: {quoted(line.decode(errors='replace'))}"
             ) from None
         if not isinstance(answer, dict):
-            raise BotError(f"bot {self.name} answered {what} with {shown(answer)}, not a JSON object")
+            raise BotError(f"bot {self.name} answered {what} with {quoted(answer)}, not a JSON object")
         return answer
 
     def close(self) -> None:
@@ -279,7 +299,7 @@ class ProtocolBot:
         moves = answer.get("moves")
         if answer.get("type") != "decisions" or not isinstance(moves, list):
             raise BotError(
-                f'bot {self.name} answered {what} with {shown(answer)}, not {{"type": "decisions", "moves": [...]}}'
+                f'bot {self.name} answered {what} with {quoted(answer)}, not {{"type": "decisions", "moves": [...]}}'
             )
         if len(moves) != len(positions):
             raise BotError(
@@ -295,7 +315,7 @@ class ProtocolBot:
             )
             if not ok:
                 raise BotError(
-                    f'bot {self.name} at {where(position)}: answered {shown(move)}, not {{"{key}": ...}}'
+                    f'bot {self.name} at {where(position)}: answered {quoted(move)}, not {{"{key}": ...}}'
                 )
         self.decisions += len(positions)
         return moves
@@ -312,9 +332,10 @@ class ProtocolBot:
         return check_keep(self, position, move["keep"], dice)
 
     def choose_box(self, card, dice, rng):
-        position = position_json(card, dice, 0, self.game, self.opponents)
+        legal = card.placements(dice)
+        position = position_json(card, dice, 0, self.game, self.opponents, placements=legal)
         [move] = self.decide([position])
-        return move["box"]
+        return check_box(self, position, move["box"], dice, [p.box for p in legal])
 
 
 def check_keep(bot: ProtocolBot, position: dict, keep, dice: Dice) -> tuple[int, ...]:
@@ -334,6 +355,17 @@ def check_keep(bot: ProtocolBot, position: dict, keep, dice: Dice) -> tuple[int,
 QUIT_GRACE = 2.0
 #: seconds what is left of its process group has after SIGTERM, before SIGKILL
 TERM_GRACE = 0.5
+
+
+def check_box(bot: ProtocolBot, position: dict, box: str, dice: Dice, legal) -> str:
+    """``box`` if it is among ``legal`` (the card's boxes open for ``dice``), else the
+    :class:`BotError` naming the bot, the decision and the boxes it could have named."""
+    if box not in legal:
+        raise BotError(
+            f"bot {bot.name} at {where(position)}: {quoted(box)} is not a legal box "
+            f"for {dice} on this card (legal: {', '.join(legal)})"
+        )
+    return box
 
 
 def _reap(proc: subprocess.Popen) -> None:

@@ -52,6 +52,14 @@ for line in sys.stdin:
                 {"box": "nowhere"} if p["decision"] == "box" else m
                 for p, m in zip(positions, moves, strict=True)
             ]
+        elif how == "string-keep":
+            moves = [
+                {"keep": "33"} if p["decision"] == "keep" else m
+                for p, m in zip(positions, moves, strict=True)
+            ]
+        elif how == "huge-box":  # the first box decision's answer: 5,000 characters
+            k = next(k for k, p in enumerate(positions) if p["decision"] == "box")
+            moves[k] = {"box": "\u00e9" * 5000}
         elif how == "wrong-kind":
             moves = [{"box": "chance"} for _ in positions]
     print(json.dumps({"type": "decisions", "moves": moves}), flush=True)
