@@ -701,3 +701,46 @@ def test_an_error_quoting_a_huge_value_is_one_bounded_line(tmp_path):
     lines = proc.stderr.decode().strip().splitlines()
     assert proc.returncode in (1, 2) and len(lines) == 1 and len(lines[0]) <= 1000, proc.stderr[-300:]
     assert " ... " in lines[0] and "long" in lines[0].lower()
+
+
+# --------------------------------------------------------------------------- a Dask cluster's address (issue 32)
+
+
+@pytest.mark.parametrize(
+    "address, words",
+    [
+        ("garbage", "no port"),
+        ("tcp://127.0.0.1", "no port"),
+        ("http://127.0.0.1:8786", "the scheme 'http' is not one of tcp://, tls://"),
+        ("", "empty"),
+        ("tcp://host:abc", "the port 'abc' is not a number from 1 to 65535"),
+        ("tcp://host:65536", "the port '65536'"),
+        ("tcp://host:" + "9" * 5000, "is not a number from 1 to 65535"),
+        ("tcp://a b:8786", "not HOST:PORT"),
+        ("tcp://host:1:2", "not HOST:PORT"),
+    ],
+)
+def test_a_bad_cluster_address_is_one_line(capsys, tmp_path, address, words):
+    """``simulate --cluster`` with an address that is not ``tcp://HOST:PORT``: one line naming it,
+    exit 2, before anything connects (it was Dask's 54-line traceback, exit 1)."""
+    code, out, err = run(capsys, "simulate", "--rules", SMALL, "--games", "10", "--quiet",
+                         "--cluster", address, "--tables", str(tmp_path))  # fmt: skip
+    assert code == 2 and out == "" and one_line_error(err), err[-2000:]
+    assert words in err and "cluster address" in err and len(err) < 400, err
+
+
+def test_a_refused_cluster_is_known_at_once(capsys, tmp_path):
+    """A local port where nothing listens: "Connection refused" at once, not after Dask's 30 s."""
+    import socket
+    import time
+
+    pytest.importorskip("distributed")
+    with socket.socket() as sock:  # a port free a moment ago: nothing listens there now
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    start = time.monotonic()
+    code, out, err = run(capsys, "simulate", "--rules", SMALL, "--games", "10", "--quiet",
+                         "--cluster", f"tcp://127.0.0.1:{port}", "--tables", str(tmp_path))  # fmt: skip
+    assert code == 2 and one_line_error(err), err[-2000:]
+    assert f"tcp://127.0.0.1:{port}" in err and "refused" in err.lower(), err
+    assert time.monotonic() - start < 10
