@@ -456,6 +456,7 @@ def test_a_killed_exports_temporary_file_is_removed_by_the_next(tables_dir, tmp_
     assert len(out.read_text().splitlines()) == 50
 
 
+@pytest.mark.subprocess  # an export as a child process, killed
 @pytest.mark.skipif(os.name != "posix", reason="kill -9")
 def test_an_export_killed_mid_write_leaves_nothing_after_the_next_run(tables_dir, tmp_path):
     """For real: ``kill -9`` while the file is written, then the same export again: the file

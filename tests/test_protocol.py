@@ -230,6 +230,7 @@ def cli(*args: str, **kw) -> subprocess.Popen:
     )
 
 
+@pytest.mark.subprocess  # the command line as a child process
 @pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 @pytest.mark.parametrize("command", ["simulate", "match"])
 def test_the_command_returns_promptly_whatever_the_bot_started(command, pidfile):
@@ -250,6 +251,7 @@ def test_the_command_returns_promptly_whatever_the_bot_started(command, pidfile)
     assert ended(int(pidfile.read_text()))
 
 
+@pytest.mark.subprocess  # the command line as a child process
 @pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 def test_ctrl_c_ends_the_bot_and_what_it_started(pidfile):
     """Ctrl-C while a bot thinks (it sleeps): exit 130 within seconds, the bot's child gone."""
