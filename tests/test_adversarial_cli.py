@@ -660,6 +660,40 @@ def test_blas_that_cannot_start_is_out_of_memory_not_an_interrupt(tdir, tmp_path
     assert b"Traceback" not in proc.stderr and "out of memory" in last and "ulimit -v" in last, proc.stderr
 
 
+@pytest.mark.parametrize("command", ["play", "simulate"])
+def test_numpy_that_cannot_start_under_ulimit_is_one_line(tdir, tmp_path, command):
+    """Under ``ulimit -v`` of 80-150 MB numpy's OpenBLAS cannot start: it printed its own line and
+    ended the process (``simulate``: exit 1, "OpenBLAS error: Memory allocation still failed"), or
+    raised SIGINT after its thread errors (``play``: "interrupted: the game had not started" too).
+    Each limit, with OpenBLAS's thread count the default or 8: the command works, or one
+    ``yahtzee: error:`` line saying out of memory, exit 1."""
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS is enforced on Linux")
+    args = {
+        "play": ["play", "--coach", "--seed", "1", "--data", str(tmp_path / "data")],
+        "simulate": ["simulate", "--bot", "frequent", "--games", "10", "--quiet", "--threads", "1"],
+    }[command]
+    failed = 0
+    for megabytes in (80, 110, 150):
+        for threads in (None, "8"):
+            env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+            if threads:
+                env["OPENBLAS_NUM_THREADS"] = threads
+            proc = subprocess.run(
+                [sys.executable, "-m", "solver", *args, "--rules", SMALL, "--tables", str(tdir)],
+                input=b"r\nq\n", capture_output=True, env=env, timeout=120,
+                preexec_fn=_limit_memory(megabytes), cwd=Path(__file__).parent.parent,
+            )  # fmt: skip
+            where = f"{megabytes} MB, OPENBLAS_NUM_THREADS={threads}: {proc.stderr[-1500:]!r}"
+            if proc.returncode == 0:
+                continue
+            failed += 1
+            lines = proc.stderr.decode().strip().splitlines()
+            assert proc.returncode == 1 and len(lines) == 1, where
+            assert lines[0].startswith("yahtzee: error: ") and "ulimit -v" in lines[0], where
+    assert failed, "no limit was small enough to fail: the test tested nothing"
+
+
 def test_an_error_quoting_a_huge_value_is_one_bounded_line(tmp_path):
     """A 5,000-character path in a message: one line of at most 1,000 characters that still ends
     with the reason."""
@@ -667,3 +701,46 @@ def test_an_error_quoting_a_huge_value_is_one_bounded_line(tmp_path):
     lines = proc.stderr.decode().strip().splitlines()
     assert proc.returncode in (1, 2) and len(lines) == 1 and len(lines[0]) <= 1000, proc.stderr[-300:]
     assert " ... " in lines[0] and "long" in lines[0].lower()
+
+
+# --------------------------------------------------------------------------- a Dask cluster's address (issue 32)
+
+
+@pytest.mark.parametrize(
+    "address, words",
+    [
+        ("garbage", "no port"),
+        ("tcp://127.0.0.1", "no port"),
+        ("http://127.0.0.1:8786", "the scheme 'http' is not one of tcp://, tls://"),
+        ("", "empty"),
+        ("tcp://host:abc", "the port 'abc' is not a number from 1 to 65535"),
+        ("tcp://host:65536", "the port '65536'"),
+        ("tcp://host:" + "9" * 5000, "is not a number from 1 to 65535"),
+        ("tcp://a b:8786", "not HOST:PORT"),
+        ("tcp://host:1:2", "not HOST:PORT"),
+    ],
+)
+def test_a_bad_cluster_address_is_one_line(capsys, tmp_path, address, words):
+    """``simulate --cluster`` with an address that is not ``tcp://HOST:PORT``: one line naming it,
+    exit 2, before anything connects (it was Dask's 54-line traceback, exit 1)."""
+    code, out, err = run(capsys, "simulate", "--rules", SMALL, "--games", "10", "--quiet",
+                         "--cluster", address, "--tables", str(tmp_path))  # fmt: skip
+    assert code == 2 and out == "" and one_line_error(err), err[-2000:]
+    assert words in err and "cluster address" in err and len(err) < 400, err
+
+
+def test_a_refused_cluster_is_known_at_once(capsys, tmp_path):
+    """A local port where nothing listens: "Connection refused" at once, not after Dask's 30 s."""
+    import socket
+    import time
+
+    pytest.importorskip("distributed")
+    with socket.socket() as sock:  # a port free a moment ago: nothing listens there now
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    start = time.monotonic()
+    code, out, err = run(capsys, "simulate", "--rules", SMALL, "--games", "10", "--quiet",
+                         "--cluster", f"tcp://127.0.0.1:{port}", "--tables", str(tmp_path))  # fmt: skip
+    assert code == 2 and one_line_error(err), err[-2000:]
+    assert f"tcp://127.0.0.1:{port}" in err and "refused" in err.lower(), err
+    assert time.monotonic() - start < 10

@@ -115,3 +115,76 @@ def test_pieces_must_be_consecutive(tables_dir):
     c = simulate("yahtzee", "greedy", 10, seed=1, game0=20, tables_dir=tables_dir)
     with pytest.raises(ValueError, match="consecutive"):
         merge_results([a, c])
+
+
+def within(seconds: float, work):
+    """``work()``'s result, or its exception, if it ends within ``seconds``; else the test fails
+    (run in a thread: a run that waits for ever fails the test instead of hanging it)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"still waiting after {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def test_a_cluster_without_workers_says_so_and_stops(monkeypatch, tables_dir, capsys):
+    """A scheduler with no worker: the run stops after NO_WORKER_GRACE s, one line saying so
+    (it waited silently, for ever)."""
+    distributed = pytest.importorskip("distributed")
+    from solver.play import distributed as split
+
+    monkeypatch.setattr(split, "NO_WORKER_GRACE", 1.0)
+    monkeypatch.setattr(split, "WATCH_INTERVAL", 0.2)
+    with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None) as cluster:
+        argv = ["simulate", "--bot", "random", "--games", "100", "--cluster", cluster.scheduler_address,
+                "--tables", str(tables_dir), "--quiet"]  # fmt: skip
+        code = within(30, lambda: main(argv))
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 1 and len(err) == 1 and "has no worker left" in err[0], err
+        assert cluster.scheduler_address in err[0]
+
+
+def test_a_run_whose_workers_all_die_says_so_and_stops(monkeypatch, tables_dir, tmp_path):
+    """Every worker gone mid-run (closed, no nanny to restart it): the run stops saying so."""
+    import sys
+    import threading
+    from pathlib import Path
+
+    distributed = pytest.importorskip("distributed")
+    from solver.core.errors import SolverError
+    from solver.play import distributed as split
+
+    monkeypatch.setattr(split, "NO_WORKER_GRACE", 1.0)
+    monkeypatch.setattr(split, "WATCH_INTERVAL", 0.2)
+    bot = f"cmd:{sys.executable} {Path(__file__).parent / 'data' / 'bots' / 'bad_bot.py'} sleep 1"
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        timer = threading.Timer(2.0, cluster.scale, (0,))  # while the bot sleeps on its first decisions
+        timer.start()
+        try:
+            with pytest.raises(SolverError, match=r"has no worker left \(2 of 2 pieces unplayed"):
+                within(
+                    30,
+                    lambda: simulate_parallel(
+                        "yahtzee", bot, 20, cluster=client, pieces=2, tables_dir=tables_dir
+                    ),
+                )
+        finally:
+            timer.cancel()

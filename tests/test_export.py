@@ -420,3 +420,80 @@ def test_card_texts_are_the_card_notation():
         card = ScoreCard(rules, tuple(None if s < 0 else s for s in row), bonus)
         assert texts[runs[i]] == str(card), i
     assert runs[-1] == len(texts) - 1 and np.all(np.diff(runs) >= 0)
+
+
+def _ended_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_killed_exports_temporary_file_is_removed_by_the_next(tables_dir, tmp_path):
+    """What an export killed mid-write leaves (``.NAME.PID.xxxxxxxx.tmp``, its writer gone) is
+    removed by the next export of that file; a live writer's, another file's and a name not of
+    that pattern are kept."""
+    tables_dir.table("yahtzee")
+    out = tmp_path / "out.jsonl"
+    gone = _ended_pid()
+    stale = tmp_path / f".out.jsonl.{gone}.k3x_9qa1.tmp"
+    kept = [
+        tmp_path / f".out.jsonl.{os.getpid()}.abcdefgh.tmp",  # a writer still running (this one)
+        tmp_path / f".other.jsonl.{gone}.abcdefgh.tmp",  # another file's
+        tmp_path / f".out.jsonl.{gone}.notmine.tmp",  # not mkstemp's 8 characters
+        tmp_path / ".out.jsonl.tmp",  # someone else's naming
+    ]
+    for path in [stale, *kept]:
+        path.write_text("half a file")
+    assert (
+        main(["export", str(out), "--spread", "--positions", "50", "--tables", str(tables_dir), "--quiet"])
+        == 0
+    )
+    assert not stale.exists() and all(path.exists() for path in kept)
+    assert len(out.read_text().splitlines()) == 50
+
+
+@pytest.mark.subprocess  # an export as a child process, killed
+@pytest.mark.skipif(os.name != "posix", reason="kill -9")
+def test_an_export_killed_mid_write_leaves_nothing_after_the_next_run(tables_dir, tmp_path):
+    """For real: ``kill -9`` while the file is written, then the same export again: the file
+    whole, no hidden ``.tmp`` beside it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    tables_dir.table("yahtzee")
+    out = tmp_path / "big.jsonl"
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    argv = [
+        sys.executable,
+        "-m",
+        "solver",
+        "export",
+        str(out),
+        "--spread",
+        "--tables",
+        str(tables_dir),
+        "--quiet",
+    ]
+    proc = subprocess.Popen([*argv, "--positions", "5000000"], env=env, cwd=root, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".big.jsonl.*.tmp")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp_path.glob(".big.jsonl.*.tmp")), "the export never started writing"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not out.exists() and list(tmp_path.glob(".big.jsonl.*.tmp"))  # what the kill left
+    assert (
+        subprocess.run([*argv, "--positions", "20"], env=env, cwd=root, capture_output=True).returncode == 0
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl"]
+    assert len(out.read_text().splitlines()) == 20

@@ -4,8 +4,12 @@ way a bot can go wrong is one line naming the game and the decision, its process
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -72,15 +76,18 @@ def test_the_example_bots_agree_and_play_a_match(capsys):
     "how, at, words",
     [
         ("crash", 3, "exited with code 3 at 256 decisions from game "),
-        ("garbage", 3, "a line that is not JSON: 'this is not JSON'"),
+        ("garbage", 3, 'a line that is not JSON: "this is not JSON"'),
         ("short", 3, "with 255 moves"),
         ("illegal-keep", 1, "game 0, turn 1, the keep after roll 1: kept [7, 7] from dice"),
-        ("illegal-box", 3, "game 0, turn 1, the box: 'nowhere' is not a legal box"),
+        ("illegal-box", 3, 'game 0, turn 1, the box: "nowhere" is not a legal box'),
+        # what the bot sent, quoted as JSON (the protocol's notation), not as a Python repr
         (
             "wrong-kind",
             1,
-            "game 0, turn 1, the keep after roll 1: answered {'box': 'chance'}, not {\"keep\": ...}",
+            'game 0, turn 1, the keep after roll 1: answered {"box": "chance"}, not {"keep": ...}',
         ),
+        ("string-keep", 1, 'the keep after roll 1: answered {"keep": "33"}, not {"keep": ...}'),
+        ("huge-box", 3, 'the box: answered {"box": "\u00e9\u00e9\u00e9'),
         ("no-ready", 1, "answered the start with"),
     ],
 )
@@ -90,6 +97,7 @@ def test_a_bot_that_goes_wrong_is_one_line_and_reaped(how, at, words):
         simulate("yahtzee", bot, games=512, seed=1)
     message = str(info.value)
     assert words in message and "\n" not in message and message.startswith(f"bot {bot.name}")
+    assert len(message) < len(bot.name) + 300  # what the bot sent is cut short
     proc = bot._proc
     bot.close()
     assert bot._proc is None and (proc is None or proc.poll() is not None)
@@ -160,3 +168,120 @@ def test_play_against_a_bot_program(tmp_path, tables_dir, monkeypatch, capsys):
     [saved] = (tmp_path / "games").glob("*.json")
     record = json.loads(saved.read_text())
     assert record["players"][1]["bot"] == EXAMPLE_PY and "box" in record["turns"][1]
+
+
+# --------------------------------------------------------------------------- what a bot starts ends with it
+
+
+def forking(how: str, at: int, pidfile: Path) -> str:
+    """A bad_bot.py that first starts a child sleeping a minute (its pid in ``pidfile``)."""
+    return f"cmd:{PY} {BOTS / 'bad_bot.py'} {how} {at} {pidfile}"
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (not ended, nor a zombie its parent has yet to reap)."""
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def ended(pid: int, within: float = 2.0) -> bool:
+    deadline = time.monotonic() + within
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not running(pid)
+
+
+@pytest.fixture
+def pidfile(tmp_path):
+    """Where a forking bot writes its child's pid; the child is killed after the test whatever happens."""
+    path = tmp_path / "child.pid"
+    yield path
+    if path.exists() and running(pid := int(path.read_text())):
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+@pytest.mark.parametrize("how", ["none", "crash"])
+def test_what_a_bot_program_started_ends_with_it(how, pidfile):
+    """A bot that started a process of its own -- then played to the end, or crashed: when the
+    simulation returns (or raises), that process has been ended with the bot."""
+    if how == "crash":
+        with pytest.raises(BotError, match="exited with code 3"):
+            simulate("yahtzee", forking(how, 2, pidfile), games=20, seed=1)
+    else:
+        assert simulate("yahtzee", forking(how, 2, pidfile), games=20, seed=1).games == 20
+    assert ended(int(pidfile.read_text()))
+
+
+def cli(*args: str, **kw) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [PY, "-m", "solver", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, **kw
+    )
+
+
+@pytest.mark.subprocess  # the command line as a child process
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+@pytest.mark.parametrize("command", ["simulate", "match"])
+def test_the_command_returns_promptly_whatever_the_bot_started(command, pidfile):
+    """``simulate`` / ``match`` with such a bot: the command's stderr is not held open by the
+    bot's child (a caller reading it to the end waited a minute), and the child is gone."""
+    bot = forking("none", 0, pidfile)
+    args = ["--bot", bot] if command == "simulate" else ["--bots", f"{bot},random"]
+    proc = cli(
+        command, *args, "--games", "20", "--quiet", *(["--no-regret"] if command == "simulate" else [])
+    )
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{command} did not return within 30 s: its stderr held open by the bot's child")
+    assert proc.returncode == 0, err[-2000:]
+    assert ended(int(pidfile.read_text()))
+
+
+@pytest.mark.subprocess  # the command line as a child process
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+def test_ctrl_c_ends_the_bot_and_what_it_started(pidfile):
+    """Ctrl-C while a bot thinks (it sleeps): exit 130 within seconds, the bot's child gone."""
+    proc = cli("simulate", "--bot", forking("sleep", 1, pidfile), "--games", "20", "--quiet", "--no-regret")
+    try:
+        deadline = time.monotonic() + 20
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # the bot has the first decide message: it sleeps
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("simulate did not return within 15 s of Ctrl-C")
+    assert proc.returncode == 130, err[-2000:]
+    assert ended(int(pidfile.read_text()))
+
+
+def test_play_with_a_bot_that_names_an_illegal_box_is_one_line(tmp_path, tables_dir, monkeypatch, capsys):
+    """The error names the bot and its decision, and says where the game was saved, in one line
+    (it was "game saved as abandoned to ..." and then "unknown box 'nowhere'")."""
+    import io
+
+    tables_dir.table("yahtzee")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("r\ns chance\n" + "q\n"))
+    argv = ["play", "--players", f"You,{bad('illegal-box', 2)}", "--seed", "4"]
+    code = main([*argv, "--tables", str(tables_dir), "--data", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    [saved] = (tmp_path / "games").glob("*.json")
+    assert err[0].startswith(f"yahtzee: error: bot {bad('illegal-box', 2)} at game 0, turn 1, the box: ")
+    assert '"nowhere" is not a legal box' in err[0] and err[0].endswith(f"game saved as abandoned to {saved}")

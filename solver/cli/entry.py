@@ -94,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     try:
+        short = _numpy_cannot_start()
+        if short is not None:
+            _say(f"yahtzee: error: {short}")
+            return 1
         parser = build_parser(_command_of(argv))
         try:
             args = parser.parse_args(argv)
@@ -109,11 +113,7 @@ def _run(argv: list[str]) -> int:
     except KeyboardInterrupt as exc:
         if _blas_could_not_start(exc):
             _flush_or_drop()
-            _say(
-                "yahtzee: error: out of memory: numpy's BLAS library could not start its threads (it "
-                "stops the process with an interrupt then); is memory limited (ulimit -v)? "
-                "OPENBLAS_NUM_THREADS=1 may help"
-            )
+            _say(f"yahtzee: error: {BLAS_FAILED}")
             return 1
         _say("yahtzee: interrupted")
         return 130
@@ -149,20 +149,88 @@ def _failure(exc: BaseException) -> str | None:
     return None
 
 
+#: what stands for OpenBLAS's own words when it cannot start under a small ``ulimit -v``
+BLAS_FAILED = (
+    "out of memory: numpy's BLAS library could not start (it ends or interrupts the process "
+    "then); is memory limited (ulimit -v)? OPENBLAS_NUM_THREADS=1 may help"
+)
+#: the variables OpenBLAS reads its thread count from, in its order
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _address_space_limited() -> bool:
+    try:
+        import resource
+
+        return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    except (ImportError, OSError, ValueError):  # not on Unix
+        return False
+
+
+def _numpy_cannot_start() -> str | None:
+    """Under a limited address space (``ulimit -v``) and before numpy is imported: the line to
+    say if ``import numpy`` cannot start, else None (also where nothing is limited: no cost).
+
+    ``import numpy`` loads OpenBLAS, which starts a thread per core, each with its buffer; where
+    they do not fit, it prints its own lines and either raises SIGINT (see
+    :func:`_blas_could_not_start`) or calls C's ``exit(1)``, which no Python code sees.  So here
+    OpenBLAS gets one thread (numpy's BLAS does nothing here that threads speed up) unless the
+    user chose a number, and the import is tried first in a forked child whose output is
+    dropped; numpy is then imported here, in the same address space: exact, and only paid
+    (about 0.1 s) under a limit."""
+    import os
+
+    if "numpy" in sys.modules or not _address_space_limited() or not hasattr(os, "fork"):
+        return None
+    if not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read when OpenBLAS loads, here and in children
+    failed = BLAS_FAILED
+    if os.environ.get("OPENBLAS_NUM_THREADS") == "1":  # no advice to do what is done
+        failed = failed.partition("? ")[0] + "?"
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: the import below tells
+        pid = None
+    if pid == 0:  # the child: import numpy, say nothing, report by the exit status only
+        code = 1  # OpenBLAS's own exit, its interrupt, and out of memory however numpy words it
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            import numpy  # noqa: F401
+
+            code = 0
+        except ImportError as exc:
+            code = 1 if out_of_memory(exc) else 3  # missing or broken: the real import says so
+        except BaseException:  # noqa: BLE001, S110 - e.g. SystemError from numpy's C init, short of memory
+            pass
+        finally:
+            os._exit(code)
+    if pid is not None:
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) in (1, -2):  # -2: killed by its interrupt
+            return failed
+    # numpy now, in the address space the child had: what the command imports later takes room
+    # that OpenBLAS's buffer may need, and it would end the process with its own line
+    try:
+        import numpy  # noqa: F401
+    except ImportError as exc:
+        if out_of_memory(exc):
+            return failed
+        raise
+    except (KeyboardInterrupt, MemoryError, SystemError):  # short of memory all the same
+        return failed
+    return None
+
+
 def _blas_could_not_start(exc: KeyboardInterrupt) -> bool:
     """Whether an interrupt is OpenBLAS's, not Ctrl-C: loaded by ``import numpy``, it raises
     SIGINT itself when it cannot create its threads (a small ``ulimit -v``), so the interrupt
     arrives in numpy's module code while the address space is limited."""
     import os
 
-    try:
-        import resource
-
-        limited = resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
-    except (ImportError, OSError, ValueError):  # not on Unix
-        return False
     tb = exc.__traceback__
-    if tb is None or not limited:
+    if tb is None or not _address_space_limited():
         return False
     while tb.tb_next is not None:
         tb = tb.tb_next

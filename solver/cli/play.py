@@ -344,14 +344,16 @@ class Terminal:
         except KeyboardInterrupt:
             self.err.write(f"\ngame saved as abandoned to {self.abandon()}\n")
             raise
-        except BaseException:
+        except BaseException as error:
             # Anything unexpected: keep the game, then let the error through.
             try:
                 saved = self.abandon()
             except Exception as exc:  # noqa: BLE001 - the original error matters more
                 self.err.write(f"yahtzee: could not save the game: {exc}\n")
             else:
-                if saved is not None:
+                if saved is not None and isinstance(error, SolverError):  # its one line says where
+                    error.args = (f"{error}; game saved as abandoned to {saved}",)
+                elif saved is not None:
                     self.err.write(f"game saved as abandoned to {saved}\n")
             raise
         return 0

@@ -207,6 +207,10 @@ def run_simulate(args) -> int:
 
     if args.workers is not None and args.cluster is not None:
         raise UsageError("--workers and --cluster: choose one (local processes, or a Dask cluster)")
+    if args.cluster is not None:  # its form, before any work
+        from ..play.distributed import parse_cluster_address
+
+        parse_cluster_address(args.cluster)
     graded = grades(args, rules)
     if args.worst is not None:
         check_output("--worst", args.worst)

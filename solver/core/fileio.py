@@ -3,7 +3,8 @@
 A reader sees the old file or the new one, never half of one; an interrupted
 write (Ctrl-C) removes its temporary file, and one killed outright leaves a hidden
 ``.name.PID.*.tmp`` file behind, which :func:`remove_stale_temporaries` (run by
-the next table build in that folder) deletes once process PID is gone.  The file
+the next table build in that folder) or :func:`remove_stale_temporaries_of` (run by the next
+write of that file, e.g. an export) deletes once process PID is gone.  The file
 gets the mode a plain ``open`` would give it: ``0o666`` less the umask.
 """
 
@@ -105,6 +106,30 @@ def remove_stale_temporaries(folder: str | os.PathLike, suffixes: tuple[str, ...
                     continue
             except OSError:
                 continue
+        try:
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:
+            pass
+    return removed
+
+
+def remove_stale_temporaries_of(path: str | os.PathLike) -> list[Path]:
+    """Delete what :func:`atomic_write` left of ``path`` when it was killed mid-write (``kill -9``,
+    a power cut): the hidden ``.NAME.PID.xxxxxxxx.tmp`` files beside it -- exactly that name,
+    PID and mkstemp's 8 characters -- whose process PID is gone; returns them.  Another program's
+    file, a folder or link of that name and a live writer's file are kept."""
+    path = Path(path)
+    pattern = re.compile(re.escape(f".{path.name}.") + r"(?P<pid>[0-9]{1,10})\.[a-z0-9_]{8}\.tmp")
+    removed = []
+    try:
+        entries = [e for e in os.scandir(path.parent) if e.name.startswith(f".{path.name}.")]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if not match or not entry.is_file(follow_symlinks=False) or _alive(int(match["pid"])):
+            continue
         try:
             os.unlink(entry.path)
             removed.append(Path(entry.path))

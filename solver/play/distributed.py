@@ -19,17 +19,84 @@ The bot is given by name (``optimal``, ``module:attr`` importable on the workers
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 
 import numpy as np
 
-from ..core.errors import UsageError
+from ..core.errors import SolverError, UsageError
 from ..core.rules import get_rules
 from .simulate import Regret, SimulationResult, simulate
 
 #: the most pieces a run is split into (each costs a task and a result to send back)
 MAX_PIECES = 4096
+#: the address schemes of a scheduler taken (Dask's default is tcp; tls takes Dask's TLS config)
+SCHEMES = ("tcp", "tls")
+#: seconds to open a TCP connection to the scheduler (a refused one is known at once)
+CONNECT_TIMEOUT = 10.0
+#: seconds to wait for the scheduler's answer once connected
+CLIENT_TIMEOUT = 30.0
+#: seconds a run waits with no worker at all (a nanny restarts a dead one within a few) before
+#: it stops saying so
+NO_WORKER_GRACE = 20.0
+#: seconds between two looks at the cluster's workers while pieces are pending
+WATCH_INTERVAL = 1.0
+
+
+def parse_cluster_address(address) -> tuple[str, str, int]:
+    """``tcp://HOST:PORT`` (or ``HOST:PORT``, or ``tls://HOST:PORT``; an IPv6 host in brackets)
+    as ``(scheme, host, port)``, checked before anything connects: else one
+    :class:`~solver.core.errors.UsageError` naming the address and what is wrong."""
+    import re
+
+    from ..core.bounded import shown
+
+    def refuse(why: str):
+        return UsageError(
+            f"cluster address {shown(address)}: {why}; give the scheduler's tcp://HOST:PORT, "
+            "e.g. tcp://10.0.0.5:8786"
+        )
+
+    if not isinstance(address, str) or not address.strip():
+        raise refuse("empty")
+    text = address.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    scheme = scheme.lower()
+    if scheme not in SCHEMES:
+        raise refuse(f"the scheme {shown(scheme)} is not one of {', '.join(s + '://' for s in SCHEMES)}")
+    match = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))(?::([^:]*))?", rest)
+    if match is None:
+        raise refuse("not HOST:PORT (a host name, an IPv4 address or an [IPv6] one, then :PORT)")
+    host, port = match.group(1), match.group(2)
+    if port is None:
+        raise refuse("no port (the scheduler listens on 8786 unless told otherwise)")
+    if not (port.isascii() and port.isdigit() and len(port) <= 5 and 1 <= int(port) <= 65535):
+        raise refuse(f"the port {shown(port)} is not a number from 1 to 65535")
+    return scheme, host.strip("[]"), int(port)
+
+
+def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """A TCP connection to the scheduler of ``address`` opens within ``timeout`` s, else one
+    :class:`~solver.core.errors.UsageError`: a refused port or an unknown host is known at once
+    (Dask's own client would try for :data:`CLIENT_TIMEOUT` s)."""
+    import socket
+
+    _, host, port = parse_cluster_address(address)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except socket.gaierror as exc:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address}: unknown host ({exc.strerror})"
+        ) from None
+    except TimeoutError:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address}: no answer within {timeout:g} s"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc.strerror or exc}") from None
 
 
 def split_games(games: int, game0: int, pieces: int) -> list[tuple[int, int]]:
@@ -80,34 +147,37 @@ def simulate_parallel(
     if workers is not None and not 1 <= int(workers) <= 256:
         raise UsageError(f"workers must be 1 to 256, got {workers}")
     n_workers = int(workers) if workers is not None else None
-    client = None
-    if cluster is not None:
-        client = _client(cluster)
-        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-    count = min(MAX_PIECES, pieces if pieces is not None else 4 * n_workers)
-    ranges = split_games(games, game0, count)
-    # the bot made here once, so that the tables it plays by (a value or target table) are built
-    # here, once, not by every worker at the same time; a bot program is not started by this
-    from ..engine.tables import get_table
-    from .bots import get_bot
+    if isinstance(cluster, str):
+        parse_cluster_address(cluster)  # before anything is built or imported
+    with contextlib.ExitStack() as owned:
+        client = None
+        if cluster is not None:
+            client = _client(cluster)
+            if client is not cluster:  # a client made here is closed here, also when the run fails
+                owned.callback(client.close)
+            n_workers = max(1, len(client.nthreads()))
+        count = min(MAX_PIECES, pieces if pieces is not None else 4 * n_workers)
+        ranges = split_games(games, game0, count)
+        # the bot made here once, so that the tables it plays by (a value or target table) are built
+        # here, once, not by every worker at the same time; a bot program is not started by this
+        from ..engine.tables import get_table
+        from .bots import get_bot
 
-    made = get_bot(bot, rules, tables_dir, build_if_missing=True, progress=False)
-    if callable(getattr(made, "close", None)):
-        made.close()
-    if regret:
-        get_table(rules, tables_dir, build_if_missing=True, progress=False)
-    options = {
-        "tables_dir": None if tables_dir is None else os.fspath(tables_dir),
-        "regret": regret,
-        "worst": worst,
-    }
-    args = [(rules.id, bot, int(seed), first, n, options) for first, n in ranges]
-    if client is not None:
-        done = _run_dask(client, args, progress)
-        if client is not cluster:
-            client.close()
-    else:
-        done = _run_local(n_workers, args, progress)
+        made = get_bot(bot, rules, tables_dir, build_if_missing=True, progress=False)
+        if callable(getattr(made, "close", None)):
+            made.close()
+        if regret:
+            get_table(rules, tables_dir, build_if_missing=True, progress=False)
+        options = {
+            "tables_dir": None if tables_dir is None else os.fspath(tables_dir),
+            "regret": regret,
+            "worst": worst,
+        }
+        args = [(rules.id, bot, int(seed), first, n, options) for first, n in ranges]
+        if client is not None:
+            done = _run_dask(client, args, progress)
+        else:
+            done = _run_local(n_workers, args, progress)
     merged = merge_results(done)
     if merged.regret is not None:
         merged.regret.table = get_table(rules, tables_dir, build_if_missing=False, progress=False)
@@ -123,10 +193,13 @@ def _client(cluster):
         return cluster
     if not isinstance(cluster, str):
         raise UsageError(f"cluster is a scheduler address like tcp://host:8786, got {cluster!r}")
+    scheme, host, port = parse_cluster_address(cluster)
+    address = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+    check_reachable(address)
     try:
-        return Client(cluster, timeout=30)
+        return Client(address, timeout=CLIENT_TIMEOUT)
     except (OSError, TimeoutError) as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
 def _run_local(n_workers: int, args: list, progress) -> list[SimulationResult]:
@@ -145,17 +218,60 @@ def _run_local(n_workers: int, args: list, progress) -> list[SimulationResult]:
 
 
 def _run_dask(client, args: list, progress) -> list[SimulationResult]:
-    from distributed import as_completed
+    """The pieces as tasks of ``client``'s cluster, in order; a cluster left with no worker for
+    :data:`NO_WORKER_GRACE` s, a piece whose workers kept dying (Dask's ``KilledWorker``) or a
+    lost scheduler is one :class:`~solver.core.errors.SolverError` (the pieces cancelled)."""
+    import time
+
+    from distributed import wait
 
     futures = [client.submit(play_piece, *a, pure=False) for a in args]
     index = {f.key: k for k, f in enumerate(futures)}
     out: dict[int, SimulationResult] = {}
-    for future in as_completed(futures):
-        k = index[future.key]
-        out[k] = future.result()
-        if progress is not None:
-            progress(args[k][4])
+    pending = set(futures)
+    alone_since: float | None = None
+    try:
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=WATCH_INTERVAL, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                done = set()
+            for future in done:
+                k = index[future.key]
+                out[k] = future.result()
+                if progress is not None:
+                    progress(args[k][4])
+            if done or client.nthreads():
+                alone_since = None
+                continue
+            alone_since = time.monotonic() if alone_since is None else alone_since
+            if time.monotonic() - alone_since >= NO_WORKER_GRACE:
+                raise SolverError(
+                    f"the Dask cluster at {client.scheduler.address} has no worker left ({len(pending)} of "
+                    f"{len(args)} pieces unplayed, none for {NO_WORKER_GRACE:g} s): start workers and run again"
+                )
+    except SolverError:
+        client.cancel(futures)
+        raise
+    except Exception as exc:
+        client.cancel(futures)
+        if not _from_dask(exc):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise SolverError(f"the Dask cluster failed: {type(exc).__name__}: {first}") from None
     return [out[k] for k in range(len(args))]
+
+
+def _from_dask(exc: BaseException) -> bool:
+    """Whether ``exc`` is the cluster's (a worker killed, a lost scheduler), not a piece's own error."""
+    from distributed import KilledWorker
+
+    return isinstance(exc, (KilledWorker, OSError, TimeoutError)) or type(exc).__module__.split(".")[0] in (
+        "distributed",
+        "tornado",
+        "asyncio",
+        "concurrent",
+    )
 
 
 def merge_results(parts: list[SimulationResult]) -> SimulationResult:

@@ -25,7 +25,8 @@ pyarrow).  The positions come from one of two samplers, as blocks of arrays
   :data:`SPREAD_PER_CARD` positions (the same card state is ranked once for them).
 
 Both are written :data:`CHUNK` positions at a time (a Parquet row group each), atomically: a
-reader sees the old file or the whole new one.  In Parquet the values are float64 at full
+reader sees the old file or the whole new one, and the hidden temporary file a killed export
+left beside it is removed by the next export of that file.  In Parquet the values are float64 at full
 precision (the JSON rounds them to 9 decimals as ``hint --json`` does), a field that JSON
 leaves out is null (``keep`` of a box, ``bonus`` of 0, ...), and the text columns are
 dictionary-encoded.
@@ -596,10 +597,12 @@ def write_export(
     only) in format ``fmt`` (``parquet``, ``jsonl``); atomically.  Returns the positions written."""
     import sys
 
-    from ..core.fileio import atomic_write
+    from ..core.fileio import atomic_write, remove_stale_temporaries_of
 
     if fmt not in FORMATS:
         raise UsageError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if str(path) != "-":  # what a killed export of this file left beside it
+        remove_stale_temporaries_of(path)
     written = 0
 
     def limited() -> Iterator[PositionBlock]:

@@ -32,13 +32,14 @@ import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import time
 import weakref
 from collections.abc import Callable
 
 from ..core import dice as D
-from ..core.bounded import shown
+from ..core.bounded import clipped, shown
 from ..core.card import ScoreCard
 from ..core.dice import Dice, is_sub_multiset
 from ..core.errors import UsageError
@@ -54,6 +55,26 @@ BATCH = 512
 MAX_LINE = 16 * 1024 * 1024
 #: seconds a bot has to start (``ready``) and to answer each message
 DEFAULT_TIMEOUT = 10.0
+
+
+#: the most characters of a bot's answer quoted in a message
+QUOTED = 100
+
+
+def quoted(value) -> str:
+    """What a bot sent (a decoded answer or a part of one) quoted as JSON, the protocol's own
+    notation (``{"keep": "33"}``, not Python's ``{'keep': '33'}``): one line of at most
+    :data:`QUOTED` characters, encoded only as far as that (an answer may be 16 MB)."""
+    text, size = [], 0
+    try:
+        for chunk in json.JSONEncoder(ensure_ascii=False).iterencode(value):
+            text.append(chunk)
+            size += len(chunk)
+            if size > QUOTED:
+                break
+    except (TypeError, ValueError, RecursionError):  # not what json.loads gives: not a bot's
+        return shown(value)
+    return clipped("".join(text), QUOTED)
 
 
 class BotError(UsageError):
@@ -140,6 +161,9 @@ class ProtocolBot:
                 stdout=subprocess.PIPE,
                 stderr=None,  # the bot's own messages go to ours, for its author
                 close_fds=True,
+                # its own process group: what it starts is ended with it (see _reap), and a
+                # Ctrl-C at the terminal is ours to handle, not sent to the bot as well
+                **({"process_group": 0} if os.name == "posix" else {}),
             )
         except OSError as exc:
             raise BotError(f"bot {shown(self.command)} could not start: {exc.strerror or exc}") from None
@@ -163,20 +187,29 @@ class ProtocolBot:
         answer = self._receive("the start")
         if answer.get("type") != "ready":
             raise BotError(
-                f'bot {self.name}: answered the start with {shown(answer)}, not {{"type": "ready"}}'
+                f'bot {self.name}: answered the start with {quoted(answer)}, not {{"type": "ready"}}'
             )
         name = answer.get("name")
         self.bot_name = name if isinstance(name, str) and name.isprintable() else None
 
     def _exited(self, what: str) -> BotError:
         code = None
-        if self._proc is not None:
-            try:  # its output closed: it is exiting (or has closed its stdout and goes on)
-                code = self._proc.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                pass
+        if self._proc is not None:  # its output closed: it is exiting (or goes on without it)
+            code = _exit_status(self._proc, 1.0)
         status = "exited" if code is None else f"exited with code {code}"
         return BotError(f"bot {self.name} {status} at {what}")
+
+    def _ready(self, sel: selectors.BaseSelector, deadline: float, what: str) -> bool:
+        """Whether the bot's pipe is ready before ``deadline``; a bot that exits meanwhile is a
+        :class:`BotError` at once (a process it started may hold its pipes open: no end of file)."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if sel.select(min(left, 0.25)):
+                return True
+            if _exit_status(self._proc, 0) is not None:
+                raise self._exited(what)
 
     def _send(self, message: dict, what: str) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
@@ -185,8 +218,7 @@ class ProtocolBot:
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_WRITE)
             while data:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
+                if not self._ready(sel, deadline, what):
                     raise BotError(
                         f"bot {self.name} stopped reading its input at {what} ({self.timeout:g} s)"
                     )
@@ -206,8 +238,7 @@ class ProtocolBot:
             while b"\n" not in self._buffer:
                 if len(self._buffer) > MAX_LINE:
                     raise BotError(f"bot {self.name} sent a line over {MAX_LINE} bytes at {what}")
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
+                if not self._ready(sel, deadline, what):
                     raise BotError(f"bot {self.name} did not answer {what} within {self.timeout:g} s")
                 try:
                     chunk = os.read(fd, 1 << 20)
@@ -221,14 +252,14 @@ class ProtocolBot:
             answer = json.loads(line)
         except (ValueError, RecursionError):
             raise BotError(
-                f"bot {self.name} answered {what} with a line that is not JSON: {shown(line.decode(errors='replace'))}"
+                f"bot {self.name} answered {what} with a line that is not JSON: {quoted(line.decode(errors='replace'))}"
             ) from None
         if not isinstance(answer, dict):
-            raise BotError(f"bot {self.name} answered {what} with {shown(answer)}, not a JSON object")
+            raise BotError(f"bot {self.name} answered {what} with {quoted(answer)}, not a JSON object")
         return answer
 
     def close(self) -> None:
-        """Tell the bot to quit, wait 2 s, then kill it; always reaps the process."""
+        """Tell the bot to quit, wait 2 s, then end it and what it started; always reaps it."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -268,7 +299,7 @@ class ProtocolBot:
         moves = answer.get("moves")
         if answer.get("type") != "decisions" or not isinstance(moves, list):
             raise BotError(
-                f'bot {self.name} answered {what} with {shown(answer)}, not {{"type": "decisions", "moves": [...]}}'
+                f'bot {self.name} answered {what} with {quoted(answer)}, not {{"type": "decisions", "moves": [...]}}'
             )
         if len(moves) != len(positions):
             raise BotError(
@@ -284,7 +315,7 @@ class ProtocolBot:
             )
             if not ok:
                 raise BotError(
-                    f'bot {self.name} at {where(position)}: answered {shown(move)}, not {{"{key}": ...}}'
+                    f'bot {self.name} at {where(position)}: answered {quoted(move)}, not {{"{key}": ...}}'
                 )
         self.decisions += len(positions)
         return moves
@@ -301,9 +332,10 @@ class ProtocolBot:
         return check_keep(self, position, move["keep"], dice)
 
     def choose_box(self, card, dice, rng):
-        position = position_json(card, dice, 0, self.game, self.opponents)
+        legal = card.placements(dice)
+        position = position_json(card, dice, 0, self.game, self.opponents, placements=legal)
         [move] = self.decide([position])
-        return move["box"]
+        return check_box(self, position, move["box"], dice, [p.box for p in legal])
 
 
 def check_keep(bot: ProtocolBot, position: dict, keep, dice: Dice) -> tuple[int, ...]:
@@ -319,18 +351,100 @@ def check_keep(bot: ProtocolBot, position: dict, keep, dice: Dice) -> tuple[int,
     return keep
 
 
+#: seconds a bot has to exit once its input is closed (``quit`` sent)
+QUIT_GRACE = 2.0
+#: seconds what is left of its process group has after SIGTERM, before SIGKILL
+TERM_GRACE = 0.5
+
+
+def check_box(bot: ProtocolBot, position: dict, box: str, dice: Dice, legal) -> str:
+    """``box`` if it is among ``legal`` (the card's boxes open for ``dice``), else the
+    :class:`BotError` naming the bot, the decision and the boxes it could have named."""
+    if box not in legal:
+        raise BotError(
+            f"bot {bot.name} at {where(position)}: {quoted(box)} is not a legal box "
+            f"for {dice} on this card (legal: {', '.join(legal)})"
+        )
+    return box
+
+
 def _reap(proc: subprocess.Popen) -> None:
-    """Close the bot's pipes, give it 2 s to exit, then kill it; always waits for it."""
+    """Close the bot's pipes, give it :data:`QUIT_GRACE` s to exit, then end its whole process
+    group -- the processes it started too, which would otherwise go on holding our stderr --
+    with SIGTERM and, after :data:`TERM_GRACE` s, SIGKILL; always waits for the bot.
+
+    The bot is waited for without being reaped (``WNOWAIT``) until the group is signalled: the
+    exited bot's pid, the group's id, cannot be given to another process meanwhile."""
     for pipe in (proc.stdin, proc.stdout):
         try:
             pipe.close()
         except OSError:
             pass
+    if os.name != "posix" or proc.returncode is not None:  # no group to end (or reaped already)
+        try:
+            proc.wait(timeout=QUIT_GRACE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return
+    _exit_status(proc, QUIT_GRACE)
+    _signal_group(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + TERM_GRACE
+    while time.monotonic() < deadline and _group_alive(proc.pid):
+        time.sleep(0.01)
+    _signal_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _exit_status(proc: subprocess.Popen, seconds: float) -> int | None:
+    """The bot's exit code (minus the signal that ended it) if it exits within ``seconds``,
+    else None; on POSIX it is left unreaped (a zombie) for :func:`_reap` to end its group first."""
+    if os.name != "posix":
+        try:
+            return proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped already
+            return proc.returncode
+        if info is not None:
+            return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
     try:
-        proc.wait(timeout=2.0)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):  # the group is gone (or no longer the bot's)
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` other than an exited one still runs (Linux: from
+    /proc; elsewhere: whether the group exists, its exited leader included)."""
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (name) ": state, ppid, pgrp
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
+            return True
+    return False
 
 
 def decide_in_halves(

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from ..engine.tables import Table
 from . import protocol
 from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
-from .protocol import BotError, ProtocolBot, check_keep, decide_in_halves, position_json, where
+from .protocol import ProtocolBot, check_box, check_keep, decide_in_halves, position_json
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
 #: a game with the report's statistics, so about 4 GB at the cap, and some 7 minutes for the
@@ -617,12 +617,7 @@ class _Lockstep:
         ]
 
         def score(k: int, position: dict, move: dict) -> None:
-            placement = legal[k].get(move["box"])
-            if placement is None:
-                raise BotError(
-                    f"bot {self.bot.name} at {where(position)}: {shown(move['box'])} is not a legal box "
-                    f"for {self.dice[k]} on this card (legal: {', '.join(legal[k])})"
-                )
+            placement = legal[k][check_box(self.bot, position, move["box"], self.dice[k], legal[k])]
             self.cards[k] = self.cards[k].place(placement)
             if self.records is not None:
                 moves, cards = self.records[k]
