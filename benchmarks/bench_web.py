@@ -7,9 +7,14 @@ from this process (one kept-alive connection, as a browser has):
 * *new card states*: positions from random legal games, nearly every one a card state the
   advisor has not seen (its turn values computed for the request: the slow case);
 * *same position*: one position asked again and again (the turn values cached);
-* ``POST /api/games/{id}/roll`` + ``/score``: a move in a game, for comparison.
+* ``POST /api/games/{id}/roll`` + ``/score``: a move in a game, for comparison;
+* ``--burst N``: N hint requests from N connections opened at once (the bar: every one
+  answered -- 200, or 503 JSON with Retry-After past capacity --, none reset, p99 <= 2 s),
+  alone and while ``--idle`` connections (default 200) are held open; medians over
+  ``--repeat`` bursts.
 
     python benchmarks/bench_web.py [--requests 300] [--tables DIR]
+    python benchmarks/bench_web.py --burst 300 [--idle 200] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -73,12 +78,95 @@ def report(name: str, times: list[float]) -> float:
     return median
 
 
+def one_burst(port: int, n: int, positions) -> tuple[dict, list[float]]:
+    """``n`` hint requests sent on ``n`` connections opened at once (threads released together);
+    the count of each outcome and each answered request's latency (from its connect)."""
+    barrier = threading.Barrier(n)
+    outcomes: list[tuple[str, float]] = [("", 0.0)] * n
+
+    def client(i: int) -> None:
+        p = positions[i % len(positions)]
+        query = urlencode({"dice": str(p.dice), "rolls_left": p.rolls_left, "card": str(p.card)})
+        request = f"GET /api/hint?{query} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
+        barrier.wait()
+        t = time.perf_counter()
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+                s.sendall(request)
+                data = b""
+                while chunk := s.recv(65536):
+                    data += chunk
+        except OSError:
+            outcomes[i] = ("reset", time.perf_counter() - t)
+            return
+        status = data[9:12].decode("ascii", "replace") if data.startswith(b"HTTP/1.1 ") else "reset"
+        if status == "503" and b"retry-after" not in data.split(b"\r\n\r\n", 1)[0].lower():
+            status = "503 without Retry-After"
+        outcomes[i] = (status, time.perf_counter() - t)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    counts: dict[str, int] = {}
+    for status, _ in outcomes:
+        counts[status] = counts.get(status, 0) + 1
+    return counts, [t for status, t in outcomes if status == "200"]
+
+
+def burst_main(args, port: int) -> int:
+    import resource
+
+    positions = random_positions(get_rules("yahtzee"), 500, seed=11)
+    ok = True
+    print(f"yahtzee serve on 127.0.0.1:{port}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    for idle_n in (0, args.idle):
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(idle_n)]
+        time.sleep(0.3)
+        p50s, p99s, worst = [], [], {}
+        for _ in range(args.repeat):
+            cpu = resource.getrusage(resource.RUSAGE_SELF)
+            t = time.perf_counter()
+            counts, latencies = one_burst(port, args.burst, positions)
+            wall = time.perf_counter() - t
+            used = resource.getrusage(resource.RUSAGE_SELF)
+            ms = sorted(1000 * x for x in latencies) or [float("nan")]
+            p50s.append(statistics.median(ms))
+            p99s.append(ms[min(len(ms) - 1, int(0.99 * len(ms)))])
+            bad = {k: v for k, v in counts.items() if k not in ("200", "503")}
+            worst = bad or worst
+            print(
+                f"  burst of {args.burst} with {idle_n} idle held: {counts}  p50 {p50s[-1]:.0f} ms  "
+                f"p99 {p99s[-1]:.0f} ms  wall {wall:.2f} s  CPU {used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime:.2f} s"
+            )
+        for s in idle:
+            s.close()
+        p99 = statistics.median(p99s)
+        verdict = "ok" if not worst and p99 <= 2000 else "OVER THE BAR"
+        ok = ok and verdict == "ok"
+        print(
+            f"burst of {args.burst}, {idle_n} idle: median p50 {statistics.median(p50s):.0f} ms, "
+            f"median p99 {p99:.0f} ms, unanswered {worst or 0}: {verdict}"
+        )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory (server and clients, one process) {peak:.0f} MiB")
+    return 0 if ok else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=300)
     ap.add_argument("--tables", default=None)
+    ap.add_argument("--burst", type=int, default=0, help="N hint requests from N connections at once")
+    ap.add_argument("--idle", type=int, default=200, help="idle connections held open during a burst")
+    ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
     server, port = start_server(args.tables)
+    if args.burst:
+        code = burst_main(args, port)
+        server.should_exit = True
+        return code
     con = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     rules = get_rules("yahtzee")
     positions = random_positions(rules, args.requests, seed=7)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Match, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -67,6 +68,11 @@ async def read_json(request: Request) -> dict:
                     raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
     except TimeoutError:
         raise ApiError(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
+    except ClientDisconnect:  # the client went away mid-body: one line in the log, nothing to answer
+        logging.getLogger("uvicorn.error").warning(
+            "client %s went away before its request body had arrived", _client(request)
+        )
+        raise ClientGone from None
     if not body.strip():
         return {}
     try:
@@ -118,6 +124,8 @@ def create_app(
                 result = await run_in_threadpool(method, params, request)
             except ApiError as exc:
                 return error_response(exc.status, exc.message, exc.extra)
+            except ClientGone:
+                return Response(status_code=499)  # nobody reads it: the client has gone
             return json_answer(result)
 
         return endpoint
@@ -243,6 +251,11 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def json_answer(result: dict) -> Response:
     return Response(json.dumps(result, allow_nan=False), media_type="application/json", headers=NO_STORE)
+
+
+def _client(request: Request) -> str:
+    client = request.scope.get("client")
+    return f"{client[0]}:{client[1]}" if client else "?"
 
 
 def _cli_message(line: str) -> str:
