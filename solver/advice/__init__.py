@@ -1,6 +1,6 @@
 """Advice: every option of a position ranked by an objective.  Imports the engine and the core.
 
-One protocol (:class:`~.objectives.Advising`): ``advisor.advise(position, objective)`` returns
+One protocol (:class:`~.advisor.Advising`): ``advisor.advise(position, objective)`` returns
 an :class:`~.advisor.Advice` -- the options best first, each with the objective's ``value``, its
 ``loss`` against the best and its ``expected_final``.  The objectives (:mod:`.objectives`) are
 small frozen values with a text form: ``ExpectedScore()`` (``ev``), ``AtLeast(T)``

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..core import dice as D
 from ..core.card import ScoreCard
@@ -46,10 +46,7 @@ from ..engine.turn import (
     check_finite,
     stop_placement,
 )
-from .objectives import EXPECTED_SCORE, AtLeast, ExpectedScore, Objective, check_objective
-
-if TYPE_CHECKING:
-    from .objectives import Advising
+from .objectives import EXPECTED_SCORE, AtLeast, ExpectedScore, Objective, Ranking, check_objective
 
 
 @dataclass(frozen=True)
@@ -330,7 +327,7 @@ class Advisor:
 
     #: what the advice is where it is not exact (None: exact, the table's)
     note: str | None = None
-    #: the objectives it ranks by (:class:`~solver.advice.objectives.Advising`)
+    #: the objectives it ranks by (:class:`Advising`)
     objectives: tuple[type, ...] = (ExpectedScore,)
 
     def __init__(self, table: Table):
@@ -587,6 +584,18 @@ def ranked_by_objective(
             made["stop_category"], made["stop_score"] = stop
         options.append(Option(**made))
     return Advice(position, tuple(options), objective, capped_at)
+
+
+class Advising(Ranking, Protocol):
+    """An advisor: ranks every option of a position of its rule set by an objective.
+
+    ``objectives`` are the objective types it answers; asked for another it raises
+    :class:`UsageError` (:func:`~solver.advice.objectives.check_objective`).  ``note`` says
+    what its advice is where it is not exact (None: exact)."""
+
+    note: str | None
+
+    def advise(self, position: Position, objective: Objective = EXPECTED_SCORE) -> Advice: ...
 
 
 def checked_advice(advisor: Advising, position: Position, objective: Objective = EXPECTED_SCORE) -> Advice:

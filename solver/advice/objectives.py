@@ -1,6 +1,6 @@
 """What an advice ranks by: the objectives, small frozen values, and the protocol that takes them.
 
-Every advisor answers ``advise(position, objective) -> Advice`` (:class:`Advising`):
+Every advisor answers ``advise(position, objective) -> Advice`` (:class:`solver.advice.advisor.Advising`):
 
 * :class:`ExpectedScore` -- the expected final score (``ev``: the points still to come);
   on the triple card the triple player's one-turn lookahead over the columns' exact
@@ -24,9 +24,7 @@ from ..core.card import ScoreCard
 from ..core.errors import UsageError
 
 if TYPE_CHECKING:
-    from ..core.position import Position
     from ..core.rules import RuleSet
-    from .advisor import Advice
 
 
 @dataclass(frozen=True)
@@ -97,21 +95,15 @@ def parse_objective(text: str, rules: str | RuleSet | None = None) -> Objective:
     raise UsageError(f"unknown objective {shown(text)}: ev, target:T or win:CARD|CARD|...")
 
 
-class Advising(Protocol):
-    """An advisor: ranks every option of a position of its rule set by an objective.
-
-    ``objectives`` are the objective types it answers; asked for another it raises
-    :class:`UsageError` (:func:`check_objective`).  ``note`` says what its advice is where it is
-    not exact (None: exact)."""
+class Ranking(Protocol):
+    """What :func:`check_objective` reads of an advisor (the whole protocol is
+    :class:`solver.advice.advisor.Advising`): its rule set and the objective types it answers."""
 
     rules: RuleSet
-    note: str | None
     objectives: tuple[type, ...]
 
-    def advise(self, position: Position, objective: Objective = EXPECTED_SCORE) -> Advice: ...
 
-
-def check_objective(advisor: Advising, objective) -> None:
+def check_objective(advisor: Ranking, objective) -> None:
     """A :class:`UsageError` unless ``advisor`` answers ``objective``."""
     if not isinstance(objective, advisor.objectives):
         answers = ", ".join(kind.__name__ for kind in advisor.objectives)
