@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.bounded import clipped, shown
 from ..core.errors import MissingTableError, TableError, UsageError, out_of_memory
 from ..core.fileio import NotRegularFileError, file_kind, json_depth_ok, open_regular
 
@@ -303,16 +304,19 @@ def stale_reasons(
     reasons = []
     version = manifest.format_version
     if type(version) is not int or version != (kind.legacy if manifest.legacy else FORMAT_VERSION):
-        reasons.append(f"format version {version!r}, expected {FORMAT_VERSION}")
+        if manifest.legacy and version == FORMAT_VERSION:
+            reasons.append(f"format version {FORMAT_VERSION} without its arrays")
+        else:
+            reasons.append(f"format version {shown(version)}, expected {FORMAT_VERSION}")
     if manifest.kind != kind.name:
-        reasons.append(f"a manifest of kind {manifest.kind!r}, not {kind.name!r}")
+        reasons.append(f"a manifest of kind {shown(manifest.kind)}, not {kind.name!r}")
     if manifest.rules != rules.describe():
         built_for = manifest.rules
         built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
-        reasons.append(f"built for different rules ({built_id})")
+        reasons.append(f"built for different rules ({clipped(str(built_id))})")
     for key, want in (settings or {}).items():
         if manifest.get(key) != want:
-            reasons.append(f"{key} {manifest.get(key)!r}, not {want!r}")
+            reasons.append(f"{key} {shown(manifest.get(key))}, not {want!r}")
     return reasons
 
 
@@ -461,9 +465,9 @@ def _entry_problems(manifest: Manifest, kind: Kind, rules: RuleSet, paths: tuple
             good = isinstance(shape, list) and len(shape) == 1 and type(shape[0]) is int and shape[0] >= 0
         if not good or entry.dtype != spec.dtype:
             whose = "" if len(kind.arrays) == 1 else f"the {_possessive(spec.name)} "
-            problems.append(f"{whose}shape {shape!r} {entry.dtype!r} in the manifest")
+            problems.append(f"{whose}shape {shown(shape)} {shown(entry.dtype)} in the manifest")
         if not manifest.legacy and entry.file != path.name:
-            problems.append(f"the {spec.name} file named {entry.file!r}, not {path.name!r}")
+            problems.append(f"the {spec.name} file named {shown(entry.file)}, not {path.name!r}")
     return problems
 
 
