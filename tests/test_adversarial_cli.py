@@ -7,7 +7,6 @@ Subprocess cases use the small rule sets ``yacht+lower-only`` and ``yahtzee+lowe
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import resource
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tablefiles import reseal
 
 from solver.advice.batch import advise_json_lines
 from solver.cli.entry import main
@@ -55,9 +55,7 @@ def damaged_copy(tdir: Path, folder: Path, rid: str, value: float) -> Path:
     values = np.load(npy)
     values[1:] = value
     np.save(npy, values)
-    manifest = json.loads((folder / f"{rid}.json").read_text())
-    manifest["sha256"] = hashlib.sha256(npy.read_bytes()).hexdigest()
-    (folder / f"{rid}.json").write_text(json.dumps(manifest))
+    reseal(folder / f"{rid}.json")
     return folder
 
 
@@ -631,7 +629,7 @@ def test_out_of_memory_under_ulimit_for_a_large_target_table(target_tables, tmp_
     del big
     manifest_path = tmp_path / f"{SMALL}.target.json"
     manifest = json.loads(manifest_path.read_text())
-    manifest["values_shape"] = [n]  # the values' checksum is checked by tables verify, not by a hint
+    manifest["arrays"]["values"]["shape"] = [n]  # its checksum is checked by tables verify, not by a hint
     manifest_path.write_text(json.dumps(manifest))
     proc = process(*HINT, "--target", "80", "--tables", str(tmp_path), preexec_fn=_limit_memory(2000))
     assert proc.returncode == 1, proc.stderr

@@ -578,7 +578,7 @@ def test_residuals_are_kept_beside_the_target_table_and_checked_when_read(residu
     not read (None: solved again), and a folder that cannot be written is no error."""
     import numpy as np
 
-    from solver.engine.distribution import get_residuals, load_residuals, residual_paths, save_residuals
+    from solver.engine.opponent import get_residuals, load_residuals, residual_paths, save_residuals
 
     rules, values, res = residuals
     for name in (f"{rules.id}.npy", f"{rules.id}.json"):  # the value table's files: left alone

@@ -19,11 +19,10 @@ from solver.core.card import ScoreCard
 from solver.core.errors import MissingTableError, TableError
 from solver.core.position import Position
 from solver.core.rules import get_rules
+from solver.engine.store import FORMAT_VERSION, sha256_file
 from solver.engine.tables import (
-    FORMAT_VERSION,
     build_table,
     load_table,
-    sha256_file,
     table_paths,
     verify_table,
 )
@@ -134,9 +133,11 @@ def test_manifest_describes_the_table(tables_dir):
     assert manifest["format_version"] == FORMAT_VERSION
     assert manifest["rules"]["id"] == "yahtzee"
     assert manifest["rules"] == get_rules("yahtzee").describe()
-    assert manifest["sha256"] == sha256_file(npy)
-    assert manifest["dtype"] == "float64"
-    assert tuple(manifest["shape"]) == table.values.shape == (2**13, 64, 2)
+    assert manifest["kind"] == "values"
+    entry = manifest["arrays"]["values"]
+    assert entry["file"] == npy.name and entry["sha256"] == sha256_file(npy)
+    assert entry["dtype"] == "float64"
+    assert tuple(entry["shape"]) == table.values.shape == (2**13, 64, 2)
     assert manifest["empty_card_value"] == table.empty_card_value
     assert not table.values.flags.writeable
     assert np.isnan(table.values).any()  # unreachable states are marked

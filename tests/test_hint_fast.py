@@ -26,14 +26,16 @@ import sys
 
 import numpy as np
 import pytest
+from tablefiles import reseal
 
 from solver.advice.advisor import Advisor
+from solver.cli.remedy import error_text
 from solver.core import dice as D
 from solver.core.card import ScoreCard
 from solver.core.errors import MissingTableError, TableError
 from solver.core.position import Position
 from solver.core.rules import RULE_SETS, get_rules
-from solver.engine.tables import ValueFile, load_table, sha256_file
+from solver.engine.tables import ValueFile, load_table
 from solver.engine.turn import TurnValues
 
 HINT = ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3"]
@@ -312,7 +314,7 @@ def test_release_pages_keeps_the_bytes_and_lets_the_pages_go(tmp_path):
     """release_pages on a view of a ValueFile's map: the same values read after it, and (Linux)
     the map's pages no longer resident; on an array that maps no file it does nothing."""
     from solver.engine.dp import kernel_values
-    from solver.engine.tables import release_pages
+    from solver.engine.store import release_pages
 
     values = np.arange(1 << 20, dtype=np.float32) / (1 << 20)  # 4 MB
     path = tmp_path / "w.npy"
@@ -340,9 +342,7 @@ def copy_table(tables_dir, tmp_path, rid=SMALL):
 
 def rehash(npy, manifest_path):
     """Make the manifest's sha256 match the file again (to reach the checks after the hash)."""
-    manifest = json.loads(manifest_path.read_text())
-    manifest["sha256"] = sha256_file(npy)
-    manifest_path.write_text(json.dumps(manifest))
+    reseal(manifest_path)
 
 
 def truncate(npy, manifest_path):
@@ -423,7 +423,10 @@ def test_light_reader_refuses_what_load_table_refuses(tables_dir, tmp_path, corr
             continue
         assert type(light_error) is type(numpy_error) and numpy_error is not None
         light, want = str(light_error), str(numpy_error)
-        assert f"rebuild it with: yahtzee tables build --rules {get_rules(SMALL).id} --force" in light
+        assert light.endswith("; rebuild it")  # the command is the CLI's to word, from the fields
+        assert f"rebuild it with: yahtzee tables build --rules {get_rules(SMALL).id} --force" in error_text(
+            light_error
+        )
         if "corrupt or truncated (" in want:  # the reason in brackets is the reader's own
             assert light.split(" (")[0] == want.split(" (")[0]
             assert light.rsplit("); ", 1)[1] == want.rsplit("); ", 1)[1]

@@ -205,8 +205,12 @@ def test_worst_positions_are_hint_positions(game):
 
 def test_grading_needs_the_target_table(tmp_path):
     rules = RULES["upper-bonus"]
-    with pytest.raises(MissingTableError, match="--target"):
+    from solver.cli.remedy import error_text
+
+    with pytest.raises(MissingTableError) as info:
         play_match(rules, ["optimal", "random"], 10, tables_dir=tmp_path, grade=True)
+    assert (info.value.rules.id, info.value.kind, info.value.folder) == (rules.id, "target", tmp_path)
+    assert "--target" in error_text(info.value)  # the command is the CLI's to word
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ A first hint on an empty tables folder and numba cache is in ``tests/test_hint_f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -20,15 +21,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tablefiles import reseal
 
 from solver.cli import main
+from solver.cli.remedy import error_text
 from solver.core.errors import MissingTableError, TableError
 from solver.core.position import Position
 from solver.core.rules import get_rules
 from solver.engine import tables as T
 
 YAHTZEE = get_rules("yahtzee")
-CHECKED = ("format_version", "rules", "shape", "dtype", "sha256", "empty_card_value", "reference_value")
+CHECKED = ("format_version", "kind", "rules", "arrays", "empty_card_value", "reference_value")
 
 
 def shipped_bytes() -> bytes:
@@ -60,8 +63,8 @@ def test_shipped_table_is_a_fresh_build_byte_for_byte(tables_dir):
             f"the shipped table differs from a fresh build from byte {first} on: python scripts/ship_table.py"
         )
     fresh_manifest = json.loads(manifest_path.read_text())
-    assert {k: shipped.manifest[k] for k in CHECKED} == {k: fresh_manifest[k] for k in CHECKED}
-    assert built.manifest["sha256"] == shipped.manifest["sha256"]
+    assert {k: shipped.manifest.to_json()[k] for k in CHECKED} == {k: fresh_manifest[k] for k in CHECKED}
+    assert built.manifest.sha256 == shipped.manifest.sha256
 
 
 @pytest.mark.slow
@@ -84,7 +87,7 @@ def test_shipped_table_loads_both_ways():
     light, array = T.load_shipped(YAHTZEE, light=True), T.load_shipped(YAHTZEE)
     data = shipped_bytes()
     assert light.shipped and array.shipped and light.path == array.path == T.shipped_paths(YAHTZEE)[0]
-    assert light.manifest["sha256"] == T.hashlib.sha256(data).hexdigest()
+    assert light.manifest.sha256 == hashlib.sha256(data).hexdigest()
     values = array.values
     assert values.shape == (8192, 64, 2) and values.dtype == "<f8" and not values.flags.writeable
     assert values.tobytes() == data[light.values.offset :] == np.asarray(light.values).tobytes()
@@ -167,7 +170,11 @@ def test_a_damaged_folder_table_is_an_error_not_the_shipped_one(tmp_path):
     for light in (True, False):
         with pytest.raises(TableError, match="sha256 does not match") as info:
             T.get_table("yahtzee", tmp_path, build_if_missing=True, light=light)
-        assert f"--tables {tmp_path}" in str(info.value) and "reinstall" not in str(info.value)
+        error = info.value  # the folder's table: rebuilt there, no reinstall
+        assert (error.fix, error.folder) == ("rebuild", tmp_path) and "reinstall" not in str(error)
+        assert error_text(error).endswith(
+            f"; rebuild it with: yahtzee tables build --rules yahtzee --force --tables {tmp_path}"
+        )
 
 
 # --------------------------------------------------------------------------- damaged shipped files
@@ -218,9 +225,7 @@ def value_out_of_range_behind_a_matching_manifest(npy, manifest_path):
     data = bytearray(npy.read_bytes())
     data[128 : 128 + 8] = np.float64(1e300).tobytes()  # the empty card
     npy.write_bytes(bytes(data))
-    manifest = json.loads(manifest_path.read_text())
-    manifest["sha256"] = T.sha256_file(npy)
-    manifest_path.write_text(json.dumps(manifest))
+    reseal(manifest_path)
 
 
 CORRUPTIONS = {
@@ -240,9 +245,13 @@ def test_a_damaged_shipped_table_is_refused_in_one_line(shipped_copy, tmp_path, 
         with pytest.raises(TableError) as info:
             T.get_table("yahtzee", tmp_path / "empty", build_if_missing=True, light=light)
         errors.append(str(info.value))
+        assert (info.value.fix, info.value.folder) == ("reinstall", None)
     assert errors[0] == errors[1] and "\n" not in errors[0]
     assert CORRUPTIONS[corrupt] in errors[0] and str(npy.parent) in errors[0], errors[0]
     assert errors[0].endswith(
+        "; reinstall the package, or build the table into the tables folder (which comes first)"
+    )
+    assert error_text(info.value).endswith(
         "; reinstall the package, or build the table into the tables folder (which comes first): "
         "yahtzee tables build --rules yahtzee"
     )

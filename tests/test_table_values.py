@@ -21,6 +21,7 @@ import shutil
 
 import numpy as np
 import pytest
+from tablefiles import reseal
 from test_adversarial_tables import cli, one_line_error
 
 from solver.core.errors import TableError
@@ -33,7 +34,6 @@ from solver.engine.tables import (
     load_table,
     reachable_states,
     sample_states,
-    sha256_file,
     table_paths,
     value_pattern,
 )
@@ -84,9 +84,7 @@ def forge(folder, spec: str, change) -> np.ndarray:
     values = np.load(npy).copy()
     change(values)
     np.save(npy, values)
-    manifest = json.loads(manifest_path.read_text())
-    manifest["sha256"] = sha256_file(npy)
-    manifest_path.write_text(json.dumps(manifest))
+    reseal(manifest_path)
     return values
 
 
@@ -154,8 +152,14 @@ def test_plus_60_with_chance_filled_is_refused_in_one_line(forged_yahtzee, capsy
     for light in (True, False):
         with pytest.raises(TableError) as info:
             load_table("yahtzee", forged_yahtzee, light=light)
-        message = str(info.value)
-        assert "sampled states break the Bellman equation" in message and message.endswith(rebuild)
+        message, error = str(info.value), info.value
+        assert "sampled states break the Bellman equation" in message and message.endswith("; rebuild it")
+        assert (error.rules.id, error.kind, error.folder, error.fix) == (
+            "yahtzee",
+            "values",
+            forged_yahtzee,
+            "rebuild",
+        )
         assert "\n" not in message
     code, out, err = cli(capsys, *HINT, "--tables", str(forged_yahtzee))
     line = one_line_error(err)
@@ -192,7 +196,7 @@ def test_plus_60_is_refused_on_every_rule_set(tmp_path, tables_dir, spec):
         assert miss_probability(rules, broken_states(rules, values)) < 1e-9
     for _ in range(5):
         for light in (True, False):
-            with pytest.raises(TableError, match="break the Bellman equation.*rebuild it with"):
+            with pytest.raises(TableError, match="break the Bellman equation.*; rebuild it$"):
                 load_table(spec, tmp_path, light=light)
 
 
@@ -348,17 +352,21 @@ def test_forged_target_probabilities_are_refused_in_one_line(target_folder, tmp_
     w_path, _, manifest_path = target_paths(rules, tmp_path)
     w = np.load(w_path)
     np.save(w_path, np.minimum(w + np.float32(0.05), np.float32(1.0)))
-    manifest = json.loads(manifest_path.read_text())
-    manifest["values_sha256"] = sha256_file(w_path)
-    manifest_path.write_text(json.dumps(manifest))
-    rebuild = f"rebuild it with: yahtzee tables build --rules {spec} --target --tables {tmp_path} --force"
+    reseal(manifest_path)
+    rebuild = f"rebuild it with: yahtzee tables build --rules {spec} --target --force --tables {tmp_path}"
     for _ in range(3):
         for light in (True, False):
             with pytest.raises(TableError) as info:
                 load_target(spec, tmp_path, light=light)
-            message = str(info.value)
+            message, error = str(info.value), info.value
             assert "sampled (state, target) pairs break the Bellman equation" in message
-            assert message.endswith(rebuild) and "\n" not in message
+            assert message.endswith("; rebuild it") and "\n" not in message
+            assert (error.rules.id, error.kind, error.folder, error.fix) == (
+                spec,
+                "target",
+                tmp_path,
+                "rebuild",
+            )
     build_table(spec, tmp_path, progress=False)  # the value table beside it is genuine
     argv = ["hint", "--rules", spec, "--dice", "33456", "--rolls-left", "1", "--target", "100"]
     code, out, err = cli(capsys, *argv, "--tables", str(tmp_path))
@@ -374,13 +382,13 @@ def test_a_forged_opponent_model_is_solved_again(tables_dir, tmp_path, spec):
     table it passes every other check; with it, the means of the rows drawn are off (None:
     solved again, the genuine rows).  A genuine model passes every draw (exact rows and normal
     ones: these games have more open boxes than the exact rows cover)."""
-    from solver.engine.distribution import (
+    from solver.engine.distribution import solve_residuals
+    from solver.engine.opponent import (
         get_residuals,
         load_residuals,
         residual_means_problem,
         residual_paths,
         save_residuals,
-        solve_residuals,
     )
 
     table = tables_dir.table(spec)
@@ -395,9 +403,7 @@ def test_a_forged_opponent_model_is_solved_again(tables_dir, tmp_path, spec):
     index = np.load(index_path)
     index[..., 1] += 3
     np.save(index_path, index)
-    manifest = json.loads(manifest_path.read_text())
-    manifest["index_sha256"] = sha256_file(index_path)
-    manifest_path.write_text(json.dumps(manifest))
+    reseal(manifest_path)
     assert load_residuals(rules, tmp_path, "abc") is not None  # only the values tell
     assert load_residuals(rules, tmp_path, "abc", values) is None
     again = get_residuals(rules, values, tmp_path, "abc")

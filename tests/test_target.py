@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from naive import NaiveTargetSolver, outcomes
+from tablefiles import reseal
 from test_dp_naive import CHANCE, ONES, SIXES, _without_all_but, dp_index
 
 from solver.core.rules import RuleSet, get_rules
@@ -374,7 +375,6 @@ def _forged_copy(target_dir, folder, damage):
     """``folder`` with a copy of the tables of ``target_dir`` whose target table ``damage`` changes
     (``damage(w, index, manifest)`` in place), the manifest's checksums recomputed to match: a
     consistent forgery that only the values themselves give away."""
-    import hashlib
     import json
     import shutil
 
@@ -389,9 +389,8 @@ def _forged_copy(target_dir, folder, damage):
     damage(w, index, manifest)
     np.save(w_path, w)
     np.save(index_path, index)
-    manifest["values_sha256"] = hashlib.sha256(w_path.read_bytes()).hexdigest()
-    manifest["index_sha256"] = hashlib.sha256(index_path.read_bytes()).hexdigest()
     manifest_path.write_text(json.dumps(manifest))
+    reseal(manifest_path)
     return folder
 
 
@@ -461,6 +460,7 @@ def test_loading_a_damaged_target_table_with_numpy_is_refused(target_dir, tmp_pa
 
 def test_a_table_of_the_old_format_is_refused_with_the_rebuild_command(target_dir, tmp_path):
     """Format 1 (float64 whole rows, before the float32 tables): one line, the command that rebuilds it."""
+    from solver.cli.remedy import error_text
     from solver.core.errors import TableError
     from solver.engine.target import load_target
 
@@ -471,11 +471,12 @@ def test_a_table_of_the_old_format_is_refused_with_the_rebuild_command(target_di
     for light in (False, True):
         with pytest.raises(TableError, match="old format 1") as caught:
             load_target(SMALL, folder, light=light)
-        assert (
-            "\n" not in str(caught.value)
-            and "--target" in str(caught.value)
-            and "--force" in str(caught.value)
+        assert "\n" not in str(caught.value) and (caught.value.kind, caught.value.fix) == (
+            "target",
+            "rebuild",
         )
+        command = error_text(caught.value)  # the CLI's words for the fix
+        assert "--target" in command and "--force" in command
 
 
 def test_verify_a_table_built_for_targets_below_200(tmp_path, capsys):

@@ -461,8 +461,10 @@ class Ranked:
         if not evs or not (math.isfinite(evs[0]) and math.isfinite(evs[-1])):
             bad = next((x for x in evs if not math.isfinite(x)), None)
             raise TableError(
-                f"the {self.rules.id} table gives {bad} for {self.positions[i]}: it is damaged; rebuild it "
-                f"with: yahtzee tables build --rules {self.rules.id} --force"
+                f"the {self.rules.id} table gives {bad} for {self.positions[i]}: it is damaged",
+                rules=self.rules,
+                kind="values",
+                fix="rebuild",
             )
         return row
 

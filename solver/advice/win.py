@@ -51,15 +51,15 @@ _MODELS: dict = {}
 def opponent_model(advisor, folder=None) -> OpponentModel:
     """The :class:`OpponentModel` of ``advisor``'s rule set and table: once per process and
     table, read from ``folder`` (the target table's) or solved and kept there
-    (:func:`~solver.engine.distribution.get_residuals`)."""
-    from ..engine.distribution import get_residuals
+    (:func:`~solver.engine.opponent.get_residuals`)."""
+    from ..engine.opponent import get_residuals
 
     key = (advisor.rules, id(advisor.table))
     held = _MODELS.get(key)
     if held is None or held[0] is not advisor.table:
         if len(_MODELS) >= 4:
             _MODELS.clear()
-        sha = getattr(advisor.table, "manifest", {}).get("sha256")
+        sha = getattr(getattr(advisor.table, "manifest", None), "sha256", None)  # a table of the store's
         res = get_residuals(advisor.rules, advisor.table.values, folder, sha)
         held = _MODELS[key] = (advisor.table, OpponentModel(advisor.rules, res))
     return held[1]

@@ -135,8 +135,21 @@ def add_tables(parser: argparse.ArgumentParser) -> None:
         "--tables",
         metavar="DIR",
         default=None,
+        type=tables_folder,
         help="folder of table files (default: $YAHTZEE_TABLES, tables/ of a checkout, or the user cache)",
     )
+
+
+def tables_folder(text: str) -> str:
+    """The argparse ``type`` of ``--tables``: a folder, or a path not there yet (a build makes it)."""
+    from pathlib import Path
+
+    from ..core.bounded import shown
+
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a folder")
+    return text
 
 
 def add_data(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from . import add_json, add_rules, add_tables
+from .remedy import build_command
 
 
 def register(sub) -> None:
@@ -15,7 +16,7 @@ def register(sub) -> None:
             "The clairvoyant bound: a player who knew the optimal opponent's final score in advance "
             "and played for it exactly (the target table) would win this share of two-player games "
             "(ties half); no strategy does better. Needs the rule set's target table "
-            "(yahtzee tables build --target)."
+            f"({build_command(target=True)})."
         ),
     )
     add_rules(p)

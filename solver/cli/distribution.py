@@ -89,9 +89,9 @@ def distribution_answer(
     """``(dist, json)`` of a position given as text: what ``distribution --json`` prints and
     ``/api/distribution`` answers.  ``values_of(rules)`` gives the expected-score table's values
     (called once the position is known to be valid)."""
-    targets = check_targets(targets)
+    targets = check_targets(targets, "--at-least")
     parse_policy(policy)
-    card, roll, rolls_left = read_position(rules, card, dice, rolls_left)
+    card, roll, rolls_left = read_position(rules, card, dice, rolls_left, ("--dice", "--rolls-left"))
     values = values_of(card.rules)
     turns = card.rules.n_turns - card.n_filled
     with progress_bar(progress, turns) as tick:
@@ -128,7 +128,7 @@ def run_distribution(args) -> int:
         args.rules, args.card, args.dice, args.rolls_left, args.policy, args.at_least, values_of, args.tables,
         progress=sys.stderr.isatty(),  # a bar, once it takes more than a second; none in a pipe (a web job)
     )  # fmt: skip
-    targets = check_targets(args.at_least)
+    targets = check_targets(args.at_least, "--at-least")
     if args.json:
         print(json.dumps(out, allow_nan=False))
     else:

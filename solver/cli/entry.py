@@ -108,7 +108,9 @@ def _run(argv: list[str]) -> int:
         sys.stdout.flush()  # a full disk shows here, not after main has returned
         return code
     except SolverError as exc:  # a message may quote a path or name the user gave: escape it
-        _say(f"yahtzee: error: {printable(exc)}")
+        from .remedy import error_text
+
+        _say(f"yahtzee: error: {printable(error_text(exc))}")
         return exc.exit_code
     except KeyboardInterrupt as exc:
         if _blas_could_not_start(exc):

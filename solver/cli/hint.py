@@ -9,6 +9,7 @@ import textwrap
 from ..advice.advisor import checked_advice, value_json
 from ..engine.turn import check_finite
 from . import add_json, add_rules, add_tables, add_target, whole
+from .remedy import build_command
 
 
 def register(sub) -> None:
@@ -340,7 +341,7 @@ def capped_line(target: int, capped_at: int, what: str = "each probability") -> 
     return textwrap.fill(
         f"note: the target table holds final scores up to {capped_at} from this card, not "
         f"{target}: {what} shown is P(>={capped_at}), an upper bound of P(>={target}) (a "
-        "larger table: yahtzee tables build --target --t-max N)",
+        f"larger table: {build_command(target=True, t_max='N')})",
         80,
         subsequent_indent="  ",
     )

@@ -16,6 +16,7 @@ from . import (
     check_threads,
     whole,
 )
+from .remedy import build_command
 
 
 def register(sub) -> None:
@@ -134,7 +135,7 @@ def run_match(args) -> int:
             print("\n".join(grading_lines(summary["last_turn"])))
         elif args.grade is None and not rules.triple:  # not asked either way, and the table is missing
             print("(the last turns are not graded: no target table in the tables folder;")
-            print(f" build it with: yahtzee tables build --rules {rules.id} --target)")
+            print(f" build it with: {build_command(rules, target=True)})")
     if worst_lines is not None:
         write_worst(
             args, worst_lines, "  (their advice, by P(win): yahtzee hint --opponent-card CARD ... per line)"

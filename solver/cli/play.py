@@ -26,6 +26,7 @@ from ..play import session as session_rules
 from ..play import words
 from ..play.session import HUMAN, LEVELS, ComputerTurnError
 from . import add_data, add_rules, add_tables, add_target, fit, visible_len, whole
+from .remedy import build_command
 
 #: the win level plays to beat you, not for points: its figure is its share of wins (ties half)
 #: against the perfect player, measured by ``python benchmarks/bench_win.py``
@@ -107,7 +108,7 @@ def register(sub) -> None:
     add_target(
         p,
         "solo: show your chance of reaching T as you go, and the move that maximises it "
-        "(default: your record + 1, when the target table is built: yahtzee tables build --target)",
+        f"(default: your record + 1, when the target table is built: {build_command(target=True)})",
     )
     p.add_argument(
         "--resume",
@@ -404,8 +405,8 @@ class Terminal:
             pass
         self.say(f"the {rules.id} target table is not built yet: {why}.")
         self.say(
-            f"Building it takes {build_estimate_text(rules)}, once (yahtzee tables build --rules "
-            f"{rules.id} --target does the same; Ctrl-C stops it)."
+            f"Building it takes {build_estimate_text(rules)}, once ({build_command(rules, target=True)} "
+            "does the same; Ctrl-C stops it)."
         )
         if self.interactive:
             answer = self.read("build it now (b), or play now without it (p)? [b/p]> ")
@@ -485,8 +486,8 @@ class Terminal:
     def on_aim(self, e: ev.Aim) -> None:
         if e.problem == "no-table":
             self.say(
-                f"(build the target table to see your chances of doing it as you go: "
-                f"yahtzee tables build --rules {self.game.rules.id} --target)"
+                "(build the target table to see your chances of doing it as you go: "
+                f"{build_command(self.game.rules, target=True)})"
             )
         elif e.problem == "beyond-table":
             self.say(f"(the target table holds targets up to {e.t_max}: no chances shown for {e.target})")

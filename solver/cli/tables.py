@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from . import add_quiet, add_rules, add_tables, check_threads, fit_text, whole
+from .remedy import build_command, error_text
 
 
 def register(sub) -> None:
@@ -128,8 +129,8 @@ def _build_targets(args) -> int:
 
 
 def run_verify(args) -> int:
-    from ..engine.tables import has_shipped, resolve_dir, table_paths, verify_table
-    from ..engine.target import target_paths, verify_target
+    from ..engine.tables import has_shipped, resolve_dir, table_paths, table_problems
+    from ..engine.target import target_paths, target_problems
 
     if args.sample < 0:
         from ..core.errors import UsageError
@@ -138,19 +139,19 @@ def run_verify(args) -> int:
     selected = _selected(args, default_all_built=True)
     if not selected:
         print(
-            f"no tables built in {resolve_dir(args.tables)}; build them with: yahtzee tables build --all",
+            f"no tables built in {resolve_dir(args.tables)}; build them with: {build_command(every=True)}",
             file=sys.stderr,
         )
         return 1
     failures = 0
     for rules in selected:
-        problems = verify_table(rules, args.tables, sample=args.sample, seed=args.seed, full=args.full)
+        problems = table_problems(rules, args.tables, sample=args.sample, seed=args.seed, full=args.full)
         if target_paths(rules, args.tables)[0].exists():  # and its target table, when built
-            problems += verify_target(rules, args.tables, sample=args.sample, seed=args.seed)
+            problems += target_problems(rules, args.tables, sample=args.sample, seed=args.seed)
         if problems:
             failures += 1
             for p in problems:
-                print(f"{rules.id}: FAIL {p}")
+                print(f"{rules.id}: FAIL {error_text(p)}")
         else:
             ref = "" if rules.reference_value is None else f" (reference {rules.reference_value:.7f})"
             shipped = not table_paths(rules, args.tables)[0].exists() and has_shipped(rules)
@@ -163,31 +164,45 @@ LIST_NAME = 20
 
 
 def run_list(args) -> int:
+    """Every table the store made in the folder -- value tables (or the package's, where the
+    folder has none), target tables, opponent models -- and the known rule sets still missing."""
     from ..core.errors import MissingTableError, TableError
-    from ..core.rules import RULE_SETS
-    from ..engine.tables import built_rule_sets, has_shipped, load_table, resolve_dir, table_paths
+    from ..core.rules import RULE_SETS, get_rules
+    from ..engine import store
+    from ..engine.tables import has_shipped, load_table, resolve_dir, table_paths
 
-    print(f"tables folder: {resolve_dir(args.tables)}")
-    listed = list(dict.fromkeys([*RULE_SETS.values(), *built_rule_sets(args.tables)]))
+    folder = resolve_dir(args.tables)
+    print(f"tables folder: {folder}")
+    there = store.stored(folder)
+    listed = list(dict.fromkeys([*RULE_SETS.values(), *(get_rules(s.rules_id) for s in there)]))
     lines = []
     for rules in listed:
-        npy = table_paths(rules, args.tables)[0]
+        npy = table_paths(rules, folder)[0]
+        table = None
         try:
-            table = load_table(rules, args.tables, check_hash=False, light=True)
+            table = load_table(rules, folder, check_hash=False, light=True)
         except MissingTableError:
             if has_shipped(rules):  # what is read while none is built here
                 lines += _list_shipped(rules)
+            elif any(s.rules_id == rules.id for s in there):
+                lines += _list_row(rules.id, "no value table")
             else:
                 lines += _list_row(rules.id, "missing")
-            continue
         except TableError:
-            lines += _list_row(rules.id, f"broken  (yahtzee tables verify --rules {rules.id} says why)")
-            continue
-        size = npy.stat().st_size / 2**20
-        lines += _list_row(rules.id, f"built {size:7.1f} MiB  value {table.empty_card_value:.7f}")
-        lines += _list_target(rules, args.tables)
+            lines += _list_row(rules.id, _BROKEN.format(rules.id))
+        else:
+            size = npy.stat().st_size / 2**20
+            lines += _list_row(rules.id, f"built {size:7.1f} MiB  value {table.empty_card_value:.7f}")
+        for entry in there:
+            if entry.rules_id == rules.id and entry.kind is store.TARGET:
+                lines += _list_target(rules, folder, entry)
+            elif entry.rules_id == rules.id and entry.kind is store.OPPONENT:
+                lines += _list_opponent(rules, folder, entry)
     print(fit_text("\n".join(lines), hang=LIST_NAME + 3))
     return 0
+
+
+_BROKEN = "broken  (yahtzee tables verify --rules {} says why)"
 
 
 def _list_shipped(rules) -> list[str]:
@@ -198,7 +213,7 @@ def _list_shipped(rules) -> list[str]:
     try:
         table = load_shipped(rules, check_hash=False, light=True)
     except TableError:
-        return _list_row(rules.id, f"broken  (yahtzee tables verify --rules {rules.id} says why)")
+        return _list_row(rules.id, _BROKEN.format(rules.id))
     size = table.path.stat().st_size / 2**20
     return _list_row(rules.id, f"shipped {size:7.1f} MiB  value {table.empty_card_value:.7f}  (package)")
 
@@ -210,20 +225,32 @@ def _list_row(name: str, text: str) -> list[str]:
     return [f"  {name:<{LIST_NAME}} {text}"]
 
 
-def _list_target(rules, tables_dir) -> list[str]:
-    """The row of a rule set's target table, when one is there."""
+def _list_target(rules, folder, entry) -> list[str]:
+    """The row of a rule set's target table (``entry``: the store's :class:`~solver.engine.store.Stored`)."""
     from ..core.errors import TableError
-    from ..engine.target import load_target, target_paths
+    from ..engine.target import load_target
 
-    paths = target_paths(rules, tables_dir)
-    if not paths[0].exists():
-        return []
     name = f"{rules.id} --target"
     try:
-        table = load_target(rules, tables_dir, light=True)
+        table = load_target(rules, folder, light=True)
     except TableError:
-        return _list_row(name, f"broken  (yahtzee tables verify --rules {rules.id} says why)")
-    size = sum(p.stat().st_size for p in paths[:2]) / 2**20
+        return _list_row(name, _BROKEN.format(rules.id))
     p300 = table.manifest.get("empty_card", {}).get("300")
     extra = f"  P(>=300) {p300:.7f}" if p300 is not None else ""
-    return _list_row(name, f"built {size:7.1f} MiB  targets up to {table.t_max}{extra}")
+    return _list_row(name, f"built {entry.size / 2**20:7.1f} MiB  targets up to {table.t_max}{extra}")
+
+
+def _list_opponent(rules, folder, entry) -> list[str]:
+    """The row of a rule set's opponent model (the win bots' cache: solved again when stale)."""
+    from ..core.errors import TableError
+    from ..engine import store
+    from ..engine.opponent import residual_settings
+    from ..engine.tables import find_table
+
+    try:
+        sha = find_table(rules, folder, check_hash=False, light=True).manifest.sha256
+        store.open_files(store.OPPONENT, rules, folder, settings=residual_settings(sha)).close()
+        state = "built"
+    except TableError:  # another value table's, or damaged: the next win bot solves it again
+        state = "stale"
+    return _list_row(f"{rules.id} opponent", f"{state} {entry.size / 2**20:7.1f} MiB  the win bots' model")

@@ -120,8 +120,9 @@ def parse_policy(text) -> tuple[str, int | None]:
     raise UsageError(f"unknown policy {shown(text)}: use {POLICIES}")
 
 
-def check_targets(targets) -> tuple[int, ...]:
-    """The ``--at-least`` scores (default :data:`solver.engine.distribution.DEFAULT_TARGETS`), each once."""
+def check_targets(targets, name: str = "each target") -> tuple[int, ...]:
+    """The scores asked P(final >= score) of (default :data:`DEFAULT_TARGETS`), each once; a usage
+    error naming them ``name`` (what the surface calls them: the CLI's ``--at-least``) otherwise."""
     from ..core.bounded import MAX_TARGET, shown
     from ..core.errors import UsageError
 
@@ -130,7 +131,7 @@ def check_targets(targets) -> tuple[int, ...]:
     out = []
     for t in targets:
         if isinstance(t, bool) or not isinstance(t, int) or t < 1 or t > MAX_TARGET:
-            raise UsageError(f"--at-least takes scores from 1 to {MAX_TARGET}, got {shown(t)}")
+            raise UsageError(f"{name} takes scores from 1 to {MAX_TARGET}, got {shown(t)}")
         if t not in out:
             out.append(t)
     return tuple(out)
@@ -148,9 +149,10 @@ def check_policy_target(table, card, target: int) -> None:
         )
 
 
-def read_position(rules, card, dice, rolls_left):
+def read_position(rules, card, dice, rolls_left, names: tuple[str, str] = ("dice", "rolls left")):
     """``(card, roll, rolls_left)`` of a position: a card alone (the start of a turn: ``roll`` is
-    None) or with dice and rolls left, checked by :meth:`solver.advice.advisor.Position.parse`."""
+    None) or with dice and rolls left, checked by :meth:`solver.advice.advisor.Position.parse`;
+    ``names``: what the surface calls the dice and the rolls left (the CLI: its flags)."""
     from ..core.card import ScoreCard
     from ..core.errors import UsageError
     from ..core.position import Position
@@ -160,7 +162,7 @@ def read_position(rules, card, dice, rolls_left):
     if rules.triple:
         raise UsageError("distribution does not take the triple card (ask for one column's rule set)")
     if (dice is None) != (rolls_left is None):
-        raise UsageError("--dice and --rolls-left go together: give both (a turn under way) or neither")
+        raise UsageError(f"{names[0]} and {names[1]} go together: give both (a turn under way) or neither")
     if dice is None:
         return ScoreCard.parse(card or "", rules), None, 2
     position = Position.parse(card or "", dice, rolls_left, rules)
@@ -610,7 +612,7 @@ class _TargetPush:
 
     def turn(self, states, dist_t, dist_e, e_of, start_roll, rolls_left, workers):
         from . import _kernels
-        from .tables import release_pages
+        from .store import release_pages
 
         # a turn reads the target rows of the next level only (a fifth of a memory-mapped
         # table at most, the levels one after the other in the file): the last turn's pages go
@@ -910,146 +912,3 @@ def solve_residuals(
             a[copy_mask, copy_u] = a[copy_mask, copy_from]
     p = np.concatenate(parts).astype(np.float32)
     return Residuals(p, off, lo, length, int(exact_open), float(eps), mean, sd)
-
-
-# --- kept beside the target table ---------------------------------------------------------
-RESIDUAL_FORMAT_VERSION = 1
-
-
-def residual_paths(rules: RuleSet, folder):
-    """``(values, index, manifest)`` paths of the stored :class:`Residuals` of ``rules``."""
-    from pathlib import Path
-
-    folder = Path(folder)
-    stem = f"{rules.id}.opponent"  # never Path.with_suffix: the rule set's id may hold a dot
-    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
-
-
-def _residual_manifest(rules: RuleSet, table_sha: str) -> dict:
-    return {
-        "format_version": RESIDUAL_FORMAT_VERSION,
-        "kind": "opponent",
-        "rules": rules.describe(),
-        "value_table_sha256": table_sha,
-        "exact_open": RESIDUAL_EXACT_OPEN,
-        "eps": RESIDUAL_EPS,
-        "sd_step": RESIDUAL_SD_STEP,
-        "mean_steps": RESIDUAL_MEAN_STEPS,
-        "cut": RESIDUAL_CUT,
-    }
-
-
-#: states whose stored row :func:`residual_means_problem` holds to the value table on each read
-RESIDUAL_LOAD_SAMPLE = 64
-#: how far a row's mean may be from the value table's value of its state: an exact row drops at
-#: most ``RESIDUAL_EPS`` off each end and holds float32 (measured: within 6e-5 on reduced games);
-#: a normal row's mean is on a grid of 1 / RESIDUAL_MEAN_STEPS point (within 1/8, measured 0.126)
-RESIDUAL_MEAN_SLACK = (1e-3, 0.5 / RESIDUAL_MEAN_STEPS + 0.075)
-
-
-def residual_means_problem(rules: RuleSet, res: Residuals, values, rng=None) -> str | None:
-    """What is wrong with ``res`` against the value table ``values`` it models, or ``None``: on
-    states drawn afresh (:func:`solver.engine.tables.sample_states`, one of each level and
-    :data:`RESIDUAL_LOAD_SAMPLE` uniformly), the mean of each state's row of points to come is the
-    expected-score value of the state (the model is of expected-score play) to
-    :data:`RESIDUAL_MEAN_SLACK`.  A row moved or scaled by a forger fails it; a row reshaped
-    around the same mean does not (the rows past ``exact_open`` open boxes are normals, no
-    Bellman step reproduces them)."""
-    from .tables import sample_states
-
-    bad = []
-    states = sample_states(rules, RESIDUAL_LOAD_SAMPLE, rng)
-    for state in states:
-        lo, row = res.row(state)
-        mean = float(np.dot(np.arange(lo, lo + len(row), dtype=np.float64), row.astype(np.float64)))
-        value = float(values[state])
-        slack = RESIDUAL_MEAN_SLACK[rules.n_boxes - state[0].bit_count() > res.exact_open]
-        if not abs(mean - value) <= slack:
-            bad.append((state, mean, value))
-    if not bad:
-        return None
-    state, mean, value = bad[0]
-    return f"{len(bad)} of {len(states)} sampled rows have means off their values (e.g. {state}: {mean!r}, not {value!r})"
-
-
-def load_residuals(rules: RuleSet, folder, table_sha: str, values=None) -> Residuals | None:
-    """The :class:`Residuals` stored in ``folder`` for the value table of sha256 ``table_sha``,
-    or None when there are none, they are of another table or other settings, or anything about
-    them does not check out (they are rebuilt then): both files' sha256 against the manifest,
-    their headers, every index entry inside the values, every value a probability, and with the
-    value table ``values`` the means of rows drawn afresh (:func:`residual_means_problem`)."""
-    from .tables import ValueFile, read_manifest, sha256_file
-
-    w_path, index_path, manifest_path = residual_paths(rules, folder)
-    try:
-        manifest = read_manifest(manifest_path)
-        expected = _residual_manifest(rules, table_sha)
-        if any(manifest.get(k) != v for k, v in expected.items()):
-            return None
-        if sha256_file(w_path) != manifest.get("values_sha256") or sha256_file(index_path) != manifest.get(
-            "index_sha256"
-        ):
-            return None
-        w, index = ValueFile.open(w_path), ValueFile.open(index_path)
-        shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 3)
-        if (w.descr, w.fortran_order, len(w.shape)) != ("<f4", False, 1) or (
-            index.descr,
-            index.fortran_order,
-            index.shape,
-        ) != ("<i8", False, shape):
-            return None
-        p, idx = np.array(w), np.array(index)
-    except (OSError, ValueError, RecursionError):
-        return None
-    off, lo, length = (np.ascontiguousarray(idx[..., k]) for k in range(3))
-    reach = off >= 0
-    top = max_points(rules)
-    if not (
-        (length[reach] >= 1).all()
-        and (off[reach] + length[reach] <= len(p)).all()
-        and (np.abs(lo[reach]) <= top).all()
-        and (length[reach] <= 4 * top + 8).all()
-        and len(p)
-        and p.min() >= 0.0
-        and p.max() <= 1.0
-    ):
-        return None
-    res = Residuals(p, off, lo, length, RESIDUAL_EXACT_OPEN, RESIDUAL_EPS)
-    if values is not None and residual_means_problem(rules, res, values) is not None:
-        return None
-    return res
-
-
-def save_residuals(rules: RuleSet, res: Residuals, folder, table_sha: str) -> None:
-    """Store ``res`` in ``folder`` (atomically; an ``OSError`` when it cannot be written)."""
-    import json
-
-    from ..core.fileio import atomic_write, atomic_write_text
-    from .tables import sha256_file
-
-    w_path, index_path, manifest_path = residual_paths(rules, folder)
-    index = np.stack([res.off, res.lo, res.length], axis=-1)
-    for path, array in ((w_path, res.p), (index_path, index)):
-        atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
-    manifest = _residual_manifest(rules, table_sha) | {
-        "values_sha256": sha256_file(w_path),
-        "index_sha256": sha256_file(index_path),
-    }
-    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
-
-
-def get_residuals(rules: RuleSet, values, folder=None, table_sha: str | None = None) -> Residuals:
-    """The :class:`Residuals` of the value table ``values`` (sha256 ``table_sha``): read from
-    ``folder`` when stored there, else solved (:func:`solve_residuals`: half a minute of CPU for
-    ``yahtzee``) and stored there when the folder can be written (else kept in memory only)."""
-    if folder is not None and table_sha:
-        stored = load_residuals(rules, folder, table_sha, values)
-        if stored is not None:
-            return stored
-    res = solve_residuals(rules, values)
-    if folder is not None and table_sha:
-        try:
-            save_residuals(rules, res, folder, table_sha)
-        except OSError:  # a read-only tables folder: solved again by the next process
-            pass
-    return res

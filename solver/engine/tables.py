@@ -1,4 +1,5 @@
-"""Table files: one memory-mappable ``<rules>.npy`` of state values plus ``<rules>.json``.
+"""Value tables: one memory-mappable ``<rules>.npy`` of state values plus ``<rules>.json``,
+kept by the table store (:mod:`solver.engine.store`: where tables live, the manifest, the loader).
 
 Where tables live, first match wins:
 
@@ -13,12 +14,10 @@ build's) is read instead (:func:`find_table`, behind every :func:`get_table`), s
 install's first hint needs no build and no numba.  Builds always write into the folder; the
 shipped files are written by ``scripts/ship_table.py`` only.
 
-Files are written atomically (temporary file in the same folder, fsync, rename),
-so an interrupted build leaves the previous table or none, never half of one.
-On load the manifest is checked against the rule set, the array's shape and
-dtype, and its sha256, every value's range, and the Bellman equation on a few dozen states
-drawn afresh (:func:`check_sampled_bellman`: values changed with the checksum recomputed);
-any mismatch raises :class:`TableError` saying how to rebuild.
+On load the store checks the files, the manifest against the rule set, the array's shape,
+dtype and sha256; then this module every value's range (:func:`value_pattern`) and the Bellman
+equation on a few dozen states drawn afresh (:func:`check_sampled_bellman`: values changed with
+the checksum recomputed); any mismatch raises :class:`TableError` with its fix (rebuild).
 
 A table's values are a read-only numpy memmap, or with ``light=True`` a
 :class:`ValueFile`: the same file read through :mod:`mmap` as Python floats, for
@@ -27,15 +26,8 @@ a single hint, which then never imports numpy (about half of its start-up).
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
-import mmap
 import os
-import re
-import stat
 import struct
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,17 +35,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import MissingTableError, TableError, out_of_memory
-from ..core.fileio import NotRegularFileError, file_kind, json_depth_ok, open_regular
+from ..core.fileio import open_regular
 from ..core.rules import RuleSet, get_rules
+from . import store
+from .store import VALUES, StoredFiles, ValueFile, one_line, resolve_dir, value_shape
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
     import numpy as np
-
-FORMAT_VERSION = 2  # 2: rule sets as base + modifiers (canonical ids, no upper totals without a bonus)
-ENV_VAR = "YAHTZEE_TABLES"
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent  # solver/
 
 
 def package_version() -> str:
@@ -62,222 +52,14 @@ def package_version() -> str:
     return VERSION
 
 
-def default_tables_dir() -> Path:
-    """The folder used when none is given (see the module docstring for the order)."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    checkout = _PACKAGE_DIR.parent
-    if (checkout / "pyproject.toml").is_file() and (checkout / "tables").is_dir():
-        return checkout / "tables"
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "yahtzee-solver" / "tables"
-
-
-def resolve_dir(tables_dir: str | os.PathLike | None) -> Path:
-    """The tables folder; :class:`UsageError` when the path exists and is not a folder."""
-    folder = Path(tables_dir).expanduser() if tables_dir else default_tables_dir()
-    if folder.exists() and not folder.is_dir():
-        from ..core.errors import UsageError
-
-        source = (
-            "--tables" if tables_dir else (f"${ENV_VAR}" if os.environ.get(ENV_VAR) else "the tables path")
-        )
-        raise UsageError(f"{source} names {folder}, which is not a folder")
-    return folder
-
-
 def table_paths(rules: RuleSet, tables_dir: str | os.PathLike | None = None) -> tuple[Path, Path]:
-    folder = resolve_dir(tables_dir)
-    return folder / f"{rules.id}.npy", folder / f"{rules.id}.json"
+    """``(<id>.npy, <id>.json)``: the value table of ``rules`` in the tables folder."""
+    return VALUES.paths(rules, resolve_dir(tables_dir))
 
 
 def built_rule_sets(tables_dir: str | os.PathLike | None = None) -> list[RuleSet]:
-    """The rule sets with a table file in the folder (named by canonical spec), in name order."""
-    from ..core.errors import UsageError
-
-    folder = resolve_dir(tables_dir)
-    found = []
-    for npy in sorted(folder.glob("*.npy")) if folder.is_dir() else []:
-        try:
-            rules = get_rules(npy.stem)
-        except UsageError:
-            continue  # not a table of ours
-        if rules.id == npy.stem:
-            found.append(rules)
-    return found
-
-
-def _rebuild_hint(rules: RuleSet, folder: Path) -> str:
-    return f"rebuild it with: yahtzee tables build --rules {rules.id} --force --tables {folder}"
-
-
-MAX_MANIFEST_BYTES = 1 << 20  # a manifest is about 1 KiB
-MAX_JSON_DEPTH = 32  # a manifest nests 3 deep
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open_regular(path) as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def read_manifest(path: Path) -> dict:
-    """The manifest at ``path`` as a dict; :class:`OSError` when it cannot be read,
-    :class:`ValueError` when it is not a manifest (too big, too deep, not a JSON object)."""
-    with open_regular(path, MAX_MANIFEST_BYTES) as fh:
-        raw = fh.read(MAX_MANIFEST_BYTES + 1)
-    if len(raw) > MAX_MANIFEST_BYTES:
-        raise ValueError(f"more than {MAX_MANIFEST_BYTES} bytes")
-    text = raw.decode("utf-8")
-    if not json_depth_ok(text, MAX_JSON_DEPTH):
-        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
-    manifest = json.loads(text)
-    if not isinstance(manifest, dict):
-        raise ValueError(f"a JSON {type(manifest).__name__}, not an object")
-    return manifest
-
-
-class ValueFile:
-    """A table's ``.npy`` file read through :mod:`mmap`, without numpy.
-
-    ``values[mask, u, f]`` is a Python float, the same as
-    ``float(np.load(path, mmap_mode="r")[mask, u, f])``; only whole-index lookups are
-    supported (``np.asarray(values)`` gives the numpy array, without a copy).  ``shape``
-    and ``dtype`` (numpy's name for it) are read from the header as :func:`numpy.load`
-    reads them; lookups need a float64, float32 or int64 array (one integer per dimension).
-    """
-
-    __slots__ = (
-        "path",
-        "shape",
-        "dtype",
-        "descr",
-        "fortran_order",
-        "_mmap",
-        "_offset",
-        "_data",
-        "_strides",
-    )
-
-    _MAGIC = b"\x93NUMPY"
-    _HEADER = re.compile(
-        r"\{\s*(?:(?:'descr':\s*'(?P<descr>[^']*)'|'fortran_order':\s*(?P<fortran>True|False)"
-        r"|'shape':\s*\((?P<shape>[0-9,\s]*)\))\s*,?\s*){3}\}\s*"
-    )
-    _DESCR = re.compile(r"(?P<order>[<>|=]?)(?P<kind>[fiub])(?P<size>[1248])")
-    _KINDS = {"f": "float", "i": "int", "u": "uint"}
-    _NATIVE = ("", "|", "=", "<" if sys.byteorder == "little" else ">")
-
-    @classmethod
-    def open(cls, path: str | os.PathLike) -> ValueFile:
-        """Read the header and map the data; ``ValueError`` if the file is corrupt or truncated."""
-        path = Path(path)
-        with open_regular(path) as fh:
-            head = fh.read(12)
-            if len(head) < 10 or not head.startswith(cls._MAGIC):
-                raise ValueError("not a .npy file: no magic string")
-            if head[6] == 1:
-                start, length = 10, int.from_bytes(head[8:10], "little")
-            elif head[6] in (2, 3) and len(head) == 12:
-                start, length = 12, int.from_bytes(head[8:12], "little")
-            else:
-                raise ValueError(f"unsupported .npy format version {head[6]}.{head[7]}")
-            if length > 1 << 16:
-                raise ValueError(f".npy header of {length} bytes")
-            fh.seek(start)
-            raw = fh.read(length)
-            header = raw.decode("utf-8" if head[6] == 3 else "latin1")
-            match = cls._HEADER.fullmatch(header) if len(raw) == length else None
-            kind = cls._DESCR.fullmatch(match["descr"]) if match and match["descr"] is not None else None
-            if kind is None or match["fortran"] is None or match["shape"] is None:
-                raise ValueError(f"unreadable .npy header {header.strip()!r}")
-            shape = tuple(int(n) for n in match["shape"].replace(",", " ").split())
-            offset, size = start + length, int(kind["size"])
-            for n in shape:
-                size *= n
-            actual = os.fstat(fh.fileno()).st_size
-            if actual != offset + size:  # np.load only notices a short file; save_table writes it exactly
-                raise ValueError(
-                    f"{max(actual - offset, 0)} bytes of data, {size} expected for shape {shape}"
-                )
-            buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        self = object.__new__(cls)
-        self.path, self.shape, self.descr = path, shape, match["descr"]
-        self.fortran_order = match["fortran"] == "True"
-        if kind["kind"] == "b":
-            self.dtype = "bool"
-        elif kind["order"] in cls._NATIVE or kind["size"] == "1":
-            self.dtype = f"{cls._KINDS[kind['kind']]}{8 * int(kind['size'])}"
-        else:
-            self.dtype = self.descr  # as numpy names a non-native byte order: '>f8'
-        self._mmap, self._offset = buffer, offset
-        code = {"float64": "d", "float32": "f", "int64": "q"}.get(self.dtype)
-        self._data = memoryview(buffer)[offset:].cast(code) if code else None
-        strides, step = [], 1
-        for n in reversed(shape) if not self.fortran_order else shape:
-            strides.append(step)
-            step *= n
-        self._strides = tuple(reversed(strides)) if not self.fortran_order else tuple(strides)
-        return self
-
-    def __getitem__(self, index):
-        """One entry (a Python float or int): ``index`` one integer per dimension."""
-        if not isinstance(index, tuple):
-            index = (index,)
-        if len(index) != len(self.shape):
-            raise IndexError(f"index {index} does not name one entry of shape {self.shape}")
-        flat = 0
-        for i, n, stride in zip(index, self.shape, self._strides, strict=True):
-            if not -n <= i < n:
-                raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
-            flat += i % n * stride
-        return self._data[flat]
-
-    @property
-    def buffer(self) -> mmap.mmap:
-        """The whole file, mapped read-only."""
-        return self._mmap
-
-    @property
-    def offset(self) -> int:
-        """Where the data starts in the file (after the header)."""
-        return self._offset
-
-    def close(self) -> None:
-        """Unmap the file (no lookups afterwards)."""
-        if self._data is not None:
-            self._data.release()
-            self._data = None
-        self._mmap.close()
-
-    def __array__(self, dtype=None, copy=None):
-        import numpy as np
-
-        order = "F" if self.fortran_order else "C"
-        array = np.ndarray(self.shape, self.descr, buffer=self._mmap, offset=self._offset, order=order)
-        if dtype is not None:
-            array = array.astype(dtype, copy=False)
-        return array.copy() if copy else array
-
-    def __repr__(self) -> str:
-        return f"ValueFile({str(self.path)!r}, shape={self.shape}, dtype={self.dtype})"
-
-
-def release_pages(array) -> None:
-    """Let go of this process's pages of the file that ``array`` (a numpy view of a
-    :class:`ValueFile`'s map, at any depth) maps: the next reads fault them in again from the
-    page cache (or the disk) and see the same bytes.  The map is read-only, so nothing is lost.
-    A scan of a whole table (the checks on load) leaves it resident otherwise, counted in the
-    process's memory until it ends.  Nothing for an array that maps no file, or where the
-    platform has no ``madvise(MADV_DONTNEED)``."""
-    base = array
-    while base is not None and not isinstance(base, mmap.mmap):
-        base = getattr(base, "base", None)
-    if base is not None and hasattr(base, "madvise") and hasattr(mmap, "MADV_DONTNEED") and not base.closed:
-        base.madvise(mmap.MADV_DONTNEED)
+    """The rule sets with a value table in the folder (named by canonical spec), in name order."""
+    return [get_rules(s.rules_id) for s in store.stored(tables_dir) if s.kind is VALUES]
 
 
 @dataclass(frozen=True)
@@ -289,7 +71,7 @@ class Table:
 
     rules: RuleSet
     values: np.ndarray | ValueFile
-    manifest: dict
+    manifest: store.Manifest
     path: Path
 
     @property
@@ -298,11 +80,14 @@ class Table:
         return self.path.parent == SHIPPED_DIR
 
     @property
-    def remedy(self) -> str:
-        """What to do when the table turns out wrong: rebuild it (or reinstall, when shipped)."""
-        if self.shipped:
-            return _shipped_remedy(self.rules)
-        return _rebuild_hint(self.rules, self.path.parent)
+    def folder(self) -> Path | None:
+        """The tables folder the table is in; None for the one shipped with the package."""
+        return None if self.shipped else self.path.parent
+
+    def error(self, detail: str) -> TableError:
+        """The :class:`TableError` of this table found wrong by ``detail`` (fix: rebuild; the
+        shipped table's: reinstall)."""
+        return store.table_error(VALUES, self.rules, self.folder, detail, "rebuild")
 
     @property
     def empty_card_value(self) -> float:
@@ -312,8 +97,8 @@ class Table:
         return float(self.values[mask, upper, flag])
 
 
-def expected_shape(rules: RuleSet) -> tuple[int, int, int]:
-    return (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
+#: a value table's shape: ``(2**n_boxes, upper_cap + 1, n_flags)``
+expected_shape = value_shape
 
 
 # What every value of a table must look like, judged by its last byte (little-endian
@@ -502,20 +287,6 @@ def reachable_states(rules: str | RuleSet):
     return np.nonzero(pattern != _NAN[0])
 
 
-@contextlib.contextmanager
-def _reading(what: str, path: Path, replace: str):
-    """Turn the system's refusals to read ``what`` at ``path`` into one-line table errors:
-    a special file (``replace``: what to do about it) or an OS error (permissions, I/O)."""
-    try:
-        yield
-    except NotRegularFileError as exc:
-        raise TableError(f"{exc}; {replace}") from None
-    except OSError as exc:
-        if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
-            raise
-        raise TableError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-
-
 def load_table(
     rules: str | RuleSet | None = None,
     tables_dir: str | os.PathLike | None = None,
@@ -531,26 +302,18 @@ def load_table(
     when it is corrupt, truncated or built for different rules.  (:func:`find_table`
     also looks at the table shipped with the package.)
 
-    Both ways make the same checks, in one code path: both files are regular files
-    (never a FIFO, device or folder: no hang), the manifest is a small JSON object
-    matching the rule set, the sha256 matches (unless ``check_hash=False``), the
-    ``.npy`` header is exactly ``'<f8'``, C order and the rule set's shape, the file
-    holds exactly that many bytes, every value looks as :func:`value_pattern` says
-    (finite and in range on every reachable state, NaN elsewhere, 0.0 on the full card), and
-    the values of states drawn afresh follow from the states after them
-    (:func:`check_sampled_bellman`).
+    Both ways make the same checks, in one code path: the store's (:func:`solver.engine.store.
+    open_files`: regular files, never a FIFO, device or folder; a small JSON manifest matching
+    the rule set; the sha256, unless ``check_hash=False``; the ``.npy`` header exactly ``'<f8'``,
+    C order and the rule set's shape; exactly that many bytes), then every value as
+    :func:`value_pattern` says (finite and in range on every reachable state, NaN elsewhere, 0.0
+    on the full card), and the values of states drawn afresh following from the states after
+    them (:func:`check_sampled_bellman`).
     """
     rules = get_rules(rules)
     rules.require_single("a table")
-    npy, manifest_path = table_paths(rules, tables_dir)
-    folder = npy.parent
-    build = f"yahtzee tables build --rules {rules.id} --tables {folder}"
-    if not os.path.lexists(npy) or not os.path.lexists(manifest_path):
-        raise MissingTableError(f"no table for {rules.id} in {folder}; build it with: {build}")
-    replace = f"remove it, then build the table: {build}"
-    return _TableFiles(rules, npy, manifest_path, _rebuild_hint(rules, folder), replace).load(
-        check_hash, light
-    )
+    files = store.open_files(VALUES, rules, resolve_dir(tables_dir), check_hash=check_hash)
+    return _checked(files, light)
 
 
 #: The tables that come with the package (package data, ``pyproject.toml``): the default rule
@@ -562,13 +325,13 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 
 def shipped_paths(rules: RuleSet) -> tuple[Path, Path]:
     """The shipped ``(<spec>.npy, <spec>.json)`` of a rule set (there or not)."""
-    return SHIPPED_DIR / f"{rules.id}.npy", SHIPPED_DIR / f"{rules.id}.json"
+    return VALUES.paths(rules, SHIPPED_DIR)
 
 
 def has_shipped(rules: str | RuleSet | None) -> bool:
     """Whether the package ships a table of ``rules`` (``yahtzee``'s)."""
     rules = get_rules(rules)
-    return not rules.triple and all(os.path.lexists(p) for p in shipped_paths(rules))
+    return not rules.triple and not store.missing(VALUES, rules, SHIPPED_DIR)
 
 
 def load_shipped(
@@ -576,21 +339,12 @@ def load_shipped(
 ) -> Table:
     """The table of ``rules`` shipped with the package, checked as :func:`load_table` checks a
     table of the tables folder.  Raises :class:`MissingTableError` when none is shipped and
-    :class:`TableError` when it is damaged (the package then wants reinstalling; a table built
-    into the tables folder comes first anyway)."""
+    :class:`TableError` when it is damaged (its fix: reinstall the package; a table built into
+    the tables folder comes first anyway)."""
     rules = get_rules(rules)
     rules.require_single("a table")
-    if not has_shipped(rules):
-        raise MissingTableError(f"no table for {rules.id} comes with the package")
-    remedy = _shipped_remedy(rules)
-    return _TableFiles(rules, *shipped_paths(rules), remedy, remedy).load(check_hash, light)
-
-
-def _shipped_remedy(rules: RuleSet) -> str:
-    return (
-        "reinstall the package, or build the table into the tables folder (which comes first): "
-        f"yahtzee tables build --rules {rules.id}"
-    )
+    files = store.open_files(VALUES, rules, SHIPPED_DIR, check_hash=check_hash, shipped=True)
+    return _checked(files, light)
 
 
 def find_table(
@@ -604,7 +358,7 @@ def find_table(
     the one shipped with the package (:func:`load_shipped`, ``yahtzee``'s).  A table in the
     folder comes first -- a damaged one is an error, not a reason to read the shipped one --
     and the two are the same bytes anyway (CI builds and compares them).  Raises
-    :class:`MissingTableError` (the folder's message) when neither is there."""
+    :class:`MissingTableError` (the folder's) when neither is there."""
     try:
         return load_table(rules, tables_dir, check_hash=check_hash, light=light)
     except MissingTableError:
@@ -613,128 +367,47 @@ def find_table(
     return load_shipped(rules, check_hash=check_hash, light=light)
 
 
-@dataclass(frozen=True)
-class _TableFiles:
-    """One table's two files and their checks, the same for a tables folder's and the shipped
-    table: ``remedy`` says what to do about a damaged table, ``replace`` about a special file
-    where a table file should be."""
+def _checked(files: StoredFiles, light: bool) -> Table:
+    """The value table of ``files`` (opened by the store) once its values check out (see
+    :func:`load_table`): a :class:`ValueFile`, or with numpy (not ``light``) a memmap of it."""
+    rules, npy = files.rules, files.path
+    values = files.files["values"]
+    problem = _check_values(values.buffer, values.offset, rules)
+    if problem is None:  # values in range: do they follow from each other?
+        problem = check_sampled_bellman(rules, values)
+    if problem is not None:
+        files.close()
+        raise files.damaged(problem)
+    if not light:
+        import numpy as np
 
-    rules: RuleSet
-    npy: Path
-    manifest_path: Path
-    remedy: str
-    replace: str
-
-    def load(self, check_hash: bool, light: bool) -> Table:
-        """The checked table (see :func:`load_table`)."""
-        rules, npy, remedy, replace = self.rules, self.npy, self.remedy, self.replace
-        for path in (
-            npy,
-            self.manifest_path,
-        ):  # before anything is opened: a FIFO would block, a device never end
-            try:
-                info = os.stat(path)
-            except OSError as exc:
-                raise TableError(f"cannot read {path}: {exc.strerror or exc}") from None
-            if not stat.S_ISREG(info.st_mode):
-                raise TableError(f"{path} is {file_kind(info.st_mode)}, not a regular file; {replace}")
-        manifest = self._manifest(check_hash)
         try:
-            with _reading("the table", npy, replace):
-                values = ValueFile.open(npy)
-        except (ValueError, EOFError) as exc:
-            raise TableError(f"table {npy} is corrupt or truncated ({exc}); {remedy}") from None
-        header = (values.descr, values.fortran_order, values.shape)
-        if header != ("<f8", False, expected_shape(rules)):
+            with open_regular(npy) as fh:
+                array = np.memmap(
+                    fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
+                )
+        except (OSError, ValueError) as exc:
+            if out_of_memory(exc):
+                raise
+            raise files.error(f"cannot read the table {npy}: {one_line(exc)}", None) from None
+        finally:
             values.close()
-            raise TableError(
-                f"table {npy} has the header descr {values.descr!r}, fortran_order {values.fortran_order}, "
-                f"shape {values.shape}; expected '<f8', False, {expected_shape(rules)}; {remedy}"
-            )
-        problem = _check_values(values.buffer, values.offset, rules)
-        if problem is None:  # values in range: do they follow from each other?
-            problem = check_sampled_bellman(rules, values)
-        if problem is not None:
-            values.close()
-            raise TableError(f"table {npy} is damaged: {problem}; {remedy}")
-        if not light:
-            import numpy as np
-
-            try:
-                with open_regular(npy) as fh:
-                    array = np.memmap(
-                        fh, dtype="<f8", mode="r", offset=values.offset, shape=values.shape, order="C"
-                    )
-            except (OSError, ValueError) as exc:
-                if out_of_memory(exc):
-                    raise
-                raise TableError(f"cannot read the table {npy}: {_one_line(exc)}") from None
-            finally:
-                values.close()
-            values = array
-        return Table(rules, values, manifest, npy)
-
-    def _manifest(self, check_hash: bool) -> dict:
-        """The manifest, checked against the rule set and (``check_hash``) the table's sha256."""
-        rules, npy = self.rules, self.npy
-        try:
-            with _reading("the manifest", self.manifest_path, self.replace):
-                manifest = read_manifest(self.manifest_path)
-        except (ValueError, RecursionError) as exc:
-            raise TableError(
-                f"manifest {self.manifest_path} is unreadable ({_one_line(exc)}); {self.remedy}"
-            ) from None
-        problems = []
-        version = manifest.get("format_version")
-        if type(version) is not int or version != FORMAT_VERSION:
-            problems.append(f"format version {version!r}, expected {FORMAT_VERSION}")
-        if manifest.get("rules") != rules.describe():
-            built_for = manifest.get("rules")
-            built_id = built_for.get("id", "?") if isinstance(built_for, dict) else "?"
-            problems.append(f"built for different rules ({built_id})")
-        if manifest.get("shape") != list(expected_shape(rules)) or manifest.get("dtype") != "float64":
-            problems.append(f"shape {manifest.get('shape')!r} {manifest.get('dtype')!r} in the manifest")
-        if check_hash:
-            try:
-                with _reading("the table", npy, self.replace):
-                    digest = sha256_file(npy)
-            except ValueError as exc:
-                raise TableError(f"table {npy} is unusable ({exc}); {self.remedy}") from None
-            if manifest.get("sha256") != digest:
-                problems.append("sha256 does not match (corrupt or modified file)")
-        if problems:
-            raise TableError(f"table {npy} does not match its manifest: {'; '.join(problems)}; {self.remedy}")
-        return manifest
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return " ".join(text.split())[:300]
+        values = array
+    return Table(rules, values, files.manifest, npy)
 
 
 def save_table(
     rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float
 ) -> Table:
-    """Write ``values`` and its manifest atomically; returns the loaded table."""
+    """Write ``values`` and its manifest atomically (:func:`solver.engine.store.save`); returns
+    the loaded table."""
     import platform
 
     import numba
     import numpy as np
 
-    from ..core.fileio import atomic_write, atomic_write_text
-
-    npy, manifest_path = table_paths(rules, tables_dir)
-    try:
-        atomic_write(npy, lambda fh: np.save(fh, values, allow_pickle=False))
-    except OSError as exc:
-        raise TableError(f"cannot write the table {npy}: {exc.strerror or exc}") from None
-    manifest = {
-        "format_version": FORMAT_VERSION,
-        "rules": rules.describe(),
-        "shape": list(values.shape),
-        "dtype": str(values.dtype),
+    facts = {
         "layout": "values[filled_mask, min(upper_total, threshold), yahtzee_holds_50]; NaN = unreachable",
-        "sha256": sha256_file(npy),
         "empty_card_value": float(values[0, 0, 0]),
         "reference_value": rules.reference_value,
         "build_seconds": round(build_seconds, 3),
@@ -745,15 +418,13 @@ def save_table(
         "numba_version": numba.__version__,
         "python_version": platform.python_version(),
     }
-    try:
-        atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
-    except OSError as exc:
-        raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
-    return load_table(rules, tables_dir, check_hash=False)  # the sha256 above was read back from disk
+    store.save(VALUES, rules, resolve_dir(tables_dir), {"values": values}, facts)
+    return load_table(rules, tables_dir, check_hash=False)  # the sha256 was read back from disk
 
 
 def check_writable(folder: Path) -> None:
-    """Fail before a build, not after it, when the table folder cannot be written."""
+    """Fail before a build, not after it, when the table folder cannot be written (the fix:
+    another folder)."""
     import tempfile
 
     try:
@@ -762,7 +433,7 @@ def check_writable(folder: Path) -> None:
             pass
     except OSError as exc:
         raise TableError(
-            f"cannot write tables to {folder}: {exc.strerror or exc} (choose another with --tables)"
+            f"cannot write tables to {folder}: {exc.strerror or exc}", folder=folder, fix="elsewhere"
         ) from None
 
 
@@ -861,8 +532,22 @@ def verify_table(
     seed: int | None = None,
     full: bool = False,
 ) -> list[str]:
-    """Problems with a table (empty list when it checks out): the tables folder's, or where the
-    folder has none the one shipped with the package (:func:`find_table`).
+    """The problems of :func:`table_problems` in words (empty when the table checks out)."""
+    return [str(e) for e in table_problems(rules, tables_dir, tolerance, sample=sample, seed=seed, full=full)]
+
+
+def table_problems(
+    rules: str | RuleSet,
+    tables_dir=None,
+    tolerance: float = 1e-6,
+    *,
+    sample: int = 200,
+    seed: int | None = None,
+    full: bool = False,
+) -> list[TableError]:
+    """Problems with a table, each a :class:`TableError` (empty list when it checks out): the
+    tables folder's, or where the folder has none the one shipped with the package
+    (:func:`find_table`).
 
     Beyond what :func:`load_table` checks: the empty card against the manifest and the
     reference value; the Bellman equation on ``sample`` reachable states drawn at random
@@ -875,16 +560,18 @@ def verify_table(
     try:
         table = find_table(rules, tables_dir)
     except TableError as exc:
-        return [str(exc)]
+        return [exc]
     problems = []
     value = table.empty_card_value
     if table.manifest.get("empty_card_value") != value:
         problems.append(
-            f"empty-card value {value} differs from the manifest's {table.manifest.get('empty_card_value')}"
+            TableError(
+                f"empty-card value {value} differs from the manifest's {table.manifest.get('empty_card_value')}"
+            )
         )
     if rules.reference_value is not None and abs(value - rules.reference_value) > tolerance:
         problems.append(
-            f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}"
+            TableError(f"empty-card value {value:.7f} differs from the reference {rules.reference_value:.7f}")
         )
     problems += _check_bellman(table, sample, seed)
     if full:
@@ -892,7 +579,7 @@ def verify_table(
     return problems
 
 
-def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
+def _check_bellman(table: Table, sample: int, seed: int | None) -> list[TableError]:
     """The Bellman equation on ``sample`` random reachable states (the full card excluded)."""
     import numpy as np
 
@@ -914,12 +601,14 @@ def _check_bellman(table: Table, sample: int, seed: int | None) -> list[str]:
         return []
     state, stored, expected = bad[0]
     return [
-        f"{len(bad)} of {len(states)} sampled states break the Bellman equation (e.g. {state}: "
-        f"{stored!r} stored, {expected!r} from the states after it); {table.remedy}"
+        table.error(
+            f"{len(bad)} of {len(states)} sampled states break the Bellman equation (e.g. {state}: "
+            f"{stored!r} stored, {expected!r} from the states after it)"
+        )
     ]
 
 
-def _compare_rebuilt(table: Table) -> list[str]:
+def _compare_rebuilt(table: Table) -> list[TableError]:
     """The table against a rebuild in memory, bit for bit (NaN on the same unreachable states)."""
     import numpy as np
 
@@ -934,6 +623,8 @@ def _compare_rebuilt(table: Table) -> list[str]:
         return []
     first = tuple(int(i[0]) for i in np.nonzero(differ))
     return [
-        f"{int(differ.sum())} values differ from a rebuild (first at {first}: {stored[first]!r} stored, "
-        f"{rebuilt[first]!r} rebuilt); {table.remedy}"
+        table.error(
+            f"{int(differ.sum())} values differ from a rebuild (first at {first}: {stored[first]!r} stored, "
+            f"{rebuilt[first]!r} rebuilt)"
+        )
     ]

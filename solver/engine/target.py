@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.bounded import shown
-from ..core.errors import MissingTableError, TableError, UsageError, out_of_memory
+from ..core.errors import TableError, UsageError
 from ..core.rules import RuleSet, get_rules
 
 if TYPE_CHECKING:  # numpy is imported where it is used: a single hint reads the table without it
@@ -220,19 +220,12 @@ def solve_target(
     return TargetValues(out[:used], off, lead, length, t_max)
 
 
-# --- table files ----------------------------------------------------------------
-#: 2: float32 values, each row without its runs of 1.0 and 0, the index (mask, u, f, 3);
-#: 1 (float64 whole rows) is refused with the command that rebuilds it
-TARGET_FORMAT_VERSION = 2
-
-
+# --- table files (the table store's kind "target": solver.engine.store.TARGET) ---------------
 def target_paths(rules: RuleSet, tables_dir=None):
     """``(values, index, manifest)`` paths of the target table of ``rules``."""
-    from .tables import resolve_dir
+    from .store import TARGET, resolve_dir
 
-    folder = resolve_dir(tables_dir)
-    stem = f"{rules.id}.target"
-    return folder / f"{stem}.npy", folder / f"{stem}-index.npy", folder / f"{stem}.json"
+    return TARGET.paths(rules, resolve_dir(tables_dir))
 
 
 @dataclass(frozen=True)
@@ -248,8 +241,9 @@ class TargetTable:
     rules: RuleSet
     w: object
     index: object
-    manifest: dict
+    manifest: object  # a solver.engine.store.Manifest
     path: object
+    folder: object = None  # the tables folder (a Path)
 
     @property
     def t_max(self) -> int:
@@ -293,9 +287,11 @@ class TargetTable:
         return p
 
     def damaged(self, problem: str) -> TableError:
-        """The :class:`TableError` of this table damaged by ``problem``, with the rebuild command."""
-        return TableError(
-            f"target table {self.path} is damaged: {problem}; {rebuild_hint(self.rules, self.path)}"
+        """The :class:`TableError` of this table damaged by ``problem`` (fix: rebuild)."""
+        from .store import TARGET, table_error
+
+        return table_error(
+            TARGET, self.rules, self.folder, f"target table {self.path} is damaged: {problem}", "rebuild"
         )
 
     def arrays(self) -> TargetValues:
@@ -313,13 +309,6 @@ class TargetTable:
             np.ascontiguousarray(index[..., 1]),
             self.t_max,
         )
-
-
-def rebuild_hint(rules: RuleSet, w_path) -> str:
-    """How to rebuild the target table of ``rules`` whose values are at ``w_path``."""
-    return (
-        f"rebuild it with: yahtzee tables build --rules {rules.id} --target --tables {w_path.parent} --force"
-    )
 
 
 def _index_array(values: TargetValues) -> np.ndarray:
@@ -340,35 +329,21 @@ def save_target(
     peak_bytes: int,
     ev_play: dict | None = None,
 ) -> None:
-    """Write a target table (float32 values, :func:`solve_target`) and its manifest atomically."""
-    import json
+    """Write a target table (float32 values, :func:`solve_target`) and its manifest atomically
+    (:func:`solver.engine.store.save`)."""
     import time
 
     import numpy as np
 
-    from ..core.fileio import atomic_write, atomic_write_text
-    from .tables import package_version, sha256_file
+    from . import store
+    from .tables import package_version
 
-    w_path, index_path, manifest_path = target_paths(rules, tables_dir)
     if values.w.dtype != np.float32:
         raise ValueError("a target table stores float32 values (solve_target without exact)")
-    index = _index_array(values)
-    for path, array in ((w_path, values.w), (index_path, index)):
-        try:
-            atomic_write(path, lambda fh, array=array: np.save(fh, array, allow_pickle=False))
-        except OSError as exc:
-            raise TableError(f"cannot write the target table {path}: {exc.strerror or exc}") from None
     empty = (0, 0, 0)
-    manifest = {
-        "format_version": TARGET_FORMAT_VERSION,
-        "kind": "target",
-        "rules": rules.describe(),
+    facts = {
         "t_max": values.t_max,
         "layout": "W(state, t) = 1 for t <= index[mask, u, f, 2], values[index[mask, u, f, 0] + t - index[mask, u, f, 2] - 1] for t <= index[mask, u, f, 1], else 0 (t >= 1); float32, within 3e-8 of the float64 DP",
-        "values_shape": list(values.w.shape),
-        "index_shape": list(index.shape),
-        "values_sha256": sha256_file(w_path),
-        "index_sha256": sha256_file(index_path),
         "empty_card": {
             str(t): values.probability(empty, t)
             for t in (100, 200, 250, 300, 350, 400, 500)
@@ -381,10 +356,8 @@ def save_target(
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "package_version": package_version(),
     }
-    try:
-        atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
-    except OSError as exc:
-        raise TableError(f"cannot write the manifest {manifest_path}: {exc.strerror or exc}") from None
+    arrays = {"values": values.w, "index": _index_array(values)}
+    store.save(store.TARGET, rules, store.resolve_dir(tables_dir), arrays, facts)
 
 
 #: what building the yahtzee target table (targets up to 500) takes, measured on a 2-core machine
@@ -462,63 +435,28 @@ def get_target(
 def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool = False) -> TargetTable:
     """Open the target table of ``rules`` after checking it against its manifest.
 
-    Always: both files are regular ``.npy`` files of the manifest's shapes (exact sizes), the
-    index's checksum, and ``t_max`` against the empty card (see :func:`_check_empty_card`).
-    With numpy (not ``light``): every index entry (offset and length inside the values, length
-    at most ``t_max``) and every probability (in [0, 1]), once; ``light`` (a single hint, no
-    numpy): each entry and probability as a lookup reads it (:meth:`TargetTable.span`,
-    :meth:`TargetTable.stored`) -- a scan of the whole index would double a hint's time.
-    ``check_hash``: also the checksum of the values (a second or more for ``yahtzee``; done
-    by ``tables verify``).  Raises :class:`MissingTableError` / :class:`TableError`; out of
-    memory (``mmap`` under a small ``ulimit -v``) goes through as it is (not a damaged table).
+    Always: the store's checks (:func:`solver.engine.store.open_files`: both files regular
+    ``.npy`` files of the manifest's shapes, exact sizes, the index's checksum), ``t_max`` in
+    range and against the empty card (see :func:`_check_empty_card`) and a Bellman step on a few
+    states drawn afresh (:func:`check_sampled_target`).  With numpy (not ``light``): every
+    index entry (offset and length inside the values, length at most ``t_max``) and every
+    probability (in [0, 1]), once; ``light`` (a single hint, no numpy): each entry and
+    probability as a lookup reads it (:meth:`TargetTable.span`, :meth:`TargetTable.stored`) -- a
+    scan of the whole index would double a hint's time.  ``check_hash``: also the checksum of
+    the values (a second or more for ``yahtzee``; done by ``tables verify``).  Raises
+    :class:`MissingTableError` / :class:`TableError`; out of memory (``mmap`` under a small
+    ``ulimit -v``) goes through as it is (not a damaged table).
     """
-    from .tables import ValueFile, read_manifest, release_pages, sha256_file
+    from . import store
 
     rules = get_rules(rules)
     rules.require_single("a target table")
-    w_path, index_path, manifest_path = target_paths(rules, tables_dir)
-    folder = w_path.parent
-    build = f"yahtzee tables build --rules {rules.id} --target --tables {folder}"
-    if not all(p.exists() for p in (w_path, index_path, manifest_path)):
-        raise MissingTableError(f"no target table for {rules.id} in {folder}; build it with: {build}")
-    rebuild = rebuild_hint(rules, w_path)
-    try:
-        manifest = read_manifest(manifest_path)
-        problems = []
-        if manifest.get("kind") != "target":
-            problems.append(f"format {manifest.get('kind')!r} {manifest.get('format_version')!r}")
-        elif manifest.get("format_version") != TARGET_FORMAT_VERSION:
-            version = shown(manifest.get("format_version"))
-            raise TableError(
-                f"target table {w_path} has the old format {version} (this version reads format "
-                f"{TARGET_FORMAT_VERSION}: float32, half the size); {rebuild}"
-            )
-        if manifest.get("rules") != rules.describe():
-            problems.append("built for different rules")
-        t_max = manifest.get("t_max")
-        if type(t_max) is not int or not 1 <= t_max <= MAX_T_MAX:
-            problems.append(f"t_max {shown(t_max)}")
-        if sha256_file(index_path) != manifest.get("index_sha256"):
-            problems.append("the index's sha256 does not match (corrupt or modified file)")
-        if check_hash and sha256_file(w_path) != manifest.get("values_sha256"):
-            problems.append("the values' sha256 does not match (corrupt or modified file)")
-        if problems:
-            raise TableError(
-                f"target table {w_path} does not match its manifest: {'; '.join(problems)}; {rebuild}"
-            )
-        w = ValueFile.open(w_path)
-        index = ValueFile.open(index_path)
-    except (OSError, ValueError, RecursionError) as exc:
-        if out_of_memory(exc):  # mmap under a small ulimit -v: the table is fine (the CLI says so)
-            raise
-        raise TableError(f"target table {w_path} is unreadable ({exc}); {rebuild}") from None
-    shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags, 3)
-    if (w.descr, w.fortran_order, list(w.shape)) != ("<f4", False, manifest.get("values_shape")) or (
-        index.descr,
-        index.fortran_order,
-        index.shape,
-    ) != ("<i8", False, shape):
-        raise TableError(f"target table {w_path} has unexpected headers; {rebuild}")
+    files = store.open_files(store.TARGET, rules, store.resolve_dir(tables_dir), check_hash=check_hash)
+    w, index = files.files["values"], files.files["index"]
+    t_max = files.manifest.get("t_max")
+    if type(t_max) is not int or not 1 <= t_max <= MAX_T_MAX:
+        files.close()
+        raise files.error(f"target table {files.path} does not match its manifest: t_max {shown(t_max)}")
     if not light:
         import numpy as np
 
@@ -532,13 +470,13 @@ def load_target(rules, tables_dir=None, *, light: bool = False, check_hash: bool
             or (length > t_max).any()
             or (start + length - lead > len(w_array)).any()
         ):
-            raise TableError(f"target table {w_path} has an index out of range; {rebuild}")
+            raise files.damaged("an index entry out of range")
         # every probability, once (the kernels read them unchecked); NaN fails both comparisons
         if len(w_array) and not (w_array.min() >= 0.0 and w_array.max() <= 1.0):
-            raise TableError(f"target table {w_path} is damaged: values outside [0, 1]; {rebuild}")
-        release_pages(w_array)  # the scan's pages (half a GB for yahtzee): read again as used
+            raise files.damaged("values outside [0, 1]")
+        store.release_pages(w_array)  # the scan's pages (half a GB for yahtzee): read again as used
         w, index = w_array, index_array
-    table = TargetTable(rules, w, index, manifest, w_path)
+    table = TargetTable(rules, w, index, files.manifest, files.path, files.folder)
     _check_empty_card(table)
     problem = check_sampled_target(table)
     if problem is not None:
@@ -685,9 +623,16 @@ def build_target(
 
 
 def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None = None) -> list[str]:
-    """Problems with a built target table (empty when it checks out): both checksums, the
-    index, the empty card against the manifest, and ``sample`` random (state, target) pairs
-    recomputed from the states after them by :class:`solver.advice.advisor.TargetTurnValues`."""
+    """The problems of :func:`target_problems` in words (empty when the table checks out)."""
+    return [str(e) for e in target_problems(rules, tables_dir, sample=sample, seed=seed)]
+
+
+def target_problems(
+    rules, tables_dir=None, *, sample: int = 100, seed: int | None = None
+) -> list[TableError]:
+    """Problems with a built target table, each a :class:`TableError` (empty when it checks out):
+    both checksums, the index, the empty card against the manifest, and ``sample`` random (state,
+    target) pairs recomputed from the states after them by :class:`solver.advice.advisor.TargetTurnValues`."""
     import random
 
     from .tables import reachable_states
@@ -697,11 +642,11 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     try:
         table = load_target(rules, tables_dir, check_hash=True)
     except TableError as exc:
-        return [str(exc)]
+        return [exc]
     problems = []
     for t, p in table.manifest.get("empty_card", {}).items():
         if table.probability((0, 0, 0), int(t)) != p:
-            problems.append(f"P(>= {t}) from the empty card differs from the manifest's {p}")
+            problems.append(TableError(f"P(>= {t}) from the empty card differs from the manifest's {p}"))
     m, u, f = reachable_states(rules)
     states = [(int(a), int(b), int(c)) for a, b, c in zip(m, u, f, strict=True) if a != rules.full_mask]
     rng = random.Random(seed)
@@ -718,8 +663,9 @@ def verify_target(rules, tables_dir=None, *, sample: int = 100, seed: int | None
     if bad:
         state, t, stored, expected = bad[0]
         problems.append(
-            f"{len(bad)} of {len(picks)} sampled (state, target) pairs break the Bellman equation (e.g. "
-            f"{state}, t={t}: {stored!r} stored, {expected!r} from the states after it); rebuild it with: "
-            f"yahtzee tables build --rules {rules.id} --target --force"
+            table.damaged(
+                f"{len(bad)} of {len(picks)} sampled (state, target) pairs break the Bellman equation "
+                f"(e.g. {state}, t={t}: {stored!r} stored, {expected!r} from the states after it)"
+            )
         )
     return problems

@@ -288,8 +288,10 @@ def check_finite(rules, values, what) -> None:
     if bad is not None or not values:
         from ..core.errors import TableError
 
-        table = rules.single.id  # the triple card reads its base's table
+        table = rules.single  # the triple card reads its base's table
         raise TableError(
-            f"the {table} table gives {bad} for {what}: it is damaged; rebuild it with: "
-            f"yahtzee tables build --rules {table} --force"
+            f"the {table.id} table gives {bad} for {what}: it is damaged",
+            rules=table,
+            kind="values",
+            fix="rebuild",
         )

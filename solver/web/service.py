@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from ..core.card import box_label
 from ..core.errors import SolverError, TableError, UsageError, printable
 from ..play.session import HUMAN
+from . import remedy
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advisor
@@ -91,7 +92,7 @@ def api_error(exc: SolverError) -> ApiError:
     if isinstance(exc, UsageError):
         return ApiError(400, str(exc))
     if isinstance(exc, TableError):
-        return ApiError(503, str(exc))
+        return ApiError(503, remedy.error_text(exc))
     return ApiError(500, str(exc))
 
 
@@ -257,14 +258,8 @@ class Service:
                 advisor = load_advisor(rules, self.tables_dir, build_if_missing=False, light=True)
             except MissingTableError:
                 self._forget_loading(rules.id, loading)
-                base = rules.single.id  # the triple card plays by its base's table
-                raise ApiError(
-                    409,
-                    f"no table for {base} on this server yet: build it (POST /api/tables with "
-                    f'{{"rules": "{base}"}}, the page\'s Build button, or yahtzee tables build '
-                    f"--rules {base})",
-                    {"build": base},
-                ) from None
+                base = rules.single  # the triple card plays by its base's table
+                raise ApiError(409, remedy.missing_table(base), {"build": base.id}) from None
             except SolverError as exc:
                 self._forget_loading(rules.id, loading)
                 raise api_error(exc) from None
@@ -364,12 +359,7 @@ class Service:
         try:
             table = load_target(rules, self.tables_dir, light=True)
         except MissingTableError:
-            raise ApiError(
-                409,
-                f"no target table for {rules.id} on this server; build it (a few minutes for yahtzee) "
-                f"with: yahtzee tables build --rules {rules.id} --target"
-                + (f" --tables {self.tables_dir}" if self.tables_dir else ""),
-            ) from None
+            raise ApiError(409, remedy.missing_target(rules, self.tables_dir or None)) from None
         except SolverError as exc:
             raise api_error(exc) from None
         found = TargetAdvisor(advisor, table)
@@ -531,9 +521,7 @@ class Service:
             if level not in LEVELS:
                 raise ApiError(400, f"level {level!r} is not one of {', '.join(LEVELS)}")
             if LEVELS[level] == "win" and not self._has_target(rules):  # minutes: never built in a request
-                raise ApiError(
-                    400, f"level win needs the target table: yahtzee tables build --rules {rules.id} --target"
-                )
+                raise ApiError(400, remedy.needs_target(rules, "level win"))
         elif level is not None:
             raise ApiError(400, "level is for mode vs-computer only")
         seed = params.get("seed")
@@ -730,11 +718,7 @@ class Service:
             raise ApiError(400, why)
         self.advisor(game.rules)  # its table is there (a 409 naming the build when not)
         if any(p.bot == "win" for p in game.players) and not self._has_target(game.rules):
-            raise ApiError(
-                409,
-                f"this game is against level win, which needs the target table: yahtzee tables "
-                f"build --rules {game.rules.id} --target",
-            )
+            raise ApiError(409, remedy.needs_target(game.rules, "this game is against level win, which"))
         session = Session(game, saved.path, self.tables, data=self.data, resumed=True)
         game_id = self._keep(session)
         with session.lock:
