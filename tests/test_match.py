@@ -365,7 +365,7 @@ def test_win_chance_left_is_a_start_value_above_zero(small, win_bot):
     """The numba match's test of a chance left (``win_chance_left``, the first positive term)
     against the start value it stands for (``mixed_start_values`` > 0), on every reachable state
     of the small game, against every opponent row and needs from far behind to far ahead."""
-    from solver.engine import _kernels as K
+    from solver.engine import kernels as K
     from solver.engine.dp import kernel_values
 
     rules, _ = small

@@ -12,7 +12,7 @@ boxes the roll may legally go in.  Each option carries
 * ``best``           -- whether it is best (within 1e-9).
 
 This module is plain Python (no numpy, no numba), so a single ``hint`` starts
-fast: the turn recursion of :mod:`solver.engine._kernels` for one card state, written
+fast: the turn recursion of :mod:`solver.engine.kernels` for one card state, written
 over the 462 keeps as lists, takes about half a millisecond.  Batch work goes
 through :mod:`solver.advice.batch`.
 """

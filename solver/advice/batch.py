@@ -8,7 +8,7 @@ kernel's order; the tests ask for 1e-9) -- at tens of thousands of positions per
 1. positions are grouped by rule set; cards are read into arrays (filled mask,
    capped upper total, Yahtzee flag, points on the card);
 2. positions with rolls left: their distinct card states are sorted by mask and
-   each mask's states go through one call of :func:`solver.engine._kernels.turn_tables`
+   each mask's states go through one call of :func:`solver.engine.kernels.turn_tables`
    (one "lane" per state), which gives ``e0``/``e1`` -- the value of every keep
    with one / two rolls left.  A position's options are the sub-keeps of its roll
    (``dice.SUBKEEPS``, keeping all five = stop and score) valued from the table of
@@ -239,18 +239,18 @@ class BatchAdvisor:
         n_lanes = len(lanes)
         e0, e1 = np.empty((n_lanes, D.N_KEEPS)), np.empty((n_lanes, D.N_KEEPS))
         # masks of a few lanes each (a bot's games): packed into blocks of vectors
-        # (:func:`solver.engine._kernels.lane_turn_tables`, as the graders pack them); many lanes
+        # (:func:`solver.engine.kernels.lane_turn_tables`, as the graders pack them); many lanes
         # a mask (the spread sampler's 32 cards a mask): one call per mask does better. Both give
         # the same values. (The empty card of order=choose is played by its own rules: per mask.)
         group_lane = np.flatnonzero(np.r_[True, lane_mask[1:] != lane_mask[:-1], True])
         few = n_lanes < PACK_LANES * (len(group_lane) - 1)
         if kernels and few and self.rules.order != "choose":
-            from ..engine import _kernels, dp
+            from ..engine import dp, kernels
             from ..engine.playout import BLOCK_LANES
 
             succ = np.empty((6 * self.rules.n_boxes, n_lanes))
             ra = dp.rule_arrays(self.rules)
-            _kernels.lane_turn_tables(
+            kernels.lane_turn_tables(
                 0, n_lanes, BLOCK_LANES, 0, lane_mask, lane_u, lane_f, self.values, ra, e0, e1, succ
             )
         else:
@@ -297,9 +297,9 @@ class BatchAdvisor:
         """Rows ``rows`` of ``ev``/``keeps`` (:meth:`_rank_keeps`): the keeps of the positions of
         ``tables`` (rolls ``roll``, ``rolls_left`` 1 or 2), ranked by their values."""
         if tables.kernels:  # the same order as the stable argsort below, a third of its time
-            from ..engine import _kernels
+            from ..engine import kernels
 
-            _kernels.rank_keeps(
+            kernels.rank_keeps(
                 tables.e0, tables.e1, tables.lane, roll, rolls_left, _RAW_KEEPS, D.N_SUBKEEPS, rows, ev, keeps
             )
             return
@@ -314,10 +314,10 @@ class BatchAdvisor:
         one with the most dice (the largest keep index) -- the first keep of
         :meth:`rank_states` that ranking by these tables would put there, without the ranking."""
         if tables.kernels:
-            from ..engine import _kernels
+            from ..engine import kernels
 
             out = np.empty(len(roll), dtype=np.int64)
-            _kernels.best_keeps(
+            kernels.best_keeps(
                 tables.e0,
                 tables.e1,
                 tables.lane,
@@ -347,11 +347,11 @@ class BatchAdvisor:
             e[1, :, j] = tv.e1
 
     def _kernel_evaluator(self):
-        from ..engine import _kernels, dp
+        from ..engine import dp, kernels
 
         values = self.values
         no_tracking = np.empty((0, 0), dtype=np.int64)
-        turn_tables = _kernels.turn_tables
+        turn_tables = kernels.turn_tables
         # the rule arrays once (hashing a rule set for the cache costs more than a small kernel
         # call); only the empty card of order=choose plays by other rules (the direction's)
         ra = dp.rule_arrays(self.rules)
@@ -394,9 +394,9 @@ class BatchAdvisor:
         score = np.empty((n, nb), dtype=np.int64)
         bonus = np.empty(n, dtype=np.int64)
         if n >= self.python_states:
-            from ..engine import _kernels, dp
+            from ..engine import dp, kernels
 
-            _kernels.placement_values(mask, u, f, roll, self.values, dp.rule_arrays(rules), ev, score, bonus)
+            kernels.placement_values(mask, u, f, roll, self.values, dp.rule_arrays(rules), ev, score, bonus)
         else:
             ev.fill(-np.inf)
             score.fill(-1)

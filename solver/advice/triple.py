@@ -12,7 +12,7 @@ Exact play is out of reach (2^39 x 64^3 card states).  What is known and used he
   can only gain (measured in the README).  Its advice is best-known, not proven optimal.
 
 The pure-Python :class:`TripleAdvisor` serves ``hint`` (no numba, the base table read
-light); simulation runs in :func:`solver.engine._kernels.triple_games`.
+light); simulation runs in :func:`solver.engine.kernels.triple_games`.
 """
 
 from __future__ import annotations

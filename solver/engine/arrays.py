@@ -1,7 +1,8 @@
 """The kernels' inputs as plain arrays, without numba: the rule set as one named tuple
 (:class:`RuleArrays`, built by :func:`solver.engine.dp.rule_arrays`) and the columns of a game's
-row in a batch of games.  :mod:`solver.engine._kernels` and :mod:`solver.engine.numpy_play`
-both read them; importing this module compiles nothing.
+row in a batch of games, a recorded turn's columns and the kernels' other named numbers.
+:mod:`solver.engine.kernels` and :mod:`solver.engine.numpy_play` both read them; importing
+this module compiles nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,38 @@ COL_BONUSES = 2  # five-of-a-kind bonuses earned
 COL_DICE = 3  # dice drawn from the game's stream
 COL_FLAG = 4  # a five-of-a-kind row holds 50
 STATE_EXTRA = 5  # columns after the box scores
+
+# A game's turn as recorded for grading (:func:`solver.engine.kernels.grade_games`), one int16 row
+# ``moves[i]``: the five dice of each roll and each keep as keep indices (a roll's five dice are
+# keep ``roll_offset + r``; a keep of all five = stop), -1 where the turn had no such step
+MOVE_ROLL1 = 0  # the first roll
+MOVE_KEEP1 = 1  # kept with two rolls left
+MOVE_ROLL2 = 2  # the dice after the second roll (-1: stopped after the first)
+MOVE_KEEP2 = 3  # kept with one roll left (-1: stopped after the first)
+MOVE_FINAL = 4  # the five dice scored
+MOVE_BOX = 5  # the box filled
+N_MOVES = 6
+
+N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built)
+
+# The simple bots of :func:`solver.engine.kernels.simple_games`
+BOT_RANDOM = 0
+BOT_FREQUENT = 1
+RANDOM_DOMAIN = 0x52414E444F4D  # "RANDOM": the random bot's decision stream
+
+# The triple card (:func:`solver.engine.kernels.triple_games`): the players' modes
+TRIPLE_ALL = 0
+TRIPLE_FIRST = 1
+TRIPLE_RANDOM = 2
+# per column ``c`` of a triple game, at ``C * B + TRIPLE_COLUMN_EXTRA * c + TRIPLE_...``:
+TRIPLE_MASK = COL_MASK  # the column's filled boxes (the first three as a single game's: fill_box)
+TRIPLE_UPPER = COL_UPPER  # its upper total (not capped)
+TRIPLE_BONUSES = COL_BONUSES  # its five-of-a-kind bonuses
+TRIPLE_FLAG = 3  # a five-of-a-kind row of it holds 50
+TRIPLE_COLUMN_EXTRA = 4  # columns per column after all the box scores (the last column: dice drawn)
+#: games played side by side by ``triple_games`` (the lanes of its keep tables, about 1.5 MB of
+#: buffers): measured on the 2-core machine, 64 lanes a few per cent faster than 32 or 128
+TRIPLE_LANES = 64
 
 RuleArrays = namedtuple(
     "RuleArrays",

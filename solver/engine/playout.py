@@ -17,10 +17,11 @@ from ..core import dice as D
 from ..core.rules import RuleSet
 from ..core.streams import MASK64, mix64
 from ..core.threads import Workers
+from . import arrays as A
 from .turn import TIE_TOLERANCE
 
 MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
-STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
+STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then arrays.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors (as the DP's blocks)
 
@@ -28,7 +29,7 @@ BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors 
 def kernels_loaded() -> bool:
     """Whether this process holds the table bots' play kernels already (compiled or loaded from
     numba's cache by an earlier run): then they are the faster engine at any size."""
-    kernels = sys.modules.get(f"{__package__}._kernels")
+    kernels = sys.modules.get(f"{__package__}.kernels")
     return kernels is not None and bool(kernels.play_table_games.signatures)
 
 
@@ -105,7 +106,7 @@ def lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]
 
 
 def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine._kernels.group_tables`):
+    """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine.kernels.group_tables`):
     ``e0``, ``e1`` (width, 462) and the successor rows (6 nb, width)."""
     return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
 
@@ -125,13 +126,13 @@ class Grader:
     """Grades recorded turns: each decision's loss against the value table ``values`` (read as
     :func:`~solver.engine.dp.kernel_values` reads it), in the kernels, ``workers`` in threads.
 
-    A turn's record is a row of ``moves`` (``_kernels.MOVE_ROLL1`` ..: the rolls, the keeps,
+    A turn's record is a row of ``moves`` (``arrays.MOVE_ROLL1`` ..: the rolls, the keeps,
     the box) and the card's state ``(mask, u, f)`` before it; its grade a row of ``graded``
     (6): the losses -- the best keep's value minus the kept one's with two rolls left, the same
     with one roll left (0 when the turn stopped before), the best box's value minus the chosen
     one's; all in expected points, what the table says the decision cost -- then the luck of
     the three rolls (the first roll's value minus the state's, then each roll's value minus
-    the keep's it came from; see :func:`solver.engine._kernels.grade_games`).  Under
+    the keep's it came from; see :func:`solver.engine.kernels.grade_games`).  Under
     ``order=choose`` the direction is a decision too: a table bot takes it before the first
     roll (its first turn is graded in that direction, which costs :meth:`direction_loss`);
     any other bot shows it by its first box, so its first turn is graded with both ends open.
@@ -152,7 +153,7 @@ class Grader:
         self._worth: dict[str | None, float] | None = None
 
     def new_moves(self, n: int) -> np.ndarray:
-        return np.empty((n, self.K.N_MOVES), dtype=np.int16)
+        return np.empty((n, A.N_MOVES), dtype=np.int16)
 
     def direction_loss(self, direction: str | None) -> float:
         """Under ``order=choose``: what playing ``direction`` costs against the best one (points);
@@ -228,7 +229,7 @@ class WinGrader:
     """Grades recorded turns for the win objective against a known best opponent final ``B``:
     each decision's loss in P(win) + ``tie`` x P(tie), from the target arrays ``target``
     (:class:`~solver.engine.target.TargetValues`) as the win bot values a turn
-    (:func:`solver.engine._kernels.mixed_win_group_tables` with the opponent final ``q = [1]``).
+    (:func:`solver.engine.kernels.mixed_win_group_tables` with the opponent final ``q = [1]``).
 
     Exact where the turn is the player's last and ``B`` is known (every opponent has finished:
     the last seat's last turn): each option is then worth what it wins, and the turn's tables
@@ -274,7 +275,7 @@ class WinGrader:
         w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
 
         start = np.empty(len(lanes))  # each lane's value at the start of the turn
-        no_boxes = np.empty((0, K.N_ROLLS), dtype=np.int8)  # grading reads the values, not the boxes
+        no_boxes = np.empty((0, A.N_ROLLS), dtype=np.int8)  # grading reads the values, not the boxes
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
@@ -302,7 +303,7 @@ def table_turn(
     K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra, grader: Grader | None = None
 ) -> None:
     """One turn of every game of ``state`` with a table bot; the games end up, sorted by
-    mask, in ``spare``/``spare_ids`` (see :func:`solver.engine._kernels.group_games`).  With
+    mask, in ``spare``/``spare_ids`` (see :func:`solver.engine.kernels.group_games`).  With
     ``grader`` the turns are recorded and graded (its ``moves``/``graded``, rows as ``spare``),
     from the bot's own turn tables when it plays the grader's table."""
     nb = ra.box_face.shape[0]
@@ -312,14 +313,14 @@ def table_turn(
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
     width, batches = lane_batches(group_lane)
     e0_all, e1_all, succ_all = tables = lane_tables(width, nb)
-    moves = np.empty((0, K.N_MOVES), dtype=np.int16)
+    moves = np.empty((0, A.N_MOVES), dtype=np.int16)
     if grader is not None:
         moves = grader.moves = grader.new_moves(len(state))
         grader.graded = None
     grading = grader is not None and grader.values is not None
     if grading:
         grader.graded = np.empty((len(state), 6))
-        masks = spare[:, nb + K.COL_MASK].astype(np.int64)  # before the turn
+        masks = spare[:, nb + A.COL_MASK].astype(np.int64)  # before the turn
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         own = grader.values is values
         grade_tables = tables if own else lane_tables(width, nb)
@@ -389,7 +390,7 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
             lanes // (t_max + 1), n_flags, cap, pos_lane
         )
 
-        moves = np.empty((0, K.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(len(tg))
+        moves = np.empty((0, A.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(len(tg))
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.target_group_tables(
@@ -433,22 +434,18 @@ def run_lane_batches(workers, group_lane: np.ndarray, game_start: np.ndarray, ta
 def lane_states(state: np.ndarray, nb: int, cap: int, n_flags: int):
     """``(mask, u, f)``, (N,) int64 each: the DP state of each game of ``state`` (upper total capped
     at ``cap``; ``f`` 0 without a flag)."""
-    from . import _kernels as K
-
-    mask = state[:, nb + K.COL_MASK].astype(np.int64)
-    u = np.minimum(state[:, nb + K.COL_UPPER].astype(np.int64), cap)
-    f = state[:, nb + K.COL_FLAG].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask = state[:, nb + A.COL_MASK].astype(np.int64)
+    u = np.minimum(state[:, nb + A.COL_UPPER].astype(np.int64), cap)
+    f = state[:, nb + A.COL_FLAG].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
     return mask, u, f
 
 
 def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
     """(N,) int64: the points on each card of the games ``state``, from the kernel rule arrays."""
-    from . import _kernels as K
-
     boxes = np.where(state[:, :nb] > 0, state[:, :nb], 0).sum(axis=1, dtype=np.int64)
-    upper = state[:, nb + K.COL_UPPER].astype(np.int64)
+    upper = state[:, nb + A.COL_UPPER].astype(np.int64)
     bonus = np.where(upper >= int(ra.upper_threshold), int(ra.upper_bonus), 0)
-    return boxes + bonus + state[:, nb + K.COL_BONUSES].astype(np.int64) * int(ra.bonus)
+    return boxes + bonus + state[:, nb + A.COL_BONUSES].astype(np.int64) * int(ra.bonus)
 
 
 class RegretRecorder:
@@ -486,8 +483,6 @@ class RegretRecorder:
         ``moves`` and ``graded`` (:class:`Grader`), the box scores after the turn ``scores_after``
         ((n, n_boxes), -1 open) and five-of-a-kind bonuses ``bonuses_after`` (n,) (to write the
         worst positions out), ``direction`` (n,) the direction's loss (turn 0, ``order=choose``)."""
-        from . import _kernels as K
-
         nb = self.rules.n_boxes
         loss = graded[:, :3]
         keep = loss[:, 0] + loss[:, 1]
@@ -500,8 +495,8 @@ class RegretRecorder:
             # the first roll's luck is against the chosen direction's value, the table's less that
             self.game_luck[rows] += direction
         self.turn_loss[turn] += loss.sum(axis=0)
-        self.turn_decisions[turn] += (len(rows), int((moves[:, K.MOVE_KEEP2] >= 0).sum()), len(rows))
-        box = moves[:, K.MOVE_BOX].astype(np.intp)
+        self.turn_decisions[turn] += (len(rows), int((moves[:, A.MOVE_KEEP2] >= 0).sum()), len(rows))
+        box = moves[:, A.MOVE_BOX].astype(np.intp)
         self.box_loss[:, 0] += np.bincount(box, keep, nb)
         self.box_loss[:, 1] += np.bincount(box, loss[:, 2], nb)
         self.box_turns += np.bincount(box, minlength=nb)
@@ -580,7 +575,6 @@ def run_games(
 
     ``engine="numpy"`` (a ``table`` bot, not graded): the same games played by
     :mod:`solver.engine.numpy_play`, nothing compiled (the kernels are not even imported)."""
-    from . import arrays as A
     from .dp import kernel_values, rule_arrays
 
     if engine == "numpy":
@@ -590,7 +584,7 @@ def run_games(
 
         K = None
     else:
-        from . import _kernels as K
+        from . import kernels as K
 
     bot_target = goal
     nb = rules.n_boxes
@@ -638,11 +632,11 @@ def run_games(
                     if grader is not None and turn == 0 and rules.order == "choose":
                         graded_direction = np.full(n, grader.direction_loss(direction))
                 else:
-                    code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
+                    code = A.BOT_RANDOM if kind == "random" else A.BOT_FREQUENT
                     if grader is not None:
                         before = lane_states(state, nb, grader.values.shape[1] - 1, grader.values.shape[2])
                     moves = (
-                        np.empty((0, K.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(n)
+                        np.empty((0, A.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(n)
                     )
 
                     def play(

@@ -376,7 +376,7 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         ranked = block.ranked[1]
     else:
         ranked = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base)
-    from ..engine import _kernels
+    from ..engine import kernels
 
     k = np.flatnonzero(block.rolls_left > 0)
     p = np.flatnonzero(block.rolls_left == 0)
@@ -407,7 +407,7 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
     # small integers (keep and box indices, scores) in int16: a third of the memory traffic
     keep, box, score, bonus, stop_box, stop_score = (np.empty(total, dtype=np.int16) for _ in range(6))
     face_offsets, faces = np.empty(total + 1, dtype=np.int32), np.empty(D.N_DICE * total, dtype=np.int8)
-    _kernels.flat_options(
+    kernels.flat_options(
         block.rolls_left, ranked.row, ranked.base, *keep_rows, *stops, *place_rows, _KEEP_SIZE,
         _KEEP_START, _KEEP_FACES, TIE_TOLERANCE, offsets, ev, keep, box, score, bonus, expected_final,
         regret, best, stop_box, stop_score, face_offsets, faces,

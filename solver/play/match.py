@@ -18,7 +18,7 @@ Game ``g`` of a match of ``P`` bots under seed ``S``:
 Two engines play the same games: numba, when every bot is a builtin bot of the numba
 engine of :mod:`solver.play.simulate` and at most one is ``win`` (turn-synchronous over all
 games: the opponent's row of the opponent model is updated after every turn, the ``win``
-bot's turns run the win kernels of :mod:`solver.engine._kernels` with a target per game), and Python
+bot's turns run the win kernels of :mod:`solver.engine.kernels` with a target per game), and Python
 (any bots: one game after another).
 """
 
@@ -37,6 +37,7 @@ from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
+from ..engine import arrays as A
 from ..engine.playout import (
     STATE_WIDTH,
     Grader,
@@ -127,7 +128,7 @@ class LastTurnGrading:
         self.target = table.arrays()
 
     def grader(self, workers) -> WinGrader:
-        from ..engine import _kernels as K
+        from ..engine import kernels as K
 
         return WinGrader(K, workers, self.rules, self.target, self.tie)
 
@@ -307,14 +308,13 @@ def play_match_game(rules: RuleSet, bots: list, seed: int, game: int, last_turn=
 
 
 def _run_python(rules, bots, games, seed, tick, grading: LastTurnGrading | None = None) -> np.ndarray:
-    from ..engine import _kernels as K
 
     p = len(bots)
     scores = np.empty((games, p), dtype=np.int64)
     if grading is not None:  # the last seat's last turn of each game: state before, need, moves
         before = np.empty((games, 3), dtype=np.int64)
         need = np.empty(games, dtype=np.int64)
-        moves = np.empty((games, K.N_MOVES), dtype=np.int16)
+        moves = np.empty((games, A.N_MOVES), dtype=np.int16)
         after = np.empty((games, rules.n_boxes), dtype=np.int16)
         bonuses = np.empty(games, dtype=np.int64)
         worst = grading.recorders[0].n_worst > 0
@@ -400,7 +400,7 @@ def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, r
         lane_need, lane_q0, lane_qn = (x[first].astype(np.int64) for x in (need_tg, q0_tg, qn_tg))
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(flat[first], n_flags, cap, pos_lane)
 
-        boxes = np.empty((lane_batches(group_lane)[0], K.N_ROLLS), dtype=np.int8)  # each lane's box per roll
+        boxes = np.empty((lane_batches(group_lane)[0], A.N_ROLLS), dtype=np.int8)  # each lane's box per roll
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.mixed_win_group_tables(
@@ -408,7 +408,7 @@ def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, r
                 w, w_off, w_lead, w_len, ra, TIE_TOLERANCE, e0_all, e1_all, boxes,
             )  # fmt: skip
 
-        moves = np.empty((0, K.N_MOVES), dtype=np.int16) if recorder is None else recorder.new_moves(len(tg))
+        moves = np.empty((0, A.N_MOVES), dtype=np.int16) if recorder is None else recorder.new_moves(len(tg))
 
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
             K.play_mixed_win_games(
@@ -444,13 +444,13 @@ def _fast_ok(rules: RuleSet, bots: list) -> list[str] | None:
 
 
 def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTurnGrading | None = None):
-    from ..engine import _kernels as K
+    from ..engine import kernels as K
     from ..engine.dp import kernel_values, rule_arrays
 
     nb = rules.n_boxes
     p = len(bots)
     ra = rule_arrays(rules)
-    no_moves = np.empty((0, K.N_MOVES), dtype=np.int16)  # the turns are not recorded
+    no_moves = np.empty((0, A.N_MOVES), dtype=np.int16)  # the turns are not recorded
     win_target = residuals = q = None
     for bot, kind in zip(bots, kinds, strict=True):
         if kind == "win":
@@ -463,7 +463,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
         for s in range(p):
             i = (r + s) % p
             bot, kind = bots[i], kinds[i]
-            state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)
+            state = np.zeros((n, max(STATE_WIDTH, nb + A.STATE_EXTRA)), dtype=np.int32)
             state[:, :nb] = -1
             entry = {
                 "bot": bot,
@@ -520,7 +520,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                         table_turn(K, workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra, rec)
                         state, ids = spare, spare_ids
                     else:
-                        code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
+                        code = A.BOT_RANDOM if kind == "random" else A.BOT_FREQUENT
                         moves = no_moves if rec is None else rec.new_moves(n)
 
                         def play(
@@ -539,7 +539,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                         b = before[ids]
                         graded = win_grader.grade(b[:, 0], b[:, 1], b[:, 2], need[ids], rec.moves)
                         grading.recorders[(r + s) % p].add_turn(
-                            turn, ids * p + r, rec.moves, graded, state[:, :nb], state[:, nb + K.COL_BONUSES]
+                            turn, ids * p + r, rec.moves, graded, state[:, :nb], state[:, nb + A.COL_BONUSES]
                         )
             tick(games * (turn + 1) // turns - games * turn // turns)
     scores = np.empty((games, p), dtype=np.int64)
@@ -555,7 +555,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                 e = groups[s, r]
                 row = e["state"][int(np.flatnonzero(e["ids"] == j)[0])]
                 scores_row = [int(x) for x in row[:nb]]
-                cards[(r + s) % p] = ScoreCard(rules, tuple(scores_row), int(row[nb + K.COL_BONUSES]))
+                cards[(r + s) % p] = ScoreCard(rules, tuple(scores_row), int(row[nb + A.COL_BONUSES]))
             grading.final_cards[game] = cards
     return scores
 
