@@ -89,3 +89,79 @@ Kernels read it by name once, at their top, and hand the arrays and numbers the 
 functions need to them as arguments: a named tuple passed on inside a loop costs
 reference counting of each of its arrays on every call (measured: 100 times slower
 than passing two arrays)."""
+
+# --- the kernels' other named inputs and outputs ---------------------------------------------
+# Named tuples of arrays (numba types each by its fields): what belongs together travels as one
+# argument, read by name at a kernel's top (never passed on to a helper inside a loop: see
+# RuleArrays).
+
+TargetArrays = namedtuple("TargetArrays", ["w", "off", "lead", "length"])
+"""A target table as the kernels read it (:class:`solver.engine.target.TargetValues`): ``W(state,
+t) = 1`` for ``t <= lead[state]``, ``w[off[state] + t - 1]`` up to ``length[state]``, 0 beyond;
+``w`` (n,) float32 (a table) or float64 (while the DP runs), the others int64
+``(2**n_boxes, upper_cap + 1, n_flags)``."""
+
+States = namedtuple("States", ["mask", "u", "f"])
+"""Card states ``(mask[i], u[i], f[i])``, (n,) int64 each (``u`` capped, ``f`` 0 without a flag)."""
+
+LaneTables = namedtuple("LaneTables", ["e0", "e1", "succ"])
+"""Each lane's within-turn tables (rows ``lane - l0``): ``e0``/``e1`` (width, 462) float64 each
+keep's value with one / two rolls left (:func:`solver.engine.kernels.turn_tables`), ``succ``
+(6 n_boxes, width) the successor rows (a column a lane)."""
+
+WinTables = namedtuple("WinTables", ["e0", "e1", "boxes"])
+""":class:`LaneTables` of win play: ``boxes`` (width, 252) int8 the box each lane scores each
+roll in (zero rows: not wanted)."""
+
+GameBatch = namedtuple("GameBatch", ["games", "ids", "seed_mixed", "game0", "moves"])
+"""Games played a turn at a time: ``games`` (n, W) int32 their rows (box scores, then the
+``COL_...`` columns), game ``j`` being game ``game0 + ids[j]`` (int64) of the seed's streams
+(``seed_mixed`` uint64: ``mix64(seed)``); ``moves`` (n, N_MOVES) int16 records each game's turn
+(zero rows: none)."""
+
+Recorded = namedtuple("Recorded", ["pos_lane", "masks", "moves"])
+"""Recorded turns sorted by lane, to grade: ``pos_lane`` (n,) int64 each turn's lane, ``masks``
+(n,) int64 the filled boxes before it, ``moves`` (n, N_MOVES) int16 the turn (``MOVE_...``)."""
+
+Opponents = namedtuple("Opponents", ["need", "q0", "qn", "q", "tie"])
+"""What each lane of win play plays against: the best opponent final ``b0 + j`` with probability
+``q[q0[i] + j]``, ``j < qn[i]`` (``q`` float32, the opponent model's rows), ``need[i] = b0 -
+total`` (int64 each); a tie counts ``tie`` (a float, a half)."""
+
+PackedRows = namedtuple("PackedRows", ["values", "off", "lo", "n"])
+"""Rows of probability by points, packed: row ``i`` holds points ``lo[i] .. lo[i] + n[i] - 1`` at
+``values[off[i] ..]`` (``solver.engine.distribution._Rows``); int64 but ``values`` float64."""
+
+SplitRows = namedtuple("SplitRows", ["t", "e", "e_row"])
+"""Rows split at ``tw`` points (target play): ``t`` (rows, tw) the points below, ``e`` the
+points from ``tw`` on, row ``e_row[i]`` of it for row ``i`` (-1: none)."""
+
+Runs = namedtuple("Runs", ["block", "state", "t0", "n", "out"])
+"""Runs of target play: run ``q`` is state ``state[q]`` with the needs ``t0[q] .. t0[q] + n[q] -
+1``, its probabilities from ``out[q]``; block ``b`` the runs ``block[b] .. block[b + 1]``."""
+
+RunOutcomes = namedtuple("RunOutcomes", ["probs", "dst", "gain", "cand"])
+"""What the runs' turns lead to (:func:`solver.engine.kernels.target_turn_runs`): per run ``q``
+``cand[q]`` candidates ``c``, their next state (or row) ``dst[q * cmax + c]`` and points
+``gain[q * cmax + c]``, the probability of lane ``j`` ``probs[out[q] + c * n[q] + j]``."""
+
+KeepOptions = namedtuple("KeepOptions", ["ev", "keep", "n", "stop_box", "stop_score"])
+"""Ranked keeps of positions, a row each: ``ev`` (k, 32) float64 best first, ``keep`` the keep
+indices, ``n`` (k,) how many, ``stop_box``/``stop_score`` (k,) what keeping all five implies
+(-1: none)."""
+
+BoxOptions = namedtuple("BoxOptions", ["ev", "box", "score", "n", "bonus"])
+"""Ranked boxes of positions, a row each: ``ev`` (p, n_boxes) float64 best first, ``box``,
+``score``, ``n`` (p,) how many, ``bonus`` (p,) the roll's five-of-a-kind bonus."""
+
+KeepFaces = namedtuple("KeepFaces", ["size", "start", "faces"])
+"""Each keep's faces: ``faces[start[k] : start[k] + size[k]]`` (int8) of keep ``k``."""
+
+FlatOptions = namedtuple(
+    "FlatOptions",
+    ["ev", "keep", "box", "score", "bonus", "expected_final", "regret", "best", "stop_box", "stop_score",
+     "face_offsets", "faces"],
+)  # fmt: skip
+"""Options laid out flat (:func:`solver.engine.kernels.flat_options`), per option: ``ev``,
+``expected_final``, ``regret`` float64, ``best`` bool, ``keep``, ``box``, ``score``, ``bonus``,
+``stop_box``, ``stop_score`` int16; ``face_offsets`` (options + 1,) int32 into ``faces`` (int8)."""

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.card import ScoreCard
 from ..core.rules import RuleSet
+from . import arrays as A
 from . import dp
 
 TIE_TOLERANCE = 1e-9  # the bots' tolerance (solver.play.simulate)
@@ -470,11 +471,10 @@ def _apply_outcomes(src, dst_row, gain, prob, row_cuts, rows: _Rows, width: int,
     off = np.cumsum(n) - n
     out = _Rows(np.zeros(int(n.sum())), off, lo, n)
 
+    source, dest = A.PackedRows(rows.values, rows.off, rows.lo, rows.n), A.PackedRows(out.values, off, lo, n)
+
     def apply(r0: int, r1: int) -> None:
-        kernels.apply_outcomes(
-            row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, rows.values, rows.off, rows.lo, rows.n,
-            out.values, off, lo,
-        )  # fmt: skip
+        kernels.apply_outcomes(row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, source, dest)
 
     workers.run(apply, 0, len(row_cuts) - 1)
     return out
@@ -664,11 +664,12 @@ class _TargetPush:
             cuts = np.searchsorted(dst_row, np.arange(len(nxt) + 1))
             e_src = np.ascontiguousarray(dist_e)
 
+            source, dest = A.SplitRows(dist_t, e_src, e_of), A.SplitRows(out_t, out_e, e_next)
+
             def apply_ev(r0: int, r1: int) -> None:
                 kernels.apply_split_rows(
-                    cuts[r0], cuts[r1], src, dst_row, gain, prob, dist_t, active, e_src, e_of, support,
-                    np.int64(tw), out_t, out_e, e_next,
-                )  # fmt: skip
+                    cuts[r0], cuts[r1], src, dst_row, gain, prob, source, active, support, np.int64(tw), dest
+                )
 
             workers.run(apply_ev, 0, len(nxt))
             # the outcomes are done with: not held through target play
@@ -709,6 +710,7 @@ class _TargetPush:
         cap, n_flags = rules.upper_cap, rules.n_flags
         masks = states // n_flags // (cap + 1)
         us, fs = states // n_flags % (cap + 1), states % n_flags
+        lanes, table = A.States(masks, us, fs), A.TargetArrays(self.w, self.w_off, self.w_lead, self.w_len)
         first_lane = np.cumsum(run_n) - run_n
         # a block: the runs starting in the same TARGET_BLOCK lanes; a chunk: whole blocks
         block_of = first_lane // TARGET_BLOCK
@@ -727,12 +729,12 @@ class _TargetPush:
             c_dst = np.zeros(nq * cmax, dtype=np.int64)
             c_gain = np.zeros(nq * cmax, dtype=np.int64)
             run_cand = np.zeros(nq, dtype=np.int64)
+            runs = A.Runs(br, rs, rt, rn, run_out)
 
             def turn(i0: int, i1: int) -> None:
                 kernels.target_turn_runs(
-                    i0, i1, br, rs, rt, rn, run_out, masks, us, fs, self.w, self.w_off, self.w_lead, self.w_len,
-                    self.rep, self.args, TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left),
-                    np.int64(cmax), probs, c_dst, c_gain, run_cand,
+                    i0, i1, runs, lanes, table, self.rep, self.args, TIE_TOLERANCE, np.int64(start_roll),
+                    np.int64(rolls_left), np.int64(cmax), A.RunOutcomes(probs, c_dst, c_gain, run_cand),
                 )  # fmt: skip
 
             workers.run(turn, 0, b1 - b0, pieces=piece_count(b1 - b0, workers.threads, 16, at_least=8))
@@ -743,11 +745,12 @@ class _TargetPush:
             # past the target: the most points so far of the run (its smallest need) plus the gain
             need_rows(c_row.reshape(nq, cmax)[valid & (c_gain.reshape(nq, cmax) >= rt[:, None])])
 
+            found, dest = A.RunOutcomes(probs, c_row, c_gain, run_cand), A.SplitRows(out_t, out_e, e_next)
+
             def apply(r0: int, r1: int) -> None:
                 kernels.apply_target_runs(
-                    np.int64(r0), np.int64(r1), 0, nq, rs, rt, rn, run_out, run_cand, probs, c_row, c_gain,
-                    np.int64(cmax), dist_t, np.int64(tw), out_t, out_e, e_next,
-                )  # fmt: skip
+                    np.int64(r0), np.int64(r1), 0, nq, runs, found, np.int64(cmax), dist_t, np.int64(tw), dest
+                )
 
             workers.run(apply, 0, len(out_t))
 
@@ -869,9 +872,9 @@ def solve_residuals(
                 parts = [p_all]
 
                 def rows(
-                    j0: int, j1: int, a=(cuts, dst, gain, prob, p_all), b=(row_start, row_lo, dense)
+                    j0: int, j1: int, a=(cuts, dst, gain, prob), b=(row_start, row_lo, dense), p=p_all
                 ) -> None:
-                    kernels.residual_rows(j0, j1, *a, flat_off, flat_lo, flat_len, *b)
+                    kernels.residual_rows(j0, j1, *a, A.PackedRows(p, flat_off, flat_lo, flat_len), *b)
 
                 workers.run(rows, 0, n_lanes)
                 lead, end = np.empty_like(widths), np.empty_like(widths)

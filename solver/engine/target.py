@@ -101,6 +101,7 @@ def solve_target(
     import numpy as np
 
     from ..core.threads import Workers, piece_count
+    from . import arrays as A
     from . import dp, kernels
 
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
@@ -165,10 +166,10 @@ def solve_target(
         block_t0 += T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
         block_n = np.minimum(T_CHUNK, lane_len[block_state] + 1 - block_t0)
 
+        states, table = A.States(*lanes), A.TargetArrays(work, work_off, work_lead, work_len)
+
         def work_on(i0: int, i1: int) -> None:
-            kernels.solve_target_blocks(
-                block_state, block_t0, block_n, i0, i1, *lanes, work, work_off, work_lead, work_len, level_args
-            )  # fmt: skip
+            kernels.solve_target_blocks(block_state, block_t0, block_n, i0, i1, states, table, level_args)
 
         pieces = piece_count(len(block_state), workers.threads, PIECE_BLOCKS, at_least=16)
         workers.run(work_on, 0, len(block_state), pieces=pieces)

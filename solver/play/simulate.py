@@ -737,13 +737,12 @@ class _PythonGrading:
 
     def __init__(self, rules: RuleSet, recorder, table, threads: int):
         from ..core.threads import Workers
-        from ..engine import kernels as K
         from ..engine.dp import kernel_values
         from ..engine.playout import Grader
 
         self.rules, self.recorder = rules, recorder
         self.workers = Workers(threads)
-        self.grader = Grader(K, self.workers, rules, kernel_values(table.values))
+        self.grader = Grader(self.workers, rules, kernel_values(table.values))
         self.moves = np.empty((GRADE_BLOCK, rules.n_turns, A.N_MOVES), dtype=np.int16)
         self.cards: list[list[ScoreCard]] = []
         self.first = 0  # the game index of the block's first game

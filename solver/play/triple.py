@@ -17,7 +17,6 @@ from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
 from ..engine import arrays as A
-from ..engine.turn import TIE_TOLERANCE
 
 
 class TripleBot:
@@ -175,9 +174,8 @@ def simulate_triple(
 
     from ..core.streams import MASK64, check_seed, mix64
     from ..core.threads import Workers, resolve_threads
-    from ..engine import kernels as K
     from ..engine.dp import rule_arrays
-    from ..engine.playout import MAX_GAMES, progress_ticks
+    from ..engine.playout import MAX_GAMES, progress_ticks, triple_games
 
     rules = triple_rules(rules)
     name = check_bot(bot)
@@ -215,12 +213,9 @@ def simulate_triple(
                 state[:, : n_col * nb] = -1
                 rows = record[c0 * n_turns : (c0 + n) * n_turns] if moves else record
 
-                def work(a: int, b: int, state=state, first=int(game0) + c0, rows=rows) -> None:
-                    K.triple_games(
-                        mode, a, b, state, seed_mixed, first, values, weights, kappa, TIE_TOLERANCE, ra, rows
-                    )
-
-                workers.run(work, 0, n)
+                triple_games(
+                    workers, mode, state, seed_mixed, int(game0) + c0, values, weights, kappa, ra, rows
+                )
                 column_scores[c0 : c0 + n] = column_totals(single, rules.weights, state)
                 tick(n)
     scores[:] = column_scores.sum(axis=1)

@@ -234,9 +234,11 @@ def store_lane_tables(e0, e1, e0_all, e1_all, row0):
 
 
 @njit(cache=True, nogil=True)
-def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all):
-    """Within-turn tables of groups ``g0 .. g1`` (lanes from ``l0`` on are rows ``lane - l0``):
-    ``e0_all``/``e1_all`` (width, 462) per lane, ``succ_all`` (6 n_boxes, width)."""
+def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra, tables):
+    """Within-turn tables of groups ``g0 .. g1`` (lanes from ``l0`` on are rows ``lane - l0``) into
+    ``tables`` (:class:`~solver.engine.arrays.LaneTables`): ``e0``/``e1`` (width, 462) per lane,
+    ``succ`` (6 n_boxes, width)."""
+    e0_all, e1_all, succ_all = tables
     n_keeps = ra.add_die.shape[0]
     no_tracking = np.empty((0, 0), dtype=np.int64)
     for grp in range(g0, g1):
@@ -252,12 +254,13 @@ def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra,
 
 
 @njit(cache=True, nogil=True)
-def play_table_games(
-    j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, succ_all, tol, ra, moves
-):  # fmt: skip
-    """Play the turn of sorted games ``j0 .. j1`` (game ``game0 + ids[j]``) from the tables of
-    :func:`group_tables`: the best keeps from ``e1``/``e0``, then the best legal box; ``moves``
-    (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
+def play_table_games(j0, j1, l0, pos_lane, batch, tables, tol, ra):
+    """Play the turn of sorted games ``j0 .. j1`` of ``batch`` (:class:`~solver.engine.arrays.
+    GameBatch`: game ``j`` is game ``game0 + ids[j]``, its lane ``pos_lane[j]``) from the tables of
+    :func:`group_tables` (rows from lane ``l0``): the best keeps from ``e1``/``e0``, then the best
+    legal box; ``batch.moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
+    games, ids, seed_mixed, game0, moves = batch
+    e0_all, e1_all, succ_all = tables
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face

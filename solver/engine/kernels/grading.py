@@ -26,12 +26,14 @@ def best_of(ev, r, subkeeps, n_subkeeps):
 
 
 @njit(cache=True, nogil=True)
-def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all):
+def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, tables):
     """The within-turn tables of lanes ``i0 .. i1`` (sorted by mask, several masks per block of
-    ``block`` lanes, as the DP packs them) into rows ``lane - l0`` of ``e0_all``/``e1_all``
-    (width, 462) and columns of ``succ_all`` (6 n_boxes, width): the same values as
-    :func:`group_tables` (the DP's R0, the same maxima of the same sums), for many masks with
-    few lanes each at the cost of a few full vectors."""
+    ``block`` lanes, as the DP packs them) into rows ``lane - l0`` of ``tables``
+    (:class:`~solver.engine.arrays.LaneTables`: ``e0``/``e1`` (width, 462), the columns of
+    ``succ`` (6 n_boxes, width)): the same values as :func:`~.games.group_tables` (the DP's R0,
+    the same maxima of the same sums), for many masks with few lanes each at the cost of a few
+    full vectors."""
+    e0_all, e1_all, succ_all = tables
     n_keeps = ra.add_die.shape[0]
     n_boxes = ra.box_face.shape[0]
     roll_offset = n_keeps - ra.score.shape[0]
@@ -83,11 +85,12 @@ def grade_keeps(i, e0, e1, moves, subkeeps, n_subkeeps, roll_offset, graded):
 
 
 @njit(cache=True, nogil=True)
-def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, graded):
-    """Each decision's loss in the recorded turns ``j0 .. j1`` against the tables of
-    :func:`group_tables` (lane ``pos_lane[j]``, rows from ``l0``; ``lane_f`` (lanes,) the
-    lanes' flags): ``masks`` (n,) int64 the filled boxes before the turn, ``moves``
-    (n, N_MOVES) int16 the turn (:data:`MOVE_ROLL1` ..).
+def grade_games(j0, j1, l0, rec, lane_f, tables, ra, graded):
+    """Each decision's loss in the recorded turns ``j0 .. j1`` of ``rec``
+    (:class:`~solver.engine.arrays.Recorded`: each turn's lane ``pos_lane``, the filled boxes
+    before it ``masks``, the turn ``moves`` (``MOVE_ROLL1`` ..)) against the lanes' tables
+    ``tables`` (:class:`~solver.engine.arrays.LaneTables` of :func:`~.games.group_tables`, rows
+    from ``l0``; ``lane_f`` (lanes,) the lanes' flags).
 
     Output, caller-allocated, ``graded`` (n, 6) float64, in expected points by the table:
 
@@ -102,6 +105,8 @@ def grade_games(j0, j1, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ
     next state's value deducted: so the sums over a game are ``score = V(empty) - losses +
     luck``, each luck term of mean 0.
     """
+    pos_lane, masks, moves = rec
+    e0_all, e1_all, succ_all = tables
     subkeeps, n_subkeeps = ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     flag_rows, roll_face = ra.flag_rows, ra.roll_face

@@ -92,26 +92,28 @@ def best_keeps(e0, e1, lane, roll, rolls_left, raw_keeps, n_raw, tol, out):
 
 
 @njit(cache=True, nogil=True)
-def flat_options(
-    rolls_left, row, base, keep_ev, keep_id, keep_n, keep_stop_box, keep_stop_score, place_ev, place_box,
-    place_score, place_n, place_bonus, keep_size, keep_start, keep_faces, tol, offsets,
-    ev, keep, box, score, bonus, expected_final, regret, best, stop_box, stop_score, face_offsets, faces,
-):  # fmt: skip
+def flat_options(rolls_left, row, base, keeps, boxes, keep_faces, tol, offsets, out):
     """The ranked options of positions laid out flat, best first within each position.
 
     Position ``i`` (n,) with ``rolls_left[i] > 0`` has row ``row[i]`` of the keep arrays
-    (``keep_ev`` (k, 32) float64, ``keep_id`` (k, 32) keep indices, ``keep_n`` (k,) options,
-    ``keep_stop_box``/``keep_stop_score`` (k,) the box and score that keeping all five implies, -1
-    none); else of the box arrays (``place_ev`` (p, n_boxes), ``place_box``, ``place_score``,
-    ``place_n`` (p,), ``place_bonus`` (p,) the roll's Yahtzee bonus); ``base`` (n,) float64 the
-    points on its card.  ``keep_size``/``keep_start`` (462,) and ``keep_faces`` (int8) give each
-    keep's faces; ``offsets`` (n + 1,) int64 each position's first option.
+    ``keeps`` (:class:`~solver.engine.arrays.KeepOptions`: ``ev`` (k, 32) float64, ``keep`` (k,
+    32) keep indices, ``n`` (k,) options, ``stop_box``/``stop_score`` (k,) the box and score that
+    keeping all five implies, -1 none); else of the box arrays ``boxes``
+    (:class:`~solver.engine.arrays.BoxOptions`: ``ev`` (p, n_boxes), ``box``, ``score``, ``n``
+    (p,), ``bonus`` (p,) the roll's Yahtzee bonus); ``base`` (n,) float64 the points on its card.
+    ``keep_faces`` (:class:`~solver.engine.arrays.KeepFaces`) gives each keep's faces;
+    ``offsets`` (n + 1,) int64 each position's first option.
 
-    Output, caller-allocated, per option (offsets[n],): ``ev``, ``expected_final`` (base + ev),
-    ``regret`` (the best's ev - ev), ``best`` (regret <= ``tol``) float64/bool; ``keep``, ``box``
-    (-1 for the other kind), ``score`` (-1 for keeps), ``bonus`` (0 for keeps), ``stop_box``,
-    ``stop_score`` (-1 but for the keep of all five) int16; ``face_offsets`` (offsets[n] + 1,)
-    int32 and ``faces`` (at least 5 per option) int8: each keep's faces (none for a box)."""
+    Output, caller-allocated, ``out`` (:class:`~solver.engine.arrays.FlatOptions`), per option
+    (offsets[n],): ``ev``, ``expected_final`` (base + ev), ``regret`` (the best's ev - ev),
+    ``best`` (regret <= ``tol``) float64/bool; ``keep``, ``box`` (-1 for the other kind),
+    ``score`` (-1 for keeps), ``bonus`` (0 for keeps), ``stop_box``, ``stop_score`` (-1 but for
+    the keep of all five) int16; ``face_offsets`` (offsets[n] + 1,) int32 and ``faces`` (at least
+    5 per option) int8: each keep's faces (none for a box)."""
+    keep_ev, keep_id, keep_n, keep_stop_box, keep_stop_score = keeps
+    place_ev, place_box, place_score, place_n, place_bonus = boxes
+    keep_size, keep_start, faces_of = keep_faces
+    ev, keep, box, score, bonus, expected_final, regret, best, stop_box, stop_score, face_offsets, faces = out
     at = 0
     face_offsets[0] = 0
     for i in range(len(rolls_left)):
@@ -126,7 +128,7 @@ def flat_options(
                 if keep_size[k] == 5:
                     stop_box[s], stop_score[s] = keep_stop_box[j], keep_stop_score[j]
                 for q in range(keep_start[k], keep_start[k] + keep_size[k]):
-                    faces[at] = keep_faces[q]
+                    faces[at] = faces_of[q]
                     at += 1
                 face_offsets[s + 1] = at
                 expected_final[s] = base[i] + v

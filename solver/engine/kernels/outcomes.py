@@ -19,6 +19,8 @@ shifted by the points the turn scores.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -33,6 +35,10 @@ from .rules import (
     step,
 )
 from .turn import best_subkeep, final_values, segment_end, successors, turn_from_final
+
+Outcomes = namedtuple("Outcomes", ["src", "dst", "gain", "count", "prob"])
+"""A turn's outcomes (:func:`turn_outcomes`), (room,) each: lane ``src`` moves with probability
+``prob`` to the flat state ``dst``, scoring ``gain`` points, ``count`` its bonuses and flag."""
 
 
 @njit(cache=True, inline="always")
@@ -162,11 +168,10 @@ def turn_outcomes(lane_mask, lane_u, lane_f, values, ra, tol, start_roll, start_
     final_masses(start_roll, start_rolls_left, ra.roll_prob, ra.add_die, k0, k1, mass, part, final)
     # each mask's boxes
     size = 64 * nl
-    src = np.empty(size, dtype=np.int64)
-    dst = np.empty(size, dtype=np.int64)
-    gain = np.empty(size, dtype=np.int64)
-    count = np.empty(size, dtype=np.int64)
-    prob = np.empty(size)
+    i64 = np.int64
+    out = Outcomes(
+        np.empty(size, i64), np.empty(size, i64), np.empty(size, i64), np.empty(size, i64), np.empty(size)
+    )
     n_out = 0
     first = 0
     while first < nl:
@@ -179,16 +184,17 @@ def turn_outcomes(lane_mask, lane_u, lane_f, values, ra, tol, start_roll, start_
             for k in range(merged.shape[1]):
                 if merged[j, k] != 0.0:
                     more += 1
-        if n_out + more > src.shape[0]:
-            size = max(2 * src.shape[0], n_out + more)
-            src, dst, gain = _grown(src, size), _grown(dst, size), _grown(gain, size)
-            count, prob = _grown(count, size), _grown(prob, size)
+        if n_out + more > out.src.shape[0]:
+            size = max(2 * out.src.shape[0], n_out + more)
+            out = Outcomes(
+                _grown(out.src, size), _grown(out.dst, size), _grown(out.gain, size), _grown(out.count, size),
+                _grown(out.prob, size),
+            )  # fmt: skip
         n_out = _mask_outcomes(
-            lane_mask[first], first, lane_u, lane_f, merged, key_box, key_score, ra, rep_u, n_out,
-            src, dst, gain, count, prob,
-        )  # fmt: skip
+            lane_mask[first], first, lane_u, lane_f, merged, key_box, key_score, ra, rep_u, n_out, out
+        )
         first = last
-    return src[:n_out], dst[:n_out], gain[:n_out], count[:n_out], prob[:n_out]
+    return out.src[:n_out], out.dst[:n_out], out.gain[:n_out], out.count[:n_out], out.prob[:n_out]
 
 
 @njit(cache=True, inline="always")
@@ -283,10 +289,11 @@ def _mask_boxes(mask, lo, hi, lane_f, succ, top, final, ra, tol):
 
 
 @njit(cache=True, inline="always")
-def _mask_outcomes(mask, lo, lane_u, lane_f, merged, key_box, key_score, ra, rep_u, n_out, src, dst, gain, count, prob):  # fmt: skip
+def _mask_outcomes(mask, lo, lane_u, lane_f, merged, key_box, key_score, ra, rep_u, n_out, out):
     """The outcomes of lanes ``lo ..`` (one ``mask``) from their placements' masses (see
-    :func:`_mask_boxes`) into the outcome arrays from ``n_out`` on (see :func:`turn_outcomes`;
-    room enough); returns the new ``n_out``."""
+    :func:`_mask_boxes`) into the outcome arrays ``out`` (:class:`Outcomes`) from ``n_out`` on
+    (see :func:`turn_outcomes`; room enough); returns the new ``n_out``."""
+    src, dst, gain, count, prob = out
     box_face, flag_rows, five_kind, bonus = ra.box_face, ra.flag_rows, ra.five_kind, ra.bonus
     thr, ub, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     n_flags = 1
@@ -312,12 +319,14 @@ def _mask_outcomes(mask, lo, lane_u, lane_f, merged, key_box, key_score, ra, rep
 
 
 @njit(cache=True, nogil=True)
-def apply_outcomes(c0, c1, src, dst_row, gain, prob, rows, row_off, row_lo, row_n, out, out_off, out_lo):
+def apply_outcomes(c0, c1, src, dst_row, gain, prob, source, dest):
     """Outcomes ``c0 .. c1`` (sorted by ``dst_row``: ranges that do not split a row may run in
-    threads) into packed rows (``solver.engine.distribution._Rows``): outcome ``c`` adds
-    ``prob[c]`` times source row ``s = src[c]`` (``row_n[s]`` entries at ``rows[row_off[s]:]``,
-    points so far from ``row_lo[s]``) to row ``d = dst_row[c]`` of ``out`` (at ``out[out_off[d]:]``,
-    from ``out_lo[d]`` points), ``gain[c]`` points on."""
+    threads) into packed rows (:class:`~solver.engine.arrays.PackedRows`): outcome ``c`` adds
+    ``prob[c]`` times row ``s = src[c]`` of ``source`` (``n[s]`` entries at ``values[off[s]:]``,
+    points so far from ``lo[s]``) to row ``d = dst_row[c]`` of ``dest`` (at ``values[off[d]:]``,
+    from ``lo[d]`` points), ``gain[c]`` points on."""
+    rows, row_off, row_lo, row_n = source
+    out, out_off, out_lo = dest.values, dest.off, dest.lo
     for c in range(c0, c1):
         s = src[c]
         d = dst_row[c]
@@ -361,12 +370,14 @@ def _keep_tables(table, best, tol, subkeeps, n_subkeeps, keeps):
 
 
 @njit(cache=True, nogil=True)
-def residual_rows(j0, j1, cuts, dst, gain, prob, p, r_off, r_lo, r_len, row_start, row_lo, out):
+def residual_rows(j0, j1, cuts, dst, gain, prob, rows, row_start, row_lo, out):
     """Rows ``j0 .. j1`` of a level: ``out[row_start[j] + x - row_lo[j]]`` = P(``x`` points to
     come) = sum over lane ``j``'s outcomes ``c`` (``cuts[j] .. cuts[j + 1]``) of ``prob[c]`` x
-    P(``x - gain[c]`` to come from the flat state ``dst[c]``), that row being ``p[r_off[d] +
-    i]`` for ``x = r_lo[d] + i``, ``i < r_len[d]`` (``out`` zero on entry; the outcomes in a
-    fixed order, so the sums are the same on any thread count)."""
+    P(``x - gain[c]`` to come from the flat state ``dst[c]``), that row of ``rows``
+    (:class:`~solver.engine.arrays.PackedRows` by flat state) being ``values[off[d] + i]`` for ``x
+    = lo[d] + i``, ``i < n[d]`` (``out`` zero on entry; the outcomes in a fixed order, so the sums
+    are the same on any thread count)."""
+    p, r_off, r_lo, r_len = rows
     for j in range(j0, j1):
         base = row_start[j] - row_lo[j]
         for c in range(cuts[j], cuts[j + 1]):

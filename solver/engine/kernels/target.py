@@ -34,7 +34,7 @@ from .rules import (
 )
 from .streams import stream_base
 from .turn import average_keeps, turn_from_final
-from .win import score_best_win_box, tie_mix
+from .win import WinMix, score_best_win_box, tie_mix
 
 
 @njit(cache=True, inline="always")
@@ -84,17 +84,19 @@ def target_max_into(x, row, col, n, w, off, lead, length, t0, shift):
 
 
 @njit(cache=True)
-def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_lead, w_len, ra, x, best_box):
+def _target_rolls(mask, u, f, t0, n, col, target, ra, x, best_box):
     """R0 for target play: ``x[roll_offset + r, col + j]`` = best over the legal boxes of roll
-    ``r`` of :func:`target_objective` with ``t0 + j`` points needed, lanes ``j < n`` of one
-    state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
+    ``r`` of :func:`target_objective` (the table ``target``,
+    :class:`~solver.engine.arrays.TargetArrays`) with ``t0 + j`` points needed, lanes ``j < n`` of
+    one state ``(mask, u, f)``.  ``best_box[r, col + j]`` gets the chosen box (lowest index
     among equals) unless ``best_box`` has zero rows.
 
     Without tracking, an ordinary roll starts from the best zero placement (row ``zero``,
     the same for every roll) and tries only the boxes where it scores: a zero placement is
     never better than a scoring one in the same box (fewer points, a lower upper total, no
-    flag), so the maximum is the same, as in :func:`block_final_values`.
+    flag), so the maximum is the same, as in :func:`~.turn.block_final_values`.
     """
+    w, w_off, w_lead, w_len = target
     score, joker_score, box_face, flag_rows, roll_face = (
         ra.score,
         ra.joker_score,
@@ -164,10 +166,14 @@ def _target_rolls(mask, u, f, t0, n, col, w, w_off, w_lead, w_len, ra, x, best_b
 
 
 @njit(cache=True, nogil=True)
-def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w, w_off, w_lead, w_len, ra):
-    """Solve blocks ``i0 .. i1``: block ``i`` is state ``(masks[k], us[k], fs[k])`` with
-    ``k = block_state[i]`` and targets ``t = block_t0[i] .. + block_n[i]``, written to
-    ``w[w_off[state] + t - 1]``.  States after these must be solved already."""
+def solve_target_blocks(block_state, block_t0, block_n, i0, i1, states, target, ra):
+    """Solve blocks ``i0 .. i1``: block ``i`` is state ``(mask[k], u[k], f[k])`` of ``states``
+    (:class:`~solver.engine.arrays.States`) with ``k = block_state[i]`` and targets ``t =
+    block_t0[i] .. + block_n[i]``, written to ``w[off[state] + t - 1]`` of ``target``
+    (:class:`~solver.engine.arrays.TargetArrays`, float64).  States after these must be solved
+    already."""
+    masks, us, fs = states
+    w, w_off = target.w, target.off
     n_keeps = ra.add_die.shape[0]
     n_rolls = ra.score.shape[0]
     roll_offset = n_keeps - n_rolls
@@ -181,7 +187,7 @@ def solve_target_blocks(block_state, block_t0, block_n, i0, i1, masks, us, fs, w
         n = block_n[i]
         x = x_buf[: n_keeps * n].reshape((n_keeps, n))
         mask, u, f = masks[k], us[k], fs[k]
-        _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), w, w_off, w_lead, w_len, ra, x, no_tracking)
+        _target_rolls(mask, u, f, block_t0[i], n, np.int64(0), target, ra, x, no_tracking)
         average_keeps(x, ra.add_die)
         _best_subkeep_in_place(x, ra.drop_one, ra.n_drop, ra.all_rolls)
         average_keeps(x, ra.add_die)
@@ -246,34 +252,22 @@ def _best_subkeep_in_place(x, drop_one, n_drop, all_rolls):
 
 
 @njit(cache=True, nogil=True)
-def target_turn_tables(mask, lane_u, lane_f, lane_t, w, w_off, w_lead, w_len, ra, e0, e1, best_box):
-    """Within-turn tables of target play (as :func:`turn_tables`, in probabilities) for lanes
-    ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points still needed."""
+def target_turn_tables(mask, lane_u, lane_f, lane_t, target, ra, e0, e1, best_box):
+    """Within-turn tables of target play (as :func:`~.turn.turn_tables`, in probabilities, by the
+    table ``target``) for lanes ``(mask, lane_u[j], lane_f[j])`` with ``lane_t[j] >= 1`` points
+    still needed."""
     for j in range(lane_u.shape[0]):
         _target_rolls(
-            mask,
-            lane_u[j],
-            lane_f[j],
-            lane_t[j],
-            np.int64(1),
-            np.int64(j),
-            w,
-            w_off,
-            w_lead,
-            w_len,
-            ra,
-            e0,
-            best_box,
+            mask, lane_u[j], lane_f[j], lane_t[j], np.int64(1), np.int64(j), target, ra, e0, best_box
         )
     turn_from_final(e0, e1, ra)
 
 
 @njit(cache=True, nogil=True)
-def target_group_tables(
-    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, w, w_off, w_lead, w_len, ra, e0_all, e1_all
-):
-    """Target-play tables of groups ``g0 .. g1`` (one mask each; lanes from ``l0`` on are rows
-    ``lane - l0`` of ``e0_all``/``e1_all`` (width, 462))."""
+def target_group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_t, target, ra, tables):
+    """Target-play tables of groups ``g0 .. g1`` by the table ``target`` (one mask each; lanes from
+    ``l0`` on are rows ``lane - l0`` of ``tables.e0``/``tables.e1`` (width, 462))."""
+    e0_all, e1_all = tables.e0, tables.e1
     n_keeps = ra.add_die.shape[0]
     no_tracking = np.empty((0, 0), dtype=np.int64)
     for grp in range(g0, g1):
@@ -284,19 +278,19 @@ def target_group_tables(
         u = lane_u[a : a + nl].copy()
         f = lane_f[a : a + nl].copy()
         t = lane_t[a : a + nl].copy()
-        target_turn_tables(group_mask[grp], u, f, t, w, w_off, w_lead, w_len, ra, e0, e1, no_tracking)
+        target_turn_tables(group_mask[grp], u, f, t, target, ra, e0, e1, no_tracking)
         store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
 
 
 @njit(cache=True, nogil=True)
-def play_target_games(
-    j0, j1, l0, pos_lane, need, games, ids, seed_mixed, game0, e0_all, e1_all, w, w_off, w_lead, w_len, tol, ra,
-    moves,
-):  # fmt: skip
-    """Play the turn of games ``j0 .. j1`` (``need[j] >= 1`` points still needed) for the
-    target: keeps from the tables of :func:`target_group_tables`, then the legal box with the
-    largest probability (ties within ``tol``: the first in card order); ``moves`` (n, N_MOVES)
-    int16 records each game's turn (zero rows: none)."""
+def play_target_games(j0, j1, l0, pos_lane, need, batch, tables, target, tol, ra):
+    """Play the turn of games ``j0 .. j1`` of ``batch`` (:class:`~solver.engine.arrays.GameBatch`;
+    ``need[j] >= 1`` points still needed) for the target: keeps from the tables of
+    :func:`target_group_tables`, then the legal box with the largest probability by ``target``
+    (ties within ``tol``: the first in card order); ``batch.moves`` (n, N_MOVES) int16 records
+    each game's turn (zero rows: none)."""
+    games, ids, seed_mixed, game0, moves = batch
+    e0_all, e1_all = tables.e0, tables.e1
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
@@ -315,9 +309,7 @@ def play_target_games(
         )  # fmt: skip
         games[i, nb + COL_DICE] = k
         mask = np.int64(games[i, nb + COL_MASK])
-        score_best_win_box(
-            games, i, held - roll_offset, need[i], qt, qc, 2, w, w_off, w_lead, w_len, tol, ra, vals
-        )
+        score_best_win_box(games, i, held - roll_offset, WinMix(need[i], qt, qc, 2), target, tol, ra, vals)
         record_box(moves, i, held, mask, np.int64(games[i, nb + COL_MASK]))
 
 

@@ -9,6 +9,8 @@ once per state (:func:`_target_plan`), not once per roll and lane.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -17,12 +19,40 @@ from .rules import NEG_INF, allowed_bits, five_kind_bonus, legal_boxes, low_bit_
 from .target import copy_lanes, fill_lanes, target_max_into
 from .turn import turn_from_final
 
+TargetPlan = namedtuple(
+    "TargetPlan",
+    [
+        "key_of",  # candidate of (box, score, bonus), -1: none
+        "c_key",
+        "c_src",
+        "c_lo",
+        "c_hi",
+        "c_dst",  # the next state (flat, upper total by rep_u)
+        "c_gain",  # the points of the turn
+        "zero_c",  # the zero placements (their count last)
+        "best_c",  # (n_rolls, nb) what R0 of a roll is the best of
+        "best_n",
+        "best_z",  # 1 when R0 starts from the zero row
+        "legal_c",  # (n_rolls, nb) the legal boxes, in card order
+        "legal_n",
+    ],
+)
+"""The candidates of one state's turn under target play (:func:`_target_plan`), int64 arrays."""
+
 
 @njit(cache=True, inline="always")
-def _add_candidate(c, key, b, s, extra, mask, u, f, w_off, w_lead, w_len, rep_u, box_face, flag_rows, thr, ub, cap, key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain):  # fmt: skip
+def _add_candidate(c, key, b, s, extra, mask, u, f, target, rep_u, ra, plan):
     """Candidate ``c``: score ``s`` (and bonus ``extra``) in box ``b`` from ``(mask, u, f)``, under
-    ``key`` (:func:`_candidate_key`), into the arrays of a plan (:func:`target_plan_arrays`)."""
-    points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
+    ``key`` (:func:`_candidate_key`), into the arrays of ``plan`` (:class:`TargetPlan`), its value
+    read from the table ``target``."""
+    w_off, w_lead, w_len = target.off, target.lead, target.length
+    key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain = (
+        plan.key_of, plan.c_key, plan.c_src, plan.c_lo, plan.c_hi, plan.c_dst, plan.c_gain
+    )  # fmt: skip
+    cap = ra.upper_cap
+    points, u2, f2 = step(
+        u, f, s, ra.box_face[b], ra.flag_rows[b] == 1, ra.upper_threshold, ra.upper_bonus, cap
+    )
     nxt = mask | (1 << b)
     shift = points + extra
     key_of[key] = c
@@ -53,49 +83,35 @@ def _run_value(run_c, r, w, c, t):
 
 @njit(cache=True)
 def target_plan_arrays(ra, n_flags):
-    """Scratch of :func:`_target_plan` for the rule arrays ``ra`` (made once per kernel call)."""
+    """The :class:`TargetPlan` of :func:`_target_plan` for the rule arrays ``ra`` (made once per
+    kernel call)."""
     nb = ra.box_face.shape[0]
     n_rolls = ra.score.shape[0]
     max_score = max(ra.score.max(), ra.joker_score.max())
     n_keys = nb * (max_score + 1) * 2
-    return (
-        np.full(n_keys, -1, dtype=np.int64),  # 0 key_of: candidate of (box, score, bonus), -1: none
-        np.empty(n_keys, dtype=np.int64),  # 1 c_key
-        np.empty(n_keys, dtype=np.int64),  # 2 c_src
-        np.empty(n_keys, dtype=np.int64),  # 3 c_lo
-        np.empty(n_keys, dtype=np.int64),  # 4 c_hi
-        np.empty(n_keys, dtype=np.int64),  # 5 c_dst: the next state (flat, upper total by rep_u)
-        np.empty(n_keys, dtype=np.int64),  # 6 c_gain: the points of the turn
-        np.empty(nb + 1, dtype=np.int64),  # 7 zero_c: the zero placements (their count last)
-        np.empty((n_rolls, nb), dtype=np.int64),  # 8 best_c: what R0 of a roll is the best of
-        np.empty(n_rolls, dtype=np.int64),  # 9 best_n
-        np.empty(n_rolls, dtype=np.int64),  # 10 best_z: 1 when R0 starts from the zero row
-        np.empty((n_rolls, nb), dtype=np.int64),  # 11 legal_c: the legal boxes, in card order
-        np.empty(n_rolls, dtype=np.int64),  # 12 legal_n
-    )
+    i64 = np.int64
+    return TargetPlan(
+        np.full(n_keys, -1, dtype=i64), np.empty(n_keys, i64), np.empty(n_keys, i64), np.empty(n_keys, i64),
+        np.empty(n_keys, i64), np.empty(n_keys, i64), np.empty(n_keys, i64), np.empty(nb + 1, i64),
+        np.empty((n_rolls, nb), i64), np.empty(n_rolls, i64), np.empty(n_rolls, i64), np.empty((n_rolls, nb), i64),
+        np.empty(n_rolls, i64),
+    )  # fmt: skip
 
 
 @njit(cache=True)
-def _target_plan(mask, u, f, w_off, w_lead, w_len, rep_u, ra, plan):
-    """The candidates of state ``(mask, u, f)`` into ``plan`` (:func:`target_plan_arrays`): the
+def _target_plan(mask, u, f, target, rep_u, ra, plan):
+    """The candidates of state ``(mask, u, f)`` into ``plan`` (:class:`TargetPlan`): the
     zero row (the allowed boxes scoring 0), per roll the candidates ``R0`` is the best of in
     :func:`_target_rolls`' order (an ordinary roll from the zero row, a five of a kind from
     -inf: the same maxima bit for bit) and its legal boxes in card order.  Returns the number
     of candidates."""
-    key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain = (
-        plan[0],
-        plan[1],
-        plan[2],
-        plan[3],
-        plan[4],
-        plan[5],
-        plan[6],
-    )
-    zero_c, best_c, best_n, best_z, legal_c, legal_n = plan[7], plan[8], plan[9], plan[10], plan[11], plan[12]
+    key_of, c_key = plan.key_of, plan.c_key
+    zero_c, best_c, best_n, best_z, legal_c, legal_n = (
+        plan.zero_c, plan.best_c, plan.best_n, plan.best_z, plan.legal_c, plan.legal_n
+    )  # fmt: skip
     score, joker_score, box_face, roll_face = ra.score, ra.joker_score, ra.box_face, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     n_pos, pos_boxes = ra.n_pos, ra.pos_boxes
-    flag_rows, thr, ub, cap = ra.flag_rows, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     nb = box_face.shape[0]
     n_keys = key_of.shape[0]
     n_cand = 0
@@ -110,7 +126,7 @@ def _target_plan(mask, u, f, w_off, w_lead, w_len, rep_u, ra, plan):
         if c < 0:
             c = n_cand
             n_cand += 1
-            _add_candidate(c, key, b, 0, 0, mask, u, f, w_off, w_lead, w_len, rep_u, box_face, flag_rows, thr, ub, cap, key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain)  # fmt: skip
+            _add_candidate(c, key, b, 0, 0, mask, u, f, target, rep_u, ra, plan)
         zero_c[n_zero] = c
         n_zero += 1
     zero_c[nb] = n_zero
@@ -128,7 +144,7 @@ def _target_plan(mask, u, f, w_off, w_lead, w_len, rep_u, ra, plan):
             if c < 0:
                 c = n_cand
                 n_cand += 1
-                _add_candidate(c, key, b, s, extra, mask, u, f, w_off, w_lead, w_len, rep_u, box_face, flag_rows, thr, ub, cap, key_of, c_key, c_src, c_lo, c_hi, c_dst, c_gain)  # fmt: skip
+                _add_candidate(c, key, b, s, extra, mask, u, f, target, rep_u, ra, plan)
             legal_c[r, n] = c
             n += 1
         legal_n[r] = n
@@ -155,8 +171,8 @@ def _target_plan(mask, u, f, w_off, w_lead, w_len, rep_u, ra, plan):
 def _planned_rolls(plan, w, t0, n, col, x):
     """R0 of target play from a plan: ``x[roll_offset + r, col + j]`` for needs ``t0 + j`` (``j <
     n``) -- :func:`_target_rolls` without tracking, bit for bit (the same maxima, the same order)."""
-    c_src, c_lo, c_hi = plan[2], plan[3], plan[4]
-    zero_c, best_c, best_n, best_z = plan[7], plan[8], plan[9], plan[10]
+    c_src, c_lo, c_hi = plan.c_src, plan.c_lo, plan.c_hi
+    zero_c, best_c, best_n, best_z = plan.zero_c, plan.best_c, plan.best_n, plan.best_z
     n_rolls = best_n.shape[0]
     roll_offset = x.shape[0] - n_rolls
     fill_lanes(x, 0, col, n, NEG_INF)  # the best zero placement, in keep row 0's place (free until averaged)
@@ -176,20 +192,23 @@ def _planned_rolls(plan, w, t0, n, col, x):
 
 
 @njit(cache=True, nogil=True)
-def target_turn_runs(
-    b0, b1, block_run, run_state, run_t0, run_n, run_out, masks, us, fs, w, w_off, w_lead, w_len, rep_u, ra,
-    tol, start_roll, start_rolls_left, cmax, probs, c_dst, c_gain, run_cand,
-):  # fmt: skip
-    """The turns of the lanes of blocks ``b0 .. b1`` under target play.  A run ``q`` is one state
-    ``k = run_state[q]`` (``(masks[k], us[k], fs[k])``) with consecutive needs ``run_t0[q] ..
-    + run_n[q]`` (each ``>= 1``); block ``b`` is runs ``block_run[b] .. block_run[b + 1]``, whose
+def target_turn_runs(b0, b1, runs, states, target, rep_u, ra, tol, start_roll, start_rolls_left, cmax, found):
+    """The turns of the lanes of blocks ``b0 .. b1`` of ``runs`` (:class:`~solver.engine.arrays.Runs`)
+    under target play by the table ``target``.  A run ``q`` is one state ``k = runs.state[q]``
+    (row ``k`` of ``states``, :class:`~solver.engine.arrays.States`) with consecutive needs
+    ``t0[q] .. + n[q]`` (each ``>= 1``); block ``b`` is runs ``block[b] .. block[b + 1]``, whose
     lanes go through the keep tables together.  Keeps by the target-play tables
-    (:func:`target_turn_tables`, the tie rule of :func:`best_keep`), then the legal box of
-    the largest probability (ties within ``tol``: the first in card order) -- what
-    :func:`play_target_games` plays.  Out: per run, ``run_cand[q]`` candidates ``c`` (their
-    next state ``c_dst[q * cmax + c]``, flat, and points ``c_gain[...]``) with probability
-    ``probs[run_out[q] + c * run_n[q] + j]`` for lane ``j``.  A fresh turn when ``start_roll <
-    0``, else from roll ``start_roll`` with ``start_rolls_left`` rolls left."""
+    (:func:`~.target.target_turn_tables`, the tie rule of :func:`~.games.best_keep`), then the
+    legal box of the largest probability (ties within ``tol``: the first in card order) -- what
+    :func:`~.target.play_target_games` plays.  Out, ``found``
+    (:class:`~solver.engine.arrays.RunOutcomes`): per run, ``cand[q]`` candidates ``c`` (their
+    next state ``dst[q * cmax + c]``, flat, and points ``gain[...]``) with probability
+    ``probs[out[q] + c * n[q] + j]`` for lane ``j``.  A fresh turn when ``start_roll < 0``, else
+    from roll ``start_roll`` with ``start_rolls_left`` rolls left."""
+    block_run, run_state, run_t0, run_n, run_out = runs
+    masks, us, fs = states
+    probs, c_dst, c_gain, run_cand = found
+    w = target.w
     n_keeps = ra.add_die.shape[0]
     n_rolls = ra.score.shape[0]
     nb = ra.box_face.shape[0]
@@ -211,16 +230,10 @@ def target_turn_runs(
     part = np.empty(width)
     top_buf = np.empty(width)
     pick_buf = np.zeros(width, dtype=np.int64)
-    plan = target_plan_arrays(ra, w_off.shape[2])
+    plan = target_plan_arrays(ra, target.off.shape[2])
     c_src, c_lo, c_hi, p_dst, p_gain, legal_c, legal_n = (
-        plan[2],
-        plan[3],
-        plan[4],
-        plan[5],
-        plan[6],
-        plan[11],
-        plan[12],
-    )
+        plan.c_src, plan.c_lo, plan.c_hi, plan.c_dst, plan.c_gain, plan.legal_c, plan.legal_n
+    )  # fmt: skip
     # each run's plan, kept for its boxes once the block's keeps are known
     run_legal = np.empty((runs, n_rolls, nb), dtype=np.int64)
     run_legal_n = np.empty((runs, n_rolls), dtype=np.int64)
@@ -240,7 +253,7 @@ def target_turn_runs(
         for q in range(q0, q1):
             k = run_state[q]
             if k != planned:
-                n_cand = _target_plan(masks[k], us[k], fs[k], w_off, w_lead, w_len, rep_u, ra, plan)
+                n_cand = _target_plan(masks[k], us[k], fs[k], target, rep_u, ra, plan)
                 planned = k
             _planned_rolls(plan, w, run_t0[q], run_n[q], col, e0)
             r = q - q0
@@ -303,16 +316,17 @@ def target_turn_runs(
 
 
 @njit(cache=True, nogil=True)
-def apply_target_runs(
-    row0, row1, q0, q1, run_state, run_t0, run_n, run_out, run_cand, probs, c_row, c_gain, cmax, src, tw, out_t,
-    out_e, e_row,
-):  # fmt: skip
-    """The masses of runs ``q0 .. q1`` (:func:`target_turn_runs`) into the next states' rows
-    ``row0 .. row1`` only (ranges of rows may run in threads; each row gets its additions in
-    run order): lane ``j`` of run ``q`` is row ``run_state[q]`` of ``src`` (mass by points so
-    far ``p``, ``p < tw``) at ``p = tw - run_t0[q] - j``; it moves with each candidate ``c``
-    to row ``c_row[q * cmax + c]``, ``c_gain`` points on: into ``out_t`` below ``tw``, into
-    row ``e_row[row]`` of ``out_e`` (points from ``tw`` on) from there."""
+def apply_target_runs(row0, row1, q0, q1, runs, found, cmax, src, tw, dest):
+    """The masses of runs ``q0 .. q1`` of ``runs`` (:func:`target_turn_runs`, what it ``found``
+    with the candidates' next rows in ``found.dst``) into the next states' rows ``row0 .. row1``
+    only (ranges of rows may run in threads; each row gets its additions in run order): lane
+    ``j`` of run ``q`` is row ``runs.state[q]`` of ``src`` (mass by points so far ``p``, ``p <
+    tw``) at ``p = tw - t0[q] - j``; it moves with each candidate ``c`` to row ``dst[q * cmax +
+    c]``, ``gain`` points on: into ``dest.t`` below ``tw``, into row ``dest.e_row[row]`` of
+    ``dest.e`` (points from ``tw`` on) from there (:class:`~solver.engine.arrays.SplitRows`)."""
+    run_state, run_t0, run_n, run_out = runs.state, runs.t0, runs.n, runs.out
+    probs, c_row, c_gain, run_cand = found
+    out_t, out_e, e_row = dest
     for q in range(q0, q1):
         s = run_state[q]
         t0 = run_t0[q]
@@ -337,13 +351,13 @@ def apply_target_runs(
 
 
 @njit(cache=True, nogil=True)
-def apply_split_rows(
-    c0, c1, src, dst_row, gain, prob, src_t, skip_t, src_e, src_e_row, support, tw, out_t, out_e, e_row
-):
-    """:func:`apply_outcomes` for rows split at ``tw`` points: source row ``s`` is ``src_t[s]``
-    (points below ``tw``; 0 where ``skip_t`` is set) then ``src_e[src_e_row[s]]`` (none when
-    -1), ``support[s]`` one past its last non-zero entry; the destination likewise (``out_t``,
-    ``out_e``, ``e_row``)."""
+def apply_split_rows(c0, c1, src, dst_row, gain, prob, source, skip_t, support, tw, dest):
+    """:func:`~.outcomes.apply_outcomes` for rows split at ``tw`` points
+    (:class:`~solver.engine.arrays.SplitRows`): source row ``s`` is ``source.t[s]`` (points below
+    ``tw``; 0 where ``skip_t`` is set) then ``source.e[source.e_row[s]]`` (none when -1),
+    ``support[s]`` one past its last non-zero entry; the destination ``dest`` likewise."""
+    src_t, src_e, src_e_row = source
+    out_t, out_e, e_row = dest
     for c in range(c0, c1):
         s = src[c]
         d = dst_row[c]

@@ -11,6 +11,8 @@ of ``qt``), its stored middle (one contiguous dot product), 0 beyond.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -68,24 +70,37 @@ def mixed_win_value(w, off, lead, length, n, qt, qc, m):
     return acc
 
 
+WinMix = namedtuple("WinMix", ["need", "qt", "qc", "m"])
+"""A lane's win objective (:func:`mixed_win_value`): ``need`` the best opponent's least final
+minus the card's total, ``qt``/``qc`` (at least ``m`` entries) as :func:`tie_mix` makes them."""
+
+WinWork = namedtuple("WinWork", ["plan", "box_scores", "fives", "best", "vals", "memo", "seen"])
+"""What :func:`_mixed_win_rolls` reads and writes besides its lane, made once per kernel call
+(:func:`win_work`)."""
+
+
 @njit(cache=True, inline="always")
-def _win_box_value(mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra):
+def _win_box_value(mask, u, f, r, b, use_joker, extra, mix, target, ra):
     """:func:`mixed_win_value` of scoring roll ``r`` in box ``b`` from state ``(mask, u, f)``
-    (``extra``: the roll's five-of-a-kind bonus; ``qt``/``qc``/``m`` as :func:`tie_mix` makes them)."""
+    (``extra``: the roll's five-of-a-kind bonus) for the objective ``mix`` (:class:`WinMix`) by
+    the target table ``target`` (:class:`~solver.engine.arrays.TargetArrays`)."""
+    w, w_off, w_lead, w_len = target
     s = placement_score(r, b, use_joker, ra.score, ra.joker_score)
     points, u2, f2 = step(
         u, f, s, ra.box_face[b], ra.flag_rows[b] == 1, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     )
     nxt = mask | (1 << b)
     return mixed_win_value(
-        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
-    )
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], mix.need - points - extra, mix.qt, mix.qc,
+        mix.m,
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, tol, ra, vals):
+def score_best_win_box(games, i, r, mix, target, tol, ra, vals):
     """Score roll ``r`` of game ``i`` in the legal box with the largest :func:`mixed_win_value`
-    (ties within ``tol``: the first in card order); ``vals`` (n_boxes,) scratch."""
+    for ``mix`` (:class:`WinMix`; ties within ``tol``: the first in card order); ``vals``
+    (n_boxes,) scratch."""
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     five_kind, roll_face = ra.five_kind, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
@@ -93,7 +108,7 @@ def score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, t
     nb = box_face.shape[0]
     mask = np.int64(games[i, nb + COL_MASK])
     u = min(np.int64(games[i, nb + COL_UPPER]), cap)
-    f = np.int64(games[i, nb + COL_FLAG]) if w_off.shape[2] == 2 else np.int64(0)
+    f = np.int64(games[i, nb + COL_FLAG]) if target.off.shape[2] == 2 else np.int64(0)
     bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
     extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
     best = NEG_INF
@@ -101,9 +116,7 @@ def score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, t
     while rest:
         b = low_bit_index(rest)
         rest &= rest - 1
-        vals[b] = _win_box_value(
-            mask, u, f, r, b, use_joker, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, ra
-        )
+        vals[b] = _win_box_value(mask, u, f, r, b, use_joker, extra, mix, target, ra)
         best = max(best, vals[b])
     chosen = -1
     rest = bits
@@ -118,20 +131,22 @@ def score_best_win_box(games, i, r, need0, qt, qc, m, w, w_off, w_lead, w_len, t
 
 
 @njit(cache=True, inline="always")
-def _placement_win_value(
-    mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face, flag_rows, thr, ub, cap, memo,
-    seen, stamp,
-):  # fmt: skip
+def _placement_win_value(mask, u, f, b, s, e, extra, mix, target, step_rules, work, stamp):
     """:func:`mixed_win_value` of placing a roll scoring ``s`` (five-of-a-kind bonus ``extra``,
-    ``e = extra > 0``) in box ``b``, into ``memo[b, s, e]`` (``seen[b, s, e] = stamp``: the
-    callers look there first -- a call per placement costs more than the rest of the loop)."""
+    ``e = extra > 0``) in box ``b`` for ``mix``, into ``work.memo[b, s, e]`` (``work.seen[b, s, e]
+    = stamp``: the callers look there first -- a call per placement costs more than the rest of
+    the loop); ``step_rules`` = ``(box_face, flag_rows, upper_threshold, upper_bonus,
+    upper_cap)`` of the rules."""
+    box_face, flag_rows, thr, ub, cap = step_rules
+    w, w_off, w_lead, w_len = target
     points, u2, f2 = step(u, f, s, box_face[b], flag_rows[b] == 1, thr, ub, cap)
     nxt = mask | (1 << b)
     v = mixed_win_value(
-        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], need0 - points - extra, qt, qc, m
-    )
-    memo[b, s, e] = v
-    seen[b, s, e] = stamp
+        w, w_off[nxt, u2, f2], w_lead[nxt, u2, f2], w_len[nxt, u2, f2], mix.need - points - extra, mix.qt, mix.qc,
+        mix.m,
+    )  # fmt: skip
+    work.memo[b, s, e] = v
+    work.seen[b, s, e] = stamp
 
 
 @njit(cache=True)
@@ -163,19 +178,34 @@ def win_roll_plan(ra, plan, box_scores, fives):
 
 
 @njit(cache=True)
-def _mixed_win_rolls(
-    mask, u, f, need0, qt, qc, m, col, w, w_off, w_lead, w_len, ra, plan, box_scores, fives, x, best, vals,
-    memo, seen, stamp, tol, boxes, row,
-):  # fmt: skip
-    """R0 of one lane for win play against a distribution of best opponent finals
-    (:func:`mixed_win_value`) into column ``col`` of ``x``, and where rows remain in ``boxes``
-    the box a game scores each roll in (``boxes[row, r]``: the first legal box within ``tol`` of
-    the best, as :func:`score_best_win_box` chooses).  ``memo``/``seen`` (n_boxes, max score +
-    1, 2): each (box, score, bonus) valued once (``seen`` holds the ``stamp``, one per lane,
-    where ``memo`` is this lane's: nothing to clear between lanes); ``best`` (n_rolls,) and
-    ``vals`` (n_boxes n_rolls,) scratch (``vals[b n_rolls + r]``: the value of roll ``r`` in box
-    ``b``, read back contiguously when the boxes are chosen); ``plan``, ``box_scores``, ``fives``
-    from :func:`win_roll_plan`.
+def win_work(ra):
+    """The :class:`WinWork` of a kernel call for the rule arrays ``ra``: the rules read once
+    (:func:`win_roll_plan`), the memo of placements and the scratch of a lane."""
+    n_rolls, nb = ra.score.shape
+    smax = 0
+    for r in range(n_rolls):
+        for b in range(nb):
+            smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
+    plan = np.empty((nb, n_rolls), dtype=np.uint64)
+    box_scores = np.empty((nb, smax + 2), dtype=np.int64)
+    fives = np.empty(n_rolls + 1, dtype=np.int64)
+    win_roll_plan(ra, plan, box_scores, fives)
+    memo = np.empty((nb, smax + 1, 2))
+    seen = np.zeros((nb, smax + 1, 2), dtype=np.int64)
+    return WinWork(plan, box_scores, fives, np.empty(n_rolls), np.empty(nb * n_rolls), memo, seen)
+
+
+@njit(cache=True)
+def _mixed_win_rolls(mask, u, f, mix, col, target, ra, work, stamp, x, tol, chosen):
+    """R0 of one lane for win play against a distribution of best opponent finals (``mix``,
+    :class:`WinMix`; :func:`mixed_win_value` by ``target``) into column ``col`` of ``x``, and
+    unless ``chosen`` is empty the box a game scores each roll in (``chosen[r]`` (n_rolls,) int8:
+    the first legal box within ``tol`` of the best, as :func:`score_best_win_box` chooses).
+    ``work`` (:class:`WinWork`): ``memo``/``seen`` (n_boxes, max score + 1, 2): each (box, score,
+    bonus) valued once (``seen`` holds the ``stamp``, one per lane, where ``memo`` is this lane's:
+    nothing to clear between lanes); ``best`` (n_rolls,) and ``vals`` (n_boxes n_rolls,) scratch
+    (``vals[b n_rolls + r]``: the value of roll ``r`` in box ``b``, read back contiguously when
+    the boxes are chosen); ``plan``, ``box_scores``, ``fives`` from :func:`win_roll_plan`.
 
     A roll that is no five of a kind may go in any allowed box and earns no bonus
     (:func:`legal_boxes`): box by box, each score of the box is valued once, then every roll
@@ -183,9 +213,11 @@ def _mixed_win_rolls(
     five-of-a-kind rolls, which read a value of no meaning there, are made over after, from
     :func:`legal_boxes`.  The best of each roll is the largest of the same values in any order,
     so the tables do not depend on the order of the passes."""
+    plan, box_scores, fives, best, vals, memo, seen = work
     score, joker_score, box_face, roll_face = ra.score, ra.joker_score, ra.box_face, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     flag_rows, thr, ub, cap = ra.flag_rows, ra.upper_threshold, ra.upper_bonus, ra.upper_cap
+    step_rules = (box_face, flag_rows, thr, ub, cap)
     nb = box_face.shape[0]
     n_rolls = score.shape[0]
     roll_offset = x.shape[0] - n_rolls
@@ -198,10 +230,7 @@ def _mixed_win_rolls(
         rest &= rest - 1
         k = 0
         while box_scores[b, k] >= 0:
-            _placement_win_value(
-                mask, u, f, b, box_scores[b, k], 0, 0, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
-                flag_rows, thr, ub, cap, memo, seen, stamp,
-            )  # fmt: skip
+            _placement_win_value(mask, u, f, b, box_scores[b, k], 0, 0, mix, target, step_rules, work, stamp)
             k += 1
         at = np.uint64(b * n_rolls)
         for r in range(n_rolls):
@@ -222,20 +251,16 @@ def _mixed_win_rolls(
             rest &= rest - 1
             s = placement_score(r, b, use_joker, score, joker_score)
             if seen[b, s, e] != stamp:
-                _placement_win_value(
-                    mask, u, f, b, s, e, extra, need0, qt, qc, m, w, w_off, w_lead, w_len, box_face,
-                    flag_rows, thr, ub, cap, memo, seen, stamp,
-                )  # fmt: skip
+                _placement_win_value(mask, u, f, b, s, e, extra, mix, target, step_rules, work, stamp)
             v = memo[b, s, e]
             if v > best[r]:
                 best[r] = v
     for r in range(n_rolls):
         x[roll_offset + r, col] = best[r]
-    if row >= boxes.shape[0]:
+    if chosen.shape[0] == 0:
         return
     for r in range(n_rolls):
         best[r] = best[r] - tol  # (best no more: the bar each box is held to)
-    chosen = boxes[row]
     for b in range(nb - 1, -1, -1):  # the first box within tol of the best: the last one written
         if allowed & (1 << b):
             at = np.uint64(b * n_rolls)
@@ -253,33 +278,23 @@ def _mixed_win_rolls(
             b = low_bit_index(rest)
             rest &= rest - 1
             if memo[b, placement_score(r, b, use_joker, score, joker_score), e] >= best[r]:
-                boxes[row, r] = b
+                chosen[r] = b
                 break
 
 
 @njit(cache=True, nogil=True)
-def mixed_win_group_tables(
-    g0, g1, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie, w, w_off,
-    w_lead, w_len, ra, tol, e0_all, e1_all, boxes,
-):  # fmt: skip
-    """Win-play tables of groups ``g0 .. g1``: lane ``(u, f, need0)`` against the best opponent
-    final ``b0 + j`` with probability ``q[lane_q0 + j]``, ``j < lane_qn`` (``need0 = b0 -
-    total``; see :func:`mixed_win_value`); ``boxes`` (width, n_rolls) int8, unless it has no
-    rows: row ``lane - l0`` the box each roll is scored in (:func:`_mixed_win_rolls`)."""
+def mixed_win_group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, opp, target, ra, tol, tables):
+    """Win-play tables of groups ``g0 .. g1`` into rows ``lane - l0`` of ``tables``
+    (:class:`~solver.engine.arrays.WinTables`): lane ``(u, f, need)`` against the best opponent
+    final ``b0 + j`` with probability ``q[q0 + j]``, ``j < qn`` (``opp``,
+    :class:`~solver.engine.arrays.Opponents`; ``need = b0 - total``; see :func:`mixed_win_value`,
+    by ``target``); unless ``tables.boxes`` has no rows, its row ``lane - l0`` the box each roll is
+    scored in (:func:`_mixed_win_rolls`)."""
+    e0_all, e1_all, boxes = tables
+    lane_need, lane_q0, lane_qn, q, tie = opp
     n_keeps = ra.add_die.shape[0]
-    n_rolls, nb = ra.score.shape
-    smax = 0
-    for r in range(n_rolls):
-        for b in range(nb):
-            smax = max(smax, ra.score[r, b], ra.joker_score[r, b])
-    memo = np.empty((nb, smax + 1, 2))
-    seen = np.zeros((nb, smax + 1, 2), dtype=np.int64)
-    plan = np.empty((nb, n_rolls), dtype=np.uint64)
-    box_scores = np.empty((nb, smax + 2), dtype=np.int64)
-    fives = np.empty(n_rolls + 1, dtype=np.int64)
-    win_roll_plan(ra, plan, box_scores, fives)
-    best = np.empty(n_rolls)
-    vals = np.empty(nb * n_rolls)
+    work = win_work(ra)
+    no_boxes = np.empty(0, dtype=np.int8)
     qmax = 0
     for grp in range(g0, g1):
         for a in range(group_lane[grp], group_lane[grp + 1]):
@@ -295,22 +310,23 @@ def mixed_win_group_tables(
         for a in range(group_lane[grp], group_lane[grp + 1]):
             qn = lane_qn[a]
             tie_mix(q, lane_q0[a], qn, tie, qt, qc)
+            chosen = boxes[a - l0] if boxes.shape[0] > 0 else no_boxes
             _mixed_win_rolls(
-                group_mask[grp], lane_u[a], lane_f[a], lane_need[a], qt, qc, qn + 1, a - first,
-                w, w_off, w_lead, w_len, ra, plan, box_scores, fives, e0, best, vals, memo, seen, a + 1, tol,
-                boxes, a - l0,
+                group_mask[grp], lane_u[a], lane_f[a], WinMix(lane_need[a], qt, qc, qn + 1), a - first, target, ra,
+                work, a + 1, e0, tol, chosen,
             )  # fmt: skip
     turn_from_final(e0, e1, ra)
     store_lane_tables(e0, e1, e0_all, e1_all, first - l0)
 
 
 @njit(cache=True, nogil=True)
-def play_mixed_win_games(
-    j0, j1, l0, pos_lane, games, ids, seed_mixed, game0, e0_all, e1_all, boxes, tol, ra, moves
-):
-    """Play the turn of games ``j0 .. j1`` for the win objective: keeps and box from the
-    tables of :func:`mixed_win_group_tables` (with ``boxes``; ties within ``tol``: the first);
-    ``moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
+def play_mixed_win_games(j0, j1, l0, pos_lane, batch, tables, tol, ra):
+    """Play the turn of games ``j0 .. j1`` of ``batch`` (:class:`~solver.engine.arrays.GameBatch`)
+    for the win objective: keeps and box from the tables of :func:`mixed_win_group_tables` (with
+    ``boxes``; ties within ``tol``: the first); ``batch.moves`` (n, N_MOVES) int16 records each
+    game's turn (zero rows: none)."""
+    games, ids, seed_mixed, game0, moves = batch
+    e0_all, e1_all, boxes = tables
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     nb = ra.box_face.shape[0]
     roll_offset = add_die.shape[0] - ra.score.shape[0]
@@ -355,16 +371,17 @@ def turn_start_values(i0, i1, l0, e1_all, ra, out):
 
 
 @njit(cache=True, nogil=True)
-def grade_win_games(
-    j0, j1, l0, pos_lane, masks, lane_u, lane_f, lane_need, moves, e0_all, e1_all, w, w_off, w_lead, w_len,
-    tie, ra, graded,
-):  # fmt: skip
-    """Each decision's loss in the recorded turns ``j0 .. j1`` for the win objective against a
-    known best opponent final (lane ``pos_lane[j]`` of :func:`mixed_win_group_tables` with the
-    opponent final ``q = [1]``: ``lane_need`` = that final minus the card's total), as :func:`grade_games`
-    grades for expected score: ``graded`` (n, 6) float64 in P(win) + tie x P(tie) -- the losses
-    of the two keeps and the box, the first roll's value, the luck of the second and third
-    roll."""
+def grade_win_games(j0, j1, l0, rec, lane_u, lane_f, opp, tables, target, ra, graded):
+    """Each decision's loss in the recorded turns ``j0 .. j1`` of ``rec``
+    (:class:`~solver.engine.arrays.Recorded`) for the win objective against a known best opponent
+    final (lane ``pos_lane[j]`` of :func:`mixed_win_group_tables`'s ``tables`` with the opponent
+    final ``q = [1]``: ``opp.need`` = that final minus the card's total, a tie worth ``opp.tie``),
+    as :func:`~.grading.grade_games` grades for expected score: ``graded`` (n, 6) float64 in
+    P(win) + tie x P(tie) -- the losses of the two keeps and the box, the first roll's value, the
+    luck of the second and third roll."""
+    pos_lane, masks, moves = rec
+    e0_all, e1_all = tables.e0, tables.e1
+    lane_need, tie = opp.need, opp.tie
     subkeeps, n_subkeeps = ra.subkeeps, ra.n_subkeeps
     box_face, roll_face, rows_mask, joker_mode, order = (
         ra.box_face,
@@ -392,9 +409,7 @@ def grade_win_games(
         while rest:
             b = low_bit_index(rest)
             rest &= rest - 1
-            v = _win_box_value(
-                mask, u, f, r, b, use_joker, extra, need, qt, qc, 2, w, w_off, w_lead, w_len, ra
-            )
+            v = _win_box_value(mask, u, f, r, b, use_joker, extra, WinMix(need, qt, qc, 2), target, ra)
             best = max(best, v)
             if b == taken:
                 chosen = v
@@ -404,10 +419,15 @@ def grade_win_games(
 
 
 @njit(cache=True, nogil=True)
-def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
-    """``out[i]`` = :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the start of
-    a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``); the match
-    needs only whether it is above 0 (:func:`win_chance_left`, tested against this)."""
+def mixed_start_values(states, opp, target, out):
+    """``out[i]`` = :func:`mixed_win_value` of state ``i`` of ``states``
+    (:class:`~solver.engine.arrays.States`) at the start of a turn (``opp``,
+    :class:`~solver.engine.arrays.Opponents`: ``need[i]``, the opponent finals ``q[q0[i] :][:
+    qn[i]]``) by ``target``; the match needs only whether it is above 0 (:func:`win_chance_left`,
+    tested against this)."""
+    masks, us, fs = states
+    need0, game_q0, game_qn, q, tie = opp
+    w, w_off, w_lead, w_len = target
     qmax = 0
     for i in range(masks.shape[0]):
         qmax = max(qmax, game_qn[i])
@@ -423,13 +443,15 @@ def mixed_start_values(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off,
 
 
 @njit(cache=True, nogil=True)
-def win_chance_left(masks, us, fs, need0, game_q0, game_qn, q, tie, w, w_off, w_lead, w_len, out):
-    """``out[i]``: whether :func:`mixed_win_value` of state ``(masks[i], us[i], fs[i])`` at the
-    start of a turn (``need0[i]``, the opponent finals ``q[game_q0[i] :][: game_qn[i]]``) is
-    above 0, without summing it: its terms (``qt[i]`` of :func:`tie_mix`, each made as there,
+def win_chance_left(states, opp, target, out):
+    """``out[i]``: whether :func:`mixed_win_value` of state ``i`` (as :func:`mixed_start_values`)
+    is above 0, without summing it: its terms (``qt[i]`` of :func:`tie_mix`, each made as there,
     and their products with the table's ``W``) are sums and products of probabilities, never
     negative, so the value is above 0 exactly when one of its terms is (a sum of terms >= 0
     rounds to 0 only when every term is 0); the first such term ends the search."""
+    masks, us, fs = states
+    need0, game_q0, game_qn, q, tie = opp
+    w, w_off, w_lead, w_len = target
     one = 1.0 - tie
     for g in range(masks.shape[0]):
         mm, u, f = masks[g], us[g], fs[g]
