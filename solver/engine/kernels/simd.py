@@ -1,12 +1,39 @@
-"""Four float64 in one SIMD register: the four running sums of
-:func:`~.win.mixed_win_value` side by side.
+"""Four float64 in one SIMD register: the four running sums of :func:`~.win.mixed_win_value`
+side by side.
+
+Each operation is a plain-Python function -- what runs with ``NUMBA_DISABLE_JIT=1``, a tuple of
+four floats -- whose compiled implementation (:func:`numba.extending.overload`, inlined) is an
+LLVM intrinsic on one ``<4 x double>``.  Both do the same operations in the same order on each
+lane (a product rounded, then a sum: no fused multiply-add), so the sums are the same bits.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic, models, register_model
+from numba.extending import intrinsic, models, overload, register_model
+
+
+def v4_zero():
+    """Four zeros."""
+    return (0.0, 0.0, 0.0, 0.0)
+
+
+def v4_load(arr, idx):
+    """``arr[idx : idx + 4]`` of a 1-D C-contiguous float64 or float32 array, as float64 (float32
+    widened, exactly); ``idx`` unchecked, as the kernels' indexing."""
+    i = int(idx)
+    return (float(arr[i]), float(arr[i + 1]), float(arr[i + 2]), float(arr[i + 3]))
+
+
+def v4_muladd(acc, a, b):
+    """``acc + a * b`` lane by lane: a product rounded, then a sum (no fused multiply-add)."""
+    return (acc[0] + a[0] * b[0], acc[1] + a[1] * b[1], acc[2] + a[2] * b[2], acc[3] + a[3] * b[3])
+
+
+def v4_lanes(v):
+    """The four lanes as a tuple of float64."""
+    return (v[0], v[1], v[2], v[3])
 
 
 class Vec4(types.Type):
@@ -30,7 +57,7 @@ class _Vec4Model(models.PrimitiveModel):
 
 
 @intrinsic
-def v4_zero(typingctx):
+def _v4_zero(typingctx):
     """Four zeros."""
 
     def codegen(context, builder, sig, args):
@@ -40,7 +67,7 @@ def v4_zero(typingctx):
 
 
 @intrinsic
-def v4_load(typingctx, arr, idx):
+def _v4_load(typingctx, arr, idx):
     """``arr[idx : idx + 4]`` of a 1-D C-contiguous float64 or float32 array (float32 widened,
     exactly); ``idx`` unchecked, as the kernels' indexing."""
     if not (
@@ -63,7 +90,7 @@ def v4_load(typingctx, arr, idx):
 
 
 @intrinsic
-def v4_muladd(typingctx, acc, a, b):
+def _v4_muladd(typingctx, acc, a, b):
     """``acc + a * b`` lane by lane: a product rounded, then a sum (no fused multiply-add)."""
 
     def codegen(context, builder, sig, args):
@@ -73,7 +100,7 @@ def v4_muladd(typingctx, acc, a, b):
 
 
 @intrinsic
-def v4_lanes(typingctx, v):
+def _v4_lanes(typingctx, v):
     """The four lanes as a tuple of float64."""
 
     def codegen(context, builder, sig, args):
@@ -81,3 +108,24 @@ def v4_lanes(typingctx, v):
         return context.make_tuple(builder, sig.return_type, lanes)
 
     return types.UniTuple(types.float64, 4)(VEC4), codegen
+
+
+# the compiled operations: each plain function above is the intrinsic, inlined into the kernel
+@overload(v4_zero, inline="always")
+def _v4_zero_impl():
+    return lambda: _v4_zero()
+
+
+@overload(v4_load, inline="always")
+def _v4_load_impl(arr, idx):
+    return lambda arr, idx: _v4_load(arr, idx)
+
+
+@overload(v4_muladd, inline="always")
+def _v4_muladd_impl(acc, a, b):
+    return lambda acc, a, b: _v4_muladd(acc, a, b)
+
+
+@overload(v4_lanes, inline="always")
+def _v4_lanes_impl(v):
+    return lambda v: _v4_lanes(v)

@@ -32,7 +32,9 @@ def tie_mix(q, q0, qn, tie, qt, qc):
     acc = 0.0
     prev = 0.0
     for i in range(qn + 1):
-        cur = q[q0 + i] if i < qn else 0.0
+        # float64 said: compiled, a float32 is widened next to a float64; numpy (the JIT off) keeps
+        # a float32 times a Python float in float32
+        cur = np.float64(q[q0 + i]) if i < qn else 0.0
         v = (1.0 - tie) * cur + tie * prev
         prev = cur
         qt[i] = v
@@ -461,15 +463,15 @@ def win_chance_left(states, opp, target, out):
         c = lead - n
         found = False
         for i in range(min(c, m - 1) + 1):  # the certain targets (qc[c] > 0)
-            cur = q[q0 + i] if i < qn else 0.0
-            prev = q[q0 + i - 1] if i > 0 else 0.0
+            cur = np.float64(q[q0 + i]) if i < qn else 0.0
+            prev = np.float64(q[q0 + i - 1]) if i > 0 else 0.0
             if one * cur + tie * prev > 0.0:
                 found = True
                 break
         if not found:
             for i in range(max(c + 1, 0), min(length - n, m - 1) + 1):  # the stored ones
-                cur = q[q0 + i] if i < qn else 0.0
-                prev = q[q0 + i - 1] if i > 0 else 0.0
+                cur = np.float64(q[q0 + i]) if i < qn else 0.0
+                prev = np.float64(q[q0 + i - 1]) if i > 0 else 0.0
                 if (one * cur + tie * prev) * w[off + n - 1 + i] > 0.0:
                     found = True
                     break
