@@ -74,6 +74,12 @@ if "NUMBA_OPT" not in os.environ:
 
         numba.config.reload_config()
 
+# numba's cache keyed by all the kernels' sources, not each kernel's own file (a kernel inlines
+# others): installed before the first kernel is defined
+from . import cache  # noqa: E402
+
+cache.install()
+
 from .dp import solve_blocks  # noqa: E402
 from .games import group_games, group_tables, play_table_games, simple_games  # noqa: E402
 from .grading import grade_games, lane_turn_tables  # noqa: E402
