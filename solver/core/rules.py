@@ -408,7 +408,7 @@ class RuleSet:
     # --- arrays for the kernels -------------------------------------------
     @cached_property
     def kernel_arrays(self) -> dict[str, np.ndarray | int]:
-        """The rule set as arrays and ints for :func:`solver.engine.kernels.rule_arrays`.
+        """The rule set as arrays and ints for :func:`solver.engine.dp.rule_arrays`.
 
         ``score`` (252, B) int64, ``joker_score`` (252, B) int64 (the score of a roll
         played as a Joker; only rows of five-of-a-kind rolls are read), ``box_face``

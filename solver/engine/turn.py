@@ -27,7 +27,7 @@ ONE_SIXTH = 1.0 / D.N_FACES
 
 def objective(points: int, next_value: float) -> float:
     """What a placement is worth: its points plus the value of the state it leads to (the
-    twin of :func:`solver.engine.kernels.objective`; a second objective is added here and there)."""
+    twin of :func:`solver.engine.kernels.rules.objective`; a second objective is added here and there)."""
     return points + next_value
 
 
