@@ -1,7 +1,7 @@
 """A slow, obviously-correct reference solver for small games (pure Python, no numpy, no kernels).
 
 It plays the game exactly as the rules describe it and shares nothing with
-:mod:`solver.engine._kernels` but :meth:`RuleSet.placements` (where a roll may go and what
+:mod:`solver.engine.kernels` but :meth:`RuleSet.placements` (where a roll may go and what
 it scores there; tested on its own against the rule texts).
 
 * A state between turns is ``(filled, upper, holds_50)``: the bitmask of filled boxes,

@@ -400,4 +400,4 @@ def test_hint_subprocess_text_without_numba(tables_dir, tmp_path):
     ]
     assert "solver.advice.advisor" in modules
     assert not [m for m in modules if m == "numba" or m.startswith("numba.")], "hint must not import numba"
-    assert "solver.engine._kernels" not in modules
+    assert "solver.engine.kernels" not in modules

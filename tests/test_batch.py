@@ -165,7 +165,7 @@ def test_python_path_for_small_batches(yahtzee, monkeypatch):
 )
 def test_kernel_tables_match_the_python_recursion(tables_dir, rid):
     """turn_tables' e0/e1 against TurnValues, and its 5-dice rows against R0 (best placement)."""
-    from solver.engine import _kernels, dp
+    from solver.engine import dp, kernels
     from solver.engine.turn import TurnValues
 
     table = tables_dir.table(rid)
@@ -187,7 +187,7 @@ def test_kernel_tables_match_the_python_recursion(tables_dir, rid):
         e0, e1 = np.empty((D.N_KEEPS, len(lanes))), np.empty((D.N_KEEPS, len(lanes)))
         col = 2  # the successor rows go in columns col .. col + lanes of a wider scratch
         succ = np.empty((6 * rules.n_boxes, col + len(lanes)))
-        _kernels.turn_tables(
+        kernels.turn_tables(
             mask, lane_u, lane_f, values, args, e0, e1, succ, col, np.empty((0, 0), dtype=np.int64)
         )
         for j, state in enumerate(lanes):

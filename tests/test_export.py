@@ -330,7 +330,7 @@ def test_rank_keeps_is_the_stable_descending_argsort():
     ``np.argsort(-ev, kind="stable")`` -- ties (many) in their order, ``-inf`` last -- the keeps
     carried along, into the rows asked for."""
     from solver.core import dice as D
-    from solver.engine import _kernels as K
+    from solver.engine import kernels as K
 
     # each roll's sub-keeps in the advisor's raw order (SUBKEEPS reversed), padded with keep 0
     raw, valid = np.zeros((D.N_ROLLS, 32), dtype=np.int64), np.zeros((D.N_ROLLS, 32), dtype=bool)

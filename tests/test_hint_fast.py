@@ -164,7 +164,7 @@ def random_positions(rules, n: int, seed: int) -> list[Position]:
 )
 def test_turn_values_equal_numpy_and_kernel_bit_for_bit(tables_dir, rid):
     """Plain Python, numpy reference and turn_tables give the same floats, on both table readers."""
-    from solver.engine import _kernels, dp
+    from solver.engine import dp, kernels
 
     table = tables_dir.table(rid)
     rules, values = table.rules, np.asarray(table.values)
@@ -180,7 +180,7 @@ def test_turn_values_equal_numpy_and_kernel_bit_for_bit(tables_dir, rid):
         e0 = np.empty((D.N_KEEPS, len(lanes)))
         e1 = np.empty((D.N_KEEPS, len(lanes)))
         succ = np.empty((6 * rules.n_boxes, len(lanes) + 3))
-        _kernels.turn_tables(mask, lane_u, lane_f, values, args, e0, e1, succ, 3, no_tracking)
+        kernels.turn_tables(mask, lane_u, lane_f, values, args, e0, e1, succ, 3, no_tracking)
         for j, (u, f) in enumerate(lanes):
             state = (mask, u, f)
             tv = TurnValues(rules, state, light)

@@ -8,8 +8,11 @@
   never borrows the command line's.  The CLI imports the web app in one place: ``serve``.
 * No cycles: the modules' import graph has none, not even through imports inside functions
   or imports under ``if TYPE_CHECKING:``.
-* No module imports a private name (``_x``) from another; the kernels' module ``_kernels``
-  is imported as a module, its functions called through it.
+* No module imports a private name (``_x``) from another.
+* The numba kernels (the package ``solver.engine.kernels``) are the engine's own: only modules of
+  ``solver/engine/`` import them; the layers above call the engine's typed drivers.  No kernel
+  takes more than :data:`MAX_KERNEL_PARAMETERS` parameters (what belongs together travels as a
+  named tuple) and no kernel file is longer than :data:`MAX_KERNEL_LINES` lines.
 
 Imports under ``if TYPE_CHECKING:`` are annotations only (never run): they are counted for
 cycles only.
@@ -24,6 +27,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "solver"
 LAYERS = ("core", "engine", "advice", "play", "cli", "web")
 FRONT = {"solver", "solver.__main__"}
+KERNELS = "solver.engine.kernels"
+MAX_KERNEL_PARAMETERS = 12
+MAX_KERNEL_LINES = 800
 
 
 def module_name(path: Path) -> str:
@@ -94,7 +100,7 @@ def layer_of(module: str) -> int:
 
 def test_the_package_is_read():
     assert {"solver.web.service", "solver.cli.play", "solver.advice.advisor", "solver.core.card"} <= modules()
-    assert ("solver.engine.dp", "solver.engine._kernels") in {(a, b) for a, b, _ in module_edges()}
+    assert ("solver.engine.dp", "solver.engine.kernels") in {(a, b) for a, b, _ in module_edges()}
     assert any(m == "solver.play.bots" and line > 200 for m, line, *_ in imports())  # inside functions too
 
 
@@ -192,6 +198,72 @@ def test_no_private_name_is_imported_across_modules():
         if name.startswith("_")
         and not name.startswith("__")
         and target != m
-        and not is_module(f"{target}.{name}")  # ``from . import _kernels``: the module itself
+        and not is_module(f"{target}.{name}")  # ``from . import _x``: the module itself
     ]
     assert not bad, bad
+
+
+def is_kernels(module: str) -> bool:
+    return module == KERNELS or module.startswith(KERNELS + ".")
+
+
+def test_only_the_engine_imports_the_kernels():
+    bad = sorted(
+        f"{a}:{line} imports {b}"
+        for a, b, line in module_edges()
+        if is_kernels(b) and not a.startswith("solver.engine.")
+    )
+    assert not bad, bad
+
+
+def test_the_kernel_rule_sees_an_import_inside_a_function(tmp_path, monkeypatch):
+    """The rule reads imports inside functions too: a play module that imports a kernel module in
+    a function body is caught (the package read from a copy with one such module added)."""
+    import shutil
+    import sys
+
+    copy = tmp_path / "solver"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "shipped"))
+    (copy / "play" / "sneaky.py").write_text(
+        "def f():\n    from ..engine.kernels import games\n\n    return games\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", copy)
+    imports.cache_clear()
+    modules.cache_clear()
+    try:
+        edges = {(a, b) for a, b, _ in module_edges()}
+    finally:
+        imports.cache_clear()
+        modules.cache_clear()
+    assert ("solver.play.sneaky", "solver.engine.kernels.games") in edges
+
+
+def kernel_functions() -> list[tuple[str, str, int]]:
+    """``(file, name, parameters)`` of every ``@njit`` function in the kernels package."""
+    found = []
+    for path in sorted((PACKAGE / "engine" / "kernels").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and any(
+                "njit" in ast.unparse(d) for d in node.decorator_list
+            ):
+                args = node.args
+                n = len(args.posonlyargs) + len(args.args) + len(args.kwonlyargs)
+                n += (args.vararg is not None) + (args.kwarg is not None)
+                found.append((path.name, node.name, n))
+    return found
+
+
+def test_no_kernel_takes_more_than_twelve_parameters():
+    kernels = kernel_functions()
+    assert len(kernels) > 90 and ("win.py", "mixed_win_group_tables", 12) in kernels  # all are read
+    bad = sorted(f"{f}: {name} takes {n}" for f, name, n in kernels if n > MAX_KERNEL_PARAMETERS)
+    assert not bad, bad
+
+
+def test_no_kernel_file_is_longer_than_800_lines():
+    files = sorted((PACKAGE / "engine" / "kernels").glob("*.py"))
+    assert len(files) > 10
+    long = {
+        p.name: n for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_KERNEL_LINES
+    }
+    assert not long, long

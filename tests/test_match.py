@@ -365,7 +365,8 @@ def test_win_chance_left_is_a_start_value_above_zero(small, win_bot):
     """The numba match's test of a chance left (``win_chance_left``, the first positive term)
     against the start value it stands for (``mixed_start_values`` > 0), on every reachable state
     of the small game, against every opponent row and needs from far behind to far ahead."""
-    from solver.engine import _kernels as K
+    from solver.engine import arrays as A
+    from solver.engine import kernels as K
     from solver.engine.dp import kernel_values
 
     rules, _ = small
@@ -380,8 +381,11 @@ def test_win_chance_left_is_a_start_value_above_zero(small, win_bot):
     axes = np.meshgrid(np.arange(len(states)), np.arange(len(q0)), np.arange(-60, 240, 7), indexing="ij")
     grid = np.stack([a.ravel() for a in axes], axis=1)
     mask, u, f = (np.ascontiguousarray(states[grid[:, 0], k]) for k in range(3))
-    args = (mask, u, f, grid[:, 2].copy(), q0[grid[:, 1]], qn[grid[:, 1]], q, WinBot.TIE, target.w)
-    args += (target.off, target.lead, target.length)
+    args = (
+        A.States(mask, u, f),
+        A.Opponents(grid[:, 2].copy(), q0[grid[:, 1]], qn[grid[:, 1]], q, WinBot.TIE),
+        A.TargetArrays(target.w, target.off, target.lead, target.length),
+    )
     value = np.empty(len(grid))
     K.mixed_start_values(*args, value)
     chance = np.empty(len(grid), dtype=np.bool_)

@@ -23,7 +23,7 @@ from solver.core import dice as D
 from solver.core.card import ScoreCard
 from solver.core.errors import MissingTableError
 from solver.core.rules import get_rules
-from solver.engine import _kernels as K
+from solver.engine import arrays as A
 from solver.engine.tables import table_paths
 from solver.engine.target import build_target, load_target
 from solver.play.bots import FrequentBot, RandomBot, TableBot, WinBot
@@ -75,7 +75,7 @@ def last_turns(rules, bots, seed: int, games: int):
     the turn's record (replayed on the Python engine)."""
     out = []
     for g in range(games):
-        moves = np.zeros(K.N_MOVES, dtype=np.int16)
+        moves = np.zeros(A.N_MOVES, dtype=np.int16)
         cards = play_match_game(rules, bots, seed, g, moves)
         i = seating(g, len(bots))[-1]
         last = cards[i]
@@ -89,10 +89,10 @@ def last_turns(rules, bots, seed: int, games: int):
 def naive_grade(rules, before: ScoreCard, best: int, moves) -> tuple[float, float]:
     """``(loss, start value)`` of a recorded last turn by the brute force."""
     turn = win_last_turn(NaiveSolver(rules), naive_state(before), best - before.total)
-    first = D.KEEPS[int(moves[K.MOVE_ROLL1])]
+    first = D.KEEPS[int(moves[A.MOVE_ROLL1])]
     loss = 0.0
     for rolls_left, (roll, keep) in zip((2, 1), ((0, 1), (2, 3)), strict=True):
-        if int(moves[K.MOVE_KEEP1 if rolls_left == 2 else K.MOVE_KEEP2]) < 0:
+        if int(moves[A.MOVE_KEEP1 if rolls_left == 2 else A.MOVE_KEEP2]) < 0:
             break
         dice, kept = D.KEEPS[int(moves[roll])], D.KEEPS[int(moves[keep])]
         taken = turn.stop(dice) if kept == dice else turn.reroll(kept, rolls_left)
@@ -156,8 +156,8 @@ def test_a_known_worse_choice_costs_exactly_its_loss(game):
         if i != 0:
             continue
         turn = win_last_turn(NaiveSolver(rules), naive_state(before), best - before.total)
-        dice = D.KEEPS[int(moves[K.MOVE_ROLL1])]
-        assert int(moves[K.MOVE_KEEP1]) == int(moves[K.MOVE_ROLL1])  # it stopped
+        dice = D.KEEPS[int(moves[A.MOVE_ROLL1])]
+        assert int(moves[A.MOVE_KEEP1]) == int(moves[A.MOVE_ROLL1])  # it stopped
         expected.append(turn.hold(dice, 2) - turn.stop(dice))
         assert result.grading.recorders[0].game_loss[g] == pytest.approx(expected[-1], abs=1e-12)
     rows = grading_summary(result)

@@ -25,9 +25,10 @@ from solver.core.card import ScoreCard
 from solver.core.errors import IllegalMoveError, UsageError
 from solver.core.rules import RULE_SETS, get_rules
 from solver.core.streams import MASK64, SeededStream, mix64, seeded_die
-from solver.engine import _kernels as K
-from solver.engine import numpy_play, playout
+from solver.engine import arrays, numpy_play, playout
+from solver.engine import kernels as K
 from solver.engine.dp import kernel_values, level_lanes, masks_by_level, rule_arrays
+from solver.engine.kernels.rules import low_bit_index
 from solver.play import simulate as sim_module
 from solver.play.bots import BOTS, Bot, get_bot
 from solver.play.simulate import NUMPY_GAMES, paired, play_game, simulate
@@ -178,8 +179,8 @@ def test_numba_placements_equal_rules(rules_id):
 
 def test_low_bit_index():
     for b in range(36):
-        assert K.low_bit_index(1 << b) == b
-        assert K.low_bit_index((1 << b) | (1 << 35)) == b
+        assert low_bit_index(1 << b) == b
+        assert low_bit_index((1 << b) | (1 << 35)) == b
 
 
 # --- the fast engine against the Python engine ---------------------------------
@@ -897,7 +898,7 @@ def test_rule_arrays_match_rules(rules_id):
     """The kernels' one argument: the dice layer's arrays as they are, the rule set's by name."""
     rules = get_rules(rules_id)
     ra = rule_arrays(rules)
-    assert isinstance(ra, K.RuleArrays) and rule_arrays(rules) is ra  # built once per rule set
+    assert isinstance(ra, arrays.RuleArrays) and rule_arrays(rules) is ra  # built once per rule set
     assert ra.add_die is D.ADD_DIE and ra.keep_size is D.KEEP_SIZE and ra.roll_prob is D.ROLL_PROB
     assert ra.keep_counts is D.KEEP_COUNTS and ra.subkeeps is D.SUBKEEPS and ra.n_subkeeps is D.N_SUBKEEPS
     assert np.array_equal(ra.score, rules.score_table) and ra.score.shape == (D.N_ROLLS, rules.n_boxes)
@@ -911,7 +912,7 @@ def test_rule_arrays_match_rules(rules_id):
     assert ra.upper_bonus == (rules.upper_bonus if rules.has_upper_bonus else 0)
     five = [r for r, roll in enumerate(D.ROLLS) if len(set(roll)) == 1]
     assert np.flatnonzero(ra.roll_face).tolist() == five
-    for name in K.RuleArrays._fields:  # one type per field, so each kernel compiles once
+    for name in arrays.RuleArrays._fields:  # one type per field, so each kernel compiles once
         value = getattr(ra, name)
         assert isinstance(value, np.ndarray | np.int64), name
         assert value.dtype == (np.float64 if name == "roll_prob" else np.int64), name

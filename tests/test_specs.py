@@ -5,7 +5,7 @@
 * What the modifiers do to a rule set, by hand.
 * The fill order (``RuleSet.allowed_bits``, ``is_reachable_mask``) and the Bellman step
   (``RuleSet.step``) on hand-checked cases.
-* The numba twins in :mod:`solver.engine._kernels` (fill order, Joker placement, scores, bonus,
+* The numba twins in :mod:`solver.engine.kernels` (fill order, Joker placement, scores, bonus,
   step), through their testable entry ``placement_values``, against the plain-Python
   functions of :class:`solver.core.rules.RuleSet` on every (mask, roll, flag) of small rule
   sets that cover each base and each modifier, and on a sample of the full Yahtzee card.
@@ -268,7 +268,7 @@ def test_describe_modifiers_lists_every_base_and_modifier():
 
 def kernel_legal_bits(rules: RuleSet, mask: int, dice: str, flag: int = 0) -> int:
     """The boxes ``placement_values`` finds legal for ``dice`` on a card with filled ``mask``."""
-    from solver.engine import _kernels, dp
+    from solver.engine import dp, kernels
 
     one = np.ones(1, dtype=np.int64)
     ev, scores = np.empty((1, rules.n_boxes)), np.empty((1, rules.n_boxes), dtype=np.int64)
@@ -276,7 +276,7 @@ def kernel_legal_bits(rules: RuleSet, mask: int, dice: str, flag: int = 0) -> in
     values = np.zeros((1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags))
     r = D.Dice.parse(dice).index
     ra = dp.rule_arrays(rules)
-    _kernels.placement_values(one * mask, one * 0, one * flag, one * r, values, ra, ev, scores, bonus)
+    kernels.placement_values(one * mask, one * 0, one * flag, one * r, values, ra, ev, scores, bonus)
     return sum(1 << b for b in range(rules.n_boxes) if scores[0, b] >= 0)
 
 
@@ -387,7 +387,7 @@ def check_placement_values(rules: RuleSet, masks, seed: int) -> int:
     total, against ``RuleSet.placements`` and ``RuleSet.step``: the legal boxes, their scores,
     the roll's bonus and ``points + values[next state] + bonus``.  Returns how many positions
     had a five of a kind with every five-of-a-kind row filled (Joker, bonus)."""
-    from solver.engine import _kernels, dp
+    from solver.engine import dp, kernels
 
     rng = random.Random(seed)
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
@@ -401,7 +401,7 @@ def check_placement_values(rules: RuleSet, masks, seed: int) -> int:
     ms, rs, fs, us = (np.array(col, dtype=np.int64) for col in zip(*positions, strict=True))
     n, nb = len(positions), rules.n_boxes
     ev, scores, bonus = np.empty((n, nb)), np.empty((n, nb), dtype=np.int64), np.empty(n, dtype=np.int64)
-    _kernels.placement_values(ms, us, fs, rs, values, dp.rule_arrays(rules), ev, scores, bonus)
+    kernels.placement_values(ms, us, fs, rs, values, dp.rule_arrays(rules), ev, scores, bonus)
     ev, scores, bonus = ev.tolist(), scores.tolist(), bonus.tolist()
     table = values.tolist() if values.size < 100_000 else values  # the same doubles, faster to index
     full = rules.full_mask

@@ -163,9 +163,9 @@ def test_same_games_for_any_thread_count(tables_dir):
 
 
 def test_value_players_same_moves_for_any_thread_count_and_block(tables_dir):
-    """The value players run games side by side (``_kernels.TRIPLE_LANES`` a block): a game's
+    """The value players run games side by side (``arrays.TRIPLE_LANES`` a block): a game's
     moves do not depend on its neighbours, its place in a block or the thread count."""
-    from solver.engine._kernels import TRIPLE_LANES
+    from solver.engine.arrays import TRIPLE_LANES
 
     n, first = 2 * TRIPLE_LANES + 9, TRIPLE_LANES // 2 + 3  # blocks cut at other games
     for bot in ("tuned", "floor"):

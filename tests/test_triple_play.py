@@ -115,7 +115,7 @@ def test_the_triple_computer_plays_as_the_kernels(small_tables):
 
 
 def turn_moves(turn) -> tuple[int, ...]:
-    """A turn of the game model as the kernel records it (``_kernels.MOVE_ROLL1`` ..): the rolls
+    """A turn of the game model as the kernel records it (``arrays.MOVE_ROLL1`` ..): the rolls
     and keeps as keep indices (-1: no such roll), the dice scored; the box aside."""
     from solver.core import dice as D
 
@@ -141,7 +141,7 @@ def test_the_kernels_make_the_python_players_decisions(rules, games, tables_dir,
     (games side by side) and the plain-Python player of the game model (the hint's arithmetic)
     agree, for ``triple``, ``tuned`` and ``floor`` on many seeded games."""
     from solver.core.streams import SeededStream
-    from solver.engine._kernels import MOVE_BOX
+    from solver.engine.arrays import MOVE_BOX
 
     rules = get_rules(rules)
     names = rules.single.box_names

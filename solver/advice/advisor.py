@@ -20,7 +20,7 @@ defined once, by :func:`option_head`, :func:`option_values` and :func:`advice_js
 :meth:`Advice.to_json` and the batch writer (:mod:`solver.advice.batch`) are made of them.
 
 This module is plain Python (no numpy, no numba), so a single ``hint`` starts
-fast: the turn recursion of :mod:`solver.engine._kernels` for one card state, written
+fast: the turn recursion of :mod:`solver.engine.kernels` for one card state, written
 over the 462 keeps as lists, takes about half a millisecond.  Batch work goes
 through :mod:`solver.advice.batch`.
 """

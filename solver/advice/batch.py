@@ -8,7 +8,7 @@ kernel's order; the tests ask for 1e-9) -- at tens of thousands of positions per
 1. positions are grouped by rule set; cards are read into arrays (filled mask,
    capped upper total, Yahtzee flag, points on the card);
 2. positions with rolls left: their distinct card states are sorted by mask and
-   each mask's states go through one call of :func:`solver.engine._kernels.turn_tables`
+   each mask's states go through one call of :func:`solver.engine.kernels.turn_tables`
    (one "lane" per state), which gives ``e0``/``e1`` -- the value of every keep
    with one / two rolls left.  A position's options are the sub-keeps of its roll
    (``dice.SUBKEEPS``, keeping all five = stop and score) valued from the table of
@@ -239,20 +239,15 @@ class BatchAdvisor:
         n_lanes = len(lanes)
         e0, e1 = np.empty((n_lanes, D.N_KEEPS)), np.empty((n_lanes, D.N_KEEPS))
         # masks of a few lanes each (a bot's games): packed into blocks of vectors
-        # (:func:`solver.engine._kernels.lane_turn_tables`, as the graders pack them); many lanes
+        # (:func:`solver.engine.kernels.lane_turn_tables`, as the graders pack them); many lanes
         # a mask (the spread sampler's 32 cards a mask): one call per mask does better. Both give
         # the same values. (The empty card of order=choose is played by its own rules: per mask.)
         group_lane = np.flatnonzero(np.r_[True, lane_mask[1:] != lane_mask[:-1], True])
         few = n_lanes < PACK_LANES * (len(group_lane) - 1)
         if kernels and few and self.rules.order != "choose":
-            from ..engine import _kernels, dp
-            from ..engine.playout import BLOCK_LANES
+            from ..engine.options import lane_turn_tables
 
-            succ = np.empty((6 * self.rules.n_boxes, n_lanes))
-            ra = dp.rule_arrays(self.rules)
-            _kernels.lane_turn_tables(
-                0, n_lanes, BLOCK_LANES, 0, lane_mask, lane_u, lane_f, self.values, ra, e0, e1, succ
-            )
+            lane_turn_tables(self.rules, self.values, lane_mask, lane_u, lane_f, e0, e1)
         else:
             evaluate = self._kernel_evaluator() if kernels else self._python_evaluator
             for g in range(len(group_lane) - 1):
@@ -297,9 +292,9 @@ class BatchAdvisor:
         """Rows ``rows`` of ``ev``/``keeps`` (:meth:`_rank_keeps`): the keeps of the positions of
         ``tables`` (rolls ``roll``, ``rolls_left`` 1 or 2), ranked by their values."""
         if tables.kernels:  # the same order as the stable argsort below, a third of its time
-            from ..engine import _kernels
+            from ..engine.options import rank_keeps
 
-            _kernels.rank_keeps(
+            rank_keeps(
                 tables.e0, tables.e1, tables.lane, roll, rolls_left, _RAW_KEEPS, D.N_SUBKEEPS, rows, ev, keeps
             )
             return
@@ -314,21 +309,11 @@ class BatchAdvisor:
         one with the most dice (the largest keep index) -- the first keep of
         :meth:`rank_states` that ranking by these tables would put there, without the ranking."""
         if tables.kernels:
-            from ..engine import _kernels
+            from ..engine.options import best_keeps
 
-            out = np.empty(len(roll), dtype=np.int64)
-            _kernels.best_keeps(
-                tables.e0,
-                tables.e1,
-                tables.lane,
-                roll,
-                rolls_left,
-                _RAW_KEEPS,
-                D.N_SUBKEEPS,
-                TIE_TOLERANCE,
-                out,
+            return best_keeps(
+                tables.e0, tables.e1, tables.lane, roll, rolls_left, _RAW_KEEPS, D.N_SUBKEEPS, TIE_TOLERANCE
             )
-            return out
         ev, raw = tables.raw_keep_values(roll, rolls_left)
         return np.where(ev.max(axis=1)[:, None] - ev <= TIE_TOLERANCE, raw, -1).max(axis=1)
 
@@ -347,19 +332,17 @@ class BatchAdvisor:
             e[1, :, j] = tv.e1
 
     def _kernel_evaluator(self):
-        from ..engine import _kernels, dp
+        from ..engine import dp
+        from ..engine.options import mask_turn_tables
 
         values = self.values
-        no_tracking = np.empty((0, 0), dtype=np.int64)
-        turn_tables = _kernels.turn_tables
         # the rule arrays once (hashing a rule set for the cache costs more than a small kernel
         # call); only the empty card of order=choose plays by other rules (the direction's)
         ra = dp.rule_arrays(self.rules)
 
         def evaluate(mask, lane_u, lane_f, e):
-            succ = np.empty((6 * self.rules.n_boxes, len(lane_u)))
             rules = dp.rule_arrays(self._turn_rules(mask)) if mask == 0 else ra
-            turn_tables(mask, lane_u, lane_f, values, rules, e[0], e[1], succ, 0, no_tracking)
+            mask_turn_tables(rules, values, mask, lane_u, lane_f, e)
 
         return evaluate
 
@@ -390,26 +373,25 @@ class BatchAdvisor:
         score and (n,) the roll's Yahtzee bonus."""
         rules = self.rules
         n, nb = len(mask), rules.n_boxes
+        if n >= self.python_states:
+            from ..engine.options import placement_values
+
+            return placement_values(rules, self.values, mask, u, f, roll)
         ev = np.empty((n, nb))
         score = np.empty((n, nb), dtype=np.int64)
         bonus = np.empty(n, dtype=np.int64)
-        if n >= self.python_states:
-            from ..engine import _kernels, dp
-
-            _kernels.placement_values(mask, u, f, roll, self.values, dp.rule_arrays(rules), ev, score, bonus)
-        else:
-            ev.fill(-np.inf)
-            score.fill(-1)
-            values = self.values
-            for i, (m, uu, ff, r) in enumerate(
-                zip(mask.tolist(), u.tolist(), f.tolist(), roll.tolist(), strict=True)
-            ):
-                bonus[i] = 0
-                for b, s, extra in rules.placements(m, D.KEEP_FACE_COUNTS[D.ROLL_OFFSET + r], bool(ff)):
-                    points, nxt = rules.step((m, uu, ff), b, s)
-                    ev[i, b] = objective(points, float(values[nxt])) + extra
-                    score[i, b] = s
-                    bonus[i] = extra
+        ev.fill(-np.inf)
+        score.fill(-1)
+        values = self.values
+        for i, (m, uu, ff, r) in enumerate(
+            zip(mask.tolist(), u.tolist(), f.tolist(), roll.tolist(), strict=True)
+        ):
+            bonus[i] = 0
+            for b, s, extra in rules.placements(m, D.KEEP_FACE_COUNTS[D.ROLL_OFFSET + r], bool(ff)):
+                points, nxt = rules.step((m, uu, ff), b, s)
+                ev[i, b] = objective(points, float(values[nxt])) + extra
+                score[i, b] = s
+                bonus[i] = extra
         return ev, score, bonus
 
 

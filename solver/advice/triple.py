@@ -12,7 +12,7 @@ Exact play is out of reach (2^39 x 64^3 card states).  What is known and used he
   can only gain (measured in the README).  Its advice is best-known, not proven optimal.
 
 The pure-Python :class:`TripleAdvisor` serves ``hint`` (no numba, the base table read
-light); simulation runs in :func:`solver.engine._kernels.triple_games`.  Its objective is the
+light); simulation runs in :func:`solver.engine.kernels.triple_games`.  Its objective is the
 expected score (:class:`~solver.advice.objectives.ExpectedScore`): the lookahead is how it is
 estimated, which each advice's ``note`` says, with the floor policy's value it is measured from.
 """

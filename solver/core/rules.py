@@ -17,7 +17,7 @@ Each rule lives here once, as data and as one plain-Python function:
   next card state: the Bellman step every solver path shares.
 
 The numba kernels receive the same rules as arrays (:meth:`RuleSet.kernel_arrays`)
-and have one twin of each function (``solver.engine._kernels``), tested against these on
+and have one twin of each function (``solver.engine.kernels``), tested against these on
 every (mask, roll) of every rule set.  Adding a modifier touches this module only.
 """
 
@@ -408,7 +408,7 @@ class RuleSet:
     # --- arrays for the kernels -------------------------------------------
     @cached_property
     def kernel_arrays(self) -> dict[str, np.ndarray | int]:
-        """The rule set as arrays and ints for :func:`solver.engine._kernels.rule_arrays`.
+        """The rule set as arrays and ints for :func:`solver.engine.dp.rule_arrays`.
 
         ``score`` (252, B) int64, ``joker_score`` (252, B) int64 (the score of a roll
         played as a Joker; only rows of five-of-a-kind rolls are read), ``box_face``

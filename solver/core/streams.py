@@ -14,7 +14,7 @@ Seeded stream (version 1; simulation and seeded games).  The ``k``-th die
 where ``mix`` is the SplitMix64 finaliser (add 0x9E3779B97F4A7C15, then the
 xor-shift-multiply steps 30/0xBF58476D1CE4E5B9, 27/0x94D049BB133111EB, 31).
 It is plain integer arithmetic, identical on every machine and version, and
-``solver.engine._kernels`` has a numba twin that must agree bit for bit.
+``solver.engine.kernels`` has a numba twin that must agree bit for bit.
 
 Daily stream (version 1; the daily challenge of date ``D``, ISO ``YYYY-MM-DD``):
 block ``n`` is ``sha256(f"yahtzee-solver daily v1 {D} {n}")``; its 32 bytes are

@@ -1,6 +1,6 @@
 """Running a GIL-free kernel over disjoint ranges in threads.
 
-The kernels of :mod:`solver.engine._kernels` release the GIL (``nogil=True``) instead of using
+The kernels of :mod:`solver.engine.kernels` release the GIL (``nogil=True``) instead of using
 numba's ``parallel=True``: compiling a parallel kernel costs seconds on a first run,
 threads cost nothing to compile.  Work is cut into contiguous ranges; every item
 (a lane, a game) is computed by the same operations whatever range it falls in, so

@@ -2,8 +2,8 @@
 
 From a position -- a card at the start of a turn, or a card with dice and rolls left --
 probability is pushed forward turn by turn through the states of the game
-(:func:`solver.engine._kernels.turn_outcomes`; under target play
-:func:`solver.engine._kernels.target_turn_runs`), each state carrying the distribution of the
+(:func:`solver.engine.kernels.turn_outcomes`; under target play
+:func:`solver.engine.kernels.target_turn_runs`), each state carrying the distribution of the
 points scored since the position.  Decisions are the optimal bot's, ties included: among
 keeps within ``TIE_TOLERANCE`` of the best, the one keeping most dice (the last sub-keep);
 among boxes within it, the first in card order.  So :mod:`solver.play.simulate`'s ``optimal``
@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.card import ScoreCard
 from ..core.rules import RuleSet
+from . import arrays as A
 from . import dp
 
 TIE_TOLERANCE = 1e-9  # the bots' tolerance (solver.play.simulate)
@@ -365,10 +366,10 @@ OUTCOME_BLOCK = 128
 
 def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left, rep, workers):
     """The outcomes of one turn of expected-score play of the states ``states[rows]`` (``rows``
-    sorted, so by mask; see :func:`solver.engine._kernels.turn_outcomes`).  One kernel call per
+    sorted, so by mask; see :func:`solver.engine.kernels.turn_outcomes`).  One kernel call per
     block of whole masks of at least :data:`OUTCOME_BLOCK` lanes; returns ``(i, dst, gain, count,
     prob)``, ``i`` indexing ``rows``."""
-    from . import _kernels
+    from . import kernels
 
     cap, n_flags = rules.upper_cap, rules.n_flags
     lane_states = states[rows]
@@ -385,7 +386,7 @@ def _turn_outcomes(states, rows, rules, table, lane_args, start_roll, rolls_left
     def turn(g0: int, g1: int) -> None:
         for g in range(g0, g1):
             a, b = bounds[g], bounds[g + 1]
-            lane, dst, gain, count, prob = _kernels.turn_outcomes(
+            lane, dst, gain, count, prob = kernels.turn_outcomes(
                 masks[a:b], lane_u[a:b], lane_f[a:b], table, lane_args, TIE_TOLERANCE, start, left, rep
             )
             parts[g] = (a + lane, dst, gain, count, prob)
@@ -399,7 +400,7 @@ def _group_outcomes(dst, rules):
     states reached (ascending), each outcome's row among them, where each row's outcomes start
     once grouped by row, and the grouping: the outcomes' indices by row, in their order within a
     row (a fixed order of additions: any thread count)."""
-    from . import _kernels
+    from . import kernels
 
     counts = np.bincount(dst, minlength=(1 << rules.n_boxes) * (rules.upper_cap + 1) * rules.n_flags)
     states = np.flatnonzero(counts)
@@ -408,7 +409,7 @@ def _group_outcomes(dst, rules):
     row_cuts = np.zeros(len(states) + 1, dtype=np.int64)
     np.cumsum(counts[states], out=row_cuts[1:])
     order = np.empty(len(dst), dtype=np.int64)
-    _kernels.group_by_row(dst_row, row_cuts, order)
+    kernels.group_by_row(dst_row, row_cuts, order)
     return states, dst_row, row_cuts, order
 
 
@@ -462,7 +463,7 @@ def _apply_outcomes(src, dst_row, gain, prob, row_cuts, rows: _Rows, width: int,
     """The rows of the next states (``dst_row`` sorted; ``row_cuts`` where each starts), at most
     ``width`` points: each outcome adds its source row, shifted by its gain and times its
     probability."""
-    from . import _kernels
+    from . import kernels
 
     first = gain + rows.lo[src]
     lo = np.minimum.reduceat(first, row_cuts[:-1])
@@ -472,11 +473,10 @@ def _apply_outcomes(src, dst_row, gain, prob, row_cuts, rows: _Rows, width: int,
     off = np.cumsum(n) - n
     out = _Rows(np.zeros(int(n.sum())), off, lo, n)
 
+    source, dest = A.PackedRows(rows.values, rows.off, rows.lo, rows.n), A.PackedRows(out.values, off, lo, n)
+
     def apply(r0: int, r1: int) -> None:
-        _kernels.apply_outcomes(
-            row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, rows.values, rows.off, rows.lo, rows.n,
-            out.values, off, lo,
-        )  # fmt: skip
+        kernels.apply_outcomes(row_cuts[r0], row_cuts[r1], src, dst_row, gain, prob, source, dest)
 
     workers.run(apply, 0, len(row_cuts) - 1)
     return out
@@ -509,7 +509,7 @@ def target_distribution(
     Probability is pushed forward per card state and points so far.  Below the target (the
     first ``T - total`` points so far) a state's row is dense and its lanes in play for the
     target go through the turn together, a run of consecutive needs at a time
-    (:func:`solver.engine._kernels.target_turn_runs`); the points past the target (played
+    (:func:`solver.engine.kernels.target_turn_runs`); the points past the target (played
     for expected score from then on) are kept only for the states that have them.  Only
     states with probability are kept.  The additions into each row come in an order that
     does not depend on the thread count (bit-identical results).
@@ -611,7 +611,7 @@ class _TargetPush:
         return active
 
     def turn(self, states, dist_t, dist_e, e_of, start_roll, rolls_left, workers):
-        from . import _kernels
+        from . import kernels
         from .store import release_pages
 
         # a turn reads the target rows of the next level only (a fifth of a memory-mapped
@@ -666,11 +666,12 @@ class _TargetPush:
             cuts = np.searchsorted(dst_row, np.arange(len(nxt) + 1))
             e_src = np.ascontiguousarray(dist_e)
 
+            source, dest = A.SplitRows(dist_t, e_src, e_of), A.SplitRows(out_t, out_e, e_next)
+
             def apply_ev(r0: int, r1: int) -> None:
-                _kernels.apply_split_rows(
-                    cuts[r0], cuts[r1], src, dst_row, gain, prob, dist_t, active, e_src, e_of, support,
-                    np.int64(tw), out_t, out_e, e_next,
-                )  # fmt: skip
+                kernels.apply_split_rows(
+                    cuts[r0], cuts[r1], src, dst_row, gain, prob, source, active, support, np.int64(tw), dest
+                )
 
             workers.run(apply_ev, 0, len(nxt))
             # the outcomes are done with: not held through target play
@@ -705,12 +706,13 @@ class _TargetPush:
         :data:`TARGET_BLOCK` lanes, a chunk of about :data:`TARGET_CHUNK_LANES` lanes at a time:
         their outcomes (in threads), then their masses into the next rows (in threads, by rows)."""
         from ..core.threads import piece_count
-        from . import _kernels
+        from . import kernels
 
         rules, cmax, tw = self.rules, self.cmax, self.tw
         cap, n_flags = rules.upper_cap, rules.n_flags
         masks = states // n_flags // (cap + 1)
         us, fs = states // n_flags % (cap + 1), states % n_flags
+        lanes, table = A.States(masks, us, fs), A.TargetArrays(self.w, self.w_off, self.w_lead, self.w_len)
         first_lane = np.cumsum(run_n) - run_n
         # a block: the runs starting in the same TARGET_BLOCK lanes; a chunk: whole blocks
         block_of = first_lane // TARGET_BLOCK
@@ -729,12 +731,12 @@ class _TargetPush:
             c_dst = np.zeros(nq * cmax, dtype=np.int64)
             c_gain = np.zeros(nq * cmax, dtype=np.int64)
             run_cand = np.zeros(nq, dtype=np.int64)
+            runs = A.Runs(br, rs, rt, rn, run_out)
 
             def turn(i0: int, i1: int) -> None:
-                _kernels.target_turn_runs(
-                    i0, i1, br, rs, rt, rn, run_out, masks, us, fs, self.w, self.w_off, self.w_lead, self.w_len,
-                    self.rep, self.args, TIE_TOLERANCE, np.int64(start_roll), np.int64(rolls_left),
-                    np.int64(cmax), probs, c_dst, c_gain, run_cand,
+                kernels.target_turn_runs(
+                    i0, i1, runs, lanes, table, self.rep, self.args, TIE_TOLERANCE, np.int64(start_roll),
+                    np.int64(rolls_left), np.int64(cmax), A.RunOutcomes(probs, c_dst, c_gain, run_cand),
                 )  # fmt: skip
 
             workers.run(turn, 0, b1 - b0, pieces=piece_count(b1 - b0, workers.threads, 16, at_least=8))
@@ -745,11 +747,12 @@ class _TargetPush:
             # past the target: the most points so far of the run (its smallest need) plus the gain
             need_rows(c_row.reshape(nq, cmax)[valid & (c_gain.reshape(nq, cmax) >= rt[:, None])])
 
+            found, dest = A.RunOutcomes(probs, c_row, c_gain, run_cand), A.SplitRows(out_t, out_e, e_next)
+
             def apply(r0: int, r1: int) -> None:
-                _kernels.apply_target_runs(
-                    np.int64(r0), np.int64(r1), 0, nq, rs, rt, rn, run_out, run_cand, probs, c_row, c_gain,
-                    np.int64(cmax), dist_t, np.int64(tw), out_t, out_e, e_next,
-                )  # fmt: skip
+                kernels.apply_target_runs(
+                    np.int64(r0), np.int64(r1), 0, nq, runs, found, np.int64(cmax), dist_t, np.int64(tw), dest
+                )
 
             workers.run(apply, 0, len(out_t))
 
@@ -822,7 +825,7 @@ def solve_residuals(
     table, whose values agree there (:func:`state_rows`), as the opponent model's is.  The result does not
     depend on ``threads``."""
     from ..core.threads import Workers
-    from . import _kernels
+    from . import kernels
 
     table = dp.kernel_values(values)
     cap, n_flags = rules.upper_cap, rules.n_flags
@@ -871,13 +874,13 @@ def solve_residuals(
                 parts = [p_all]
 
                 def rows(
-                    j0: int, j1: int, a=(cuts, dst, gain, prob, p_all), b=(row_start, row_lo, dense)
+                    j0: int, j1: int, a=(cuts, dst, gain, prob), b=(row_start, row_lo, dense), p=p_all
                 ) -> None:
-                    _kernels.residual_rows(j0, j1, *a, flat_off, flat_lo, flat_len, *b)
+                    kernels.residual_rows(j0, j1, *a, A.PackedRows(p, flat_off, flat_lo, flat_len), *b)
 
                 workers.run(rows, 0, n_lanes)
                 lead, end = np.empty_like(widths), np.empty_like(widths)
-                _kernels.trim_tails(dense, row_start, widths, float(eps), lead, end)
+                kernels.trim_tails(dense, row_start, widths, float(eps), lead, end)
                 kept = end - lead
                 at = np.repeat(row_start + lead - np.cumsum(kept) + kept, kept) + np.arange(int(kept.sum()))
                 parts.append(dense[at])

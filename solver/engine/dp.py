@@ -1,4 +1,4 @@
-"""The dynamic program over score-card states (Python layer over :mod:`solver.engine._kernels`).
+"""The dynamic program over score-card states (Python layer over :mod:`solver.engine.kernels`).
 
 :func:`solve` returns ``V``, a float64 array of shape ``(2**n_boxes, threshold + 1,
 n_flags)``: ``V[mask, u, f]`` is the expected number of points still to come
@@ -180,11 +180,11 @@ def load_kernels(rules: RuleSet) -> None:
     Calls the kernel on an empty level, so a progress bar started afterwards measures
     the build alone.
     """
-    from . import _kernels
+    from . import kernels
 
     empty = np.zeros(0, dtype=np.int64)
     values = np.zeros((1, rules.upper_cap + 1, rules.n_flags))
-    _kernels.solve_blocks(
+    kernels.solve_blocks(
         np.zeros(1, dtype=np.int64),
         0,
         0,
@@ -209,7 +209,7 @@ def solve(
     depend on it).
     """
     from ..core.threads import Workers
-    from . import _kernels
+    from . import kernels
 
     cap = rules.upper_cap
     values = np.full((1 << rules.n_boxes, cap + 1, rules.n_flags), np.nan, dtype=np.float64)
@@ -221,7 +221,7 @@ def solve(
         starts = np.append(np.arange(0, len(lane_mask), BLOCK_LANES), len(lane_mask)).astype(np.int64)
 
         def work(i0: int, i1: int) -> None:
-            _kernels.solve_blocks(starts, i0, i1, lane_mask, lane_u, lane_f, values, solved, args)
+            kernels.solve_blocks(starts, i0, i1, lane_mask, lane_u, lane_f, values, solved, args)
 
         workers.run(work, 0, len(starts) - 1)
         values[copy_mask, copy_u] = values[copy_mask, copy_from]

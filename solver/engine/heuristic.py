@@ -49,7 +49,7 @@ def turn_value(final, all_rolls: bool = False) -> np.ndarray:
 
     ``final`` (252,) or (252, m), one column per goal: the dice are kept to maximise the
     expected worth of the roll the turn stops on (under ``all_rolls`` the third one).
-    The turn recursion of :mod:`solver.engine._kernels` (``V = sum_r P(r) R2(r)``) on arrays.
+    The turn recursion of :mod:`solver.engine.kernels` (``V = sum_r P(r) R2(r)``) on arrays.
     """
     final = np.asarray(final, dtype=np.float64)
     x = np.zeros((D.N_KEEPS, *final.shape[1:]))

@@ -17,10 +17,11 @@ from ..core import dice as D
 from ..core.rules import RuleSet
 from ..core.streams import MASK64, mix64
 from ..core.threads import Workers
+from . import arrays as A
 from .turn import TIE_TOLERANCE
 
 MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
-STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then _kernels.STATE_EXTRA)
+STATE_WIDTH = 24  # int32 columns of a game's state (box scores, then arrays.STATE_EXTRA)
 LANE_BUDGET = 8192  # lanes whose within-turn tables are held at once (7.4 KB each)
 BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors (as the DP's blocks)
 
@@ -28,7 +29,7 @@ BLOCK_LANES = 128  # lanes a grading table fill packs into one block of vectors 
 def kernels_loaded() -> bool:
     """Whether this process holds the table bots' play kernels already (compiled or loaded from
     numba's cache by an earlier run): then they are the faster engine at any size."""
-    kernels = sys.modules.get(f"{__package__}._kernels")
+    kernels = sys.modules.get(f"{__package__}.kernels")
     return kernels is not None and bool(kernels.play_table_games.signatures)
 
 
@@ -105,7 +106,7 @@ def lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]
 
 
 def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine._kernels.group_tables`):
+    """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine.kernels.group_tables`):
     ``e0``, ``e1`` (width, 462) and the successor rows (6 nb, width)."""
     return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
 
@@ -125,13 +126,13 @@ class Grader:
     """Grades recorded turns: each decision's loss against the value table ``values`` (read as
     :func:`~solver.engine.dp.kernel_values` reads it), in the kernels, ``workers`` in threads.
 
-    A turn's record is a row of ``moves`` (``_kernels.MOVE_ROLL1`` ..: the rolls, the keeps,
+    A turn's record is a row of ``moves`` (``arrays.MOVE_ROLL1`` ..: the rolls, the keeps,
     the box) and the card's state ``(mask, u, f)`` before it; its grade a row of ``graded``
     (6): the losses -- the best keep's value minus the kept one's with two rolls left, the same
     with one roll left (0 when the turn stopped before), the best box's value minus the chosen
     one's; all in expected points, what the table says the decision cost -- then the luck of
     the three rolls (the first roll's value minus the state's, then each roll's value minus
-    the keep's it came from; see :func:`solver.engine._kernels.grade_games`).  Under
+    the keep's it came from; see :func:`solver.engine.kernels.grade_games`).  Under
     ``order=choose`` the direction is a decision too: a table bot takes it before the first
     roll (its first turn is graded in that direction, which costs :meth:`direction_loss`);
     any other bot shows it by its first box, so its first turn is graded with both ends open.
@@ -142,17 +143,17 @@ class Grader:
     by another objective (:class:`WinGrader`).
     """
 
-    def __init__(self, K, workers, rules: RuleSet, values: np.ndarray):
+    def __init__(self, workers, rules: RuleSet, values: np.ndarray | None):
         from .dp import rule_arrays
 
-        self.K, self.workers, self.rules, self.values = K, workers, rules, values
+        self.workers, self.rules, self.values = workers, rules, values
         self.ra = rule_arrays(rules)
         self.moves: np.ndarray | None = None
         self.graded: np.ndarray | None = None
         self._worth: dict[str | None, float] | None = None
 
     def new_moves(self, n: int) -> np.ndarray:
-        return np.empty((n, self.K.N_MOVES), dtype=np.int16)
+        return np.empty((n, A.N_MOVES), dtype=np.int16)
 
     def direction_loss(self, direction: str | None) -> float:
         """Under ``order=choose``: what playing ``direction`` costs against the best one (points);
@@ -201,22 +202,23 @@ class Grader:
         (:func:`lane_batches`; ``lanes``: ``(lane_mask, lane_u, lane_f, group_lane)``) from the
         turn tables ``tables`` (:func:`lane_tables`), first filled from ``values`` unless None
         (they hold the grading table's tables already)."""
-        K = self.K
+        from . import kernels
+
         g0, g1, l0 = batch
         lane_mask, lane_u, lane_f, group_lane = lanes
-        e0_all, e1_all, succ_all = tables
+        tables = A.LaneTables(*tables)
         if values is not None:  # many masks hold one lane or two: packed into blocks as the DP does
 
             def fill(a: int, b: int) -> None:
-                K.lane_turn_tables(
-                    a, b, BLOCK_LANES, l0, lane_mask, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all
-                )
+                kernels.lane_turn_tables(a, b, BLOCK_LANES, l0, lane_mask, lane_u, lane_f, values, ra, tables)
 
             lo, hi = int(group_lane[g0]), int(group_lane[g1])
             self.workers.run(fill, lo, hi, pieces=min(4 * self.workers.threads, -(-(hi - lo) // BLOCK_LANES)))
 
+        rec = A.Recorded(pos_lane, masks, moves)
+
         def grade(a: int, b: int) -> None:
-            K.grade_games(a, b, l0, pos_lane, masks, lane_f, moves, e0_all, e1_all, succ_all, ra, loss)
+            kernels.grade_games(a, b, l0, rec, lane_f, tables, ra, loss)
 
         self.workers.run(grade, *games)
         j0, j1 = games
@@ -228,7 +230,7 @@ class WinGrader:
     """Grades recorded turns for the win objective against a known best opponent final ``B``:
     each decision's loss in P(win) + ``tie`` x P(tie), from the target arrays ``target``
     (:class:`~solver.engine.target.TargetValues`) as the win bot values a turn
-    (:func:`solver.engine._kernels.mixed_win_group_tables` with the opponent final ``q = [1]``).
+    (:func:`solver.engine.kernels.mixed_win_group_tables` with the opponent final ``q = [1]``).
 
     Exact where the turn is the player's last and ``B`` is known (every opponent has finished:
     the last seat's last turn): each option is then worth what it wins, and the turn's tables
@@ -238,10 +240,10 @@ class WinGrader:
     (:func:`solver.play.match.play_match`).
     """
 
-    def __init__(self, K, workers, rules: RuleSet, target, tie: float):
+    def __init__(self, workers, rules: RuleSet, target, tie: float):
         from .dp import rule_arrays
 
-        self.K, self.workers, self.rules, self.target, self.tie = K, workers, rules, target, float(tie)
+        self.workers, self.rules, self.target, self.tie = workers, rules, target, float(tie)
         self.ra = rule_arrays(rules)
 
     def grade(self, mask, u, f, need, moves) -> np.ndarray:
@@ -251,7 +253,9 @@ class WinGrader:
         value minus the state's, each later roll's value minus the keep's), so that each turn's
         outcome (1 won, ``tie`` tied, 0 lost when it ends the game) is the state's value minus the
         losses plus the luck."""
-        K, t = self.K, self.target
+        from . import kernels
+
+        t = self.target
         n = len(mask)
         cap, n_flags = t.off.shape[1] - 1, t.off.shape[2]
         graded = np.empty((n, 6))
@@ -271,23 +275,24 @@ class WinGrader:
         lane_q0 = np.zeros(len(lanes), dtype=np.int64)  # every lane: the known final, q = [1]
         lane_qn = np.ones(len(lanes), dtype=np.int64)
         q = kernel_values(np.ones(1), np.float32)
-        w, off, lead, length, ra, tie = t.w, t.off, t.lead, t.length, self.ra, self.tie
+        opp = A.Opponents(lane_need, lane_q0, lane_qn, q, self.tie)
+        table, ra = A.TargetArrays(t.w, t.off, t.lead, t.length), self.ra
+        rec = A.Recorded(pos_lane, masks, rows)
 
         start = np.empty(len(lanes))  # each lane's value at the start of the turn
-        no_boxes = np.empty((0, K.N_ROLLS), dtype=np.int8)  # grading reads the values, not the boxes
+        no_boxes = np.empty((0, A.N_ROLLS), dtype=np.int8)  # grading reads the values, not the boxes
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
-            K.mixed_win_group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
-                w, off, lead, length, ra, TIE_TOLERANCE, e0_all, e1_all, no_boxes,
+            kernels.mixed_win_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, opp, table, ra, TIE_TOLERANCE,
+                A.WinTables(e0_all, e1_all, no_boxes),
             )  # fmt: skip
-            K.turn_start_values(int(group_lane[a]), int(group_lane[b]), l0, e1_all, ra, start)
+            kernels.turn_start_values(int(group_lane[a]), int(group_lane[b]), l0, e1_all, ra, start)
 
         def grade(a: int, b: int, l0: int, e0_all, e1_all) -> None:
-            K.grade_win_games(
-                a, b, l0, pos_lane, masks, lane_u, lane_f, lane_need, rows, e0_all, e1_all, w, off, lead, length,
-                tie, ra, graded,
-            )  # fmt: skip
+            kernels.grade_win_games(
+                a, b, l0, rec, lane_u, lane_f, opp, A.WinTables(e0_all, e1_all, no_boxes), table, ra, graded
+            )
 
         run_lane_batches(self.workers, group_lane, game_start, tables, grade)
         # the first roll's luck: its value minus the state's -- from the turn's own tables: the
@@ -299,42 +304,41 @@ class WinGrader:
 
 
 def table_turn(
-    K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra, grader: Grader | None = None
+    workers, values, state, ids, spare, spare_ids, seed_mixed, game0, ra, grader: Grader | None = None
 ) -> None:
     """One turn of every game of ``state`` with a table bot; the games end up, sorted by
-    mask, in ``spare``/``spare_ids`` (see :func:`solver.engine._kernels.group_games`).  With
+    mask, in ``spare``/``spare_ids`` (see :func:`solver.engine.kernels.group_games`).  With
     ``grader`` the turns are recorded and graded (its ``moves``/``graded``, rows as ``spare``),
     from the bot's own turn tables when it plays the grader's table."""
+    from . import kernels
+
     nb = ra.box_face.shape[0]
-    groups = K.group_games(
+    groups = kernels.group_games(
         state, ids, spare, spare_ids, values.shape[0], values.shape[1] - 1, values.shape[2], nb
     )
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
     width, batches = lane_batches(group_lane)
-    e0_all, e1_all, succ_all = tables = lane_tables(width, nb)
-    moves = np.empty((0, K.N_MOVES), dtype=np.int16)
+    tables = lane_tables(width, nb)
+    turn_tables = A.LaneTables(*tables)
+    moves = np.empty((0, A.N_MOVES), dtype=np.int16)
     if grader is not None:
         moves = grader.moves = grader.new_moves(len(state))
         grader.graded = None
     grading = grader is not None and grader.values is not None
     if grading:
         grader.graded = np.empty((len(state), 6))
-        masks = spare[:, nb + K.COL_MASK].astype(np.int64)  # before the turn
+        masks = spare[:, nb + A.COL_MASK].astype(np.int64)  # before the turn
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         own = grader.values is values
         grade_tables = tables if own else lane_tables(width, nb)
+    batch = A.GameBatch(spare, spare_ids, seed_mixed, game0, moves)
     for g0, g1, l0 in batches:
 
         def fill(a: int, b: int, l0=l0) -> None:
-            K.group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, e0_all, e1_all, succ_all
-            )
+            kernels.group_tables(a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, turn_tables)
 
         def play(a: int, b: int, l0=l0) -> None:
-            K.play_table_games(
-                a, b, l0, pos_lane, spare, spare_ids, seed_mixed, game0, e0_all, e1_all, succ_all,
-                TIE_TOLERANCE, ra, moves,
-            )  # fmt: skip
+            kernels.play_table_games(a, b, l0, pos_lane, batch, turn_tables, TIE_TOLERANCE, ra)
 
         games = (int(group_start[g0]), int(group_start[g1]))
         workers.run(fill, g0, g1)
@@ -346,12 +350,14 @@ def table_turn(
             )  # fmt: skip
 
 
-def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0, ra, grader=None):
+def target_turn(workers, values, target, goal, state, ids, seed_mixed, game0, ra, grader=None):
     """One turn of every game of ``state`` with the target bot (goal ``goal``): games whose
     target is reached or out of reach play for expected score (:func:`table_turn`), the
     others from target-play tables of their lanes ``(mask, u, f, need)``.  Returns the
     games and their ids, reordered; with ``grader`` (whose table is ``values``) the turns are
     recorded and graded (its ``moves``/``graded``, rows in that order)."""
+    from . import kernels
+
     rules_n = ra.box_face.shape[0]
     cap, n_flags = values.shape[1] - 1, values.shape[2]
     w, w_off, w_lead, w_len = target.w, target.off, target.lead, target.length
@@ -368,7 +374,7 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
     if len(ev):
         sub, sub_ids = state[ev], ids[ev]
         spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
-        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra, grader)
+        table_turn(workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, game0, ra, grader)
         parts_state.append(spare)
         parts_ids.append(spare_ids)
         if grader is not None:
@@ -389,18 +395,30 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
             lanes // (t_max + 1), n_flags, cap, pos_lane
         )
 
-        moves = np.empty((0, K.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(len(tg))
+        moves = np.empty((0, A.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(len(tg))
+        table = A.TargetArrays(w, w_off, w_lead, w_len)
+        batch = A.GameBatch(games, game_ids, seed_mixed, game0, moves)
+        no_succ = np.empty((0, 0))  # target play reads the keep tables only
 
         def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
-            K.target_group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, w, w_off, w_lead, w_len, ra, e0_all, e1_all
+            kernels.target_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, table, ra,
+                A.LaneTables(e0_all, e1_all, no_succ),
             )  # fmt: skip
 
         def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
-            K.play_target_games(
-                a, b, l0, pos_lane, game_need, games, game_ids, seed_mixed, game0, e0_all, e1_all,
-                w, w_off, w_lead, w_len, TIE_TOLERANCE, ra, moves,
-            )  # fmt: skip
+            kernels.play_target_games(
+                a,
+                b,
+                l0,
+                pos_lane,
+                game_need,
+                batch,
+                A.LaneTables(e0_all, e1_all, no_succ),
+                table,
+                TIE_TOLERANCE,
+                ra,
+            )
 
         run_lane_batches(workers, group_lane, game_start, tables, play)
         parts_state.append(games)
@@ -414,6 +432,107 @@ def target_turn(K, workers, values, target, goal, state, ids, seed_mixed, game0,
         grader.moves = np.concatenate(parts_moves)
         grader.graded = np.concatenate(parts_loss) if grader.values is not None else None
     return np.concatenate(parts_state), np.concatenate(parts_ids)
+
+
+def simple_turn(workers, kind: str, turn: int, state, seed_mixed, game0: int, ra, moves) -> None:
+    """Turn ``turn`` (0-based) of every game of ``state`` (games ``game0 ..``, in place) with the
+    table-free bot ``kind`` (``"random"`` or ``"frequent"``); ``moves`` (n, N_MOVES) int16 records
+    each game's turn (zero rows: none)."""
+    from . import kernels
+
+    code = A.BOT_RANDOM if kind == "random" else A.BOT_FREQUENT
+
+    def play(a: int, b: int) -> None:
+        kernels.simple_games(code, turn, a, b, state, seed_mixed, game0, ra, moves)
+
+    workers.run(play, 0, len(state))
+
+
+def win_turn(workers, values, target, q, tie, opp, state, ids, seed_mixed, ra, recorder=None):
+    """One turn of the win bot in every game of ``state`` against one opponent (its final score
+    ``opp["b0"][id] + j`` with probability ``q[opp["q0"][id] + j]``, ``j < opp["qn"][id]``; ``q``
+    float32, see :class:`solver.play.bots.WinBot`): games that cannot lose or cannot win play for
+    expected score (:func:`table_turn`, by ``values``), the others from win tables of their lanes
+    ``(mask, u, f, need, opponent row)`` by the target table ``target``
+    (:class:`~solver.engine.target.TargetValues`), a tie worth ``tie``.  Returns the games and
+    their ids, reordered; ``recorder`` (a :class:`Grader` without values) gets their moves."""
+    from . import kernels
+
+    nb = ra.box_face.shape[0]
+    cap, n_flags = values.shape[1] - 1, values.shape[2]
+    table = A.TargetArrays(target.w, target.off, target.lead, target.length)
+    totals = game_totals_of(state, ra, nb)
+    need0 = opp["b0"][ids] - totals
+    q0, qn = opp["q0"][ids], opp["qn"][ids]
+    mask, u, f = lane_states(state, nb, cap, n_flags)
+    chance = np.empty(len(state), dtype=np.bool_)  # P(win) + tie P(tie) > 0
+    kernels.win_chance_left(A.States(mask, u, f), A.Opponents(need0, q0, qn, q, tie), table, chance)
+    for_win = (need0 + qn - 1 >= 0) & chance  # the opponent may reach this total; a chance left
+    parts_state, parts_ids, parts_moves = [], [], []
+    ev = np.flatnonzero(~for_win)
+    if len(ev):
+        sub, sub_ids = state[ev], ids[ev]
+        spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
+        table_turn(workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, 0, ra, recorder)
+        parts_state.append(spare)
+        parts_ids.append(spare_ids)
+        if recorder is not None:
+            parts_moves.append(recorder.moves)
+    tg = np.flatnonzero(for_win)
+    if len(tg):
+        flat = ((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]).astype(np.int64)
+        need_tg, q0_tg, qn_tg = need0[tg], q0[tg], qn[tg]
+        order = np.lexsort((need_tg, q0_tg, flat))  # lanes by state (so by mask), opponent row, need
+        flat, need_tg, q0_tg, qn_tg = flat[order], need_tg[order], q0_tg[order], qn_tg[order]
+        new_lane = np.ones(len(order), dtype=bool)
+        new_lane[1:] = (np.diff(flat) != 0) | (np.diff(q0_tg) != 0) | (np.diff(need_tg) != 0)
+        pos_lane = (np.cumsum(new_lane) - 1).astype(np.int64)
+        first = np.flatnonzero(new_lane)
+        games = np.ascontiguousarray(state[tg][order])
+        game_ids = np.ascontiguousarray(ids[tg][order])
+        lane_need, lane_q0, lane_qn = (x[first].astype(np.int64) for x in (need_tg, q0_tg, qn_tg))
+        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(flat[first], n_flags, cap, pos_lane)
+        lane_opp = A.Opponents(lane_need, lane_q0, lane_qn, q, tie)
+        boxes = np.empty((lane_batches(group_lane)[0], A.N_ROLLS), dtype=np.int8)  # each lane's box per roll
+        moves = np.empty((0, A.N_MOVES), dtype=np.int16) if recorder is None else recorder.new_moves(len(tg))
+        batch = A.GameBatch(games, game_ids, seed_mixed, 0, moves)
+
+        def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            kernels.mixed_win_group_tables(
+                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_opp, table, ra, TIE_TOLERANCE,
+                A.WinTables(e0_all, e1_all, boxes),
+            )  # fmt: skip
+
+        def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
+            kernels.play_mixed_win_games(
+                a, b, l0, pos_lane, batch, A.WinTables(e0_all, e1_all, boxes), TIE_TOLERANCE, ra
+            )
+
+        run_lane_batches(workers, group_lane, game_start, tables, play)
+        parts_state.append(games)
+        parts_ids.append(game_ids)
+        parts_moves.append(moves)
+    if recorder is not None:
+        recorder.moves = np.concatenate(parts_moves)
+    return np.concatenate(parts_state), np.concatenate(parts_ids)
+
+
+def triple_games(
+    workers, mode: int, state, seed_mixed, game0: int, values, weights, kappa, ra, moves
+) -> None:
+    """Whole triple games (every turn) of ``state`` ((n, C B + 4 C + 1) int32, the layout of
+    :func:`solver.engine.kernels.triple_games`; games ``game0 ..``) in threads, with the player
+    ``mode`` (``arrays.TRIPLE_ALL``, ``TRIPLE_FIRST``, ``TRIPLE_RANDOM``) over the base value
+    array ``values``, column weights ``weights`` and scales ``kappa`` ((C,) float64); ``moves``
+    (n C B, N_MOVES) int16 or zero rows records every turn."""
+    from . import kernels
+
+    def work(a: int, b: int) -> None:
+        kernels.triple_games(
+            mode, a, b, state, seed_mixed, game0, values, weights, kappa, TIE_TOLERANCE, ra, moves
+        )
+
+    workers.run(work, 0, len(state))
 
 
 def run_lane_batches(workers, group_lane: np.ndarray, game_start: np.ndarray, tables, play) -> None:
@@ -433,22 +552,18 @@ def run_lane_batches(workers, group_lane: np.ndarray, game_start: np.ndarray, ta
 def lane_states(state: np.ndarray, nb: int, cap: int, n_flags: int):
     """``(mask, u, f)``, (N,) int64 each: the DP state of each game of ``state`` (upper total capped
     at ``cap``; ``f`` 0 without a flag)."""
-    from . import _kernels as K
-
-    mask = state[:, nb + K.COL_MASK].astype(np.int64)
-    u = np.minimum(state[:, nb + K.COL_UPPER].astype(np.int64), cap)
-    f = state[:, nb + K.COL_FLAG].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
+    mask = state[:, nb + A.COL_MASK].astype(np.int64)
+    u = np.minimum(state[:, nb + A.COL_UPPER].astype(np.int64), cap)
+    f = state[:, nb + A.COL_FLAG].astype(np.int64) if n_flags == 2 else np.zeros(len(state), dtype=np.int64)
     return mask, u, f
 
 
 def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
     """(N,) int64: the points on each card of the games ``state``, from the kernel rule arrays."""
-    from . import _kernels as K
-
     boxes = np.where(state[:, :nb] > 0, state[:, :nb], 0).sum(axis=1, dtype=np.int64)
-    upper = state[:, nb + K.COL_UPPER].astype(np.int64)
+    upper = state[:, nb + A.COL_UPPER].astype(np.int64)
     bonus = np.where(upper >= int(ra.upper_threshold), int(ra.upper_bonus), 0)
-    return boxes + bonus + state[:, nb + K.COL_BONUSES].astype(np.int64) * int(ra.bonus)
+    return boxes + bonus + state[:, nb + A.COL_BONUSES].astype(np.int64) * int(ra.bonus)
 
 
 class RegretRecorder:
@@ -486,8 +601,6 @@ class RegretRecorder:
         ``moves`` and ``graded`` (:class:`Grader`), the box scores after the turn ``scores_after``
         ((n, n_boxes), -1 open) and five-of-a-kind bonuses ``bonuses_after`` (n,) (to write the
         worst positions out), ``direction`` (n,) the direction's loss (turn 0, ``order=choose``)."""
-        from . import _kernels as K
-
         nb = self.rules.n_boxes
         loss = graded[:, :3]
         keep = loss[:, 0] + loss[:, 1]
@@ -500,8 +613,8 @@ class RegretRecorder:
             # the first roll's luck is against the chosen direction's value, the table's less that
             self.game_luck[rows] += direction
         self.turn_loss[turn] += loss.sum(axis=0)
-        self.turn_decisions[turn] += (len(rows), int((moves[:, K.MOVE_KEEP2] >= 0).sum()), len(rows))
-        box = moves[:, K.MOVE_BOX].astype(np.intp)
+        self.turn_decisions[turn] += (len(rows), int((moves[:, A.MOVE_KEEP2] >= 0).sum()), len(rows))
+        box = moves[:, A.MOVE_BOX].astype(np.intp)
         self.box_loss[:, 0] += np.bincount(box, keep, nb)
         self.box_loss[:, 1] += np.bincount(box, loss[:, 2], nb)
         self.box_turns += np.bincount(box, minlength=nb)
@@ -580,18 +693,13 @@ def run_games(
 
     ``engine="numpy"`` (a ``table`` bot, not graded): the same games played by
     :mod:`solver.engine.numpy_play`, nothing compiled (the kernels are not even imported)."""
-    from . import arrays as A
     from .dp import kernel_values, rule_arrays
 
     if engine == "numpy":
         if kind != "table" or regret is not None:
             raise ValueError("the numpy engine plays a table bot's games, ungraded")
         from . import numpy_play
-
-        K = None
-    else:
-        from . import _kernels as K
-
+    in_numpy = engine == "numpy"
     bot_target = goal
     nb = rules.n_boxes
     ra = rule_arrays(rules)
@@ -608,9 +716,7 @@ def run_games(
     with Workers(n_threads) as workers:
         grader = None
         if regret is not None:
-            grader = Grader(
-                K, workers, rules, values if grade_values is None else kernel_values(grade_values)
-            )
+            grader = Grader(workers, rules, values if grade_values is None else kernel_values(grade_values))
         for c0 in range(0, games, chunk):
             n = min(chunk, games - c0)
             state = np.zeros((n, max(STATE_WIDTH, nb + A.STATE_EXTRA)), dtype=np.int32)  # see arrays
@@ -622,35 +728,35 @@ def run_games(
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
                 graded_direction = None
-                if K is None:  # numpy: the games stay in their order
+                if in_numpy:  # numpy: the games stay in their order
                     numpy_play.table_turn(values, state, seed_mixed, game0 + c0, turn_ra, TIE_TOLERANCE)
                 elif kind == "target":
                     state, ids = target_turn(
-                        K, workers, values, target, bot_target, state, ids, seed_mixed, game0 + c0, turn_ra,
+                        workers,
+                        values,
+                        target,
+                        bot_target,
+                        state,
+                        ids,
+                        seed_mixed,
+                        game0 + c0,
+                        turn_ra,
                         grader,
-                    )  # fmt: skip
+                    )
                 elif kind == "table":
                     table_turn(
-                        K, workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra,
-                        grader,
-                    )  # fmt: skip
+                        workers, values, state, ids, spare, spare_ids, seed_mixed, game0 + c0, turn_ra, grader
+                    )
                     state, spare, ids, spare_ids = spare, state, spare_ids, ids
                     if grader is not None and turn == 0 and rules.order == "choose":
                         graded_direction = np.full(n, grader.direction_loss(direction))
                 else:
-                    code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
                     if grader is not None:
                         before = lane_states(state, nb, grader.values.shape[1] - 1, grader.values.shape[2])
                     moves = (
-                        np.empty((0, K.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(n)
+                        np.empty((0, A.N_MOVES), dtype=np.int16) if grader is None else grader.new_moves(n)
                     )
-
-                    def play(
-                        a: int, b: int, code=code, turn=turn, state=state, first=game0 + c0, moves=moves
-                    ) -> None:
-                        K.simple_games(code, turn, a, b, state, seed_mixed, first, ra, moves)
-
-                    workers.run(play, 0, n)
+                    simple_turn(workers, kind, turn, state, seed_mixed, game0 + c0, ra, moves)
                     if grader is not None:
                         grader.moves = moves
                         grader.graded, graded_direction = grader.grade(*before, moves)
@@ -662,7 +768,7 @@ def run_games(
                 now = n * (turn + 1) // turns
                 tick(now - done)
                 done = now
-            sorted_games = kind in ("table", "target") and K is not None
+            sorted_games = kind in ("table", "target") and not in_numpy
             store_results(
                 out,
                 c0,

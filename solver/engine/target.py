@@ -4,8 +4,8 @@
 and every ``t = 1 .. t_max``, ``W(state, t)``: the probability of scoring at least ``t``
 more points under the strategy that maximises exactly that probability (``W = 1`` for
 ``t <= 0``).  It is the dynamic program of :mod:`solver.engine.dp` with another objective
-(:func:`solver.engine._kernels.target_objective`); see the section "Play for a target" of
-:mod:`solver.engine._kernels` for the storage layout: :class:`TargetValues`.
+(:func:`solver.engine.kernels.target_objective`); see the section "Play for a target" of
+:mod:`solver.engine.kernels` for the storage layout: :class:`TargetValues`.
 
 A state whose upper total can no longer reach the bonus shares its row with the
 smallest such total of its mask (their futures are the same, see
@@ -87,7 +87,7 @@ def solve_target(
     """``W`` of every reachable state for targets ``1 .. t_max``.
 
     The DP runs in float64 throughout, from the targets past the points sure to come (W = 1
-    up to them, exactly; :func:`solver.engine._kernels.points_to_come`); a level (the states
+    up to them, exactly; :func:`solver.engine.kernels.points_to_come`); a level (the states
     with the same number of boxes filled) reads only the level after it, so only those two
     are held in float64.  Each
     level, once solved, is stored as a table stores it: float32 (within 2**-25 < 3e-8 of
@@ -101,7 +101,8 @@ def solve_target(
     import numpy as np
 
     from ..core.threads import Workers, piece_count
-    from . import _kernels, dp
+    from . import arrays as A
+    from . import dp, kernels
 
     shape = (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
     levels = dp.masks_by_level(rules)
@@ -118,7 +119,7 @@ def solve_target(
     def points_of_level(lanes, level_args, most=most, sure=sure) -> None:
         # a level's lanes read only the level after it: any cut of them gives the same integers
         def work_on(i0: int, i1: int) -> None:
-            _kernels.points_to_come(*(a[i0:i1] for a in lanes), most, sure, level_args)
+            kernels.points_to_come(*(a[i0:i1] for a in lanes), most, sure, level_args)
 
         workers.run(work_on, 0, len(lanes[0]), pieces=piece_count(len(lanes[0]), workers.threads, 4096))
 
@@ -165,10 +166,10 @@ def solve_target(
         block_t0 += T_CHUNK * (np.arange(len(block_state), dtype=np.int64) - first_block)
         block_n = np.minimum(T_CHUNK, lane_len[block_state] + 1 - block_t0)
 
+        states, table = A.States(*lanes), A.TargetArrays(work, work_off, work_lead, work_len)
+
         def work_on(i0: int, i1: int) -> None:
-            _kernels.solve_target_blocks(
-                block_state, block_t0, block_n, i0, i1, *lanes, work, work_off, work_lead, work_len, level_args
-            )  # fmt: skip
+            kernels.solve_target_blocks(block_state, block_t0, block_n, i0, i1, states, table, level_args)
 
         pieces = piece_count(len(block_state), workers.threads, PIECE_BLOCKS, at_least=16)
         workers.run(work_on, 0, len(block_state), pieces=pieces)
@@ -185,11 +186,11 @@ def solve_target(
             used += b - a
             return
         row_lead, row_end = np.empty_like(computed), np.empty_like(computed)
-        _kernels.trim_rows(work, starts, computed, row_lead, row_end)
+        kernels.trim_rows(work, starts, computed, row_lead, row_end)
         middle = row_end - row_lead
         dst = np.cumsum(middle) - middle
         n = int(middle.sum())
-        _kernels.pack_rows(work, starts, row_lead, row_end, out[used : used + n], dst)
+        kernels.pack_rows(work, starts, row_lead, row_end, out[used : used + n], dst)
         lead[lanes], length[lanes] = lane_sure + row_lead, lane_sure + row_end
         off[lanes] = used + dst - lead[lanes]
         used += n

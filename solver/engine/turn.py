@@ -33,7 +33,7 @@ class StateValues(Protocol):
 
 def objective(points: int, next_value: float) -> float:
     """What a placement is worth: its points plus the value of the state it leads to (the
-    twin of :func:`solver.engine._kernels.objective`; a second objective is added here and there)."""
+    twin of :func:`solver.engine.kernels.rules.objective`; a second objective is added here and there)."""
     return points + next_value
 
 
@@ -50,7 +50,7 @@ class TurnValues:
 
     The arithmetic is the kernel's, term by term (the six ``E(K + face)`` summed in face
     order, then times ``ONE_SIXTH``; the roll's bonus added last), so ``e0``, ``e1`` and
-    ``r0`` are bit-identical to :func:`solver.engine._kernels.turn_tables` and near-ties rank the
+    ``r0`` are bit-identical to :func:`solver.engine.kernels.turn_tables` and near-ties rank the
     same way on every path.  Placements go through :meth:`RuleSet.placements` and
     :meth:`RuleSet.step`, the rules' plain-Python functions.
     """
@@ -128,7 +128,7 @@ class TargetTurnValues(TurnValues):
     """The within-turn values of one card state for target play: the largest probability of
     scoring at least ``need`` more points (``need >= 1``), from a target table
     (:class:`solver.engine.target.TargetTable`); the same recursion as :class:`TurnValues` (the
-    twin of :func:`solver.engine._kernels.target_turn_tables`)."""
+    twin of :func:`solver.engine.kernels.target_turn_tables`)."""
 
     def __init__(self, rules: RuleSet, state: tuple[int, int, int], table, need: int):
         self.table, self.need = table, need
@@ -141,7 +141,7 @@ class TargetTurnValues(TurnValues):
 def tie_mixed(q, tie: float = 0.5) -> tuple[list[float], list[float]]:
     """``(qt, qc)``: ``qt[i] = (1 - tie) q[i] + tie q[i - 1]`` for ``i = 0 .. len(q)`` (``q`` 0
     outside) and its prefix sums, in the kernel's order (the twin of
-    :func:`solver.engine._kernels.tie_mix`)."""
+    :func:`solver.engine.kernels.tie_mix`)."""
     qt, qc = [], []
     acc = prev = 0.0
     for cur in [*map(float, q), 0.0]:
@@ -157,7 +157,7 @@ def mixed_win_value(table, state, need0: int, qt, qc) -> float:
     """``sum_i qt[i] W(state, need0 + i)`` from a target table (``W(t)`` = 1 for ``t <= 0``, 0
     beyond the stored targets), ``(qt, qc)`` from :func:`tie_mixed`: P(win) + ``tie`` P(tie)
     against a best opponent final ``B = b0 + j`` of probability ``q[j]``, ``need0 = b0 -
-    total`` (the twin of :func:`solver.engine._kernels.mixed_win_value`, term by term)."""
+    total`` (the twin of :func:`solver.engine.kernels.mixed_win_value`, term by term)."""
     off, lead, length = table.span(state)  # checked: a damaged table is a TableError
     m = len(qt)
     c = lead - need0
@@ -188,7 +188,7 @@ class WinTurnValues(TurnValues):
     after this turn is the one for each target, ``B`` and ``B + 1`` mixed for the tie, each
     played for separately, so the value is an upper bound of what one strategy achieves).
     :attr:`value` is the turn's own start value; :attr:`start_value` the table's row, mixed.  The twin of
-    :func:`solver.engine._kernels.mixed_win_group_tables`, term by term.
+    :func:`solver.engine.kernels.mixed_win_group_tables`, term by term.
     """
 
     def __init__(self, rules: RuleSet, state, table, total: int, b0: int, q, tie: float = 0.5):

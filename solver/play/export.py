@@ -377,7 +377,8 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
         ranked = block.ranked[1]
     else:
         ranked = advisor.rank_states(mask, u, f, block.roll, block.rolls_left, base)
-    from ..engine import _kernels
+    from ..engine import arrays as A
+    from ..engine.options import flat_options
 
     k = np.flatnonzero(block.rolls_left > 0)
     p = np.flatnonzero(block.rolls_left == 0)
@@ -402,32 +403,25 @@ def rank_block(advisor: BatchAdvisor, block: PositionBlock) -> Options:
             ranked.place_bonus,
         )
     offsets = np.concatenate([[0], np.cumsum(count)])
-    total = int(offsets[-1])
-    ev, expected_final, regret = np.empty(total), np.empty(total), np.empty(total)
-    best = np.empty(total, dtype=bool)
-    # small integers (keep and box indices, scores) in int16: a third of the memory traffic
-    keep, box, score, bonus, stop_box, stop_score = (np.empty(total, dtype=np.int16) for _ in range(6))
-    face_offsets, faces = np.empty(total + 1, dtype=np.int32), np.empty(D.N_DICE * total, dtype=np.int8)
-    _kernels.flat_options(
-        block.rolls_left, ranked.row, ranked.base, *keep_rows, *stops, *place_rows, _KEEP_SIZE,
-        _KEEP_START, _KEEP_FACES, TIE_TOLERANCE, offsets, ev, keep, box, score, bonus, expected_final,
-        regret, best, stop_box, stop_score, face_offsets, faces,
+    out = flat_options(
+        block.rolls_left, ranked.row, ranked.base, A.KeepOptions(*keep_rows, *stops), A.BoxOptions(*place_rows),
+        A.KeepFaces(_KEEP_SIZE, _KEEP_START, _KEEP_FACES), TIE_TOLERANCE, offsets,
     )  # fmt: skip
     return Options(
         offsets=offsets,
-        keep=keep,
-        box=box,
-        score=score,
-        bonus=bonus,
-        ev=ev,
-        expected_final=expected_final,
-        regret=regret,
-        best=best,
-        stop_box=stop_box,
-        stop_score=stop_score,
+        keep=out.keep,
+        box=out.box,
+        score=out.score,
+        bonus=out.bonus,
+        ev=out.ev,
+        expected_final=out.expected_final,
+        regret=out.regret,
+        best=out.best,
+        stop_box=out.stop_box,
+        stop_score=out.stop_score,
         chosen=None if block.chosen is None else chosen_options(ranked, block),
-        face_offsets=face_offsets,
-        faces=faces[: face_offsets[-1]],
+        face_offsets=out.face_offsets,
+        faces=out.faces[: out.face_offsets[-1]],
     )
 
 

@@ -18,7 +18,7 @@ Game ``g`` of a match of ``P`` bots under seed ``S``:
 Two engines play the same games: numba, when every bot is a builtin bot of the numba
 engine of :mod:`solver.play.simulate` and at most one is ``win`` (turn-synchronous over all
 games: the opponent's row of the opponent model is updated after every turn, the ``win``
-bot's turns run the win kernels of :mod:`solver.engine._kernels` with a target per game), and Python
+bot's turns run the win kernels of :mod:`solver.engine.kernels` with a target per game), and Python
 (any bots: one game after another).
 """
 
@@ -37,21 +37,20 @@ from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
+from ..engine import arrays as A
 from ..engine.playout import (
     STATE_WIDTH,
     Grader,
     RegretRecorder,
     WinGrader,
     game_totals_of,
-    lane_batches,
-    lane_groups,
     lane_states,
     progress_ticks,
-    run_lane_batches,
+    simple_turn,
     table_turn,
     target_turn,
+    win_turn,
 )
-from ..engine.turn import TIE_TOLERANCE
 from .bots import WinBot, bot_name
 from .simulate import (
     card_before_turn,
@@ -127,9 +126,7 @@ class LastTurnGrading:
         self.target = table.arrays()
 
     def grader(self, workers) -> WinGrader:
-        from ..engine import _kernels as K
-
-        return WinGrader(K, workers, self.rules, self.target, self.tie)
+        return WinGrader(workers, self.rules, self.target, self.tie)
 
     def worst_games(self) -> set[int]:
         return {int(g) for r in self.recorders for g in r.worst_decisions()["game"]}
@@ -308,14 +305,13 @@ def play_match_game(rules: RuleSet, bots: list, seed: int, game: int, last_turn=
 
 
 def _run_python(rules, bots, games, seed, tick, grading: LastTurnGrading | None = None) -> np.ndarray:
-    from ..engine import _kernels as K
 
     p = len(bots)
     scores = np.empty((games, p), dtype=np.int64)
     if grading is not None:  # the last seat's last turn of each game: state before, need, moves
         before = np.empty((games, 3), dtype=np.int64)
         need = np.empty(games, dtype=np.int64)
-        moves = np.empty((games, K.N_MOVES), dtype=np.int16)
+        moves = np.empty((games, A.N_MOVES), dtype=np.int16)
         after = np.empty((games, rules.n_boxes), dtype=np.int16)
         bonuses = np.empty(games, dtype=np.int64)
         worst = grading.recorders[0].n_worst > 0
@@ -359,73 +355,6 @@ def _opponent_rows(state, ids, opp, residuals, ra, nb) -> None:
     opp["qn"][ids] = residuals.length[mask, u, f]
 
 
-def _win_turn(K, workers, values, target, q, tie, opp, state, ids, seed_mixed, ra, recorder=None):
-    """One turn of the win bot in every game of ``state`` against one opponent (its final score
-    ``opp["b0"][id] + j`` with probability ``q[opp["q0"][id] + j]``, see
-    :class:`solver.play.bots.WinBot`): games that cannot lose or cannot win play for expected
-    score, the others from win tables of their lanes ``(mask, u, f, need, opponent row)``.
-    Returns the games and their ids, reordered; ``recorder`` (a
-    :class:`~solver.engine.playout.Grader` without values) gets their moves."""
-    nb = ra.box_face.shape[0]
-    cap, n_flags = values.shape[1] - 1, values.shape[2]
-    w, w_off, w_lead, w_len = target.w, target.off, target.lead, target.length
-    totals = game_totals_of(state, ra, nb)
-    need0 = opp["b0"][ids] - totals
-    q0, qn = opp["q0"][ids], opp["qn"][ids]
-    mask, u, f = lane_states(state, nb, cap, n_flags)
-    chance = np.empty(len(state), dtype=np.bool_)  # P(win) + tie P(tie) > 0
-    K.win_chance_left(mask, u, f, need0, q0, qn, q, tie, w, w_off, w_lead, w_len, chance)
-    for_win = (need0 + qn - 1 >= 0) & chance  # the opponent may reach this total; a chance left
-    parts_state, parts_ids, parts_moves = [], [], []
-    ev = np.flatnonzero(~for_win)
-    if len(ev):
-        sub, sub_ids = state[ev], ids[ev]
-        spare, spare_ids = np.empty_like(sub), np.empty_like(sub_ids)
-        table_turn(K, workers, values, sub, sub_ids, spare, spare_ids, seed_mixed, 0, ra, recorder)
-        parts_state.append(spare)
-        parts_ids.append(spare_ids)
-        if recorder is not None:
-            parts_moves.append(recorder.moves)
-    tg = np.flatnonzero(for_win)
-    if len(tg):
-        flat = ((mask[tg] * (cap + 1) + u[tg]) * n_flags + f[tg]).astype(np.int64)
-        need_tg, q0_tg, qn_tg = need0[tg], q0[tg], qn[tg]
-        order = np.lexsort((need_tg, q0_tg, flat))  # lanes by state (so by mask), opponent row, need
-        flat, need_tg, q0_tg, qn_tg = flat[order], need_tg[order], q0_tg[order], qn_tg[order]
-        new_lane = np.ones(len(order), dtype=bool)
-        new_lane[1:] = (np.diff(flat) != 0) | (np.diff(q0_tg) != 0) | (np.diff(need_tg) != 0)
-        pos_lane = (np.cumsum(new_lane) - 1).astype(np.int64)
-        first = np.flatnonzero(new_lane)
-        games = np.ascontiguousarray(state[tg][order])
-        game_ids = np.ascontiguousarray(ids[tg][order])
-        lane_need, lane_q0, lane_qn = (x[first].astype(np.int64) for x in (need_tg, q0_tg, qn_tg))
-        lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(flat[first], n_flags, cap, pos_lane)
-
-        boxes = np.empty((lane_batches(group_lane)[0], K.N_ROLLS), dtype=np.int8)  # each lane's box per roll
-
-        def tables(a: int, b: int, l0: int, e0_all, e1_all) -> None:
-            K.mixed_win_group_tables(
-                a, b, l0, group_mask, group_lane, lane_u, lane_f, lane_need, lane_q0, lane_qn, q, tie,
-                w, w_off, w_lead, w_len, ra, TIE_TOLERANCE, e0_all, e1_all, boxes,
-            )  # fmt: skip
-
-        moves = np.empty((0, K.N_MOVES), dtype=np.int16) if recorder is None else recorder.new_moves(len(tg))
-
-        def play(a: int, b: int, l0: int, e0_all, e1_all) -> None:
-            K.play_mixed_win_games(
-                a, b, l0, pos_lane, games, game_ids, seed_mixed, 0, e0_all, e1_all, boxes, TIE_TOLERANCE, ra,
-                moves,
-            )  # fmt: skip
-
-        run_lane_batches(workers, group_lane, game_start, tables, play)
-        parts_state.append(games)
-        parts_ids.append(game_ids)
-        parts_moves.append(moves)
-    if recorder is not None:
-        recorder.moves = np.concatenate(parts_moves)
-    return np.concatenate(parts_state), np.concatenate(parts_ids)
-
-
 def _fast_ok(rules: RuleSet, bots: list) -> list[str] | None:
     """The numba kinds of the bots, or None when the match needs the Python engine."""
     if rules.order == "choose":
@@ -445,13 +374,12 @@ def _fast_ok(rules: RuleSet, bots: list) -> list[str] | None:
 
 
 def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTurnGrading | None = None):
-    from ..engine import _kernels as K
     from ..engine.dp import kernel_values, rule_arrays
 
     nb = rules.n_boxes
     p = len(bots)
     ra = rule_arrays(rules)
-    no_moves = np.empty((0, K.N_MOVES), dtype=np.int16)  # the turns are not recorded
+    no_moves = np.empty((0, A.N_MOVES), dtype=np.int16)  # the turns are not recorded
     win_target = residuals = q = None
     for bot, kind in zip(bots, kinds, strict=True):
         if kind == "win":
@@ -464,7 +392,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
         for s in range(p):
             i = (r + s) % p
             bot, kind = bots[i], kinds[i]
-            state = np.zeros((n, max(STATE_WIDTH, nb + K.STATE_EXTRA)), dtype=np.int32)
+            state = np.zeros((n, max(STATE_WIDTH, nb + A.STATE_EXTRA)), dtype=np.int32)
             state[:, :nb] = -1
             entry = {
                 "bot": bot,
@@ -501,7 +429,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                     # the last seat's last turn, every opponent finished: graded for P(win)
                     rec = None
                     if grading is not None and turn == turns - 1 and s == p - 1:
-                        rec = Grader(K, workers, rules, None)  # records the moves only
+                        rec = Grader(workers, rules, None)  # records the moves only
                         before = np.empty((n, 3), dtype=np.int64)  # by id: (mask, u, f) before the turn
                         before[ids] = np.column_stack(lane_states(state, nb, cap, n_flags))
                         need = np.empty(n, dtype=np.int64)  # by id: the best opponent final - total
@@ -509,27 +437,20 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                         need[ids] = best[ids] - game_totals_of(state, ra, nb)
                     if kind == "win":
                         opp = groups[1 - s, r]
-                        state, ids = _win_turn(
-                            K, workers, e["values"], win_target, q, WinBot.TIE, opp, state, ids, sm, ra, rec
+                        state, ids = win_turn(
+                            workers, e["values"], win_target, q, WinBot.TIE, opp, state, ids, sm, ra, rec
                         )
                     elif kind == "target":
                         state, ids = target_turn(
-                            K, workers, e["values"], e["target"], e["bot"].target, state, ids, sm, 0, ra, rec
+                            workers, e["values"], e["target"], e["bot"].target, state, ids, sm, 0, ra, rec
                         )
                     elif kind == "table":
                         spare, spare_ids = np.empty_like(state), np.empty_like(ids)
-                        table_turn(K, workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra, rec)
+                        table_turn(workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra, rec)
                         state, ids = spare, spare_ids
                     else:
-                        code = K.BOT_RANDOM if kind == "random" else K.BOT_FREQUENT
                         moves = no_moves if rec is None else rec.new_moves(n)
-
-                        def play(
-                            a: int, b: int, code=code, turn=turn, state=state, sm=sm, moves=moves
-                        ) -> None:
-                            K.simple_games(code, turn, a, b, state, sm, 0, ra, moves)
-
-                        workers.run(play, 0, n)
+                        simple_turn(workers, kind, turn, state, sm, 0, ra, moves)
                         if rec is not None:
                             rec.moves = moves
                     e["state"], e["ids"] = state, ids
@@ -540,7 +461,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                         b = before[ids]
                         graded = win_grader.grade(b[:, 0], b[:, 1], b[:, 2], need[ids], rec.moves)
                         grading.recorders[(r + s) % p].add_turn(
-                            turn, ids * p + r, rec.moves, graded, state[:, :nb], state[:, nb + K.COL_BONUSES]
+                            turn, ids * p + r, rec.moves, graded, state[:, :nb], state[:, nb + A.COL_BONUSES]
                         )
             tick(games * (turn + 1) // turns - games * turn // turns)
     scores = np.empty((games, p), dtype=np.int64)
@@ -556,7 +477,7 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                 e = groups[s, r]
                 row = e["state"][int(np.flatnonzero(e["ids"] == j)[0])]
                 scores_row = [int(x) for x in row[:nb]]
-                cards[(r + s) % p] = ScoreCard(rules, tuple(scores_row), int(row[nb + K.COL_BONUSES]))
+                cards[(r + s) % p] = ScoreCard(rules, tuple(scores_row), int(row[nb + A.COL_BONUSES]))
             grading.final_cards[game] = cards
     return scores
 

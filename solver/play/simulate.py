@@ -10,7 +10,7 @@ threads, the chunking, nor on which other games are played.
 Three engines give the same games:
 
 * numba (the builtin bots): all games play turn-synchronously in
-  :mod:`solver.engine._kernels`; the table bots (``optimal``, ``heuristic``, ``greedy``)
+  :mod:`solver.engine.kernels`; the table bots (``optimal``, ``heuristic``, ``greedy``)
   compute the within-turn tables once per distinct card state present at each turn
   and every game then decides from them, in parallel, on contiguous memory;
 * numpy (the table bots, ungraded): the same turns as array operations
@@ -41,6 +41,7 @@ from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
 from ..core.threads import resolve_threads
+from ..engine import arrays as A
 from ..engine.playout import (
     MAX_GAMES,
     finish_games,
@@ -289,7 +290,7 @@ def worst_position(rules: RuleSet, w: dict, k: int):
 
 def card_before_turn(rules: RuleSet, scores_after, bonuses_after: int, moves) -> ScoreCard:
     """The card before a recorded turn (``moves``, a row of ``N_MOVES`` ints: the columns of
-    ``_kernels.MOVE_ROLL1 .. MOVE_BOX``) from the one after it (box scores, -1 open, and
+    ``arrays.MOVE_ROLL1 .. MOVE_BOX``) from the one after it (box scores, -1 open, and
     five-of-a-kind bonuses): the box it filled open again, its bonus (if any) undone."""
     box, final = int(moves[5]), Dice(D.KEEPS[int(moves[4])])
     scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(scores_after))
@@ -530,7 +531,7 @@ def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng, moves=None) -> 
     (a row of ``N_MOVES`` ints, :class:`solver.engine.playout.Grader`) records the turn."""
     name = bot_name(bot)
     dice = Dice(stream.next_five())
-    # the columns of _kernels.MOVE_ROLL1 ..: the first roll, its keep, the second roll, its keep
+    # the columns of arrays.MOVE_ROLL1 ..: the first roll, its keep, the second roll, its keep
     turn = [D.ROLL_OFFSET + dice.index, -1, -1, -1] if moves is not None else None
     for rolls_left in (2, 1):
         keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
@@ -731,14 +732,13 @@ class _PythonGrading:
 
     def __init__(self, rules: RuleSet, recorder, table, threads: int):
         from ..core.threads import Workers
-        from ..engine import _kernels as K
         from ..engine.dp import kernel_values
         from ..engine.playout import Grader
 
         self.rules, self.recorder = rules, recorder
         self.workers = Workers(threads)
-        self.grader = Grader(K, self.workers, rules, kernel_values(table.values))
-        self.moves = np.empty((GRADE_BLOCK, rules.n_turns, K.N_MOVES), dtype=np.int16)
+        self.grader = Grader(self.workers, rules, kernel_values(table.values))
+        self.moves = np.empty((GRADE_BLOCK, rules.n_turns, A.N_MOVES), dtype=np.int16)
         self.cards: list[list[ScoreCard]] = []
         self.first = 0  # the game index of the block's first game
 

@@ -16,7 +16,7 @@ from ..core.errors import UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet
 from ..core.triple_card import TripleCard, triple_rules
-from ..engine.turn import TIE_TOLERANCE
+from ..engine import arrays as A
 
 
 class TripleBot:
@@ -174,9 +174,8 @@ def simulate_triple(
 
     from ..core.streams import MASK64, check_seed, mix64
     from ..core.threads import Workers, resolve_threads
-    from ..engine import _kernels as K
     from ..engine.dp import rule_arrays
-    from ..engine.playout import MAX_GAMES, progress_ticks
+    from ..engine.playout import MAX_GAMES, progress_ticks, triple_games
 
     rules = triple_rules(rules)
     name = check_bot(bot)
@@ -188,7 +187,7 @@ def simulate_triple(
         raise UsageError(f"the first game index must be 0 or more, got {game0}")
     single = rules.single
     values = _bot_values(name, rules, tables_dir, build_if_missing, bool(progress))
-    mode = {"floor": K.TRIPLE_FIRST, "random": K.TRIPLE_RANDOM}.get(name, K.TRIPLE_ALL)
+    mode = {"floor": A.TRIPLE_FIRST, "random": A.TRIPLE_RANDOM}.get(name, A.TRIPLE_ALL)
     weights = np.array(rules.weights, dtype=np.float64)
     kappa = np.array(
         BOT_KAPPA.get(name, (1.0,) * len(rules.weights)) if kappa is None else kappa, dtype=np.float64
@@ -198,13 +197,13 @@ def simulate_triple(
     ra = rule_arrays(single)
     nb, n_col = single.n_boxes, len(rules.weights)
     n_turns = n_col * nb
-    width = n_col * nb + K.TRIPLE_COLUMN_EXTRA * n_col + 1
+    width = n_col * nb + A.TRIPLE_COLUMN_EXTRA * n_col + 1
     seed_mixed = np.uint64(mix64(int(seed) & MASK64))
     n_threads = resolve_threads(threads)
 
     scores = np.empty(games, dtype=np.int64)
     column_scores = np.empty((games, n_col), dtype=np.int64)
-    record = np.empty((games * n_turns if moves else 0, K.N_MOVES), dtype=np.int16)
+    record = np.empty((games * n_turns if moves else 0, A.N_MOVES), dtype=np.int16)
     start = time.perf_counter()
     with progress_ticks(progress, games, f"{name} on {rules.id}") as tick:
         with Workers(n_threads) as workers:
@@ -214,12 +213,9 @@ def simulate_triple(
                 state[:, : n_col * nb] = -1
                 rows = record[c0 * n_turns : (c0 + n) * n_turns] if moves else record
 
-                def work(a: int, b: int, state=state, first=int(game0) + c0, rows=rows) -> None:
-                    K.triple_games(
-                        mode, a, b, state, seed_mixed, first, values, weights, kappa, TIE_TOLERANCE, ra, rows
-                    )
-
-                workers.run(work, 0, n)
+                triple_games(
+                    workers, mode, state, seed_mixed, int(game0) + c0, values, weights, kappa, ra, rows
+                )
                 column_scores[c0 : c0 + n] = column_totals(single, rules.weights, state)
                 tick(n)
     scores[:] = column_scores.sum(axis=1)
@@ -232,7 +228,7 @@ def simulate_triple(
         column_scores,
         n_threads,
         time.perf_counter() - start,
-        moves=record.reshape(games, n_turns, K.N_MOVES) if moves else None,
+        moves=record.reshape(games, n_turns, A.N_MOVES) if moves else None,
     )
 
 
@@ -240,7 +236,7 @@ def column_totals(single: RuleSet, weights, state):
     """(N, C) weighted column totals of finished games in the kernel's layout."""
     import numpy as np
 
-    from ..engine._kernels import TRIPLE_BONUSES, TRIPLE_COLUMN_EXTRA
+    from ..engine.arrays import TRIPLE_BONUSES, TRIPLE_COLUMN_EXTRA
 
     nb, n_col = single.n_boxes, len(weights)
     out = np.empty((state.shape[0], n_col), dtype=np.int64)
