@@ -5,7 +5,8 @@ build seconds to minutes.  The server never runs such work in its own process: e
 the CLI itself (``python -m solver distribution --json ...``, ``python -m solver tables
 build ...``, so the answer is exactly the CLI's) in a child process that
 
-* runs one at a time (the others wait in a short queue; past it, a 503 at once),
+* runs one at a time (the others wait in a short queue; past it, a 503 at once, with
+  ``Retry-After``),
 * has an address-space ceiling (``RLIMIT_AS``, :attr:`HeavyWork.memory_bytes`) and a
   deadline (:attr:`HeavyWork.seconds`): past either it stops, and the request says so,
 * is killed as soon as the client that asked goes away (while it waits, too).
