@@ -179,6 +179,177 @@ def test_the_host_header_is_parsed_strictly(site):
         assert status == 400 and "DNS rebinding" in json.loads(body)["error"], host
 
 
+def raw_request(base: str, head: bytes) -> tuple[int, bytes]:
+    """Send ``head`` (a request line and headers, ``\\r\\n``-separated, the blank line added) as
+    bytes, exactly; the answer's status and body."""
+    url = urlsplit(base)
+    with socket.create_connection((url.hostname, url.port), timeout=10) as s:
+        s.sendall(head + b"\r\n\r\n")
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+            if b"\r\n\r\n" in answer:
+                head_part, _, body = answer.partition(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line.split(b":")[1])
+                        for line in head_part.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    None,
+                )
+                if length is not None and len(body) >= length:
+                    break
+    head_part, _, body = answer.partition(b"\r\n\r\n")
+    return int(head_part[9:12]), body
+
+
+#: Host headers that name another site (or nothing) in a form a loose parse takes for this one;
+#: PORT is the server's port, OTHER another
+FORGED_HOSTS = [
+    "localhost:PORT@evil.com",
+    "user@localhost:PORT",
+    "localhost:PORT/evil",
+    "localhost:PORT?x",
+    "localhost:PORT#x",
+    "localhost:PORT:PORT",
+    "localhost:PORT evil.com",
+    "localhost:PORT,evil.com",
+    "localhost,evil.com",
+    "localhost\\evil.com",
+    "localhost%2eevil.com",
+    "localhost:OTHER",
+    "127.0.0.1:OTHER",
+    "[::1]:OTHER",
+    "localhost:",
+    "localhost:0",
+    "localhost:+PORT",
+    "localhost:-PORT",
+    "localhost:99999999",
+    "localhost:65536",
+    "localhost: PORT",
+    "local host",
+    "[::1]:PORTx",
+    "[::1",
+    "::1",
+    "[localhost]",
+    "[::1%25lo]:PORT",
+    "[::ffff:127.0.0.1]",
+    "127.1",
+    "0x7f000001",
+    "2130706433",
+    ".localhost",
+    "localhost..",
+    "-localhost",
+    "xn--localhost",
+    "",
+]
+
+
+@pytest.mark.parametrize("form", FORGED_HOSTS)
+def test_forged_host_headers_are_refused(site, form):
+    base, _, _ = site
+    port = int(base.rsplit(":", 1)[1].strip("/"))
+    host = form.replace("PORT", str(port)).replace("OTHER", str(port + 1 if port < 65535 else port - 1))
+    status, body = raw_get(base, "/api/rules", host=host)
+    assert status == 400 and "DNS rebinding" in json.loads(body)["error"], host
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost:\uff18\uff10\uff10\uff10".encode(),  # fullwidth digits
+        "l\u043ecalhost".encode(),  # a Cyrillic o
+        "localhost:PORT\u00a0".encode(),
+        b"localhost:PORT\x00evil.com",
+        b"localhost\r\nHost: evil.com",
+    ],
+    ids=["fullwidth-port", "cyrillic-o", "nbsp", "nul", "two-hosts"],
+)
+def test_host_headers_with_other_bytes_are_refused(site, host):
+    """Bytes beyond ASCII, a NUL or a second Host line: a 400 JSON error, never this site."""
+    base, _, _ = site
+    port = str(int(base.rsplit(":", 1)[1].strip("/"))).encode()
+    head = b"GET /api/rules HTTP/1.1\r\nHost: " + host.replace(b"PORT", port)
+    status, body = raw_request(base, head)
+    assert status == 400 and json.loads(body)["error"], body[:200]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /api/\xff HTTP/1.1\r\nHost: 127.0.0.1",
+        b"G\xc3\xa9T /api/rules HTTP/1.1\r\nHost: 127.0.0.1",
+        b"POST /api/hint HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: -1",
+        b"POST /api/hint HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1x",
+        b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\nContent-Length: 2",
+        b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip",
+        b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon",
+        b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nX-\xff: 1",
+        b"GET /api/rules HTTP/1.1",  # HTTP/1.1 without a Host
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",  # a TLS hello on the plain port
+    ],
+    ids=[
+        "target-byte",
+        "method-utf8",
+        "length-minus-1",
+        "length-1x",
+        "two-lengths",
+        "gzip",
+        "no-colon",
+        "name-byte",
+        "no-host",
+        "tls",
+    ],
+)
+def test_a_malformed_request_is_a_400_json_error(site, head):
+    """A request line or header the HTTP parser refuses: the API's 400 JSON error, not h11's text."""
+    base, _, _ = site
+    status, body = raw_request(base, head)
+    assert status == 400 and "malformed HTTP request" in json.loads(body)["error"], body[:200]
+    assert Client(base).get("/api/rules").status_code == 200
+
+
+def test_a_client_gone_mid_body_is_one_log_line(site):
+    """A client that closes its connection halfway through a POST body: one warning line in the
+    server's log (method, path, bytes received), no traceback, and the server answers on.  A
+    path's encoded line break stays on that line."""
+    import logging
+    from urllib.parse import unquote
+
+    from solver.web.service import one_line
+
+    base, _, _ = site
+    paths = ("/api/hint", "/api/games", "/api/distribution", "/api/games/x%0aWARNING:%20forged/roll")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("uvicorn")
+    logger.addHandler(handler)
+    try:
+        url = urlsplit(base)
+        for n, path in enumerate(paths, 1):
+            with socket.create_connection((url.hostname, url.port), timeout=5) as s:
+                s.sendall(
+                    f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    'Content-Length: 100\r\n\r\n{"dice"'.encode()
+                )
+                time.sleep(0.2)
+            deadline = time.monotonic() + 5
+            while len(records) < n and time.monotonic() < deadline:
+                time.sleep(0.02)
+        assert Client(base).get("/api/rules").status_code == 200
+    finally:
+        logger.removeHandler(handler)
+    lines = [r.getMessage() for r in records]
+    assert len(records) == len(paths), lines
+    for record, path in zip(records, paths, strict=True):
+        message = record.getMessage()
+        assert record.exc_info is None and "\n" not in message, message
+        assert message.startswith(f"POST {one_line(unquote(path))}: "), message
+        assert "went away" in message and "7 of 100 bytes" in message, message
+
+
 def start_serve(tables, data, *args, env=None):
     """``yahtzee serve --port 0 ARGS``: the process, its printed address and its stderr so far."""
     proc = subprocess.Popen(
@@ -366,6 +537,49 @@ def test_long_work_has_a_memory_ceiling_and_a_deadline(tables, tmp_path):
         assert heavy.running_pid is None
 
 
+#: a job's child that works for a while and answers (the queue is what is tested, not the CLI)
+SLOW_JOB = "import time; time.sleep(1.5); print('{}')"
+
+
+def test_the_job_queue_bound_holds_for_simultaneous_arrivals(tables, tmp_path, monkeypatch):
+    """30 long requests sent at once (30 connections opened together) to a queue of one running
+    and 2 waiting: 3 are answered, 27 refused at once with a 503 JSON and Retry-After -- the
+    admission and the count are one step, so no arrival slips in between another's check and
+    its enqueue (half of them were queued: 14 jobs one after the other)."""
+    from webserver import burst
+
+    from solver.web import heavy
+
+    monkeypatch.setattr(heavy, "CHILD", SLOW_JOB)
+    service = Service(tables, tmp_path / "data", progress=False, heavy=HeavyWork(max_waiting=2))
+    with serve(create_app(service=service)) as base:
+        burst(base, ["/api/rules"] * 30)  # the worker threads started: the arrivals come together
+        seen = burst(base, ["/api/distribution"] * 30, timeout=120)
+    assert (seen.count(200), seen.count(503)) == (3, 27), sorted(set(seen.statuses), key=str)
+    assert not seen.errors, seen.errors[:3]
+
+
+def test_the_job_queue_admits_in_one_step(monkeypatch):
+    """The same, one event loop deep: 10 jobs started in the same instant, 1 runs and 2 wait."""
+    import asyncio
+
+    from solver.web import heavy
+
+    monkeypatch.setattr(heavy, "CHILD", SLOW_JOB.replace("1.5", "0.3"))
+    work = HeavyWork(max_waiting=2)
+
+    async def still_there() -> bool:
+        return False
+
+    async def arrive_together():
+        return await asyncio.gather(*(work.run([], still_there) for _ in range(10)), return_exceptions=True)
+
+    results = asyncio.run(arrive_together())
+    refused = [r for r in results if isinstance(r, heavy.JobRefused)]
+    assert len(refused) == 7 and all(r.status == 503 for r in refused), results
+    assert all(r.returncode == 0 for r in results if not isinstance(r, Exception)), results
+
+
 # --- slow clients are cut off ----------------------------------------------------------------------
 def test_a_trickling_request_head_is_cut_off(site, monkeypatch):
     from solver.web.server import TimedH11Protocol
@@ -453,25 +667,101 @@ def test_seeds_of_the_whole_stream_range(site):
     assert client.post("/api/games", json={"seed": 2**64}).status_code == 400
 
 
-def test_idle_sockets_cannot_lock_the_server_out(site):
+def test_idle_sockets_cannot_lock_the_server_out(site, monkeypatch):
     """Sockets opened and left without a whole request head are not what fills the server: past
-    MAX_IDLE the oldest is closed, and real requests are answered all along."""
-    from solver.web.server import MAX_IDLE
+    the connection budget the one idle longest is closed, and real requests are answered all
+    along."""
+    from solver.web.server import TimedH11Protocol
 
     base, _, _ = site
+    monkeypatch.setattr(TimedH11Protocol, "max_connections", 32)
     url = urlsplit(base)
     idle = []
     try:
-        for _ in range(MAX_IDLE * 3):
+        for _ in range(32 * 3):
             s = socket.create_connection((url.hostname, url.port), timeout=5)
             s.sendall(b"GET / HTTP/1.1\r\n")  # and nothing more
             idle.append(s)
+        time.sleep(0.3)  # their bytes read: idle (a socket whose unread bytes wait is not)
         started = time.monotonic()
         assert Client(base).get("/api/rules").status_code == 200
         assert time.monotonic() - started < 2
+        time.sleep(0.2)
+        closed = []
+        for s in idle:
+            s.setblocking(False)
+            try:
+                closed.append(s.recv(1) == b"")
+            except BlockingIOError:
+                closed.append(False)
+        assert sum(closed) >= 32 * 2, f"{sum(closed)} of the {len(idle)} idle sockets closed"
+        assert all(closed[:32]), "the longest idle go first"
     finally:
         for s in idle:
             s.close()
+
+
+@pytest.fixture
+def many_files():
+    """Room for the test process to hold both ends of 500+ connections (``ulimit -n``)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 4096
+    if soft < wanted:
+        if hard != resource.RLIM_INFINITY and hard < 1400:
+            pytest.skip(f"the open-file limit (ulimit -n {hard}) is too low for 500 connections")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(wanted, hard), hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+HINT_PATHS = [
+    f"/api/hint?dice={dice}&rolls_left={rolls}&card=ones%3D3"
+    for dice in ("33456", "11111", "12345", "22366", "14556")
+    for rolls in (0, 1, 2)
+]
+
+
+@pytest.mark.parametrize("connect_first", [False, True], ids=["at-once", "connected-first"])
+def test_a_burst_of_connections_is_answered_every_one(site, many_files, connect_first):
+    """300 connections opened at once, each with a hint request, 200 idle connections held open
+    meanwhile: every request is answered (a 200, or a 503 JSON with Retry-After), none reset, and
+    no idle connection is cut before its own deadline while there is room.  Connected first:
+    all 300 are accepted before any request arrives (they look idle for a moment)."""
+    from webserver import burst
+
+    base, _, _ = site
+    paths = [HINT_PATHS[i % len(HINT_PATHS)] for i in range(300)]
+    seen = burst(base, paths, idle=200, connect_first=connect_first)
+    assert seen.count(None) == 0, f"{seen.count(None)} of 300 reset or unanswered"
+    assert seen.count(200) + seen.count(503) == 300, sorted(set(seen.statuses))
+    assert not seen.errors, seen.errors[:3]
+    assert seen.idle_closed == 0, f"{seen.idle_closed} of 200 idle connections cut with room to spare"
+
+
+def test_past_capacity_a_503_json_with_retry_after(monkeypatch):
+    """More requests in flight than the server answers at once: the rest are a 503 JSON error
+    with Retry-After at once, never a reset nor uvicorn's plain text."""
+    import asyncio
+
+    from webserver import burst
+
+    from solver.web import server
+
+    monkeypatch.setattr(server, "MAX_IN_FLIGHT", 8)
+
+    async def slow(scope, receive, send):  # every request in flight for 0.5 s
+        await asyncio.sleep(0.5)
+        body = b'{"ok": true}'
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"12")]})
+        await send({"type": "http.response.body", "body": body})
+
+    with serve(slow) as base:
+        seen = burst(base, ["/"] * 60, connect_first=True)
+    assert seen.count(None) == 0 and not seen.errors, seen.errors[:3]
+    assert seen.count(200) >= 8 and seen.count(503) >= 30, (seen.count(200), seen.count(503))
+    assert max(seen.seconds) < 5
 
 
 def test_a_pipelined_request_is_answered_whole(tables_dir, site, monkeypatch):

@@ -227,3 +227,112 @@ def cli_json(capsys, *argv) -> dict:
     capsys.readouterr()
     assert main(list(argv)) == 0
     return json.loads(capsys.readouterr().out)
+
+
+class Burst:
+    """What :func:`burst` saw: per connection its HTTP status (``None``: reset, or closed or left
+    unanswered) and seconds from its ``connect`` (or its request's sending, ``connect_first``) to
+    the answer's end; ``errors``, answers not as promised; the held idle connections the server
+    closed meanwhile."""
+
+    def __init__(self, statuses: list[int | None], seconds: list[float], errors: list[str], idle_closed: int):
+        self.statuses, self.seconds, self.errors, self.idle_closed = statuses, seconds, errors, idle_closed
+
+    def count(self, status: int | None) -> int:
+        return sum(1 for s in self.statuses if s == status)
+
+
+def burst(
+    base: str, paths: list[str], idle: int = 0, timeout: float = 60.0, connect_first: bool = False
+) -> Burst:
+    """Open one connection per path all at once (non-blocking, from one thread: every request is on
+    its way before the first answer), send each ``GET path`` (``Connection: close``), read every
+    answer; ``idle`` connections are opened first and held, sending nothing, the whole time.
+    ``connect_first``: every connection is established (and accepted by the server, given
+    time to) before the first request is sent, as clients that open their connections ahead do.
+
+    A 503 must be JSON with ``Retry-After`` and a 200 JSON, else its error is listed."""
+    import json
+    import selectors
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base)
+    address = (url.hostname, url.port)
+    held = [socket.create_connection(address, timeout=10) for _ in range(idle)]
+    sel = selectors.DefaultSelector()
+    n = len(paths)
+    statuses: list[int | None] = [None] * n
+    seconds = [0.0] * n
+    errors: list[str] = []
+    started = [0.0] * n
+    out: list[bytes] = []
+    got = [bytearray() for _ in range(n)]
+    for i, path in enumerate(paths):
+        out.append(f"GET {path} HTTP/1.1\r\nHost: {url.hostname}\r\nConnection: close\r\n\r\n".encode())
+        started[i] = time.perf_counter()
+        if connect_first:  # the handshake done, then the request sent after the last one's
+            try:
+                s = socket.create_connection(address, timeout=10)
+            except OSError:  # refused or timed out: no answer
+                continue
+            s.setblocking(False)
+        else:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.connect_ex(address)
+        sel.register(s, selectors.EVENT_WRITE, i)
+    if connect_first:
+        time.sleep(0.5)  # the server has accepted them all: now every request arrives at once
+        started = [time.perf_counter()] * n  # each request timed from its sending
+    open_ = len(sel.get_map())
+    deadline = time.monotonic() + timeout
+    while open_ and time.monotonic() < deadline:
+        for key, events in sel.select(timeout=1.0):
+            i, s = key.data, key.fileobj
+            done = False
+            try:
+                if events & selectors.EVENT_WRITE:
+                    sent = s.send(out[i])
+                    out[i] = out[i][sent:]
+                    if not out[i]:
+                        sel.modify(s, selectors.EVENT_READ, i)
+                    continue
+                chunk = s.recv(65536)
+                if chunk:
+                    got[i] += chunk
+                    continue
+                done = True  # the server closed: the answer (if any) is whole
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:  # reset (ECONNRESET, EPIPE) or refused: no answer
+                got[i] = bytearray()
+                done = True
+            if done:
+                seconds[i] = time.perf_counter() - started[i]
+                sel.unregister(s)
+                s.close()
+                open_ -= 1
+                head, _, body = bytes(got[i]).partition(b"\r\n\r\n")
+                if head.startswith(b"HTTP/1.1 "):
+                    statuses[i] = int(head[9:12])
+                    headers = head.decode("latin-1").lower()
+                    try:
+                        json.loads(body)
+                    except ValueError:
+                        errors.append(f"{statuses[i]}: not JSON: {body[:80]!r}")
+                    if statuses[i] == 503 and "\r\nretry-after:" not in headers:
+                        errors.append(f"503 without Retry-After: {head[:200]!r}")
+    for key in list(sel.get_map().values()):  # past the timeout: unanswered
+        key.fileobj.close()
+    sel.close()
+    idle_closed = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            idle_closed += s.recv(1) == b""
+        except BlockingIOError:
+            pass
+        except OSError:
+            idle_closed += 1
+        s.close()
+    return Burst(statuses, seconds, errors, idle_closed)

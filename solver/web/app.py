@@ -38,10 +38,14 @@ from .service import MAX_BODY, MAX_DEPTH, ApiError, Service, one_line
 BODY_TIMEOUT_S = 10.0
 #: the most digits of a number in a request body (a seed has 19)
 MAX_DIGITS = 30
+#: the server's log (uvicorn's: one line per event, as uvicorn's own)
+log = logging.getLogger("uvicorn.error")
 
 
-def error_response(status: int, message: str, extra: dict | None = None) -> JSONResponse:
-    return JSONResponse({"error": one_line(message)} | dict(extra or {}), status_code=status)
+def error_response(
+    status: int, message: str, extra: dict | None = None, headers: dict | None = None
+) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)} | dict(extra or {}), status_code=status, headers=headers)
 
 
 def _too_long(digits: int):
@@ -53,7 +57,9 @@ def _no_constant(name: str):
 
 
 async def read_json(request: Request) -> dict:
-    """The request's JSON object (``{}`` for an empty body); at most :data:`MAX_BODY` bytes."""
+    """The request's JSON object (``{}`` for an empty body); at most :data:`MAX_BODY` bytes.
+    A client that goes away before its whole body arrived is one line in the log and
+    :class:`ClientGone` (nothing to answer), never a traceback."""
     length = request.headers.get("content-length")
     if length is not None and (
         not (length.isascii() and length.isdigit()) or len(length) > 12 or int(length) > MAX_BODY
@@ -68,9 +74,14 @@ async def read_json(request: Request) -> dict:
                     raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
     except TimeoutError:
         raise ApiError(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
-    except ClientDisconnect:  # the client went away mid-body: one line in the log, nothing to answer
-        logging.getLogger("uvicorn.error").warning(
-            "client %s went away before its request body had arrived", _client(request)
+    except ClientDisconnect:
+        of = f" of {length}" if length is not None else ""
+        log.warning(
+            "%s %s: the client went away before its whole body arrived (%d%s bytes); nothing done",
+            request.method,
+            one_line(request.scope["path"]),  # a %0a in the path is no second line
+            len(body),
+            of,
         )
         raise ClientGone from None
     if not body.strip():
@@ -155,7 +166,8 @@ def create_app(
             except ApiError as exc:
                 return error_response(exc.status, exc.message, exc.extra)
             except JobRefused as exc:
-                return error_response(exc.status, exc.message)
+                wait = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+                return error_response(exc.status, exc.message, headers=wait)
             except ClientGone:
                 return Response(status_code=499)  # nobody reads it: the client has gone
 
@@ -251,11 +263,6 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def json_answer(result: dict) -> Response:
     return Response(json.dumps(result, allow_nan=False), media_type="application/json", headers=NO_STORE)
-
-
-def _client(request: Request) -> str:
-    client = request.scope.get("client")
-    return f"{client[0]}:{client[1]}" if client else "?"
 
 
 def _cli_message(line: str) -> str:

@@ -5,7 +5,8 @@ build seconds to minutes.  The server never runs such work in its own process: e
 the CLI itself (``python -m solver distribution --json ...``, ``python -m solver tables
 build ...``, so the answer is exactly the CLI's) in a child process that
 
-* runs one at a time (the others wait in a short queue; past it, a 503 at once),
+* runs one at a time (the others wait in a short queue; past it, a 503 at once, with
+  ``Retry-After``),
 * has an address-space ceiling (``RLIMIT_AS``, :attr:`HeavyWork.memory_bytes`) and a
   deadline (:attr:`HeavyWork.seconds`): past either it stops, and the request says so,
 * is killed as soon as the client that asked goes away (while it waits, too).
@@ -29,6 +30,8 @@ MEMORY_BYTES = 3 * 1024**3
 SECONDS = 120.0
 #: jobs that may wait for the running one; more are refused at once
 MAX_WAITING = 4
+#: seconds a client refused for a full queue is asked to wait (``Retry-After``)
+RETRY_AFTER_S = 10
 #: the most output read back from a job (a distribution's JSON is a few tens of KiB)
 MAX_OUTPUT = 8 * 1024 * 1024
 #: how often a waiting or running job checks whether its client is still there, in seconds
@@ -52,11 +55,12 @@ runpy.run_module("solver", run_name="__main__", alter_sys=True)
 
 
 class JobRefused(Exception):
-    """A job that did not run or did not finish: HTTP ``status`` and a one-line ``message``."""
+    """A job that did not run or did not finish: HTTP ``status``, a one-line ``message`` and,
+    for a full queue, the seconds to wait before trying again (``retry_after``)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, retry_after: int | None = None):
         super().__init__(message)
-        self.status, self.message = status, message
+        self.status, self.message, self.retry_after = status, message, retry_after
 
 
 class ClientGone(Exception):
@@ -98,7 +102,9 @@ class HeavyWork:
         if self._admitted >= 1 + self.max_waiting:
             raise JobRefused(
                 503,
-                f"the server is busy with long computations ({self._admitted - 1} waiting); try again later",
+                f"the server is busy with long computations ({self._admitted - 1} waiting); "
+                f"try again in {RETRY_AFTER_S} s",
+                retry_after=RETRY_AFTER_S,
             )
         self._admitted += 1
         try:

@@ -1,15 +1,19 @@
-"""uvicorn, set up for ``yahtzee serve``: slow and idle clients are cut off.
+"""uvicorn, set up for ``yahtzee serve``: everyone it accepts is answered, slow clients are cut off.
 
 uvicorn closes an idle keep-alive connection after a few seconds, but a client that sends a
 request head one byte at a time resets that timer with every byte and holds its connection
 for good.  :class:`TimedH11Protocol` gives each request head a deadline,
 :data:`HEAD_TIMEOUT_S` from the connection's start or the previous answer (the body has its
-own, :data:`solver.web.app.BODY_TIMEOUT_S`, read by the app), and keeps at most
-:data:`MAX_IDLE` connections waiting for a head: a new one beyond that closes the one that
-waited longest among those with nothing to read.  A connection whose request has arrived --
-its bytes in the socket, not yet read because the server is busy with a burst -- is not idle
-and is never cut: a burst of hundreds of connections opened at once is answered, every one.
-So idle sockets cannot fill the server, and requests in flight are never what is cut.
+own, :data:`solver.web.app.BODY_TIMEOUT_S`, read by the app).
+
+Connections are cut for room only when room is truly needed: past :func:`connection_budget`
+connections open at once (the open-file limit, ``ulimit -n``, less a reserve), a new one
+closes the connection that has waited longest for a request head with nothing to read.  A
+connection whose request has arrived -- its bytes in the socket, not yet read because the
+server is busy with a burst -- is not idle, nor is one being answered: neither is ever cut.
+So hundreds of connections opened at once are all answered, idle ones held meanwhile stay
+open until their own deadline, and idle sockets cannot fill the server's files.  The kernel
+queues :data:`LISTEN_BACKLOG` connections before they are accepted.
 
 Past :data:`MAX_IN_FLIGHT` requests being answered at once, a request is answered at once
 with a 503 JSON error and ``Retry-After`` (:class:`Capacity`), never a reset; a malformed
@@ -20,6 +24,7 @@ request (a request line or header h11 refuses: non-ASCII bytes, a negative
 from __future__ import annotations
 
 import json
+import weakref
 from collections import OrderedDict
 
 import h11
@@ -27,8 +32,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 #: seconds a client has to send a whole request line and headers
 HEAD_TIMEOUT_S = 10.0
-#: connections kept while they wait for a request head (the oldest idle one beyond this is closed)
-MAX_IDLE = 256
+#: open files kept free of connections (tables, a job's pipes, the log, the threads' files)
+FD_RESERVE = 128
+#: the most connections held at once, however high the open-file limit (a few KiB each)
+MAX_CONNECTIONS = 4096
 #: requests answered at once; beyond, a 503 JSON error with Retry-After (:class:`Capacity`)
 MAX_IN_FLIGHT = 512
 #: seconds a client refused for capacity is asked to wait (``Retry-After``)
@@ -39,46 +46,78 @@ LISTEN_BACKLOG = 1024
 GRACEFUL_SHUTDOWN_S = 2
 
 
+def connection_budget() -> int:
+    """Connections this process may hold at once: its open-file limit (``ulimit -n``, the soft
+    one) less :data:`FD_RESERVE`, at most :data:`MAX_CONNECTIONS`, at least 32."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY:
+            soft = MAX_CONNECTIONS + FD_RESERVE
+    except (ImportError, OSError, ValueError):  # no such limit here: assume the usual 1024
+        soft = 1024
+    return max(32, min(MAX_CONNECTIONS, soft - FD_RESERVE))
+
+
 class TimedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for every request head and a cap on the
-    connections waiting for one (see the module doc)."""
+    """uvicorn's h11 protocol with a deadline for every request head and room made, when the
+    connections exceed the budget, by closing the longest idle one (see the module doc)."""
 
     head_timeout_s = HEAD_TIMEOUT_S
-    max_idle = MAX_IDLE
-    #: per server (its uvicorn state), the connections waiting for a head, oldest first
-    _waiting_for_head: dict[int, OrderedDict] = {}
+    #: connections held at once before an idle one is closed for a new one (None: the budget)
+    max_connections: int | None = None
+    #: per server (its uvicorn state), the connections waiting for a head, longest waiting first
+    _waiting_for_head: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def connection_made(self, transport) -> None:
         self._head_deadline = None
         super().connection_made(transport)
         self._wait_for_head()
+        self._make_room()
 
     def _idle(self) -> OrderedDict:
-        return self._waiting_for_head.setdefault(id(self.server_state), OrderedDict())
+        idle = self._waiting_for_head.get(self.server_state)
+        if idle is None:
+            idle = self._waiting_for_head[self.server_state] = OrderedDict()
+        return idle
 
     def _wait_for_head(self) -> None:
         self._cancel_head_deadline()
         self._head_deadline = self.loop.call_later(self.head_timeout_s, self._head_too_slow)
-        idle = self._idle()
-        idle[id(self)] = self
-        if len(idle) > self.max_idle:
-            # the oldest with nothing to read: one whose request has arrived is not idle
-            for key, waiting in list(idle.items())[: len(idle) - self.max_idle + 16]:
-                if len(idle) <= self.max_idle:
-                    break
-                if key != id(self) and not waiting._has_bytes_waiting():
-                    waiting._close_idle()
+        self._idle()[id(self)] = self
+
+    def _make_room(self) -> None:
+        """Past the budget, close the connections that have waited longest for a head with
+        nothing to read, until the open ones are back within it (one whose request has
+        arrived, or is being answered, is never closed)."""
+        budget = self.max_connections or connection_budget()
+        if len(self.connections) <= budget:
+            return
+        # those closed a moment ago are still counted until the loop reports them lost
+        excess = sum(1 for c in self.connections if not c.transport.is_closing()) - budget
+        for waiting in list(self._idle().values()):
+            if excess <= 0:
+                break
+            if (
+                waiting is not self
+                and not waiting.transport.is_closing()
+                and not waiting._has_bytes_waiting()
+            ):
+                waiting._close_idle()
+                excess -= 1
 
     def _has_bytes_waiting(self) -> bool:
         """Whether the client has sent bytes the server has not read yet (its request arrived)."""
-        import fcntl
         import struct
-        import termios
 
         sock = self.transport.get_extra_info("socket")
         try:
+            import fcntl
+            import termios
+
             pending = fcntl.ioctl(sock.fileno(), termios.FIONREAD, struct.pack("i", 0))
-        except (AttributeError, OSError, ValueError):  # closed, or not a socket this can ask
+        except (ImportError, AttributeError, OSError, ValueError):  # closed, or no way to ask here
             return False
         return struct.unpack("i", pending)[0] > 0
 
@@ -139,17 +178,18 @@ class TimedH11Protocol(H11Protocol):
 
 
 class Capacity:
-    """ASGI middleware: at most ``limit`` requests answered at once; beyond, a 503 JSON error
-    with ``Retry-After`` at once (never a reset nor a wait without end)."""
+    """ASGI middleware: at most ``limit`` (default :data:`MAX_IN_FLIGHT`) requests answered at
+    once; beyond, a 503 JSON error with ``Retry-After`` at once (never a reset nor a wait
+    without end)."""
 
-    def __init__(self, app, limit: int = MAX_IN_FLIGHT, retry_after: int = RETRY_AFTER_S):
+    def __init__(self, app, limit: int | None = None, retry_after: int = RETRY_AFTER_S):
         self.app, self.limit, self.retry_after = app, limit, retry_after
         self.in_flight = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        if self.in_flight >= self.limit:
+        if self.in_flight >= (MAX_IN_FLIGHT if self.limit is None else self.limit):
             body = json.dumps(
                 {
                     "error": f"the server is answering {self.in_flight} requests; try again in {self.retry_after} s"
