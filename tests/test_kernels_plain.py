@@ -44,13 +44,9 @@ def workload(folder: Path) -> dict[str, np.ndarray]:
     from solver.core.streams import MASK64, mix64
     from solver.engine import arrays as A
     from solver.engine import kernels
-    from solver.engine.distribution import (
-        get_residuals,
-        score_distribution,
-        target_distribution,
-        turn_outcomes,
-    )
+    from solver.engine.distribution import score_distribution, target_distribution, turn_outcomes
     from solver.engine.dp import kernel_values, rule_arrays
+    from solver.engine.opponent import get_residuals
     from solver.engine.options import placement_values
     from solver.engine.tables import build_table
     from solver.engine.target import build_target
