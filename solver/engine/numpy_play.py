@@ -5,9 +5,9 @@ A first simulation on a fresh install would otherwise spend about ten CPU second
 the kernels of :func:`~solver.engine.playout.table_turn` before its first game; for a few
 thousand games that is most of the run.  Here the same turns are played with array
 operations over all the games at once: the within-turn tables of every lane ``(mask, u, f)``
-present (the twin of :func:`solver.engine._kernels.turn_tables`, operation for operation:
+present (the twin of :func:`solver.engine.kernels.turn.turn_tables`, operation for operation:
 the six ``E(K + face)`` summed in face order, then times ``ONE_SIXTH``; maxima are exact),
-then each game's keeps and box by the kernels' tie rules (:func:`solver.engine._kernels.play_table_games`)
+then each game's keeps and box by the kernels' tie rules (:func:`solver.engine.kernels.games.play_table_games`)
 on the same dice streams.  So the games, scores and bonuses are bit for bit those of the
 kernels (``tests/test_simulate.py`` plays both on every rule set); it is slower per game, so
 :func:`solver.play.simulate.simulate` takes it for small runs only.
@@ -29,7 +29,7 @@ LANE_CHUNK = 256  # lanes whose roll values are gathered at once ((lanes, 252, b
 
 
 def allowed_bits(mask: np.ndarray, n_boxes: int, order: int) -> np.ndarray:
-    """The open boxes the fill order allows on each card (twin of ``_kernels.allowed_bits``)."""
+    """The open boxes the fill order allows on each card (twin of ``kernels.rules.allowed_bits``)."""
     open_bits = ~mask & ((1 << n_boxes) - 1)
     if order == 0:
         return open_bits
@@ -46,7 +46,7 @@ def allowed_bits(mask: np.ndarray, n_boxes: int, order: int) -> np.ndarray:
 
 def score_class(ra: RuleArrays, b: int, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(row, add)`` of scores ``s`` in box ``b``: the successor row and the points added to it
-    (twin of ``_kernels.score_class``)."""
+    (twin of ``kernels.rules.score_class``)."""
     face = int(ra.box_face[b])
     if face > 0:
         return b * 6 + s // face, np.zeros(s.shape)
@@ -57,7 +57,7 @@ def score_class(ra: RuleArrays, b: int, s: np.ndarray) -> tuple[np.ndarray, np.n
 
 def successors(ra: RuleArrays, values: np.ndarray, mask, u, f, allowed) -> np.ndarray:
     """(6 n_boxes, n): ``objective(step(...))`` of each allowed box and score class of the lanes
-    ``(mask, u, f)`` (-inf for boxes not allowed; twin of ``_kernels.successors``)."""
+    ``(mask, u, f)`` (-inf for boxes not allowed; twin of ``kernels.turn.successors``)."""
     nb = ra.box_face.shape[0]
     thr, ub, cap = int(ra.upper_threshold), int(ra.upper_bonus), int(ra.upper_cap)
     succ = np.full((nb * 6, len(mask)), NEG_INF)
@@ -81,7 +81,7 @@ def successors(ra: RuleArrays, values: np.ndarray, mask, u, f, allowed) -> np.nd
 
 
 def legal_boxes(ra: RuleArrays, mask: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(bits, use_joker)`` of rolls ``r`` on cards ``mask`` (twin of ``_kernels.legal_boxes``)."""
+    """``(bits, use_joker)`` of rolls ``r`` on cards ``mask`` (twin of ``kernels.rules.legal_boxes``)."""
     nb = ra.box_face.shape[0]
     allowed = allowed_bits(mask, nb, int(ra.order))
     face = ra.roll_face[r]
@@ -103,7 +103,7 @@ def legal_boxes(ra: RuleArrays, mask: np.ndarray, r: np.ndarray) -> tuple[np.nda
 
 
 def five_kind_bonus(ra: RuleArrays, mask, r, flag) -> np.ndarray:
-    """The bonus each roll ``r`` earns (twin of ``_kernels.five_kind_bonus``)."""
+    """The bonus each roll ``r`` earns (twin of ``kernels.rules.five_kind_bonus``)."""
     rows, bonus = int(ra.rows_mask), int(ra.bonus)
     if rows == 0 or bonus <= 0:
         return np.zeros(len(mask), dtype=np.int64)
@@ -113,7 +113,7 @@ def five_kind_bonus(ra: RuleArrays, mask, r, flag) -> np.ndarray:
 def box_values(ra: RuleArrays, succ, lanes, mask, r) -> tuple[np.ndarray, np.ndarray]:
     """``(worth, scores)`` (n, n_boxes): what roll ``r[i]`` is worth in each box by the successor
     rows' column ``lanes[i]`` (-inf where it may not go; the roll's bonus aside) and what it
-    scores there (twin of ``_kernels._box_worth`` over the legal boxes)."""
+    scores there (twin of ``kernels.games.box_worth`` over the legal boxes)."""
     nb = ra.box_face.shape[0]
     bits, use_joker = legal_boxes(ra, mask, r)
     worth = np.full((len(r), nb), NEG_INF)
@@ -127,7 +127,7 @@ def box_values(ra: RuleArrays, succ, lanes, mask, r) -> tuple[np.ndarray, np.nda
 
 def turn_tables(ra: RuleArrays, values, mask, u, f) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(e0, e1, succ)`` of lanes ``(mask, u, f)`` ((n,) int64 each): e0/e1 (462, n) and the
-    successor rows (6 n_boxes, n) of :func:`solver.engine._kernels.turn_tables`, bit for bit (the
+    successor rows (6 n_boxes, n) of :func:`solver.engine.kernels.turn.turn_tables`, bit for bit (the
     kernels' layout: a keep's row holds every lane, so the keep recursion reads whole rows)."""
     nb = ra.box_face.shape[0]
     n_rolls = ra.score.shape[0]
@@ -169,7 +169,7 @@ def _levels(ra: RuleArrays) -> list[np.ndarray]:
 
 def average_keeps(ra: RuleArrays, x: np.ndarray) -> None:
     """In place, ``x`` (462, n): E(K) = mean over faces of E(K + face), a keep size at a time
-    (twin of ``_kernels._average_keeps``: the faces summed in order, then times 1/6)."""
+    (twin of ``kernels.turn.average_keeps``: the faces summed in order, then times 1/6)."""
     add = ra.add_die
     for keeps in reversed(_levels(ra)[:5]):
         a = add[keeps]
@@ -181,7 +181,7 @@ def average_keeps(ra: RuleArrays, x: np.ndarray) -> None:
 
 def best_subkeep(ra: RuleArrays, x: np.ndarray, y: np.ndarray) -> None:
     """``y[:, K]`` = max over sub-multisets S of K of ``x[:, S]``, one die at a time (twin of
-    ``_kernels._best_subkeep``; under ``all-rolls`` a roll's own value is left out)."""
+    ``kernels.turn.best_subkeep``; under ``all-rolls`` a roll's own value is left out)."""
     levels = _levels(ra)
     roll_offset = ra.drop_one.shape[0] - ra.score.shape[0]
     y[levels[0]] = x[levels[0]]
@@ -198,7 +198,7 @@ def best_subkeep(ra: RuleArrays, x: np.ndarray, y: np.ndarray) -> None:
 
 def best_keep(ra: RuleArrays, table: np.ndarray, lanes, r: np.ndarray, tol: float) -> np.ndarray:
     """The keep of each roll ``r`` with the largest value in its lane's column of ``table``
-    ((462, lanes)); ties within ``tol``: the last sub-keep (twin of ``_kernels._best_keep``)."""
+    ((462, lanes)); ties within ``tol``: the last sub-keep (twin of ``kernels.games.best_keep``)."""
     sub = ra.subkeeps[r]
     valid = np.arange(sub.shape[1]) < ra.n_subkeeps[r][:, None]
     v = np.where(valid, table[np.maximum(sub, 0), lanes[:, None]], NEG_INF)
@@ -208,7 +208,7 @@ def best_keep(ra: RuleArrays, table: np.ndarray, lanes, r: np.ndarray, tol: floa
 
 
 def roll(ra: RuleArrays, base, k, keep) -> np.ndarray:
-    """Each keep plus the first ``5 - |keep|`` of dice ``k .. k + 4`` (twin of ``_kernels._roll``)."""
+    """Each keep plus the first ``5 - |keep|`` of dice ``k .. k + 4`` (twin of ``kernels.streams.reroll``)."""
     dice = stream_dice(base, k)
     n_new = 5 - ra.keep_size[keep]
     for i in range(5):
