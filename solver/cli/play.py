@@ -275,7 +275,6 @@ class Terminal:
             color = _color_wanted(self.out)
         self.style = Style(color)
         self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
-        self._bot_rolls: list = []  # the computer's rolls of the turn being shown
 
     @property
     def game(self):
@@ -493,7 +492,6 @@ class Terminal:
             self.say(f"(the target table holds targets up to {e.t_max}: no chances shown for {e.target})")
 
     def on_turn_started(self, e: ev.TurnStarted) -> None:
-        self._bot_rolls = []
         self.say("")
         self.say(f"--- {e.name}: turn {e.round} of {e.n_rounds} (total {e.total}) ---")
         if e.p_target is not None:
@@ -508,7 +506,6 @@ class Terminal:
     def on_rolled(self, e: ev.Rolled) -> None:
         if e.is_bot:
             self.say(words.bot_roll_line(e))
-            self._bot_rolls.append(e)
             return
         if e.inferred:
             self.say(f"  kept {' '.join(map(str, e.kept))} (the dice that stayed the same)")

@@ -62,12 +62,9 @@ def bot_roll_line(e: ev.Rolled) -> str:
     return f"  keeps {kept}, rolls again: {dice}"
 
 
-def bot_turn_lines(rolls: list[ev.Rolled]) -> list[str]:
+def bot_turn_lines(rolls: list[ev.Rolled], scored: ev.Scored) -> list[str]:
     """A computer's whole turn of rolls, ``  stops`` when it stopped with rolls left."""
-    lines = [bot_roll_line(r) for r in rolls]
-    if rolls and rolls[-1].rolls_left > 0:
-        lines.append("  stops")
-    return lines
+    return [bot_roll_line(r) for r in rolls] + (["  stops"] if scored.stopped else [])
 
 
 def undone_line(e: ev.Undone, label: Callable[[str], str] = str) -> str:

@@ -123,7 +123,7 @@ def render_events(events) -> dict:
             rolls.append(e)
         elif isinstance(e, ev.Scored):
             if e.is_bot:
-                lines.append(f"{e.name}:\n" + "\n".join(words.bot_turn_lines(rolls)))
+                lines.append(f"{e.name}:\n" + "\n".join(words.bot_turn_lines(rolls, e)))
                 rolls = []
             lines.append(words.scored_line(e, box_label))
             if e.upper_bonus and not e.is_bot:
