@@ -308,6 +308,18 @@ def test_links_stay_inside_and_exist():
             resolved = (path.parent / target).resolve()
             assert resolved.is_relative_to(ROOT), f"{_rel(path)}: {m.group(0)} leaves the repository"
             assert resolved.exists(), f"{_rel(path)}: {m.group(0)} points to nothing"
+            anchor = m.group(1).partition("#")[2]
+            if anchor and resolved.suffix == ".md":
+                assert anchor in _anchors(resolved), f"{_rel(path)}: {m.group(0)}: no such heading"
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as MkDocs' table of contents makes them."""
+    out = set()
+    for title in re.findall(r"^#+ +(.+?) *$", FENCE.sub("", page.read_text(encoding="utf-8")), re.M):
+        slug = re.sub(r"[^\w\s-]", "", title.replace("`", "")).strip().lower()
+        out.add(re.sub(r"[-\s]+", "-", slug))
+    return out
 
 
 def test_readme_is_a_short_map():
