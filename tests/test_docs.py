@@ -135,6 +135,8 @@ def _cost(argv: list[str]) -> str:
         return "parse"
     if any(word.isupper() or word.endswith((".json", ".jsonl", ".png", ".parquet")) for word in argv[1:]):
         return "parse"  # a placeholder (GAME.json, DIR) or a file of the reader's
+    if any(re.match(r"cmd:|[\w.]+:[A-Z]", word) for word in argv):
+        return "parse"  # a bot program or a module of the reader's (cmd:..., mybots:KeepSixes)
     command = argv[0]
     rules = _option(argv, "--rules") or "yahtzee"
     if command in QUICK and rules in ("yahtzee", "triple"):
@@ -195,8 +197,17 @@ def _run(where: str, argv: list[str], tmp_path: Path, timeout: float) -> None:
     assert done.stdout.strip(), f"{where}: yahtzee {shlex.join(argv)} printed nothing"
 
 
-QUICK_EXAMPLES = [(w, a) for w, a in EXAMPLES if _cost(a) == "quick"]
-SECONDS_EXAMPLES = [(w, a) for w, a in EXAMPLES if _cost(a) == "seconds"]
+def _once(cost: str) -> list[tuple[str, list[str]]]:
+    """The examples of that cost, each command once (the first place it is written)."""
+    first = {}
+    for where, argv in EXAMPLES:
+        if _cost(argv) == cost:
+            first.setdefault(tuple(argv), where)
+    return [(where, list(argv)) for argv, where in first.items()]
+
+
+QUICK_EXAMPLES = _once("quick")
+SECONDS_EXAMPLES = _once("seconds")
 
 
 @pytest.mark.subprocess
