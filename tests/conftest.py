@@ -51,7 +51,7 @@ GOLDEN_FILE = DATA / "advice-golden.jsonl"
 
 
 def load_golden() -> list[dict]:
-    """The independent golden positions (see shared/reference/README.md for the format)."""
+    """The independent golden positions (one JSON object a line: rules, card, dice, rolls_left, best_ev and the best options' values)."""
     with open(GOLDEN_FILE, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 

@@ -2,7 +2,7 @@
 
 Hand-checked: the last box left, the Joker cases of the rule book (forced, free and no
 Joker), a roll that fits several boxes, and the rule book's turn example
-(``shared/seeds/000_*.txt``: small straight filled, 2-3-4-5-x, then 2-2-3-4-5, then
+(its seed page 000: small straight filled, 2-3-4-5-x, then 2-2-3-4-5, then
 2-2-2-3-3).  test_cli.py covers the CLI's formats and errors; here the CLI is checked
 against the advisor.
 """

@@ -14,7 +14,7 @@ import pytest
 
 from solver.cli.entry import main
 
-YAHTZEE_REFERENCE = 254.5877287  # shared/RULES.md
+YAHTZEE_REFERENCE = 254.5877287  # docs/rules.md
 JSON_KEYS = {"rules", "card", "dice", "rolls_left", "decision", "options"}
 
 

@@ -27,7 +27,7 @@ from solver.engine.tables import (
     verify_table,
 )
 
-# Empty-card values from shared/RULES.md (independent solvers, agreeing to 1e-7).
+# Empty-card values from docs/rules.md (independent solvers, agreeing to 1e-7).
 REFERENCE = {
     "yahtzee": 254.5877287,
     "yahtzee-free-joker": 254.5896095,

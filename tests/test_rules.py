@@ -1,6 +1,6 @@
 """Scoring and placement rules: the examples of the rule documents, an independent oracle, properties.
 
-Expected values come from ``shared/RULES.md`` and the rule pages in ``shared/seeds/``
+Expected values come from ``docs/rules.md`` and the rule pages it was written from
 (Turkish and Finnish Yahtzee pages, a Finnish Yatzy page, a Dutch Yahtzee page).
 """
 

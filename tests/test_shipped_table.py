@@ -92,7 +92,7 @@ def test_shipped_table_loads_both_ways():
     assert values.shape == (8192, 64, 2) and values.dtype == "<f8" and not values.flags.writeable
     assert values.tobytes() == data[light.values.offset :] == np.asarray(light.values).tobytes()
     assert light.empty_card_value == array.empty_card_value == light.manifest["empty_card_value"]
-    assert light.empty_card_value == pytest.approx(254.5877287, abs=1e-7)  # shared/RULES.md
+    assert light.empty_card_value == pytest.approx(254.5877287, abs=1e-7)  # docs/rules.md
     assert np.isnan(values).sum() == values.size - len(T.reachable_states(YAHTZEE)[0])
 
 

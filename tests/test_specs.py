@@ -1,6 +1,6 @@
 """Rule-set specs (``BASE+MOD+MOD...``) and the rules' two implementations.
 
-* Parsing: the canonical spelling, aliases, and every conflict ``shared/RULES.md`` names
+* Parsing: the canonical spelling, aliases, and every conflict ``docs/rules.md`` names
   as a usage error (one line, naming the conflict).
 * What the modifiers do to a rule set, by hand.
 * The fill order (``RuleSet.allowed_bits``, ``is_reachable_mask``) and the Bellman step

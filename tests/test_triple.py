@@ -16,7 +16,7 @@ from solver.core.rules import get_rules
 from solver.core.triple_card import TripleCard
 from solver.play.triple import simulate_triple
 
-BASE = 254.5877287  # exact value of yahtzee (shared/RULES.md)
+BASE = 254.5877287  # exact value of yahtzee (docs/rules.md)
 
 
 @pytest.fixture(scope="module")

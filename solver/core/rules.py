@@ -1,6 +1,6 @@
 """Rule sets as data: a base game plus composable modifiers.
 
-A rule set is written ``BASE+MOD+MOD...`` (``shared/RULES.md``), e.g. ``yahtzee``,
+A rule set is written ``BASE+MOD+MOD...`` (``docs/rules.md``), e.g. ``yahtzee``,
 ``yacht``, ``yatzy+all-rolls+extra-bonus=100``.  :func:`get_rules` parses such a spec
 into one frozen :class:`RuleSet` whose ``id`` is the canonical spelling (modifiers in
 the order of :data:`MODIFIERS`, listed boxes in card order); ``yatzy-forced`` is
@@ -178,7 +178,7 @@ class Box:
 # --- the rule set -------------------------------------------------------------------
 @dataclass(frozen=True)
 class RuleSet:
-    """A frozen rule set; see ``shared/RULES.md`` for the rule texts.
+    """A frozen rule set; see ``docs/rules.md`` for the rule texts.
 
     ``bonus``: points for each further five of a kind rolled once every five-of-a-kind
     row (the yahtzee / yatzy / yacht box and any extra yatzy rows) is filled and one of
@@ -667,7 +667,7 @@ def _without(d: dict, value: str | None) -> None:
     d["without"] = ",".join(n for n in on_card if n in names)  # card order, once each
 
 
-#: The columns of the triple card and their weights (``shared/RULES.md``, modifier ``triple``).
+#: The columns of the triple card and their weights (``docs/rules.md``, modifier ``triple``).
 TRIPLE_WEIGHTS = (1, 2, 3)
 
 
@@ -698,7 +698,7 @@ MODIFIERS: dict[str, Modifier] = {
     )
 }  # fmt: skip
 
-#: Values of exact play from the empty card: ``shared/RULES.md`` (two published solvers)
+#: Values of exact play from the empty card: ``docs/rules.md`` (two published solvers)
 #: and, marked, this solver's own (cross-checked as described in the README).
 REFERENCE_VALUES: dict[str, float] = {
     "yahtzee": 254.5877287,

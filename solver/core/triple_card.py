@@ -2,7 +2,7 @@
 
 Each turn fills one open box of any column; every rule of the base (upper bonus,
 five-of-a-kind bonus, Joker) is judged within the chosen column, and every score of a
-column, its bonuses included, is multiplied by the column's weight (``shared/RULES.md``).
+column, its bonuses included, is multiplied by the column's weight (``docs/rules.md``).
 
 Notation: ``BOX@COLUMN=SCORE`` entries, columns 1..3, e.g. ``ones@1=3,fours@3=12``, plus
 ``yahtzee_bonus@2=100`` for a column's five-of-a-kind bonuses.  ``str(card)`` writes the
