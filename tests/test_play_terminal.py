@@ -413,14 +413,14 @@ def test_ctrl_c_or_ctrl_d_before_a_resumed_game_goes_on_leaves_its_file_as_it_wa
         (tables / name).unlink()
     resume = ["play", "--data", str(data), "--tables", str(tables), "--resume"]
     rc, out, _ = run(monkeypatch, capsys, resume, stdin=FakeTty(""))  # Ctrl-D at the question
-    assert rc == 0 and f"the game did not go on; {path} is as it was" in out
+    assert rc == 0 and "the game did not go on; its file is as it was" in out
 
     def interrupted(*_, **__):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(target, "build_target", interrupted)
     rc, _, err = run(monkeypatch, capsys, resume, ["r"])
-    assert rc == 130 and f"the game did not go on; {path} is as it was" in err
+    assert rc == 130 and "the game did not go on; its file is as it was" in err
     assert path.read_bytes() == before and str(records.unfinished_game(data)[0]) == str(path)
 
 

@@ -334,15 +334,17 @@ class Terminal:
         except _Quit:
             saved = self.abandon()
             if saved is None:
-                self.say("game abandoned (nothing was played: nothing saved)")
+                self.say("game stopped: nothing was played, nothing saved")
             else:
-                self.say(f"game abandoned; saved to {saved} (yahtzee play --resume goes on with it)")
+                self.say(f"game stopped and saved {self.where()}: {self.resume_command()} goes on with it")
             return 0
         except EOFError:
-            self.say(f"end of input: game saved as abandoned to {self.abandon()}")
+            saved = self.abandon()
+            self.say("end of input: " + ("nothing saved" if saved is None else self.stopped_line()))
             return 1
         except KeyboardInterrupt:
-            self.err.write(f"\ngame saved as abandoned to {self.abandon()}\n")
+            saved = self.abandon()
+            self.err.write(f"\ninterrupted: {'nothing saved' if saved is None else self.stopped_line()}\n")
             raise
         except BaseException as error:
             # Anything unexpected: keep the game, then let the error through.
@@ -351,12 +353,43 @@ class Terminal:
             except Exception as exc:  # noqa: BLE001 - the original error matters more
                 self.err.write(f"yahtzee: could not save the game: {exc}\n")
             else:
-                if saved is not None and isinstance(error, SolverError):  # its one line says where
-                    error.args = (f"{error}; game saved as abandoned to {saved}",)
+                if saved is not None and isinstance(error, SolverError):  # its one line says so
+                    error.args = (f"{error}; {self.stopped_line()}",)
                 elif saved is not None:
-                    self.err.write(f"game saved as abandoned to {saved}\n")
+                    self.err.write(self.stopped_line() + "\n")
             raise
         return 0
+
+    def in_games(self) -> bool:
+        """Whether the game's file is in the data folder's games (not a file resumed from elsewhere)."""
+        from ..play.records import games_dir
+
+        s = self.session
+        if not s.resumed or s.path is None:
+            return True
+        try:
+            folder = os.path.realpath(games_dir(s.data))
+            return os.path.commonpath([os.path.realpath(s.path), folder]) == folder
+        except ValueError:  # another drive
+            return False
+
+    def where(self) -> str:
+        """Where the game's file is, in words (a path is 90-160 characters: it would wrap)."""
+        if not self.in_games():
+            return "back to the file it came from"
+        return "with your games" if self.session.data is None else "with the games of --data"
+
+    def data_option(self) -> str:
+        return "" if self.session.data is None else " --data DIR"
+
+    def resume_command(self) -> str:
+        if not self.in_games():
+            return "yahtzee play --resume FILE"
+        return f"yahtzee play --resume{self.data_option()}"
+
+    def stopped_line(self) -> str:
+        """The game stopped before its end, saved: where, and how to go on with it."""
+        return f"game stopped and saved {self.where()} ({self.resume_command()} goes on)"
 
     def abandon(self) -> str | None:
         """The game saved as abandoned: the file (``None``: nothing was played)."""
@@ -368,7 +401,7 @@ class Terminal:
         """What stopping before the first turn leaves: no game file, no row in the database (a
         resumed game's file as it was)."""
         if self.session.resumed:
-            return f"the game did not go on; {self.session.path} is as it was"
+            return "the game did not go on; its file is as it was"
         return "the game had not started: nothing saved"
 
     def prepare(self) -> None:
@@ -468,7 +501,7 @@ class Terminal:
         self.say(f"{e.title} ({e.rules}): {words.get(e.mode, e.mode)}, {dice.get(e.dice, '')}")
         if e.resumed_turns is not None:
             n = e.resumed_turns
-            self.say(f"resumed from {e.path}: {n} turn{'s' if n != 1 else ''} played")
+            self.say(f"game resumed where it stopped: {n} turn{'s' if n != 1 else ''} played")
 
     def on_replay(self, e: ev.Replay) -> None:
         self.say(words.replay_line(e))
@@ -601,8 +634,7 @@ class Terminal:
         for same in e.same_dice:
             self.say(words.same_dice_line(same))
         if e.path is not None:
-            self.say(f"game saved to {e.path}")
-            self.say(f"review it with: yahtzee review {e.path}")
+            self.say(f"game saved {self.where()}; review it: yahtzee review --last{self.data_option()}")
 
     def show_dice(self) -> None:
         g = self.game

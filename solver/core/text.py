@@ -1,0 +1,64 @@
+"""Text as a terminal shows it: the columns a line takes (wide characters two, colour codes
+none), padding and clipping to columns, and wrapping at words to a width in columns.
+
+Every surface that lays text out for a fixed-width screen (the terminal's game, ``review``,
+``stats``) counts with these, so that a name in CJK or with an emoji lines up and wraps like
+any other.  :mod:`textwrap` counts characters, not columns.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def columns(text: str) -> int:
+    """The columns ``text`` takes on a terminal: ANSI colour codes and combining marks take none,
+    East Asian wide and full-width characters two (a CJK name, most emoji), others one."""
+    text = _COLOUR.sub("", text)
+    if text.isascii():
+        return len(text)
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def pad(text: str, width: int, align: str = "<") -> str:
+    """``text`` padded with spaces to ``width`` columns, on the right (``<``) or left (``>``):
+    what ``f"{name:<12}"`` does, in columns."""
+    gap = " " * max(0, width - columns(text))
+    return text + gap if align == "<" else gap + text
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` columns, ``~`` marking the cut."""
+    if columns(text) <= width:
+        return text
+    out = ""
+    for ch in text:
+        if columns(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "~"
+
+
+def fill(text: str, width: int, *, initial_indent: str = "", subsequent_indent: str = "") -> str:
+    """``text`` wrapped at spaces to ``width`` columns (:func:`columns`), as :func:`textwrap.fill`
+    with ``break_long_words=False``: a word longer than a line stands alone on its line."""
+    lines: list[str] = []
+    current = initial_indent
+    bare = True  # nothing but the indent on the current line
+    for word in text.split():
+        candidate = current + ("" if bare else " ") + word
+        if bare or columns(candidate) <= width:
+            current, bare = candidate, False
+        else:
+            lines.append(current)
+            current, bare = subsequent_indent + word, False
+    lines.append(current)
+    return "\n".join(line.rstrip() for line in lines)

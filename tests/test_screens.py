@@ -1,0 +1,195 @@
+"""Every terminal screen and every command of the README's usage list within 80 columns
+(issue 34), counted as a terminal shows them: a wide character (a CJK name) takes two columns,
+and no line is excused for naming a file -- the games say where they are saved in words.
+
+The scripted games are the real ``yahtzee play`` of each mode (solo, coach, vs computer,
+hot-seat, daily, real dice, the triple card, quit, end of input, resume), then ``stats`` and
+``review --last``; the commands are the ``yahtzee ...`` lines of the README's usage blocks, run
+as written or, where the README's run takes minutes (a million games, a target table of the
+13-box card, every table), the same command on fewer games or a rule set whose tables build in
+a second.  The data folder is deep on purpose: a game's path would make its line 100+ wide.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from solver.cli.entry import main
+
+#: 7 boxes with the upper bonus, the Joker rule and the Yahtzee bonus: a table in milliseconds
+SMALL = "yahtzee+without=ones,twos,threes,four_of_a_kind,full_house,small_straight"
+#: its target table builds in well under a second (as in test_target.py)
+TARGET_RULES = "yatzy+lower-only"
+BOXES = range(1, 14)
+FIRST = ["help", "r", "h 1 2", "u", "card", "cards", "hint"]
+WIDE_NAME = "山田太郎さん"  # six wide characters: 12 columns
+
+
+def columns(line: str) -> int:
+    """The columns a terminal gives ``line`` (independent of the code under test's own count)."""
+    line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line
+    )
+
+
+def too_wide(text: str) -> list[str]:
+    return [line for line in text.splitlines() if columns(line) > 80]
+
+
+def whole_game(boxes, turns: int, roll: str = "r") -> list[str]:
+    """Commands that finish any game on any dice: each turn one roll, then every box in turn."""
+    return [x for _ in range(turns) for x in (roll, *(f"s {b}" for b in boxes))]
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.delenv("YAHTZEE_DATA", raising=False)
+    monkeypatch.setenv("COLUMNS", "80")
+    # a deep folder, as a user's home can be: the games' paths are 120+ characters
+    return tmp_path / "a-rather-long-folder-name-for-the-data" / "of-this-player-yahtzee-solver-games"
+
+
+def run(monkeypatch, capsys, argv, lines=()):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse's --help
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def play(monkeypatch, capsys, data, argv, lines):
+    return run(monkeypatch, capsys, ["play", "--data", str(data), *argv], lines)
+
+
+MODES = {
+    "solo": (["--seed", "1"], [*FIRST, "s 13", "undo", *whole_game(BOXES, 13)]),
+    "coach": (["--seed", "2", "--coach"], ["r", "h 1", "r", "s 13", *whole_game(BOXES, 13)]),
+    "vs computer": (["--level", "perfect", "--seed", "3"], FIRST + whole_game(BOXES, 13)),
+    "hot-seat": (
+        ["--players", f"Ann,Bartholomew the Bold,{WIDE_NAME},computer:hard", "--seed", "4"],
+        FIRST + whole_game(BOXES, 39),
+    ),
+    "daily": (["--daily", "2026-10-17"], FIRST + whole_game(BOXES, 13)),
+    "real dice": (["--real-dice"], ["help", "33456", "hint", *whole_game(BOXES, 13, "23456")]),
+    "triple": (
+        ["--rules", "triple", "--seed", "5"],
+        [*FIRST, "s 12@3", *whole_game([f"{b}@{c}" for c in (1, 2, 3) for b in BOXES], 39)],
+    ),
+    "triple vs computer": (
+        ["--rules", "triple", "--level", "perfect", "--seed", "6"],
+        whole_game([f"{b}@{c}" for c in (1, 2, 3) for b in BOXES], 39),
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_every_game_screen_fits_80_columns(monkeypatch, capsys, data, mode):
+    argv, lines = MODES[mode]
+    rc, out, err = play(monkeypatch, capsys, data, argv, lines)
+    assert rc == 0, err
+    assert "=== game over ===" in out
+    assert too_wide(out + err) == []
+    assert "game saved" in out and "yahtzee review --last" in out
+    for command in (["review", "--last"], ["stats"]):
+        rc, out, err = run(monkeypatch, capsys, [*command, "--data", str(data)])
+        assert rc == 0, err
+        assert out.strip() and too_wide(out + err) == [], command
+
+
+def test_quitting_end_of_input_and_resuming_fit_80_columns(monkeypatch, capsys, data):
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "7"], ["r", "s 13", "r", "h 1 2", "q"])
+    assert rc == 0 and too_wide(out + err) == []
+    rc, out, err = run(monkeypatch, capsys, ["play", "--resume", "--data", str(data)], ["r", "s 12"])
+    assert rc == 1 and too_wide(out + err) == []  # piped input ends before the game does
+    rc, out, err = run(monkeypatch, capsys, ["play", "--resume", "--data", str(data)], whole_game(BOXES, 11))
+    assert rc == 0 and "=== game over ===" in out and too_wide(out + err) == []
+
+
+def test_the_sheet_of_many_players_fits_80_columns(monkeypatch, capsys, data):
+    names = f"Ann,Ben,{WIDE_NAME},Bartholomew the Bold,computer:perfect,computer:easy,Cat,Dan"
+    rc, out, err = play(monkeypatch, capsys, data, ["--players", names, "--seed", "8"], ["r", "cards", "q"])
+    assert rc == 0, err
+    assert "Computer" in out and too_wide(out + err) == []
+
+
+# --- the README's usage list -------------------------------------------------------------
+#: the ``yahtzee ...`` lines of the README's usage blocks (main, 2026-12-02), each as run here:
+#: the same command, on fewer games, or on a rule set whose target table builds in a second
+#: (the 13-box card's takes minutes); ``serve`` runs until stopped and ``play`` is above
+T = ["--rules", TARGET_RULES]
+COMMANDS = [
+    ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3,fours=12"],
+    ["hint", "--dice", "44444", "--rolls-left", "0", "--card", "fours=12,yahtzee=0", "--json"],
+    ["hint", "--batch", "{tmp}/positions.jsonl"],
+    ["value", "--card", "ones=3,fours=12"],
+    ["distribution"],
+    ["distribution", "--card", "ones=3,fours=12,yahtzee=50,chance=24", "--dice", "33456"]
+    + ["--rolls-left", "2", "--at-least", "250", "300"],
+    ["distribution", "--rules", "yatzy", "--json", "--at-least", "300"],
+    ["value", "--target", "100", *T],
+    ["hint", "--dice", "33456", "--rolls-left", "2", "--target", "100", *T],
+    ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "chance=24", "--target", "100", *T],
+    ["hint", "--dice", "33456", "--rolls-left", "2", "--target", "100", "--json", *T],
+    ["simulate", "--games", "300"],
+    ["simulate", "--bot", "heuristic", "--vs", "optimal", "--games", "300"],
+    ["simulate", "--bot", "greedy", "--worst", "{tmp}/w.jsonl", "--games", "300"],
+    ["simulate", "--bot", "heuristic", "--games", "300", "--worst", "{tmp}/worst.jsonl"],
+    ["hint", "--batch", "{tmp}/worst.jsonl"],
+    ["simulate", "--bot", "target:100", "--vs", "optimal", "--games", "300", *T],
+    ["simulate", "--bot", "heuristic", "--target", "100", "--games", "300", *T],
+    ["match", "--bots", "win,optimal", "--games", "100", *T],
+    ["review", "{tmp}/GAME.json"],
+    ["review", "--last"],
+    ["stats"],
+    ["tables", "build", "--rules", SMALL, TARGET_RULES],
+    ["tables", "verify"],
+    ["tables", "list"],
+    ["rules"],
+    ["rules", "yatzy+all-rolls"],
+    ["rules", "yatzy+all-rolls+extra-bonus=100"],
+    ["hint", "--rules", "yacht", "--dice", "33456", "--rolls-left", "2"],
+    ["rules", "triple"],
+    ["hint", "--rules", "triple", "--card", "ones@1=3,fours@3=12", "--dice", "33456", "--rolls-left", "2"],
+    ["hint", "--rules", "triple", "--card", "ones@1=3,fours@3=12", "--dice", "33456", "--rolls-left", "0"],
+    ["value", "--rules", "triple", "--card", "ones@1=3,fours@3=12"],
+    ["simulate", "--rules", "triple", "--bot", "triple", "--vs", "floor", "--games", "300"],
+    ["export", "-", "--bot", "heuristic", "--games", "10"],
+    ["--help"],
+    ["play", "--help"],
+]
+
+
+@pytest.mark.slow  # a few hundred games of each simulate, two small tables, the triple floor
+def test_every_command_of_the_usage_list_fits_80_columns(monkeypatch, capsys, data, tmp_path):
+    from solver.engine.target import build_target
+
+    tables = Path(__import__("os").environ["YAHTZEE_TABLES"])
+    build_target(TARGET_RULES, tables, t_max=200, progress=False)
+    (tmp_path / "positions.jsonl").write_text(
+        json.dumps({"dice": "33456", "rolls_left": 2, "card": "ones=3,fours=12"}) + "\n"
+    )
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "9"], whole_game(BOXES, 13))
+    assert rc == 0, err
+    [game] = (data / "games").glob("*.json")
+    (tmp_path / "GAME.json").write_bytes(game.read_bytes())
+    wide = {}
+    for argv in COMMANDS:
+        argv = [a.format(tmp=tmp_path) for a in argv]
+        if argv[0] in ("review", "stats"):
+            argv += ["--data", str(data)]
+        rc, out, err = run(monkeypatch, capsys, argv)
+        assert rc == 0, (argv, err)
+        assert out.strip(), argv
+        if "--json" not in argv and argv[:2] != ["export", "-"] and too_wide(out + err):
+            wide[" ".join(argv)] = too_wide(out + err)
+    assert wide == {}
