@@ -552,7 +552,9 @@ def test_every_mode_scripted_with_aliases_undo_and_resume(
         ]
     resume = ["--resume", "--tables", str(tables_dir)]  # never the checkout's own tables folder
     rc, out, _ = play(monkeypatch, capsys, data, resume, [x for t in turns[3:6] for x in t])
-    assert rc == 1 and "game resumed where it stopped: " in out and "! " not in out  # the input ends: saved again
+    assert (
+        rc == 1 and "game resumed where it stopped: " in out and "! " not in out
+    )  # the input ends: saved again
     rc, out, _ = play(monkeypatch, capsys, data, resume, [x for t in turns[6:] for x in t])
     assert rc == 0 and "=== game over ===" in out and "! " not in out
     [game] = saved_games(data)
