@@ -285,5 +285,5 @@ def test_play_with_a_bot_that_names_an_illegal_box_is_one_line(tmp_path, tables_
     [saved] = (tmp_path / "games").glob("*.json")
     assert err[0].startswith(f"yahtzee: error: bot {bad('illegal-box', 2)} at game 0, turn 1, the box: ")
     assert '"nowhere" is not a legal box' in err[0] and err[0].endswith(
-        "game stopped and saved with the games of --data (yahtzee play --resume --data DIR goes on)"
+        "game stopped and saved in --data (yahtzee play --resume --data DIR goes on)"
     )

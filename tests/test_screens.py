@@ -109,8 +109,13 @@ def test_every_game_screen_fits_80_columns(monkeypatch, capsys, data, mode):
 def test_quitting_end_of_input_and_resuming_fit_80_columns(monkeypatch, capsys, data):
     rc, out, err = play(monkeypatch, capsys, data, ["--seed", "7"], ["r", "s 13", "r", "h 1 2", "q"])
     assert rc == 0 and too_wide(out + err) == []
+    assert "game stopped and saved in --data (yahtzee play --resume --data DIR goes on)\n" in out
     rc, out, err = run(monkeypatch, capsys, ["play", "--resume", "--data", str(data)], ["r", "s 12"])
     assert rc == 1 and too_wide(out + err) == []  # piped input ends before the game does
+    assert "game resumed where it stopped: 1 turn played" in out
+    assert "  held   ^  ^\n" in out.split("1 roll left> r")[0]  # the dice held when it stopped
+    [game] = [json.loads(p.read_text()) for p in (data / "games").glob("*.json")]
+    assert game["turns"][1]["rolls"][1]["held"] == [1, 2]  # and kept through the roll after
     rc, out, err = run(monkeypatch, capsys, ["play", "--resume", "--data", str(data)], whole_game(BOXES, 11))
     assert rc == 0 and "=== game over ===" in out and too_wide(out + err) == []
 
@@ -193,3 +198,19 @@ def test_every_command_of_the_usage_list_fits_80_columns(monkeypatch, capsys, da
         if "--json" not in argv and argv[:2] != ["export", "-"] and too_wide(out + err):
             wide[" ".join(argv)] = too_wide(out + err)
     assert wide == {}
+
+
+def test_a_saved_turn_keeps_its_held_dice_and_a_bad_holding_is_refused():
+    from solver.core.rules import get_rules
+    from solver.play.game import Game, GameRecordError, Player
+
+    game = Game.new(get_rules("yahtzee"), [Player("You")], seed=3)
+    game.roll()
+    game.set_held([2, 5])
+    data = game.to_dict("abandoned")
+    assert data["turns"][-1]["holding"] == [2, 5]
+    assert Game.from_dict(data).held_positions == (2, 5)
+    for bad in ("x", [0], [1, 1], [6], [1, 2, 3, 4, 5, 1]):
+        data["turns"][-1]["holding"] = bad
+        with pytest.raises(GameRecordError, match=r"turn 1: holding .* is not a list of die positions"):
+            Game.from_dict(data)

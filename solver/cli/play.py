@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.streams import MAX_SEED
+from ..core.text import clip, fill, pad
 from ..core.triple_card import TripleCard
 from ..play import events as ev
 from ..play import session as session_rules
@@ -336,7 +337,7 @@ class Terminal:
             if saved is None:
                 self.say("game stopped: nothing was played, nothing saved")
             else:
-                self.say(f"game stopped and saved {self.where()}: {self.resume_command()} goes on with it")
+                self.say(self.stopped_line())
             return 0
         except EOFError:
             saved = self.abandon()
@@ -377,7 +378,7 @@ class Terminal:
         """Where the game's file is, in words (a path is 90-160 characters: it would wrap)."""
         if not self.in_games():
             return "back to the file it came from"
-        return "with your games" if self.session.data is None else "with the games of --data"
+        return "with your games" if self.session.data is None else "in --data"
 
     def data_option(self) -> str:
         return "" if self.session.data is None else " --data DIR"
@@ -389,7 +390,8 @@ class Terminal:
 
     def stopped_line(self) -> str:
         """The game stopped before its end, saved: where, and how to go on with it."""
-        return f"game stopped and saved {self.where()} ({self.resume_command()} goes on)"
+        go_on = "goes on with it" if self.session.data is None else "goes on"
+        return f"game stopped and saved {self.where()} ({self.resume_command()} {go_on})"
 
     def abandon(self) -> str | None:
         """The game saved as abandoned: the file (``None``: nothing was played)."""
@@ -903,12 +905,10 @@ def format_sheet(game, style: Style | None = None) -> str:
     """Every player's card side by side (box rows, one column per player), within 80 columns."""
     style = style or Style(False)
     rules = game.rules
-    n = len(game.players)
     if rules.triple:
         return format_column_sheet(game)
-    col = max(5, min(12, (80 - 2 - 17) // max(n, 1) - 1))
-    names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
-    lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
+    col = sheet_column(game.players)
+    lines = sheet_header(game.players, col)
 
     def row(label: str, values) -> str:
         return f"  {label[:17]:<17}" + " ".join(f"{v!s:>{col}}" for v in values)
@@ -924,12 +924,34 @@ def format_sheet(game, style: Style | None = None) -> str:
     return "\n".join(lines)
 
 
+def sheet_column(players) -> int:
+    """The width of a player's column in the sheets: the longest name (its longest word when the
+    whole does not fit), at most what 80 columns leave each player, at least 5."""
+    room = max(5, (80 - 2 - 17) // max(len(players), 1) - 1)
+    longest = max(visible_len(p.name) for p in players)
+    if longest > room:
+        longest = max(visible_len(w) for p in players for w in p.name.split())
+    return max(5, min(room, longest))
+
+
+def sheet_header(players, col: int) -> list[str]:
+    """The sheets' header rows: each name right-aligned over its column, a name wider than the
+    column on two or more rows (at its spaces: ``Computer`` over ``(perfect)``), a word wider
+    than it cut with ``~``."""
+    cells = [
+        [clip(w, col) for w in fill(p.name, col).split("\n")] if visible_len(p.name) > col else [p.name]
+        for p in players
+    ]
+    height = max(len(c) for c in cells)
+    cells = [[""] * (height - len(c)) + c for c in cells]
+    return [("  " + " " * 17 + " ".join(pad(c[r], col, ">") for c in cells)).rstrip() for r in range(height)]
+
+
 def format_column_sheet(game) -> str:
     """Every player's columns (weighted totals) and total side by side: the triple card's sheet
     (each card's boxes: ``card`` in the game)."""
-    col = max(5, min(12, (80 - 2 - 17) // max(len(game.players), 1) - 1))
-    names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
-    lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
+    col = max(sheet_column(game.players), 10)  # "123 (13/13)"
+    lines = sheet_header(game.players, col)
     for c, w in enumerate(game.rules.weights):
         values = [
             f"{card.column_totals[c]} ({card.columns[c].n_filled}/{game.rules.single.n_boxes})"
