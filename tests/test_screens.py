@@ -214,3 +214,29 @@ def test_a_saved_turn_keeps_its_held_dice_and_a_bad_holding_is_refused():
         data["turns"][-1]["holding"] = bad
         with pytest.raises(GameRecordError, match=r"turn 1: holding .* is not a list of die positions"):
             Game.from_dict(data)
+
+
+def test_stats_words_what_each_figure_counts(monkeypatch, capsys, data):
+    """No "(- unassisted" to read as minus, no "record -", no "1 days"; the histogram says it
+    counts every game and "best" that it counts fresh dice; hot-seat games counted apart."""
+    for argv, roll in ((["--real-dice"], "23456"), (["--players", "Ann,Ben", "--seed", "3"], "r")):
+        turns = 26 if "--players" in argv else 13
+        rc, _, err = play(monkeypatch, capsys, data, argv, whole_game(BOXES, turns, roll))
+        assert rc == 0, err
+    rc, out, err = run(monkeypatch, capsys, ["stats", "--data", str(data)])
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "yahtzee: 1 game finished (and 1 hot-seat game, not in these figures)"
+    assert lines[1] == "  modes        1 solo (0 assisted, 0 replays, 1 on real dice)"
+    assert re.fullmatch(r"  average      \d+\.\d; unassisted on fresh dice: none yet", lines[2])
+    assert " ".join(lines[3:5]).split() == (
+        "best no game on fresh dice yet (no replays, no real dice); no solo record yet".split()
+    )
+    assert lines[6] == "  scores of all 1 game, in bins of 25 points:"
+    assert "(-" not in out and "record -" not in out and too_wide(out) == []
+    rc, out, _ = play(monkeypatch, capsys, data, ["--daily", "2026-10-17"], whole_game(BOXES, 13))
+    rc, out, _ = run(monkeypatch, capsys, ["stats", "--data", str(data)])
+    assert "(last run 1 day)" in out and "1 days" not in out
+    assert re.search(
+        r"^  best         \d+ on fresh dice \(no replays, no real dice\); no solo record yet$", out, re.M
+    )

@@ -49,16 +49,19 @@ def clip(text: str, width: int) -> str:
 
 def fill(text: str, width: int, *, initial_indent: str = "", subsequent_indent: str = "") -> str:
     """``text`` wrapped at spaces to ``width`` columns (:func:`columns`), as :func:`textwrap.fill`
-    with ``break_long_words=False``: a word longer than a line stands alone on its line."""
+    with ``break_long_words=False``: the spaces inside a line kept (a table's aligned columns), a
+    word longer than a line alone on its line."""
     lines: list[str] = []
-    current = initial_indent
-    bare = True  # nothing but the indent on the current line
-    for word in text.split():
-        candidate = current + ("" if bare else " ") + word
-        if bare or columns(candidate) <= width:
-            current, bare = candidate, False
+    current, bare, gap = initial_indent, True, ""  # bare: nothing but the indent yet
+    for chunk in re.findall(r"\S+|\s+", text.strip()):
+        if chunk.isspace():
+            gap = " " * len(chunk.replace("\n", " ").replace("\t", " "))
+            continue
+        if bare or columns(current + gap + chunk) <= width:
+            current += ("" if bare else gap) + chunk
         else:
             lines.append(current)
-            current, bare = subsequent_indent + word, False
+            current = subsequent_indent + chunk
+        bare, gap = False, ""
     lines.append(current)
     return "\n".join(line.rstrip() for line in lines)
