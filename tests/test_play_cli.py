@@ -122,19 +122,23 @@ def test_hint_and_coach(monkeypatch, capsys, data, tables_dir, rules_id):
     hints = [line for line in out.splitlines() if line.startswith(("  1. ", "  2. ", "  3. "))]
     assert len(hints) == 3 and hints[0].endswith("best")
     coach = [line for line in out.splitlines() if line.startswith("  coach: ")]
-    assert len(coach) == 3  # the keep, stopping with a roll left, the box
+    assert len(coach) == 2  # the keep; stopping with a roll left and the box: one line
+    assert coach[1].startswith("  coach: stop: chance (")
     assert all("best move" in c or "expected points" in c for c in coach)
 
 
 @pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
 def test_coach_says_zero_for_the_best_move(monkeypatch, capsys, data, tables_dir, rules_id):
     from solver.core.position import Position
-    from solver.core.streams import SeededStream
+    from solver.core.rules import get_rules
+    from solver.play.game import Game, Player
 
-    first = SeededStream(1, game=0).next_five()  # the first roll of seed 1
-    position = Position.parse("", "".join(map(str, first)), 0, rules_id)
+    game = Game.new(get_rules(rules_id), [Player("You")], seed=1)
+    for _ in range(3):
+        game.roll()  # the dice of seed 1 after three rolls: the box is the one decision left
+    position = Position(game.card, game.sorted_dice, 0)
     best = tables_dir.advisor(rules_id).advise(position).best.category
-    lines = ["r", f"s {best}"]
+    lines = ["r", "r", "r", f"s {best}"]
     argv = ["--rules", rules_id, "--seed", "1", "--coach", "--tables", str(tables_dir)]
     _, out, _ = play(monkeypatch, capsys, data, argv, lines)
     assert f"  coach: {best} (" in out and "best move (0 points lost)" in out

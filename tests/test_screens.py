@@ -240,3 +240,15 @@ def test_stats_words_what_each_figure_counts(monkeypatch, capsys, data):
     assert re.search(
         r"^  best         \d+ on fresh dice \(no replays, no real dice\); no solo record yet$", out, re.M
     )
+
+
+def test_the_coach_says_one_line_for_one_command(monkeypatch, capsys, data):
+    """Stopping with rolls left and scoring is one command: one verdict (the two decisions' losses
+    added), not one line for the stop and one for the box."""
+    lines = ["r", "h 1", "r", "s 13", "r", "s 12", "r", "r", "r", "s 11", "q"]
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "2", "--coach"], lines)
+    assert rc == 0, err
+    said = out.split("> ")[1:]  # what each command printed, up to the next prompt
+    per_command = [sum(line.startswith("  coach: ") for line in s.splitlines()) for s in said]
+    assert max(per_command) == 1 and sum(per_command) == 6  # 3 rerolls, 3 boxes
+    assert "  coach: stop: chance (" in out

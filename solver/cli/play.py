@@ -486,8 +486,17 @@ class Terminal:
 
     # --- display -----------------------------------------------------------------------------
     def show(self, events) -> None:
-        """Print what happened."""
-        for e in events:
+        """Print what happened (the coach's verdicts on one command: one line)."""
+        events = list(events)
+        for i, e in enumerate(events):
+            if isinstance(e, ev.Judged):
+                if i + 1 < len(events) and isinstance(events[i + 1], ev.Judged):
+                    continue  # said with the verdict after it
+                run = [e]
+                while i - len(run) >= 0 and isinstance(events[i - len(run)], ev.Judged):
+                    run.insert(0, events[i - len(run)])
+                self.say("  " + words.coach_line(run))
+                continue
             render = getattr(self, f"on_{e.kind}", None)
             if render is not None:
                 render(e)
@@ -559,15 +568,6 @@ class Terminal:
         self.say(words.scored_line(e))
         if e.upper_bonus:
             self.say(words.upper_bonus_line(e))
-
-    def on_judged(self, e: ev.Judged) -> None:
-        from ..play.review import describe
-
-        mine = describe(e.choice)
-        if not e.mistake:
-            self.say(f"  coach: {mine}: best move (0 points lost)")
-        else:
-            self.say(f"  coach: {mine} cost {e.loss:.2f} expected points; best: {e.best.describe()}")
 
     def on_undone(self, e: ev.Undone) -> None:
         self.say(words.undone_line(e))

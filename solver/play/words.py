@@ -104,3 +104,22 @@ def winner_line(over: ev.GameOver) -> str:
         return f"{verb(over.winners[0], 'wins')}!"
     best = max(t for _, t in over.totals)
     return f"tie: {' and '.join(over.winners)} share the win with {best}"
+
+
+def coach_line(judged: list[ev.Judged], label: Callable[[str], str] = str) -> str:
+    """The coach's verdict on one command, in one line: a keep (``coach: keep 3 5 cost 1.69
+    expected points; best: keep 3 3, reroll three dice``) or a box -- with the stop before it
+    when the player stopped with rolls left (``coach: stop: chance (19) cost ...``), the two
+    decisions' losses added (together, what the command lost against the best move)."""
+    from .review import describe
+
+    box = next((j for j in judged if j.decision == "box"), None)
+    main = box if box is not None else judged[-1]
+    mine = describe(main.choice, label)
+    if box is not None and len(judged) > 1:
+        mine = f"stop: {mine}"
+    wrong = next((j for j in judged if j.mistake), None)
+    if wrong is None:
+        return f"coach: {mine}: best move (0 points lost)"
+    loss = sum(j.loss for j in judged)
+    return f"coach: {mine} cost {loss:.2f} expected points; best: {wrong.best.describe(label)}"
