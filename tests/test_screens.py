@@ -100,6 +100,11 @@ def test_every_game_screen_fits_80_columns(monkeypatch, capsys, data, mode):
     assert "=== game over ===" in out
     assert too_wide(out + err) == []
     assert "game saved" in out and "yahtzee review --last" in out
+    if mode == "triple":  # a box scored says what it weighs: the total rises by that
+        scored = re.findall(r"^You score (\d+) in \w+@(\d), x(\d) = (\d+): total (\d+)$", out, re.M)
+        assert len(scored) == 39
+        assert all(int(w) * int(p) == int(v) for p, _, w, v, _ in scored)  # no Yahtzee bonus here
+        assert int(scored[0][3]) == int(scored[0][4])  # the first box: the total is its weight x points
     for command in (["review", "--last"], ["stats"]):
         rc, out, err = run(monkeypatch, capsys, [*command, "--data", str(data)])
         assert rc == 0, err

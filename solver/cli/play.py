@@ -876,14 +876,20 @@ def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, .
 def hint_text(option, rules) -> str:
     """A hint option in words with the command that plays it: absolute, so that following it
     never depends on what is held already (``k 2 2 2 2``, ``u`` then ``r``, ``s 10``)."""
-    if option.keep is None:  # on a card of columns the box by name and column (fours@3)
-        command = option.box if option.column is not None else rules.box_names.index(option.category) + 1
-        return f"{option.describe()} [s {command}]"
+    if option.keep is None and option.column is not None:  # the box by name and column (fours@3)
+        bonus = f" (+{option.bonus} Yahtzee bonus)" if option.bonus else ""
+        weighted = option.weight * (option.score + option.bonus)
+        return f"score {option.score} in {option.box}{bonus}, x{option.weight} = {weighted} [s {option.box}]"
+    if option.keep is None:
+        return f"{option.describe()} [s {rules.box_names.index(option.category) + 1}]"
     if len(option.keep) == 5:
         if option.stop_category is None:
             return "stop and score"
-        # on a card of columns the box as it names it (fours@3), on one card its number
-        n = option.stop_category if rules.triple else rules.box_names.index(option.stop_category) + 1
+        if rules.triple:  # the box as the card names it (fours@3), with what it weighs there
+            box, points = option.stop_category, option.stop_score
+            weight = rules.weights[int(box.rpartition("@")[2]) - 1]
+            return f"stop: score {points} in {box}, x{weight} = {weight * points} [s {box}]"
+        n = rules.box_names.index(option.stop_category) + 1
         return f"stop: score {option.stop_score} in {option.stop_category} [s {n}]"
     if not option.keep:
         return "reroll all five dice [u, r]"

@@ -642,6 +642,7 @@ class Session:
             upper_bonus=g.rules.upper_bonus if reached else 0,
             upper_threshold=g.rules.upper_threshold if reached else None,
             stopped=stopped,
+            weight=_weight(g.rules, turn.box),
         )
 
     def _turn_started(self) -> ev.TurnStarted:
@@ -824,6 +825,15 @@ class Session:
         if self._best is None:
             self._best = self.tables.best_bot(self.game.rules)
         return self._best
+
+
+def _weight(rules, box: str) -> int | None:
+    """The weight of the column of ``box`` (``fours@3``) on the triple card; ``None`` elsewhere."""
+    if not rules.triple:
+        return None
+    from ..core.triple_card import COLUMN_SEP
+
+    return rules.weights[int(box.rpartition(COLUMN_SEP)[2]) - 1]
 
 
 def _same_option(a, b) -> bool:

@@ -45,8 +45,11 @@ def record_to_beat_line(e: ev.RecordToBeat) -> str:
 
 
 def scored_line(e: ev.Scored, label: Callable[[str], str] = str) -> str:
+    """``You score 25 in full_house: total 120``; on the triple card with what it weighs
+    (``You score 50 in yahtzee@3, x3 = 150: total 230``)."""
     bonus = f" (+{e.bonus} Yahtzee bonus)" if e.bonus else ""
-    return f"{verb(e.name, 'scores')} {e.points} in {label(e.box)}{bonus}: total {e.total}"
+    weighted = f", x{e.weight} = {e.weight * (e.points + e.bonus)}" if e.weight is not None else ""
+    return f"{verb(e.name, 'scores')} {e.points} in {label(e.box)}{bonus}{weighted}: total {e.total}"
 
 
 def upper_bonus_line(e: ev.Scored) -> str:
