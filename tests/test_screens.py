@@ -257,3 +257,15 @@ def test_the_coach_says_one_line_for_one_command(monkeypatch, capsys, data):
     per_command = [sum(line.startswith("  coach: ") for line in s.splitlines()) for s in said]
     assert max(per_command) == 1 and sum(per_command) == 6  # 3 rerolls, 3 boxes
     assert "  coach: stop: chance (" in out
+
+
+def test_a_seeded_solo_game_ends_beside_the_optimal_player_on_its_dice(monkeypatch, capsys, data):
+    rc, out, err = play(monkeypatch, capsys, data, ["--seed", "11"], whole_game(BOXES, 13))
+    assert rc == 0, err
+    [game] = [json.loads(p.read_text()) for p in (data / "games").glob("*.json")]
+    mine = game["final"][0]["score"]
+    rc, sim, _ = run(monkeypatch, capsys, ["simulate", "--games", "1", "--seed", "11", "--json"])
+    best = json.loads(sim)["stats"]["max"]  # game 0 of seed 11: the same dice, roll by roll
+    assert f"the optimal player scored {best} on your dice: You {mine} ({mine - best:+d})\n" in out
+    rc, out, _ = play(monkeypatch, capsys, data, ["--real-dice"], whole_game(BOXES, 13, "23456"))
+    assert rc == 0 and "=== game over ===" in out and "the optimal player" not in out  # no stream

@@ -306,7 +306,8 @@ class SameDice:
 class GameOver(Event):
     """The end: every player's total (seat order), the winners, the record (solo), the daily's
     result (``optimal``: the best player's score on the day's dice; ``shares``: per person, the
-    text to paste), the best player's score on the same dice (the triple card), the saved file."""
+    text to paste), the best player's score on the same dice (the triple card, a solo game on
+    seeded dice: ``same_dice``), the saved file."""
 
     kind: ClassVar[str] = "game_over"
     totals: tuple[tuple[str, int], ...]

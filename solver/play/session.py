@@ -769,8 +769,9 @@ class Session:
 
     def _finish(self, out: list[ev.Event]) -> ev.GameOver:
         """The end: the file saved first (kept even if the day's optimum fails), the records
-        stored once with the day's optimum, the summary."""
-        from .daily import best_bot_name, share_text
+        stored once with the day's optimum, the summary -- with the best player's score on the
+        same dice (the triple card, a solo game on seeded dice)."""
+        from .daily import share_text
 
         g, info = self.game, self.game.info
         self.status = "finished"
@@ -792,16 +793,12 @@ class Session:
                 if not p.is_bot:
                     shares.append((p.name, share_text(info.date, g.rules, p.name, card, optimal, notes)))
         elif g.rules.triple:
-            from .game import same_dice_game
-
-            name = best_bot_name(g.rules)
-            for i, p in enumerate(g.players):
-                if p.is_bot:
-                    continue
-                other = same_dice_game(g, i, self._best_bot(), name)
-                if other is None:
-                    break  # real dice: no stream to replay
-                same.append(ev.SameDice(p.name, name, g.cards[i].total, other.cards[0].total))
+            same = self._same_dice()
+        elif is_solo(g) and info.dice == "seeded":  # a plain solo game: the optimal player on its dice
+            try:
+                same = self._same_dice()
+            except SolverError as exc:  # its table cannot be read: the game is over all the same
+                out.append(self._warn(f"no comparison with the optimal player: {exc}"))
         self.outcome = ev.GameOver(
             totals=tuple(g.totals()),
             winners=tuple(g.winners()),
@@ -813,6 +810,24 @@ class Session:
             same_dice=tuple(same),
         )
         return self.outcome
+
+    def _same_dice(self) -> list[ev.SameDice]:
+        """The best player of the rule set on each person's dice, roll by roll the same (none on
+        real dice: no stream to replay)."""
+        from .daily import best_bot_name
+        from .game import same_dice_game
+
+        g = self.game
+        name = best_bot_name(g.rules)
+        same = []
+        for i, p in enumerate(g.players):
+            if p.is_bot:
+                continue
+            other = same_dice_game(g, i, self._best_bot(), name)
+            if other is None:
+                break
+            same.append(ev.SameDice(p.name, name, g.cards[i].total, other.cards[0].total))
+        return same
 
     def _best_bot(self):
         """The best player of the rule set: the game's own computer when it is that player."""

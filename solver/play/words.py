@@ -94,11 +94,11 @@ def record_line(r: ev.RecordOutcome) -> str:
 
 
 def same_dice_line(s: ev.SameDice) -> str:
+    """``the optimal player scored 231 on your dice: You 212 (-19)`` (the triple card's player
+    is the best known, not proven optimal: ``the triple player (best-known) ...``)."""
     whose = "your" if s.name == HUMAN else f"{s.name}'s"
-    return (
-        f"the {s.bot} player (best-known) scored {s.best} on {whose} dice: "
-        f"{s.name} {s.score} ({s.score - s.best:+d})"
-    )
+    known = "" if s.bot == "optimal" else " (best-known)"
+    return f"the {s.bot} player{known} scored {s.best} on {whose} dice: {s.name} {s.score} ({s.score - s.best:+d})"
 
 
 def winner_line(over: ev.GameOver) -> str:
