@@ -269,3 +269,26 @@ def test_a_seeded_solo_game_ends_beside_the_optimal_player_on_its_dice(monkeypat
     assert f"the optimal player scored {best} on your dice: You {mine} ({mine - best:+d})\n" in out
     rc, out, _ = play(monkeypatch, capsys, data, ["--real-dice"], whole_game(BOXES, 13, "23456"))
     assert rc == 0 and "=== game over ===" in out and "the optimal player" not in out  # no stream
+
+
+class FakeTty(io.StringIO):
+    """A terminal's stdin: the game asks before what costs the record."""
+
+    def isatty(self):
+        return True
+
+
+def test_an_undo_that_would_cost_the_record_asks_first(monkeypatch, capsys, data):
+    from solver.play import records
+
+    script = "r\ns 13\nundo\nn\nundo\ny\nundo\n"  # no, then yes; the third: nothing to undo
+    monkeypatch.setattr(sys, "stdin", FakeTty(script))
+    rc = main(["play", "--data", str(data), "--seed", "12"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    asked = "an undo means this game no longer counts for your record; undo anyway? (y/n)> "
+    assert out.count(asked) == 2 and "not undone: the game still counts for your record" in out
+    assert out.count("undone: ") == 1 + 1  # "not undone" and one undo (the third: nothing to undo)
+    assert "! nothing to undo" in out
+    _, game = records.unfinished_game(data)
+    assert game["assisted"] == ["undo"]

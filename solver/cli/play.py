@@ -708,7 +708,7 @@ class Terminal:
         if word == "cards":
             return self.say(format_sheet(g, self.style))
         if word == "undo":
-            return self.show(s.undo())
+            return self.cmd_undo()
         if word == "help":
             self.say(HELP)
             if g.needs_values:
@@ -758,6 +758,15 @@ class Terminal:
             if answer.lower() not in ("y", "yes"):
                 return self.say("not scored: choose a box")
         self.show(self.session.score(name))
+
+    def cmd_undo(self) -> None:
+        if self.interactive and self.session.undo_costs_record:  # asked once: an undo costs the record
+            answer = self.read(
+                "an undo means this game no longer counts for your record; undo anyway? (y/n)> "
+            )
+            if answer.lower() not in ("y", "yes"):
+                return self.say("not undone: the game still counts for your record")
+        self.show(self.session.undo())
 
     def cmd_hint(self) -> None:
         g = self.game

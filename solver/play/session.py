@@ -302,6 +302,11 @@ class Session:
         return record_eligible(self.game)
 
     @property
+    def undo_costs_record(self) -> bool:
+        """Whether an undo now would cost the game the record (a surface may ask first)."""
+        return self.can_undo and record_eligible(self.game)
+
+    @property
     def can_undo(self) -> bool:
         g = self.game
         return not g.is_over and is_solo(g) and any(t.is_complete for t in g.turns)
