@@ -27,6 +27,14 @@ def fit(line: str, width: int = WIDTH, hang: int | None = None) -> str:
     return fill(text, width, initial_indent=lead, subsequent_indent=indent)
 
 
+def fit_head(line: str, width: int = WIDTH) -> str:
+    """A command's first line (``yahtzee | ones=3,fours=12,... | dice 3 3 4 5 6 | ...``) within
+    ``width`` columns: broken at spaces and after the card's commas, continued two columns in."""
+    if visible_len(line) <= width:
+        return line
+    return fill(line, width, subsequent_indent="  ", commas=True)
+
+
 def fit_text(text: str, width: int = WIDTH, hang: int | None = None) -> str:
     """Every line of ``text`` through :func:`fit`."""
     return "\n".join(fit(line, width, hang) for line in text.split("\n"))

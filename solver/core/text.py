@@ -9,7 +9,11 @@ any other.  :mod:`textwrap` counts characters, not columns.
 from __future__ import annotations
 
 import re
+import shutil
 import unicodedata
+
+#: the widest a line is laid out, also on a wider terminal (a progress bar, a table)
+MAX_COLUMNS = 80
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -47,13 +51,17 @@ def clip(text: str, width: int) -> str:
     return out + "~"
 
 
-def fill(text: str, width: int, *, initial_indent: str = "", subsequent_indent: str = "") -> str:
+def fill(
+    text: str, width: int, *, initial_indent: str = "", subsequent_indent: str = "", commas: bool = False
+) -> str:
     """``text`` wrapped at spaces to ``width`` columns (:func:`columns`), as :func:`textwrap.fill`
     with ``break_long_words=False``: the spaces inside a line kept (a table's aligned columns), a
-    word longer than a line alone on its line."""
+    word longer than a line alone on its line.  ``commas``: a line may also break after a comma
+    (a card written ``ones=3,fours=12,...`` has no spaces)."""
+    pattern = r"\s+|[^\s,]*,|[^\s,]+" if commas else r"\s+|\S+"
     lines: list[str] = []
     current, bare, gap = initial_indent, True, ""  # bare: nothing but the indent yet
-    for chunk in re.findall(r"\S+|\s+", text.strip()):
+    for chunk in re.findall(pattern, text.strip()):
         if chunk.isspace():
             gap = " " * len(chunk.replace("\n", " ").replace("\t", " "))
             continue
@@ -65,3 +73,9 @@ def fill(text: str, width: int, *, initial_indent: str = "", subsequent_indent: 
         bare, gap = False, ""
     lines.append(current)
     return "\n".join(line.rstrip() for line in lines)
+
+
+def bar_columns() -> int:
+    """The width of a progress bar: the terminal's (``$COLUMNS`` first), at most
+    :data:`MAX_COLUMNS` -- tqdm trims its line to that, a long rule id included."""
+    return max(20, min(MAX_COLUMNS, shutil.get_terminal_size((MAX_COLUMNS, 24)).columns))
