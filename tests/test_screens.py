@@ -293,3 +293,16 @@ def test_an_undo_that_would_cost_the_record_asks_first(monkeypatch, capsys, data
     assert "! nothing to undo" in out
     _, game = records.unfinished_game(data)
     assert game["assisted"] == ["undo"]
+
+
+def test_a_long_first_line_breaks_between_fields_and_after_commas():
+    from solver.cli import fit_head
+
+    card = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,three_of_a_kind=20,full_house=25"
+    line = f"yahtzee | {card} | dice 3 3 4 5 6 | 2 rolls left | target 300"
+    lines = fit_head(line).split("\n")
+    assert len(lines) > 1 and all(columns(x) <= 80 for x in lines)
+    assert all(x.startswith("  ") for x in lines[1:])
+    rejoined = " ".join(x.strip() for x in lines).replace(", ", ",")
+    assert rejoined == line  # nothing lost: broken after a "," or at a " | "
+    assert not any(x.endswith(("dice", "target", "2", "rolls")) for x in lines)  # never inside a field

@@ -29,10 +29,13 @@ def fit(line: str, width: int = WIDTH, hang: int | None = None) -> str:
 
 def fit_head(line: str, width: int = WIDTH) -> str:
     """A command's first line (``yahtzee | ones=3,fours=12,... | dice 3 3 4 5 6 | ...``) within
-    ``width`` columns: broken at spaces and after the card's commas, continued two columns in."""
+    ``width`` columns: broken between its ``|`` fields and after the card's commas, never inside a
+    field's words (``2 rolls left``), continued two columns in."""
     if visible_len(line) <= width:
         return line
-    return fill(line, width, subsequent_indent="  ", commas=True)
+    fields = [field.replace(" ", "\0") for field in line.split(" | ")]
+    glued = "\0| ".join(fields)
+    return fill(glued, width, subsequent_indent="  ", commas=True).replace("\0", " ")
 
 
 def fit_text(text: str, width: int = WIDTH, hang: int | None = None) -> str:
