@@ -130,6 +130,13 @@ def test_the_sheet_of_many_players_fits_80_columns(monkeypatch, capsys, data):
     rc, out, err = play(monkeypatch, capsys, data, ["--players", names, "--seed", "8"], ["r", "cards", "q"])
     assert rc == 0, err
     assert "Computer" in out and too_wide(out + err) == []
+    # the longest names a table takes, in wide characters: 40 columns (20 characters) each
+    rc, _, err = play(monkeypatch, capsys, data, ["--players", "山" * 21 + ",Ann"], [])
+    assert rc == 2 and "is longer than 40 characters (a wide character counts two)" in err
+    names = ",".join(["山" * 20, "田" * 20, "computer:perfect"])
+    rc, out, err = play(monkeypatch, capsys, data, ["--players", names, "--seed", "8"], whole_game(BOXES, 26))
+    assert rc == 0 and "=== game over ===" in out, err
+    assert too_wide(out + err) == []
 
 
 # --- the README's usage list -------------------------------------------------------------

@@ -617,9 +617,9 @@ class Terminal:
         g = self.game
         self.say("")
         self.say("=== game over ===")
-        width = max(len(name) for name, _ in e.totals)
+        width = max(visible_len(name) for name, _ in e.totals)
         for name, total in e.totals:
-            self.say(f"  {name:<{width}}  {total:>4}")
+            self.say(f"  {pad(name, width)}  {total:>4}")
         if len(e.totals) > 1:
             self.say(words.winner_line(e))
             self.say(format_sheet(g, self.style))
@@ -662,7 +662,9 @@ class Terminal:
         else:
             left = g.rolls_left
             what = f"{left} roll{'s' if left != 1 else ''} left" if left else "choose a box"
-        who = f"{g.player.name}, " if len(g.players) > 1 else ""
+        who = (
+            f"{clip(g.player.name, 24)}, " if len(g.players) > 1 else ""
+        )  # a long name: the prompt stays short
         return f"{who}{what}> "
 
     def command(self, line: str) -> None:

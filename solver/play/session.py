@@ -103,10 +103,11 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
     ``computer:LEVEL`` seats a computer of that level and (``programs``: the user's own command
     line, never a request or a file) ``cmd:PROGRAM`` a bot program (:mod:`solver.play.protocol`).
     Refused (:class:`UsageError`, naming
-    the name): no name, a name with control characters or over :data:`MAX_NAME` characters,
+    the name): no name, a name with control characters or over :data:`MAX_NAME` columns (a wide character two),
     more than :data:`MAX_PLAYERS` players, an unknown level, only computers."""
     from ..core.bounded import shown
     from ..core.errors import UsageError
+    from ..core.text import columns
     from .game import Player
 
     if isinstance(names, str):
@@ -133,8 +134,9 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
             if level not in table:
                 raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
             players.append(Player(f"Computer ({level})", "bot", table[level]))
-        elif len(n) > MAX_NAME:
-            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters")
+        elif columns(n) > MAX_NAME:  # a wide character takes two columns on every sheet
+            wide = "" if n.isascii() else " (a wide character counts two)"
+            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters{wide}")
         else:
             players.append(Player(n))
     if all(p.is_bot for p in players):
