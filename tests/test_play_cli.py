@@ -89,7 +89,7 @@ def test_mistakes_are_refused_and_the_prompt_repeats(monkeypatch, capsys, data):
     assert refusals[5] == "! box number 99 is not on the card (1 to 13)"
     assert refusals[6].startswith("! 'f' could be")
     assert refusals[7].startswith("! cannot keep")
-    assert "end of input: game saved as abandoned" in out
+    assert "end of input: game stopped and saved" in out
     assert "Traceback" not in err
     [game] = saved_games(data)
     assert game["status"] == "abandoned" and len(game["turns"]) == 2
@@ -101,7 +101,7 @@ def test_no_fourth_roll_and_no_hold_after_the_third(monkeypatch, capsys, data):
     assert rc == 0
     assert "! no rolls left this turn (3 used): choose a box" in out
     assert "! no rolls left to hold dice for: choose a box" in out
-    assert "game abandoned" in out
+    assert "game stopped and saved" in out
     assert saved_games(data)[0]["status"] == "abandoned"
 
 
@@ -122,19 +122,23 @@ def test_hint_and_coach(monkeypatch, capsys, data, tables_dir, rules_id):
     hints = [line for line in out.splitlines() if line.startswith(("  1. ", "  2. ", "  3. "))]
     assert len(hints) == 3 and hints[0].endswith("best")
     coach = [line for line in out.splitlines() if line.startswith("  coach: ")]
-    assert len(coach) == 3  # the keep, stopping with a roll left, the box
+    assert len(coach) == 2  # the keep; stopping with a roll left and the box: one line
+    assert coach[1].startswith("  coach: stop: chance (")
     assert all("best move" in c or "expected points" in c for c in coach)
 
 
 @pytest.mark.parametrize("rules_id", [SMALL, pytest.param("yahtzee", marks=slow)])
 def test_coach_says_zero_for_the_best_move(monkeypatch, capsys, data, tables_dir, rules_id):
     from solver.core.position import Position
-    from solver.core.streams import SeededStream
+    from solver.core.rules import get_rules
+    from solver.play.game import Game, Player
 
-    first = SeededStream(1, game=0).next_five()  # the first roll of seed 1
-    position = Position.parse("", "".join(map(str, first)), 0, rules_id)
+    game = Game.new(get_rules(rules_id), [Player("You")], seed=1)
+    for _ in range(3):
+        game.roll()  # the dice of seed 1 after three rolls: the box is the one decision left
+    position = Position(game.card, game.sorted_dice, 0)
     best = tables_dir.advisor(rules_id).advise(position).best.category
-    lines = ["r", f"s {best}"]
+    lines = ["r", "r", "r", f"s {best}"]
     argv = ["--rules", rules_id, "--seed", "1", "--coach", "--tables", str(tables_dir)]
     _, out, _ = play(monkeypatch, capsys, data, argv, lines)
     assert f"  coach: {best} (" in out and "best move (0 points lost)" in out
@@ -256,7 +260,7 @@ def test_ctrl_c_saves_the_game(monkeypatch, capsys, data):
 
     rc, _, err = play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=Interrupting("r\ns 13\nr\n"))
     assert rc == 130
-    assert "game saved as abandoned" in err
+    assert "game stopped and saved" in err
     [game] = saved_games(data)
     assert game["status"] == "abandoned" and len(game["turns"]) == 2
 
@@ -277,7 +281,7 @@ def test_end_of_input_in_a_subprocess(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "! die number 9 is out of range" in proc.stdout
-    assert "end of input: game saved as abandoned" in proc.stdout
+    assert "end of input: game stopped and saved" in proc.stdout
     [path] = (tmp_path / "games").glob("*-solo-yahtzee-*.json")
     assert json.loads(path.read_text())["turns"][0]["rolls"][1]["held"] == [1, 2]
 
@@ -415,7 +419,7 @@ def test_an_unexpected_error_still_saves_the_game(monkeypatch, capsys, data):
 
     with pytest.raises(RuntimeError, match="boom"):
         play(monkeypatch, capsys, data, ["--seed", "1"], [], stdin=Breaking("r\ns 13\nr\n"))
-    assert "game saved as abandoned" in capsys.readouterr().err
+    assert "game stopped and saved" in capsys.readouterr().err
     [game] = saved_games(data)
     assert game["status"] == "abandoned" and len(game["turns"]) == 2
 

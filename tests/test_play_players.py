@@ -251,7 +251,7 @@ def test_ctrl_d_at_a_terminal_is_quit_on_a_new_line(monkeypatch, capsys, data, t
     argv = ["--seed", "1", "--tables", str(tables_dir)]  # at a terminal the table is loaded first
     rc, out, _ = play(monkeypatch, capsys, data, argv, [], stdin=FakeTty("r\n"))
     assert rc == 0
-    assert "r to roll> \ngame abandoned" in out.replace("2 rolls left> \n", "r to roll> \n")
+    assert "r to roll> \ngame stopped" in out.replace("2 rolls left> \n", "r to roll> \n")
     assert saved_games(data)[0]["status"] == "abandoned"
 
 
@@ -285,7 +285,7 @@ def test_a_missing_table_is_built_before_the_first_prompt_at_a_terminal(monkeypa
     tables = tmp_path / "tables"
     argv = ["--rules", SMALL, "--tables", str(tables), "--seed", "1"]
     rc, out, _ = play(monkeypatch, capsys, data, argv, [], stdin=FakeTty("q\n"))
-    assert rc == 0 and "game abandoned" in out
+    assert rc == 0 and "game stopped" in out
     assert all(p.exists() for p in table_paths(get_rules(SMALL), tables))
 
 
@@ -356,7 +356,7 @@ def test_resume_goes_on_exactly_where_the_game_stopped(monkeypatch, capsys, data
     cut1, cut2 = 7, 12
     assert play(monkeypatch, capsys, data, mode, [*script[:cut1], "q"])[0] == 0
     rc, out, _ = play(monkeypatch, capsys, data, ["--resume"], script[cut1:cut2])
-    assert rc == 1 and "resumed from " in out
+    assert rc == 1 and "game resumed where it stopped: " in out
     [path] = (data / "games").glob("*.json")
     rc, out, _ = play(monkeypatch, capsys, data, ["--resume", str(path)], script[cut2:])
     assert rc == 0 and "=== game over ===" in out
@@ -543,7 +543,7 @@ def test_every_mode_scripted_with_aliases_undo_and_resume(
         script.append(f"s {aliases[2]}")
     script.append("q")
     rc, out, _ = play(monkeypatch, capsys, data, argv, script)
-    assert rc == 0 and "game abandoned" in out
+    assert rc == 0 and "game stopped" in out
     if can_undo:
         assert "undone: " in out and "! " not in out
     else:
@@ -552,7 +552,9 @@ def test_every_mode_scripted_with_aliases_undo_and_resume(
         ]
     resume = ["--resume", "--tables", str(tables_dir)]  # never the checkout's own tables folder
     rc, out, _ = play(monkeypatch, capsys, data, resume, [x for t in turns[3:6] for x in t])
-    assert rc == 1 and "resumed from " in out and "! " not in out  # the input ends: saved again
+    assert (
+        rc == 1 and "game resumed where it stopped: " in out and "! " not in out
+    )  # the input ends: saved again
     rc, out, _ = play(monkeypatch, capsys, data, resume, [x for t in turns[6:] for x in t])
     assert rc == 0 and "=== game over ===" in out and "! " not in out
     [game] = saved_games(data)

@@ -260,8 +260,8 @@ def test_triple_card_takes_the_main_games_commands(monkeypatch, capsys, data, ta
     assert len(hint_commands(out)) == 6 and all(
         re.search(r"\[[^\]]+\]", line) for line in out.splitlines() if re.match(r"  [123]\. ", line)
     )
-    assert "You score " in out and " in three_of_a_kind@3: " in out and "undone: " in out
-    assert " in fours@2: " in out and "column 3 x3" in out and "box and its column: s fours@3" in out
+    assert "You score " in out and " in three_of_a_kind@3, x3 = " in out and "undone: " in out
+    assert " in fours@2, x2 = " in out and "column 3 x3" in out and "box and its column: s fours@3" in out
     boxes = [t["box"] for g in saved(data) for t in g["turns"] if t.get("box")]  # the first run has none
     assert boxes == ["fours@2"]
 
@@ -282,7 +282,9 @@ def test_triple_card_hint_to_stop_names_the_box_and_its_command_plays_it(tables_
     assert advice.options[0] is stop  # a large straight: stop and score it
     text = hint_text(stop, rules)
     [command] = re.findall(r"\[s (\S+)\]", text)
-    assert text == f"stop: score 40 in {command} [s {command}]" and command.startswith("large_straight@")
+    weight = rules.weights[int(command[-1]) - 1]  # what the total rises by: 40 times the column's weight
+    assert text == f"stop: score 40 in {command}, x{weight} = {40 * weight} [s {command}]"
+    assert command.startswith("large_straight@")
     # the box is the triple player's: the best placement with no roll left
     assert advisor.advise(Position(game.card, game.sorted_dice, 0)).options[0].box == command
     assert game.score(command).score == 40
@@ -413,14 +415,14 @@ def test_ctrl_c_or_ctrl_d_before_a_resumed_game_goes_on_leaves_its_file_as_it_wa
         (tables / name).unlink()
     resume = ["play", "--data", str(data), "--tables", str(tables), "--resume"]
     rc, out, _ = run(monkeypatch, capsys, resume, stdin=FakeTty(""))  # Ctrl-D at the question
-    assert rc == 0 and f"the game did not go on; {path} is as it was" in out
+    assert rc == 0 and "the game did not go on; its file is as it was" in out
 
     def interrupted(*_, **__):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(target, "build_target", interrupted)
     rc, _, err = run(monkeypatch, capsys, resume, ["r"])
-    assert rc == 130 and f"the game did not go on; {path} is as it was" in err
+    assert rc == 130 and "the game did not go on; its file is as it was" in err
     assert path.read_bytes() == before and str(records.unfinished_game(data)[0]) == str(path)
 
 

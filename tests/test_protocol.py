@@ -284,4 +284,6 @@ def test_play_with_a_bot_that_names_an_illegal_box_is_one_line(tmp_path, tables_
     assert code == 2 and len(err) == 1, err
     [saved] = (tmp_path / "games").glob("*.json")
     assert err[0].startswith(f"yahtzee: error: bot {bad('illegal-box', 2)} at game 0, turn 1, the box: ")
-    assert '"nowhere" is not a legal box' in err[0] and err[0].endswith(f"game saved as abandoned to {saved}")
+    assert '"nowhere" is not a legal box' in err[0] and err[0].endswith(
+        "game stopped and saved in --data (yahtzee play --resume --data DIR goes on)"
+    )

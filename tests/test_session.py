@@ -49,6 +49,20 @@ def test_a_solo_game_in_events(tables_dir, data):
     over = events[-1]
     assert isinstance(over, ev.GameOver) and over.totals == (("You", total),)
     assert over.record == ev.RecordOutcome(SMALL, total, None, None, True)  # the first record
+    # a solo game on seeded dice ends with the optimal player on the same dice, as data
+    [same] = over.same_dice
+    assert (same.name, same.bot, same.score) == ("You", "optimal", total)
+    from solver.play.bots import get_bot
+    from solver.play.game import play_out
+
+    alone = play_out(
+        Game.new(SMALL, [Player("optimal", "bot", "optimal")], seed=5),
+        get_bot("optimal", SMALL, tables_dir.path),
+    )
+    assert same.best == alone.cards[0].total
+    assert over.to_json()["same_dice"] == [
+        {"name": "You", "bot": "optimal", "score": total, "best": same.best}
+    ]
     assert json.loads(open(over.path).read())["status"] == "finished"
     json.dumps([e.to_json() for e in opened + events])  # every event is JSON-ready
     with pytest.raises(IllegalMoveError, match="finished"):

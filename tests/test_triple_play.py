@@ -206,7 +206,7 @@ def test_resume_a_triple_game(monkeypatch, capsys, data, small_tables):
     [first] = saved(data)
     path = next((data / "games").glob("*.json"))
     rc, out, err = play(monkeypatch, capsys, data, small_tables, ["--resume", str(path)], every_box((2, 3)))
-    assert rc == 0, err and "resumed from" in out
+    assert rc == 0, err and "game resumed where it stopped" in out
     [game] = saved(data)
     assert game["status"] == "finished" and game["turns"][:7] == first["turns"][:7]
 

@@ -335,7 +335,7 @@ def test_resume_review_and_new_games_work_beside_garbage_rows(capsys, monkeypatc
     assert rc == 0 and "Traceback" not in err, err
     argv = ["play", "--resume", "--data", str(data), "--tables", str(tables)]
     rc, out, err = run(capsys, monkeypatch, argv, ["r", "q"])
-    assert rc == 0 and "resumed from" in out and "Traceback" not in err, err
+    assert rc == 0 and "game resumed where it stopped" in out and "Traceback" not in err, err
     for rules_id in ("yahtzee", "yatzy"):  # a new game beats the garbage record
         seed, boxes = {"yahtzee": ("1", 13), "yatzy": ("4", 15)}[rules_id]  # as tests/test_play_cli.py
         script = [x for i in range(1, boxes + 1) for x in ("r", f"s {i}")]

@@ -6,24 +6,36 @@ the same in each (one registration, one help text), their checks, and the PNG fi
 from __future__ import annotations
 
 import argparse
-import os
-import textwrap
+
+from ..core.text import columns, fill
 
 #: the terminal's width: every line the commands print for people fits (a longer one is wrapped)
 WIDTH = 80
 
 
 def fit(line: str, width: int = WIDTH, hang: int | None = None) -> str:
-    """``line`` wrapped at words to ``width`` columns, the continuation indented under its text
+    """``line`` wrapped at words to ``width`` columns (wide characters count two, as a terminal
+    shows them: :func:`solver.core.text.columns`), the continuation indented under its text
     (``! `` refusals and ``  coach:`` lines alike) or ``hang`` columns (under a table's second
-    column); a line that fits, one in colour and one that names a file are kept as they are."""
-    if visible_len(line) <= width or "\x1b[" in line or os.sep in line:
-        return line  # fits; coloured; or names a file (its path stays whole, to copy)
+    column); a line that fits is kept as it is, and so is one in colour (its codes would be
+    split).  A word longer than a line (an 80-character rule id) stands alone on its line."""
+    if visible_len(line) <= width or "\x1b[" in line:
+        return line
     text = line.lstrip(" ")
-    indent = " " * (len(line) - len(text) + 2 if hang is None else hang)
-    return textwrap.fill(
-        line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
-    )
+    lead = line[: len(line) - len(text)]
+    indent = " " * (len(lead) + 2 if hang is None else hang)
+    return fill(text, width, initial_indent=lead, subsequent_indent=indent)
+
+
+def fit_head(line: str, width: int = WIDTH) -> str:
+    """A command's first line (``yahtzee | ones=3,fours=12,... | dice 3 3 4 5 6 | ...``) within
+    ``width`` columns: broken between its ``|`` fields and after the card's commas, never inside a
+    field's words (``2 rolls left``), continued two columns in."""
+    if visible_len(line) <= width:
+        return line
+    fields = [field.replace(" ", "\0") for field in line.split(" | ")]
+    glued = "\0| ".join(fields)
+    return fill(glued, width, subsequent_indent="  ", commas=True).replace("\0", " ")
 
 
 def fit_text(text: str, width: int = WIDTH, hang: int | None = None) -> str:
@@ -32,10 +44,8 @@ def fit_text(text: str, width: int = WIDTH, hang: int | None = None) -> str:
 
 
 def visible_len(text: str) -> int:
-    """The columns ``text`` takes on a terminal (ANSI colour codes take none)."""
-    import re
-
-    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
+    """The columns ``text`` takes on a terminal (:func:`solver.core.text.columns`)."""
+    return columns(text)
 
 
 #: the most digits of a whole-number option with no bounds of its own (an int64 holds them)

@@ -12,7 +12,17 @@ import json
 import sys
 
 from ..engine.distribution import POLICIES, check_targets, parse_policy, read_position
-from . import add_json, add_png, add_rules, add_tables, check_png, whole, write_png_after_report
+from . import (
+    add_json,
+    add_png,
+    add_rules,
+    add_tables,
+    check_png,
+    fit,
+    fit_head,
+    whole,
+    write_png_after_report,
+)
 
 
 def register(sub) -> None:
@@ -109,8 +119,10 @@ def progress_bar(progress: bool, turns: int):
         return
     from tqdm import tqdm
 
+    from ..core.text import bar_columns
+
     with tqdm(
-        total=turns, desc="distribution", unit="turn", delay=1.0, leave=False, dynamic_ncols=True
+        total=turns, desc="distribution", unit="turn", delay=1.0, leave=False, ncols=bar_columns()
     ) as bar:
         yield bar.update
 
@@ -162,18 +174,18 @@ def format_distribution(dist, targets, where: str = "") -> str:
 
     rules = dist.rules
     policy = POLICY_WORDS.get(dist.policy, dist.policy.replace("target:", "playing for at least "))
-    lines = [f"{rules.id} | {dist.card or 'empty card'}{where} | policy {dist.policy} ({policy})"]
+    lines = [fit_head(f"{rules.id} | {dist.card or 'empty card'}{where} | policy {dist.policy} ({policy})")]
     lines.append(
         f"  on the card {dist.start_total}; final score: mean {dist.mean:.4f}, standard deviation {dist.sd:.4f}"
     )
-    lines.append("  percentiles: " + ", ".join(f"p{q} {dist.percentile(q)}" for q in PERCENTILES))
+    lines.append(fit("  percentiles: " + ", ".join(f"p{q} {dist.percentile(q)}" for q in PERCENTILES)))
     if dist.upper_bonus is not None:
         lines.append(f"  P(upper bonus)  {dist.upper_bonus:.6f}")
     if dist.rows_at_50:
         rows = ", ".join(rules.box_names[b] for b in rules.five_kind_rows)
-        lines.append(f"  P(k five-of-a-kind rows at 50) [{rows}]: {_counts(dist.rows_at_50)}")
+        lines.append(fit(f"  P(k five-of-a-kind rows at 50) [{rows}]: {_counts(dist.rows_at_50)}"))
         if rules.bonus and dist.bonuses:
-            lines.append(f"  P(k Yahtzee bonuses of +{rules.bonus}): {_counts(dist.bonuses)}")
+            lines.append(fit(f"  P(k Yahtzee bonuses of +{rules.bonus}): {_counts(dist.bonuses)}"))
     for t in targets:
         lines.append(f"  P(final >= {t:>3})  {dist.p_at_least(t):.6f}")
     lines += text_histogram(dist)

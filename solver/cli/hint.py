@@ -8,7 +8,7 @@ import textwrap
 
 from ..advice.advisor import checked_advice, value_json
 from ..engine.turn import check_finite
-from . import add_json, add_rules, add_tables, add_target, whole
+from . import add_json, add_rules, add_tables, add_target, fit, fit_head, whole
 from .remedy import build_command
 
 
@@ -168,13 +168,14 @@ def format_advice(advice, top: int = 5) -> str:
     p = advice.position
     card = str(p.card) or "empty card"
     rolls = {0: "no rolls left", 1: "1 roll left", 2: "2 rolls left"}[p.rolls_left]
-    lines = [f"{p.rules.id} | {card} | dice {' '.join(map(str, p.dice))} | {rolls}"]
+    head = f"{p.rules.id} | {card} | dice {' '.join(map(str, p.dice))} | {rolls}"
     if advice.target is not None:
-        lines[0] += f" | target {advice.target}"
+        head += f" | target {advice.target}"
+    lines = [fit_head(head)]  # a full card is 150 characters: broken after its commas
     best = [o for o in advice.options if o.best]
     lines.append(f"Best: {best[0].describe()}")
     if len(best) > 1:
-        lines.append("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")")
+        lines.append(fit("  (equally good: " + "; ".join(o.describe() for o in best[1:]) + ")"))
     shown = advice.options if top == 0 else advice.options[: max(top, 1)]
     width = max(len(o.describe()) for o in shown)
     if isinstance(advice.objective, Win):
@@ -281,11 +282,9 @@ def run_triple_value(args) -> int:
         print(json.dumps({"rules": card.rules.id, "card": str(card), "total": card.total,
                           "floor_expected_final": round(floor, 9)}, allow_nan=False))  # fmt: skip
     else:
-        print(
-            f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, expected final "
-            f"{floor:.4f} under the floor policy (each column in turn, played optimally; a lower bound: "
-            "the exact value of the triple card is unknown)"
-        )
+        print(fit_head(f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}"))
+        print(f"  expected final {floor:.4f} under the floor policy (each column in turn, played")
+        print("  optimally; a lower bound: the exact value of the triple card is unknown)")
     return 0
 
 
@@ -305,10 +304,8 @@ def run_value(args) -> int:
         print(json.dumps(out, allow_nan=False))
     else:
         ev = out["ev"]
-        print(
-            f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}, "
-            f"expected still to come {ev:.4f}, expected final {card.total + ev:.4f}"
-        )
+        print(fit_head(f"{card.rules.id} | {str(card) or 'empty card'}: on the card {card.total}"))
+        print(f"  expected still to come {ev:.4f}, expected final {card.total + ev:.4f}")
     return 0
 
 
@@ -352,10 +349,10 @@ def _run_value_target(args, card) -> int:
     if args.json:
         print(json.dumps(out, allow_nan=False))
     else:
+        print(fit_head(f"{card.rules.id} | {str(card) or 'empty card'}: P(final >= {args.target})"))
+        print(f"  {out['p_target']:.7f} playing for the target")
         print(
-            f"{card.rules.id} | {str(card) or 'empty card'}: P(final >= {args.target}) = "
-            f"{out['p_target']:.7f} playing for the target, {out['p_target_ev_play']:.7f} playing "
-            f"for expected score (expected final {out['expected_final']:.2f})"
+            f"  {out['p_target_ev_play']:.7f} playing for expected score (expected final {out['expected_final']:.2f})"
         )
         if capped_at := out.get("capped_at"):
             print(capped_line(args.target, capped_at, "the first probability"))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.streams import MAX_SEED
+from ..core.text import clip, fill, pad
 from ..core.triple_card import TripleCard
 from ..play import events as ev
 from ..play import session as session_rules
@@ -334,15 +335,17 @@ class Terminal:
         except _Quit:
             saved = self.abandon()
             if saved is None:
-                self.say("game abandoned (nothing was played: nothing saved)")
+                self.say("game stopped: nothing was played, nothing saved")
             else:
-                self.say(f"game abandoned; saved to {saved} (yahtzee play --resume goes on with it)")
+                self.say(self.stopped_line())
             return 0
         except EOFError:
-            self.say(f"end of input: game saved as abandoned to {self.abandon()}")
+            saved = self.abandon()
+            self.say("end of input: " + ("nothing saved" if saved is None else self.stopped_line()))
             return 1
         except KeyboardInterrupt:
-            self.err.write(f"\ngame saved as abandoned to {self.abandon()}\n")
+            saved = self.abandon()
+            self.err.write(f"\ninterrupted: {'nothing saved' if saved is None else self.stopped_line()}\n")
             raise
         except BaseException as error:
             # Anything unexpected: keep the game, then let the error through.
@@ -351,12 +354,44 @@ class Terminal:
             except Exception as exc:  # noqa: BLE001 - the original error matters more
                 self.err.write(f"yahtzee: could not save the game: {exc}\n")
             else:
-                if saved is not None and isinstance(error, SolverError):  # its one line says where
-                    error.args = (f"{error}; game saved as abandoned to {saved}",)
+                if saved is not None and isinstance(error, SolverError):  # its one line says so
+                    error.args = (f"{error}; {self.stopped_line()}",)
                 elif saved is not None:
-                    self.err.write(f"game saved as abandoned to {saved}\n")
+                    self.err.write(self.stopped_line() + "\n")
             raise
         return 0
+
+    def in_games(self) -> bool:
+        """Whether the game's file is in the data folder's games (not a file resumed from elsewhere)."""
+        from ..play.records import games_dir
+
+        s = self.session
+        if not s.resumed or s.path is None:
+            return True
+        try:
+            folder = os.path.realpath(games_dir(s.data))
+            return os.path.commonpath([os.path.realpath(s.path), folder]) == folder
+        except ValueError:  # another drive
+            return False
+
+    def where(self) -> str:
+        """Where the game's file is, in words (a path is 90-160 characters: it would wrap)."""
+        if not self.in_games():
+            return "back to the file it came from"
+        return "with your games" if self.session.data is None else "in --data"
+
+    def data_option(self) -> str:
+        return "" if self.session.data is None else " --data DIR"
+
+    def resume_command(self) -> str:
+        if not self.in_games():
+            return "yahtzee play --resume FILE"
+        return f"yahtzee play --resume{self.data_option()}"
+
+    def stopped_line(self) -> str:
+        """The game stopped before its end, saved: where, and how to go on with it."""
+        go_on = "goes on with it" if self.session.data is None else "goes on"
+        return f"game stopped and saved {self.where()} ({self.resume_command()} {go_on})"
 
     def abandon(self) -> str | None:
         """The game saved as abandoned: the file (``None``: nothing was played)."""
@@ -368,7 +403,7 @@ class Terminal:
         """What stopping before the first turn leaves: no game file, no row in the database (a
         resumed game's file as it was)."""
         if self.session.resumed:
-            return f"the game did not go on; {self.session.path} is as it was"
+            return "the game did not go on; its file is as it was"
         return "the game had not started: nothing saved"
 
     def prepare(self) -> None:
@@ -451,8 +486,17 @@ class Terminal:
 
     # --- display -----------------------------------------------------------------------------
     def show(self, events) -> None:
-        """Print what happened."""
-        for e in events:
+        """Print what happened (the coach's verdicts on one command: one line)."""
+        events = list(events)
+        for i, e in enumerate(events):
+            if isinstance(e, ev.Judged):
+                if i + 1 < len(events) and isinstance(events[i + 1], ev.Judged):
+                    continue  # said with the verdict after it
+                run = [e]
+                while i - len(run) >= 0 and isinstance(events[i - len(run)], ev.Judged):
+                    run.insert(0, events[i - len(run)])
+                self.say("  " + words.coach_line(run))
+                continue
             render = getattr(self, f"on_{e.kind}", None)
             if render is not None:
                 render(e)
@@ -468,7 +512,7 @@ class Terminal:
         self.say(f"{e.title} ({e.rules}): {words.get(e.mode, e.mode)}, {dice.get(e.dice, '')}")
         if e.resumed_turns is not None:
             n = e.resumed_turns
-            self.say(f"resumed from {e.path}: {n} turn{'s' if n != 1 else ''} played")
+            self.say(f"game resumed where it stopped: {n} turn{'s' if n != 1 else ''} played")
 
     def on_replay(self, e: ev.Replay) -> None:
         self.say(words.replay_line(e))
@@ -525,15 +569,6 @@ class Terminal:
         if e.upper_bonus:
             self.say(words.upper_bonus_line(e))
 
-    def on_judged(self, e: ev.Judged) -> None:
-        from ..play.review import describe
-
-        mine = describe(e.choice)
-        if not e.mistake:
-            self.say(f"  coach: {mine}: best move (0 points lost)")
-        else:
-            self.say(f"  coach: {mine} cost {e.loss:.2f} expected points; best: {e.best.describe()}")
-
     def on_undone(self, e: ev.Undone) -> None:
         self.say(words.undone_line(e))
 
@@ -582,9 +617,9 @@ class Terminal:
         g = self.game
         self.say("")
         self.say("=== game over ===")
-        width = max(len(name) for name, _ in e.totals)
+        width = max(visible_len(name) for name, _ in e.totals)
         for name, total in e.totals:
-            self.say(f"  {name:<{width}}  {total:>4}")
+            self.say(f"  {pad(name, width)}  {total:>4}")
         if len(e.totals) > 1:
             self.say(words.winner_line(e))
             self.say(format_sheet(g, self.style))
@@ -601,8 +636,7 @@ class Terminal:
         for same in e.same_dice:
             self.say(words.same_dice_line(same))
         if e.path is not None:
-            self.say(f"game saved to {e.path}")
-            self.say(f"review it with: yahtzee review {e.path}")
+            self.say(f"game saved {self.where()}; review it: yahtzee review --last{self.data_option()}")
 
     def show_dice(self) -> None:
         g = self.game
@@ -628,7 +662,9 @@ class Terminal:
         else:
             left = g.rolls_left
             what = f"{left} roll{'s' if left != 1 else ''} left" if left else "choose a box"
-        who = f"{g.player.name}, " if len(g.players) > 1 else ""
+        who = (
+            f"{clip(g.player.name, 24)}, " if len(g.players) > 1 else ""
+        )  # a long name: the prompt stays short
         return f"{who}{what}> "
 
     def command(self, line: str) -> None:
@@ -674,7 +710,7 @@ class Terminal:
         if word == "cards":
             return self.say(format_sheet(g, self.style))
         if word == "undo":
-            return self.show(s.undo())
+            return self.cmd_undo()
         if word == "help":
             self.say(HELP)
             if g.needs_values:
@@ -724,6 +760,15 @@ class Terminal:
             if answer.lower() not in ("y", "yes"):
                 return self.say("not scored: choose a box")
         self.show(self.session.score(name))
+
+    def cmd_undo(self) -> None:
+        if self.interactive and self.session.undo_costs_record:  # asked once: an undo costs the record
+            answer = self.read(
+                "an undo means this game no longer counts for your record; undo anyway? (y/n)> "
+            )
+            if answer.lower() not in ("y", "yes"):
+                return self.say("not undone: the game still counts for your record")
+        self.show(self.session.undo())
 
     def cmd_hint(self) -> None:
         g = self.game
@@ -842,14 +887,20 @@ def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, .
 def hint_text(option, rules) -> str:
     """A hint option in words with the command that plays it: absolute, so that following it
     never depends on what is held already (``k 2 2 2 2``, ``u`` then ``r``, ``s 10``)."""
-    if option.keep is None:  # on a card of columns the box by name and column (fours@3)
-        command = option.box if option.column is not None else rules.box_names.index(option.category) + 1
-        return f"{option.describe()} [s {command}]"
+    if option.keep is None and option.column is not None:  # the box by name and column (fours@3)
+        bonus = f" (+{option.bonus} Yahtzee bonus)" if option.bonus else ""
+        weighted = option.weight * (option.score + option.bonus)
+        return f"score {option.score} in {option.box}{bonus}, x{option.weight} = {weighted} [s {option.box}]"
+    if option.keep is None:
+        return f"{option.describe()} [s {rules.box_names.index(option.category) + 1}]"
     if len(option.keep) == 5:
         if option.stop_category is None:
             return "stop and score"
-        # on a card of columns the box as it names it (fours@3), on one card its number
-        n = option.stop_category if rules.triple else rules.box_names.index(option.stop_category) + 1
+        if rules.triple:  # the box as the card names it (fours@3), with what it weighs there
+            box, points = option.stop_category, option.stop_score
+            weight = rules.weights[int(box.rpartition("@")[2]) - 1]
+            return f"stop: score {points} in {box}, x{weight} = {weight * points} [s {box}]"
+        n = rules.box_names.index(option.stop_category) + 1
         return f"stop: score {option.stop_score} in {option.stop_category} [s {n}]"
     if not option.keep:
         return "reroll all five dice [u, r]"
@@ -871,12 +922,10 @@ def format_sheet(game, style: Style | None = None) -> str:
     """Every player's card side by side (box rows, one column per player), within 80 columns."""
     style = style or Style(False)
     rules = game.rules
-    n = len(game.players)
     if rules.triple:
         return format_column_sheet(game)
-    col = max(5, min(12, (80 - 2 - 17) // max(n, 1) - 1))
-    names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
-    lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
+    col = sheet_column(game.players)
+    lines = sheet_header(game.players, col)
 
     def row(label: str, values) -> str:
         return f"  {label[:17]:<17}" + " ".join(f"{v!s:>{col}}" for v in values)
@@ -892,12 +941,34 @@ def format_sheet(game, style: Style | None = None) -> str:
     return "\n".join(lines)
 
 
+def sheet_column(players) -> int:
+    """The width of a player's column in the sheets: the longest name (its longest word when the
+    whole does not fit), at most what 80 columns leave each player, at least 5."""
+    room = max(5, (80 - 2 - 17) // max(len(players), 1) - 1)
+    longest = max(visible_len(p.name) for p in players)
+    if longest > room:
+        longest = max(visible_len(w) for p in players for w in p.name.split())
+    return max(5, min(room, longest))
+
+
+def sheet_header(players, col: int) -> list[str]:
+    """The sheets' header rows: each name right-aligned over its column, a name wider than the
+    column on two or more rows (at its spaces: ``Computer`` over ``(perfect)``), a word wider
+    than it cut with ``~``."""
+    cells = [
+        [clip(w, col) for w in fill(p.name, col).split("\n")] if visible_len(p.name) > col else [p.name]
+        for p in players
+    ]
+    height = max(len(c) for c in cells)
+    cells = [[""] * (height - len(c)) + c for c in cells]
+    return [("  " + " " * 17 + " ".join(pad(c[r], col, ">") for c in cells)).rstrip() for r in range(height)]
+
+
 def format_column_sheet(game) -> str:
     """Every player's columns (weighted totals) and total side by side: the triple card's sheet
     (each card's boxes: ``card`` in the game)."""
-    col = max(5, min(12, (80 - 2 - 17) // max(len(game.players), 1) - 1))
-    names = [p.name if len(p.name) <= col else p.name[: col - 1] + "~" for p in game.players]
-    lines = ["  " + " " * 17 + " ".join(f"{nm:>{col}}" for nm in names)]
+    col = max(sheet_column(game.players), 10)  # "123 (13/13)"
+    lines = sheet_header(game.players, col)
     for c, w in enumerate(game.rules.weights):
         values = [
             f"{card.column_totals[c]} ({card.columns[c].n_filled}/{game.rules.single.n_boxes})"

@@ -17,6 +17,8 @@ from . import (
     bot_descriptions,
     check_png,
     check_threads,
+    fit,
+    fit_text,
     whole,
     write_png_after_report,
 )
@@ -266,14 +268,16 @@ def run_simulate(args) -> int:
                 out["paired"]["share_standard_error"] = shares["paired_standard_error"]
         print(json.dumps(out, allow_nan=False))
     else:
-        print(format_report(results, pair, seconds, args.hist))
+        print(fit_text(format_report(results, pair, seconds, args.hist)))
         if shares is not None:
-            print(format_shares(shares, results[0].games))
+            print(fit_text(format_shares(shares, results[0].games)))
         for result, gap in zip(results, gaps, strict=True):
             if result.regret is not None:
-                print("\n".join(regret_lines(result, gap)))
+                print(fit_text("\n".join(regret_lines(result, gap))))
         if not graded and args.regret is None:  # not asked either way, and the table is missing
-            print(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
+            print(
+                fit(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
+            )
     if worst_lines is not None:
         write_worst(args, worst_lines)
     if args.hist:
@@ -363,8 +367,8 @@ def write_worst(args, lines: list[dict], advice: str | None = None) -> None:
     except OSError as exc:
         raise SolverError(f"cannot write --worst {args.worst!r}: {exc.strerror or exc}") from None
     if not args.json:
-        print(f"{len(lines)} costliest decisions written to {args.worst}")
-        print(advice or f"  (their advice: yahtzee hint --batch {args.worst})")
+        print(fit(f"{len(lines)} costliest decisions written to {args.worst}"))
+        print(advice or fit(f"  (their advice: yahtzee hint --batch {args.worst})"))
 
 
 def _stats_json(result) -> dict:
@@ -424,10 +428,9 @@ def _summary_lines(result) -> list[str]:
         f"p95 {s['p95']:g}, max {s['max']}",
         f"  upper bonus   {100 * s['upper_bonus_rate']:6.2f}% of games",
     ]
-    yahtzee_line = f"  Yahtzee       {100 * s['yahtzee_rate']:6.2f}% of games (at least one scored 50)"
+    lines.append(f"  Yahtzee       {100 * s['yahtzee_rate']:6.2f}% of games (at least one scored 50)")
     if rules.bonus:
-        yahtzee_line += f"; {s['mean_yahtzee_bonuses']:.4f} extra-Yahtzee bonuses per game"
-    lines.append(yahtzee_line)
+        lines.append(f"  bonuses       {s['mean_yahtzee_bonuses']:7.4f} extra-Yahtzee bonuses per game")
     lines.append("  mean per box:")
     items = list(s["box_means"].items())
     width = max(len(k) for k, _ in items)
@@ -591,9 +594,9 @@ def run_triple_simulate(args, rules) -> int:
                 f"thread{'s' if r.threads != 1 else ''}) in {r.seconds:.2f} s ({rate:,.0f} games/s)"
             )
             lines.append(
-                f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}; "
-                f"min {s['min']}, median {s['median']:g}, max {s['max']}"
+                f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}"
             )
+            lines.append(f"  min {s['min']}, median {s['median']:g}, max {s['max']}")
             cols = ", ".join(f"x{w} {m:.2f}" for w, m in zip(rules.weights, s["column_means"], strict=True))
             lines.append(f"  column means (weighted): {cols}")
         if floor is not None:
@@ -603,7 +606,7 @@ def run_triple_simulate(args, rules) -> int:
         if pair is not None:
             lines += _paired_lines(pair, results[0].games, tie_share=False)
         lines.append(f"total {seconds:.2f} s")
-        print("\n".join(lines))
+        print(fit_text("\n".join(lines)))
     if args.hist:
         _write_histogram(args, results)
     return 0

@@ -37,35 +37,47 @@ def run_stats(args) -> int:
     return 0
 
 
+def plural(n: int, word: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def format_stats(result: dict) -> str:
+    from ..play.stats import BIN
+
     lines = []
     if not result["rules"]:
         lines.append("no finished games yet: yahtzee play")
     for rid, s in result["rules"].items():
-        lines.append(f"{rid}: {s['games']} game{'s' if s['games'] != 1 else ''} finished")
+        hot = s.get("hot_seat", 0)
+        apart = f" (and {plural(hot, 'hot-seat game')}, not in these figures)" if hot else ""
+        lines.append(f"{rid}: {plural(s['games'], 'game')} finished{apart}")
         if not s["games"]:
             continue
         modes = ", ".join(f"{v} {k}" for k, v in s["by_mode"].items() if v)
         real = f", {s['real_dice']} on real dice" if s["real_dice"] else ""
-        lines.append(f"  modes        {modes} ({s['assisted']} assisted, {s['replays']} replays{real})")
+        lines.append(
+            f"  modes        {modes} ({s['assisted']} assisted, {plural(s['replays'], 'replay')}{real})"
+        )
         fair = s["unassisted_average"]
-        lines.append(
-            f"  average      {s['average']:.1f} ({'-' if fair is None else f'{fair:.1f}'} unassisted, "
-            "no replays, no real dice)"
-        )
-        lines.append(
-            f"  best         {s['best'] if s['best'] is not None else '-'}   record {s['record'] or '-'}"
-        )
+        fair_text = "none yet" if fair is None else f"{fair:.1f}"
+        lines.append(f"  average      {s['average']:.1f}; unassisted on fresh dice: {fair_text}")
+        best = "no game on fresh dice yet" if s["best"] is None else f"{s['best']} on fresh dice"
+        record = "no solo record yet" if s["record"] is None else f"solo record {s['record']}"
+        lines.append(f"  best         {best} (no replays, no real dice); {record}")
         lines.append(
             f"  upper bonus  {s['upper_bonus_rate']:.0%}   five of a kind {s['five_of_a_kind_rate']:.0%}"
         )
+        lines.append(f"  scores of all {plural(s['games'], 'game')}, in bins of {BIN} points:")
         top = max(s["histogram"].values())
         for key, count in s["histogram"].items():
             bar = "#" * max(1, round(count * BAR / top))
             lines.append(f"  {key:>9}  {bar} {count}")
     d = result["daily"]
     if d["played"]:
-        lines.append(f"daily: {d['played']} played, streak {d['streak']} (last run {d['last_streak']} days)")
+        lines.append(
+            f"daily: {d['played']} played, streak {d['streak']} (last run {plural(d['last_streak'], 'day')})"
+        )
         for entry in d["history"][-10:]:
             opt = f" (optimal {entry['optimal']:.0f})" if entry.get("optimal") is not None else ""
             lines.append(f"  {entry['date']}  {entry['rules']}  {entry['score']}{opt}")

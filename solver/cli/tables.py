@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_quiet, add_rules, add_tables, check_threads, fit_text, whole
+from . import add_quiet, add_rules, add_tables, check_threads, fit, fit_text, whole
 from .remedy import build_command, error_text
 
 
@@ -83,24 +83,25 @@ def run_build(args) -> int:
         if not args.force:
             try:
                 table = load_table(rules, args.tables)
-                print(
-                    f"{rules.id}: already built ({table.empty_card_value:.7f}) in {table.path}; --force rebuilds"
-                )
+                print(fit(f"{rules.id}: already built ({table.empty_card_value:.7f}); --force rebuilds"))
                 continue
             except TableError:
                 pass
         table = build_table(rules, args.tables, progress=not args.quiet, threads=args.threads)
         m = table.manifest
         print(
-            f"{rules.id}: empty-card value {table.empty_card_value:.7f}, built in {m['build_seconds']:.2f} s "
-            f"({m['build_cpu_seconds']:.2f} CPU s) -> {table.path}"
+            fit(
+                f"{rules.id}: empty-card value {table.empty_card_value:.7f}, built in "
+                f"{m['build_seconds']:.2f} s ({m['build_cpu_seconds']:.2f} CPU s)"
+            )
         )
-    print(f"tables in {resolve_dir(args.tables)}", file=sys.stderr)
+    print(fit(f"tables in {resolve_dir(args.tables)} (yahtzee tables list: each file)"), file=sys.stderr)
     return 0
 
 
 def _build_targets(args) -> int:
     from ..core.errors import TableError, UsageError
+    from ..engine.tables import resolve_dir
     from ..engine.target import DEFAULT_T_MAX, MAX_T_MAX, build_target, load_target
 
     t_max = DEFAULT_T_MAX if args.t_max is None else args.t_max
@@ -111,9 +112,7 @@ def _build_targets(args) -> int:
             try:
                 table = load_target(rules, args.tables)
                 if table.t_max >= t_max:
-                    print(
-                        f"{rules.id}: target table already built (targets up to {table.t_max}) in {table.path}"
-                    )
+                    print(fit(f"{rules.id}: target table already built (targets up to {table.t_max})"))
                     continue
             except TableError:
                 pass
@@ -122,9 +121,12 @@ def _build_targets(args) -> int:
         p = m["empty_card"].get("300")
         extra = f", P(>= 300) from the empty card {p:.7f}" if p is not None else ""
         print(
-            f"{rules.id}: target table (targets up to {t_max}) built in {m['build_seconds']:.1f} s "
-            f"({m['build_cpu_seconds']:.1f} CPU s){extra} -> {table.path}"
+            fit(
+                f"{rules.id}: target table (targets up to {t_max}) built in {m['build_seconds']:.1f} s "
+                f"({m['build_cpu_seconds']:.1f} CPU s){extra}"
+            )
         )
+    print(fit(f"tables in {resolve_dir(args.tables)} (yahtzee tables list: each file)"), file=sys.stderr)
     return 0
 
 

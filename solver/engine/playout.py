@@ -789,8 +789,10 @@ def progress_ticks(progress, total: int, desc: str):
     if progress is True:
         from tqdm import tqdm
 
+        from ..core.text import bar_columns
+
         with tqdm(
-            total=total, desc=desc, unit="game", unit_scale=True, leave=False, dynamic_ncols=True
+            total=total, desc=desc, unit="game", unit_scale=True, leave=False, ncols=bar_columns()
         ) as bar:
             yield bar.update
     elif callable(progress):

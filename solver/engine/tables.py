@@ -480,12 +480,13 @@ def timed_solve(rules: RuleSet, what: str, solve: Callable, progress: bool):
     ``progress``): how every table, value or target, is built."""
     from tqdm import tqdm
 
+    from ..core.text import bar_columns
     from . import dp
 
     n_masks = sum(len(level) for level in dp.masks_by_level(rules))
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     with tqdm(
-        total=n_masks, desc=what, unit="mask", disable=not progress, leave=False, dynamic_ncols=True
+        total=n_masks, desc=what, unit="mask", disable=not progress, leave=False, ncols=bar_columns()
     ) as bar:
         values = solve(bar.update)
     return values, time.perf_counter() - start_wall, time.process_time() - start_cpu

@@ -156,7 +156,8 @@ class Held(Event):
 class Scored(Event):
     """A box filled: ``points`` in ``box``, ``bonus`` the Yahtzee bonus it earned besides,
     ``total`` the card's total after it, ``upper_bonus`` the upper bonus it just reached (0: none),
-    ``stopped`` whether the player stopped with rolls left."""
+    ``stopped`` whether the player stopped with rolls left; on the triple card ``weight`` the
+    box's column's weight (the total rises by ``weight * (points + bonus)``)."""
 
     kind: ClassVar[str] = "scored"
     player: int
@@ -169,6 +170,7 @@ class Scored(Event):
     upper_bonus: int = 0
     upper_threshold: int | None = None
     stopped: bool = False
+    weight: int | None = None  # the triple card: the column's weight (the total rises by weight x points)
 
 
 @dataclass(frozen=True)
@@ -304,7 +306,8 @@ class SameDice:
 class GameOver(Event):
     """The end: every player's total (seat order), the winners, the record (solo), the daily's
     result (``optimal``: the best player's score on the day's dice; ``shares``: per person, the
-    text to paste), the best player's score on the same dice (the triple card), the saved file."""
+    text to paste), the best player's score on the same dice (the triple card, a solo game on
+    seeded dice: ``same_dice``), the saved file."""
 
     kind: ClassVar[str] = "game_over"
     totals: tuple[tuple[str, int], ...]

@@ -744,8 +744,10 @@ def _position_bar(progress: bool, total: int, desc: str):
         return
     from tqdm import tqdm
 
+    from ..core.text import bar_columns
+
     with tqdm(
-        total=total, desc=desc, unit="position", unit_scale=True, leave=False, dynamic_ncols=True
+        total=total, desc=desc, unit="position", unit_scale=True, leave=False, ncols=bar_columns()
     ) as bar:
         yield bar.update
 

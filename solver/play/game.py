@@ -597,13 +597,21 @@ class Game:
             "status": status,
             **info,
             "players": [p.to_dict() for p in self.players],
-            "turns": [t.to_dict(self.players) for t in self.turns],
+            "turns": self._turns_dict(),
             "final": [
                 {"name": p.name, "score": c.total, "card": str(c)}
                 for p, c in zip(self.players, self.cards, strict=True)
             ],
             "winners": self.winners() if self.is_over else [],
         }
+
+    def _turns_dict(self) -> list[dict]:
+        """The turns as saved; a turn in play keeps the dice held (``holding``, positions 1..5),
+        so that a resumed game goes on with them held."""
+        turns = [t.to_dict(self.players) for t in self.turns]
+        if turns and not self.turns[-1].is_complete and any(self.held):
+            turns[-1]["holding"] = list(self.held_positions)
+        return turns
 
     @classmethod
     def from_dict(cls, data) -> Game:
@@ -697,7 +705,10 @@ def _load(cls, data) -> Game:
         if box is None:
             if t != len(turns) or status == "finished":
                 raise err(f"{where}: no box chosen (only the last turn of an unfinished game may stop early)")
+            _replay_holding(game, entry.get("holding"), where)
             continue
+        if "holding" in entry:
+            raise err(f"{where}: dice held ('holding') after the box was chosen")
         if not isinstance(box, str):
             raise err(f"{where}: box {shown(box)} is not a box name")
         dice = game.sorted_dice
@@ -730,6 +741,24 @@ def _load(cls, data) -> Game:
     if streams is not None:
         game.streams = streams  # where the replay left them: the game goes on with the next dice
     return game
+
+
+def _replay_holding(game: Game, holding, where: str) -> None:
+    """The dice held in the turn a saved game stopped in (``None``: none)."""
+    if holding is None:
+        return
+    if (
+        not isinstance(holding, list)
+        or len(holding) > N_DICE
+        or not all(_is_whole(p) and 1 <= p <= N_DICE for p in holding)
+        or len(set(holding)) != len(holding)
+    ):
+        raise GameRecordError(
+            f"{where}: holding {shown(holding)} is not a list of die positions 1 to {N_DICE}"
+        )
+    if game.rolls_left == 0:
+        raise GameRecordError(f"{where}: dice held ('holding') with no roll left")
+    game.set_held(holding)
 
 
 def _load_old_triple(cls, data: dict) -> Game:

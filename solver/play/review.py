@@ -12,7 +12,6 @@ The same :func:`judge` drives ``yahtzee play --coach``.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from ..advice.advisor import Advisor, Option
 from ..advice.objectives import AtLeast
 from ..core.errors import printable
 from ..core.position import Position
+from ..core.text import fill
 from .game import Decision, Game
 
 MISTAKE = 1e-6  # a loss above this counts as a mistake (ties count as best)
@@ -212,11 +212,9 @@ def format_review(
         head.append(f"seed {info.seed}")
     if info.dice == "real":
         head.append("real dice")
-    lines = [
-        textwrap.fill("Review: " + ", ".join(head), WIDTH, subsequent_indent="  ", break_long_words=False)
-    ]
+    lines = [fill("Review: " + ", ".join(head), WIDTH, subsequent_indent="  ")]
     if note:
-        lines.append(textwrap.fill(f"compared with {note}", WIDTH, subsequent_indent="  "))
+        lines.append(fill(f"compared with {note}", WIDTH, subsequent_indent="  "))
     target = info.target
     for r in reviews:
         lines.append("")
@@ -231,7 +229,7 @@ def format_review(
             )
         if win:
             legend.append("P(win): your chance to win before -> after each box (ties count half)")
-        lines += [textwrap.fill(t, WIDTH, initial_indent="  ", subsequent_indent="    ") for t in legend]
+        lines += [fill(t, WIDTH, initial_indent="  ", subsequent_indent="    ") for t in legend]
         if not rows:
             if only_mistakes and r.judgements:
                 lines.append("  no mistakes")
@@ -268,7 +266,7 @@ def format_review(
             else:  # on the next line, under the optimal column where it fits there
                 lines += [start.rstrip(), " " * min(fixed + choice + 2, WIDTH - len(best)) + best]
     lines.append("")
-    lines.extend(textwrap.fill(r.verdict(), WIDTH, subsequent_indent="  ") for r in reviews)
+    lines.extend(fill(r.verdict(), WIDTH, subsequent_indent="  ") for r in reviews)
     return "\n".join(lines)
 
 

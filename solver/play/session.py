@@ -103,10 +103,11 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
     ``computer:LEVEL`` seats a computer of that level and (``programs``: the user's own command
     line, never a request or a file) ``cmd:PROGRAM`` a bot program (:mod:`solver.play.protocol`).
     Refused (:class:`UsageError`, naming
-    the name): no name, a name with control characters or over :data:`MAX_NAME` characters,
+    the name): no name, a name with control characters or over :data:`MAX_NAME` columns (a wide character two),
     more than :data:`MAX_PLAYERS` players, an unknown level, only computers."""
     from ..core.bounded import shown
     from ..core.errors import UsageError
+    from ..core.text import columns
     from .game import Player
 
     if isinstance(names, str):
@@ -133,8 +134,9 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
             if level not in table:
                 raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
             players.append(Player(f"Computer ({level})", "bot", table[level]))
-        elif len(n) > MAX_NAME:
-            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters")
+        elif columns(n) > MAX_NAME:  # a wide character takes two columns on every sheet
+            wide = "" if n.isascii() else " (a wide character counts two)"
+            raise UsageError(f"player name {shown(n)} is longer than {MAX_NAME} characters{wide}")
         else:
             players.append(Player(n))
     if all(p.is_bot for p in players):
@@ -300,6 +302,11 @@ class Session:
     def hint_costs_record(self) -> bool:
         """Whether a hint now would cost the game the record (a surface may ask first)."""
         return record_eligible(self.game)
+
+    @property
+    def undo_costs_record(self) -> bool:
+        """Whether an undo now would cost the game the record (a surface may ask first)."""
+        return self.can_undo and record_eligible(self.game)
 
     @property
     def can_undo(self) -> bool:
@@ -642,6 +649,7 @@ class Session:
             upper_bonus=g.rules.upper_bonus if reached else 0,
             upper_threshold=g.rules.upper_threshold if reached else None,
             stopped=stopped,
+            weight=_weight(g.rules, turn.box),
         )
 
     def _turn_started(self) -> ev.TurnStarted:
@@ -768,8 +776,9 @@ class Session:
 
     def _finish(self, out: list[ev.Event]) -> ev.GameOver:
         """The end: the file saved first (kept even if the day's optimum fails), the records
-        stored once with the day's optimum, the summary."""
-        from .daily import best_bot_name, share_text
+        stored once with the day's optimum, the summary -- with the best player's score on the
+        same dice (the triple card, a solo game on seeded dice)."""
+        from .daily import share_text
 
         g, info = self.game, self.game.info
         self.status = "finished"
@@ -791,16 +800,12 @@ class Session:
                 if not p.is_bot:
                     shares.append((p.name, share_text(info.date, g.rules, p.name, card, optimal, notes)))
         elif g.rules.triple:
-            from .game import same_dice_game
-
-            name = best_bot_name(g.rules)
-            for i, p in enumerate(g.players):
-                if p.is_bot:
-                    continue
-                other = same_dice_game(g, i, self._best_bot(), name)
-                if other is None:
-                    break  # real dice: no stream to replay
-                same.append(ev.SameDice(p.name, name, g.cards[i].total, other.cards[0].total))
+            same = self._same_dice()
+        elif is_solo(g) and info.dice == "seeded":  # a plain solo game: the optimal player on its dice
+            try:
+                same = self._same_dice()
+            except SolverError as exc:  # its table cannot be read: the game is over all the same
+                out.append(self._warn(f"no comparison with the optimal player: {exc}"))
         self.outcome = ev.GameOver(
             totals=tuple(g.totals()),
             winners=tuple(g.winners()),
@@ -813,6 +818,24 @@ class Session:
         )
         return self.outcome
 
+    def _same_dice(self) -> list[ev.SameDice]:
+        """The best player of the rule set on each person's dice, roll by roll the same (none on
+        real dice: no stream to replay)."""
+        from .daily import best_bot_name
+        from .game import same_dice_game
+
+        g = self.game
+        name = best_bot_name(g.rules)
+        same = []
+        for i, p in enumerate(g.players):
+            if p.is_bot:
+                continue
+            other = same_dice_game(g, i, self._best_bot(), name)
+            if other is None:
+                break
+            same.append(ev.SameDice(p.name, name, g.cards[i].total, other.cards[0].total))
+        return same
+
     def _best_bot(self):
         """The best player of the rule set: the game's own computer when it is that player."""
         from .daily import best_bot_name
@@ -824,6 +847,15 @@ class Session:
         if self._best is None:
             self._best = self.tables.best_bot(self.game.rules)
         return self._best
+
+
+def _weight(rules, box: str) -> int | None:
+    """The weight of the column of ``box`` (``fours@3``) on the triple card; ``None`` elsewhere."""
+    if not rules.triple:
+        return None
+    from ..core.triple_card import COLUMN_SEP
+
+    return rules.weights[int(box.rpartition(COLUMN_SEP)[2]) - 1]
 
 
 def _same_option(a, b) -> bool:

@@ -1,7 +1,8 @@
 """Statistics of the games finished in a data folder (``yahtzee stats``, the web's stats page).
 
 Per rule set: how many games and in which mode, the average (and unassisted, fresh-dice
-average), the best and the record, the upper-bonus and five-of-a-kind rates, a histogram of
+average), the best and the record, the hot-seat games (counted apart: whose card is the
+person's is not known), the upper-bonus and five-of-a-kind rates, a histogram of
 the scores in bins of :data:`BIN` points; and the daily results with the streak.  Only the
 person's own card counts: the first player of a solo, daily or vs-computer game.
 """
@@ -32,13 +33,19 @@ def statistics(
     games = finished_games(data, rules_id)
     dailies = daily_results(data, rules_id)
     by_rules: dict[str, list[dict]] = {}
+    hot_seat: dict[str, int] = {}  # whose card is the person's is not known: counted apart
     for g in games:
         if my_score(g) is not None and _readable(g):
             by_rules.setdefault(g["rules"], []).append(g)
-    ids = sorted(set(by_rules) | ({rules_id} if rules_id else set()))
+        elif g.get("mode") == "hot-seat" and isinstance(g.get("rules"), str):
+            hot_seat[g["rules"]] = hot_seat.get(g["rules"], 0) + 1
+    ids = sorted(set(by_rules) | set(hot_seat) | ({rules_id} if rules_id else set()))
     records = {rid: solo_best(rid, data) for rid in ids}
     result = {
-        "rules": {rid: summarise(rid, by_rules.get(rid, []), records.get(rid)) for rid in ids},
+        "rules": {
+            rid: summarise(rid, by_rules.get(rid, []), records.get(rid)) | {"hot_seat": hot_seat.get(rid, 0)}
+            for rid in ids
+        },
         "daily": daily_summary(dailies, history),
     }
     for entry in result["daily"]["history"]:

@@ -45,8 +45,11 @@ def record_to_beat_line(e: ev.RecordToBeat) -> str:
 
 
 def scored_line(e: ev.Scored, label: Callable[[str], str] = str) -> str:
+    """``You score 25 in full_house: total 120``; on the triple card with what it weighs
+    (``You score 50 in yahtzee@3, x3 = 150: total 230``)."""
     bonus = f" (+{e.bonus} Yahtzee bonus)" if e.bonus else ""
-    return f"{verb(e.name, 'scores')} {e.points} in {label(e.box)}{bonus}: total {e.total}"
+    weighted = f", x{e.weight} = {e.weight * (e.points + e.bonus)}" if e.weight is not None else ""
+    return f"{verb(e.name, 'scores')} {e.points} in {label(e.box)}{bonus}{weighted}: total {e.total}"
 
 
 def upper_bonus_line(e: ev.Scored) -> str:
@@ -91,11 +94,11 @@ def record_line(r: ev.RecordOutcome) -> str:
 
 
 def same_dice_line(s: ev.SameDice) -> str:
+    """``the optimal player scored 231 on your dice: You 212 (-19)`` (the triple card's player
+    is the best known, not proven optimal: ``the triple player (best-known) ...``)."""
     whose = "your" if s.name == HUMAN else f"{s.name}'s"
-    return (
-        f"the {s.bot} player (best-known) scored {s.best} on {whose} dice: "
-        f"{s.name} {s.score} ({s.score - s.best:+d})"
-    )
+    known = "" if s.bot == "optimal" else " (best-known)"
+    return f"the {s.bot} player{known} scored {s.best} on {whose} dice: {s.name} {s.score} ({s.score - s.best:+d})"
 
 
 def winner_line(over: ev.GameOver) -> str:
@@ -104,3 +107,22 @@ def winner_line(over: ev.GameOver) -> str:
         return f"{verb(over.winners[0], 'wins')}!"
     best = max(t for _, t in over.totals)
     return f"tie: {' and '.join(over.winners)} share the win with {best}"
+
+
+def coach_line(judged: list[ev.Judged], label: Callable[[str], str] = str) -> str:
+    """The coach's verdict on one command, in one line: a keep (``coach: keep 3 5 cost 1.69
+    expected points; best: keep 3 3, reroll three dice``) or a box -- with the stop before it
+    when the player stopped with rolls left (``coach: stop: chance (19) cost ...``), the two
+    decisions' losses added (together, what the command lost against the best move)."""
+    from .review import describe
+
+    box = next((j for j in judged if j.decision == "box"), None)
+    main = box if box is not None else judged[-1]
+    mine = describe(main.choice, label)
+    if box is not None and len(judged) > 1:
+        mine = f"stop: {mine}"
+    wrong = next((j for j in judged if j.mistake), None)
+    if wrong is None:
+        return f"coach: {mine}: best move (0 points lost)"
+    loss = sum(j.loss for j in judged)
+    return f"coach: {mine} cost {loss:.2f} expected points; best: {wrong.best.describe(label)}"
