@@ -17,6 +17,7 @@ from . import (
     bot_descriptions,
     check_png,
     check_threads,
+    fit_text,
     whole,
     write_png_after_report,
 )
@@ -59,8 +60,8 @@ def register(sub) -> None:
         default=None,
         help="grade every decision against the table and report the strength gap to optimal both "
         "ways: the decisions' loss (without the luck of the dice) beside the score difference "
-        "with optimal on the same dice (default: when the rule set's table is built; "
-        "--regret builds it)",
+        "with optimal on the same dice (default: when the rule set has a table, built or shipped "
+        "with the package; --regret builds a missing one)",
     )
     add_worst(
         p,
@@ -93,7 +94,8 @@ DEFAULT_WORST = 100  # decisions written by --worst
 
 def grades(args, rules) -> bool:
     """Whether ``simulate`` grades the decisions: ``--regret``/``--no-regret``, else when the rule
-    set's table is built (or ``--worst`` asks for the worst decisions)."""
+    set has a table -- built in the tables folder or shipped with the package -- (or ``--worst``
+    asks for the worst decisions)."""
     from ..core.errors import UsageError
 
     if args.worst is not None and args.regret is False:
@@ -102,9 +104,9 @@ def grades(args, rules) -> bool:
         return args.regret
     if args.worst is not None:
         return True
-    from ..engine.tables import table_paths
+    from ..engine.tables import table_available
 
-    return all(path.is_file() for path in table_paths(rules, args.tables))
+    return table_available(rules, args.tables)
 
 
 def check_output(option: str, path: str) -> None:
@@ -272,8 +274,13 @@ def run_simulate(args) -> int:
         for result, gap in zip(results, gaps, strict=True):
             if result.regret is not None:
                 print("\n".join(regret_lines(result, gap)))
-        if not graded and args.regret is None:  # not asked either way, and the table is missing
-            print(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
+        if not graded and args.regret is None:  # not asked either way, and no table to grade by
+            print(
+                fit_text(
+                    f"(decisions not graded: {rules.id} has no table, built or shipped; --regret builds one)",
+                    hang=1,
+                )
+            )
     if worst_lines is not None:
         write_worst(args, worst_lines)
     if args.hist:
