@@ -197,10 +197,29 @@ def test_play_against_a_bot_program(tmp_path, tables_dir, monkeypatch, capsys):
         ]
     )
     out = capsys.readouterr().out
-    assert code == 0 and "Bot 2" in out
+    assert code == 0 and "example (Python)" in out and "Bot 2" not in out  # the name it gave
     [saved] = (tmp_path / "games").glob("*.json")
     record = json.loads(saved.read_text())
-    assert record["players"][1]["bot"] == EXAMPLE_PY and "box" in record["turns"][1]
+    assert record["players"][1] == {"name": "example (Python)", "kind": "bot", "bot": EXAMPLE_PY}
+    assert "box" in record["turns"][1]
+
+
+def test_a_bot_program_is_shown_by_the_name_it_gives(monkeypatch, capsys):
+    """``match`` and ``simulate`` tables name a program by its ``ready`` name (two programs of
+    one name numbered), not by its command cut from the left; the JSON keeps the command as
+    ``bot`` beside the ``name``."""
+    import json
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    greedy = wrapped("greedy")
+    assert main(["match", "--bots", f"{greedy},{greedy}", "--games", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "wrapped greedy #1" in out and "wrapped greedy #2" in out and "~" not in out
+    assert main(["match", "--bots", f"{greedy},random", "--games", "4", "--quiet", "--json"]) == 0
+    players = json.loads(capsys.readouterr().out)["players"]
+    assert [(p["bot"], p["name"]) for p in players] == [(greedy, "wrapped greedy"), ("random", "random")]
+    assert main(["simulate", "--bot", greedy, "--games", "4", "--quiet", "--no-regret"]) == 0
+    assert f"yahtzee: wrapped greedy ({greedy})," in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- what a bot starts ends with it

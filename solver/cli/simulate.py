@@ -380,6 +380,7 @@ def _stats_json(result) -> dict:
     edges, counts = histogram(result.scores, HIST_BIN)
     return {
         "bot": result.bot,
+        **({"name": result.name} if result.name is not None else {}),
         "engine": result.engine,
         "seconds": round(result.seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
@@ -422,7 +423,7 @@ def _summary_lines(result) -> list[str]:
     rules = result.rules
     rate = result.games / result.seconds if result.seconds > 0 else float("inf")
     lines = [
-        f"{rules.id}: {result.bot}, {result.games:,} games (seed {result.seed}, {result.threads} "
+        f"{rules.id}: {result.shown_bot}, {result.games:,} games (seed {result.seed}, {result.threads} "
         f"thread{'s' if result.threads != 1 else ''}, {result.engine}) in {result.seconds:.2f} s "
         f"({rate:,.0f} games/s)",
         f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}, "

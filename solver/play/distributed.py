@@ -286,6 +286,7 @@ def merge_results(parts: list[SimulationResult]) -> SimulationResult:
     return SimulationResult(
         rules=first.rules,
         bot=first.bot,
+        name=first.name,
         seed=first.seed,
         game0=first.game0,
         scores=join("scores"),

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -105,6 +106,12 @@ class MatchResult:
     cpu_seconds: float = 0.0
     #: the last seat's last turns graded for P(win) (``play_match(..., grade=True)``), else None
     grading: LastTurnGrading | None = None
+    #: how tables name each bot (:func:`shown_names`: a program's own name); empty: ``bots``
+    names: list[str] = field(default_factory=list)
+
+    def shown(self, i: int) -> str:
+        """How tables name bot ``i``."""
+        return self.names[i] if self.names else self.bots[i]
 
     @property
     def games(self) -> int:
@@ -168,6 +175,7 @@ def grading_summary(result: MatchResult) -> list[dict]:
         out.append(
             {
                 "bot": name,
+                "name": result.shown(i),
                 "graded_games": n,
                 "graded_keeps": int(decisions[0] + decisions[1]),
                 "graded_boxes": int(decisions[2]),
@@ -245,6 +253,7 @@ def summarize(result: MatchResult) -> dict:
         per_bot.append(
             {
                 "bot": name,
+                "name": result.shown(i),
                 "wins": int(win.sum()),
                 "ties": int(tie.sum()),
                 "losses": int(loss.sum()),
@@ -689,4 +698,20 @@ def play_match(
         seconds=time.perf_counter() - start,
         cpu_seconds=time.process_time() - start_cpu,
         grading=grading,
+        names=shown_names(made),
     )
+
+
+def shown_names(bots: list) -> list[str]:
+    """How tables name ``bots``: a bot program by the name it gave in ``ready`` (else its
+    command), any other bot by its name; a name that two bots share numbered by their order
+    (``example (Python) #1``, ``... #2``)."""
+    names = [getattr(b, "shown_name", None) or bot_name(b) for b in bots]
+    count, seen = Counter(names), Counter()
+    out = []
+    for name in names:
+        if count[name] > 1:
+            seen[name] += 1
+            name = f"{name} #{seen[name]}"
+        out.append(name)
+    return out
