@@ -17,6 +17,7 @@ from . import (
     bot_descriptions,
     check_png,
     check_threads,
+    fit,
     fit_text,
     whole,
     write_png_after_report,
@@ -158,11 +159,13 @@ def _check_bot_name(name: str) -> None:
 def run_split(args, rules, name: str, grade: bool, worst: int, progress: bool):
     """``--workers N`` / ``--cluster ADDRESS``: the games split by ranges
     (:func:`solver.play.distributed.simulate_parallel`), with a progress bar."""
+    import sys
+
     from ..engine.playout import progress_ticks
     from ..play.distributed import simulate_parallel
 
     with progress_ticks(progress, args.games, f"{name} on {rules.id}") as tick:
-        return simulate_parallel(
+        result = simulate_parallel(
             rules,
             name,
             args.games,
@@ -174,6 +177,10 @@ def run_split(args, rules, name: str, grade: bool, worst: int, progress: bool):
             worst=worst,
             progress=tick,
         )
+    note = getattr(result.split, "note", None)
+    if note is not None:
+        sys.stderr.write(fit(f"yahtzee: {note}") + "\n")
+    return result
 
 
 def run_simulate(args) -> int:
@@ -406,6 +413,7 @@ def report_json(results, pair, seconds: float, hist_path: str | None) -> dict:
         "games": first.games,
         "seed": first.seed,
         "threads": first.threads,
+        "processes": first.processes,
         "seconds": round(seconds, 3),
         "dice_stream": f"seeded v{STREAM_VERSION}",
         "stats": _stats_json(first),
@@ -418,13 +426,20 @@ def report_json(results, pair, seconds: float, hist_path: str | None) -> dict:
     return out
 
 
+def _threads(result) -> str:
+    """``4 threads``, or ``2 processes of 1 thread`` for a run split over processes."""
+    if result.processes > 1:
+        return f"{result.processes} processes of 1 thread"
+    return f"{result.threads} thread{'s' if result.threads != 1 else ''}"
+
+
 def _summary_lines(result) -> list[str]:
     s = result.summary()
     rules = result.rules
     rate = result.games / result.seconds if result.seconds > 0 else float("inf")
     lines = [
-        f"{rules.id}: {result.shown_bot}, {result.games:,} games (seed {result.seed}, {result.threads} "
-        f"thread{'s' if result.threads != 1 else ''}, {result.engine}) in {result.seconds:.2f} s "
+        f"{rules.id}: {result.shown_bot}, {result.games:,} games (seed {result.seed}, {_threads(result)}, "
+        f"{result.engine}) in {result.seconds:.2f} s "
         f"({rate:,.0f} games/s)",
         f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}, "
         f"95% CI {s['ci95'][0]:.2f} .. {s['ci95'][1]:.2f}",

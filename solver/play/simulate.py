@@ -108,6 +108,10 @@ class SimulationResult:
     regret: Regret | None = field(default=None, repr=False)
     #: the name a bot program gave itself in ``ready`` (:mod:`solver.play.protocol`), else None
     name: str | None = None
+    #: the processes that played the games (``simulate_parallel``: this one and its workers)
+    processes: int = 1
+    #: how a split run went (:class:`solver.play.distributed.Split`), else None
+    split: object = field(default=None, repr=False)
 
     @property
     def shown_bot(self) -> str:
