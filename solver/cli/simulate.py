@@ -76,7 +76,9 @@ def register(sub) -> None:
         type=whole(1, 256),
         default=None,
         metavar="N",
-        help="split the games over N local processes (the same results as one process)",
+        help="split the games over N local processes, this one included (the same results as one "
+        "process); each worker takes a second or more to start, so for short runs one process, with "
+        "its threads, is faster (a note says so)",
     )
     p.add_argument(
         "--cluster",
