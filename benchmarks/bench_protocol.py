@@ -6,7 +6,11 @@ costs), then the example bots of ``scripts/bots/`` (Python, and JavaScript when 
 there).  Medians over ``--repeat`` runs of the wall time, the CPU seconds of both processes
 (ours and the bot's) and our peak memory.
 
-    python benchmarks/bench_protocol.py [--games 4000] [--repeat 3]
+``--match``: the same bots in ``yahtzee match`` instead, each program against a second copy
+of itself (two processes: nothing but the protocol and the game in Python), ``--games`` games
+a run; decisions/s counts both programs' decisions.
+
+    python benchmarks/bench_protocol.py [--games 4000] [--repeat 3] [--match]
 """
 
 from __future__ import annotations
@@ -57,12 +61,34 @@ print(json.dumps({
 }))
 """
 
+MATCH_CHILD = r"""
+import json, resource, sys, time
+from solver.play.protocol import ProtocolBot
+from solver.play.match import play_match
+from solver.core.rules import get_rules
+command, games = sys.argv[1], int(sys.argv[2])
+bots = [ProtocolBot(command, get_rules("yahtzee")) for _ in range(2)]
+wall0, cpu0 = time.perf_counter(), time.process_time()
+r = play_match("yahtzee", bots, games, seed=1)
+wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+for bot in bots:
+    bot.close()
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({
+    "wall": wall, "cpu": cpu, "bot_cpu": child.ru_utime + child.ru_stime,
+    "decisions": sum(b.decisions for b in bots),
+    "mean": float(r.scores[:, 0].mean()), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+}))
+"""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--match", action="store_true", help="in a match against itself, not a simulation")
     args = parser.parse_args()
+    child_code = MATCH_CHILD if args.match else CHILD
     with tempfile.TemporaryDirectory() as tmp:
         trivial = Path(tmp) / "trivial_bot.py"
         trivial.write_text(TRIVIAL)
@@ -73,12 +99,15 @@ def main() -> None:
         if shutil.which("node"):
             bots["example (JavaScript)"] = f"node {ROOT / 'scripts' / 'bots' / 'example_bot.js'}"
         cache = os.environ.get("NUMBA_CACHE_DIR", tmp)
-        print(f"{args.games:,} games of yahtzee per run, medians of {args.repeat} runs")
+        what = "match games (the program against itself)" if args.match else "games"
+        print(
+            f"{args.games:,} {what} of yahtzee per run, medians of {args.repeat} runs; load {os.getloadavg()[0]:.2f}"
+        )
         print(
             f"{'bot':<22} {'decisions/s':>12} {'wall s':>8} {'our CPU s':>10} {'bot CPU s':>10} {'peak MB':>8} {'mean':>7}"
         )
         for label, command in bots.items():
-            runs = [run_json_child(CHILD, [command, str(args.games)], cache) for _ in range(args.repeat)]
+            runs = [run_json_child(child_code, [command, str(args.games)], cache) for _ in range(args.repeat)]
             med = {k: statistics.median(r[k] for r in runs) for k in ("wall", "cpu", "bot_cpu", "peak_mb")}
             rate = statistics.median(r["decisions"] / r["wall"] for r in runs)
             print(

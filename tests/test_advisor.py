@@ -54,8 +54,9 @@ def check_consistent(advice: Advice) -> None:
     total = advice.position.card.total
     for o in options:
         assert o.ev <= best
-        assert o.regret == best - o.ev and o.regret >= 0
-        assert o.best == (o.regret <= TIE_TOLERANCE)
+        tie = best - o.ev <= TIE_TOLERANCE  # a tie loses nothing: regret 0, not 1e-14
+        assert o.regret == (0.0 if tie else best - o.ev) and o.regret >= 0
+        assert o.best == tie == (o.regret == 0.0)
         assert o.expected_final == total + o.ev
         assert (o.keep is not None) == (advice.position.rolls_left > 0)
 
@@ -339,7 +340,7 @@ def test_fast_options_equal_constructed_ones():
     boxes = Option._ranked([7.0, 7.0 - 1e-10], 0, categories=["ones", "twos"], scores=[1, 2], bonus=100)
     assert [o.best for o in boxes] == [True, True]  # a tie within the tolerance
     low = 7.0 - 1e-10
-    assert boxes[1] == Option(low, low, 7.0 - low, True, category="twos", score=2, bonus=100, loss=7.0 - low)
+    assert boxes[1] == Option(low, low, 0.0, True, category="twos", score=2, bonus=100, loss=0.0)  # no loss
     assert hash(boxes[0]) == hash(Option(7.0, 7.0, 0.0, True, category="ones", score=1, bonus=100, loss=0.0))
     assert [o.value for o in boxes] == [7.0, low]  # under expected score, the value is ev
 

@@ -56,6 +56,20 @@ def test_local_workers_give_the_local_run(tables_dir):
         worst=20,
     )
     same_games(local, split)
+    # the truth about how: 2 processes (this one and a worker) of 1 thread, every piece played once
+    assert (split.threads, split.processes) == (2, 2) and split.split.pieces == 5
+    assert 0 < split.split.here_games < 3000 or split.split.by_workers == 0
+    assert split.seconds >= split.split.here_seconds  # the run's wall, not its longest piece's
+
+
+def test_the_note_says_when_workers_do_not_pay():
+    from solver.play.distributed import Split
+
+    slow = Split(2, 4, 1, 8.0, 15_000, 12.3, 12.9, 20_000)
+    assert "did not pay" in slow.note and "took 8.0 s to start of the run's 12.9 s" in slow.note
+    assert "never started" in Split(2, 4, 0, None, 20_000, 9.0, 9.1, 20_000).note
+    assert Split(2, 4, 2, 1.5, 10_000, 30.0, 31.0, 20_000).note is None  # a long run: they paid
+    assert Split(1, 2, 0, None, 20_000, 3.0, 3.0, 20_000).note is None  # no workers asked
 
 
 def test_a_dask_cluster_gives_the_local_run(tables_dir):

@@ -87,6 +87,27 @@ def test_spread_parquet_matches_the_advisor(tables_dir, tmp_path):
         assert row["options"][0]["regret"] == 0.0 and row["options"][0]["best"]
 
 
+def test_tied_best_options_carry_a_regret_of_exactly_zero(tables_dir):
+    """Options within the tie tolerance of the best are best and lose nothing: ``regret == 0``
+    finds every one of them (not 1e-14 of rounding), in the export's arrays and the advisor's
+    options alike; the others keep their regret as computed."""
+    from solver.engine.turn import TIE_TOLERANCE
+
+    tables_dir.table("yahtzee")
+    advisor, batch = tables_dir.advisor("yahtzee"), E.BatchAdvisor.load("yahtzee", tables_dir, progress=False)
+    block = next(E.spread_blocks(get_rules("yahtzee"), 3000, 5))
+    options = E.rank_block(batch, block)
+    raw = np.repeat(options.ev[options.offsets[:-1]], np.diff(options.offsets)) - options.ev
+    tied = (raw > 0) & (raw <= TIE_TOLERANCE)
+    assert tied.sum() > 10  # such ties are there (48 of 49,977 options)
+    assert np.array_equal(options.best, options.regret == 0.0) and np.all(options.regret[tied] == 0.0)
+    assert np.array_equal(options.regret[~options.best], raw[~options.best])
+    position = np.searchsorted(options.offsets, np.flatnonzero(tied)[0], side="right") - 1
+    advice = advisor.advise(block.positions(get_rules("yahtzee"))[position])
+    assert [o.best for o in advice.options] == [o.regret == 0.0 for o in advice.options]
+    assert sum(o.best for o in advice.options) >= 2
+
+
 def test_spread_jsonl_matches_the_advisor(tables_dir, tmp_path):
     tables_dir.table("yahtzee")
     advisor = tables_dir.advisor("yahtzee")

@@ -334,6 +334,54 @@ def test_vs_bot_plays_match_games(tables_dir, opponent):
     assert sum(r for r, _ in infos) == points.card.total
 
 
+def rollout(env, actions_of, steps: int) -> list:
+    """``steps`` steps (or to the end) of ``env``, each action ``actions_of(env)``: what each gave."""
+    out = []
+    for _ in range(steps):
+        action = actions_of(env)
+        obs, reward, terminated, _, info = env.step(action)
+        obs = {k: v.tolist() for k, v in obs.items()}
+        out.append((action, obs, reward, terminated, {k: np.asarray(v).tolist() for k, v in info.items()}))
+        if terminated:
+            break
+    return out
+
+
+def first_legal(env) -> int:
+    return int(np.flatnonzero(env.action_masks())[-1])  # the last legal action: keeps, then boxes
+
+
+@pytest.mark.parametrize("vs_bot", [False, True])
+def test_a_clone_continues_as_the_original_would(tables_dir, vs_bot):
+    """``clone()`` mid-game: the clone stepped with the same actions gives the same observations,
+    rewards and info as the original (its dice, the opponent's random choices), and stepping
+    the clone leaves the original where it was; unseeded resets draw the same seeds."""
+    tables_dir.table("yahtzee")
+    env = (
+        YahtzeeVsBotEnv("yahtzee", "random", tables_dir=tables_dir)
+        if vs_bot
+        else YahtzeeEnv("yahtzee", tables_dir=tables_dir)
+    )
+    env.reset(seed=17, options={"game": 3 if vs_bot else 0})
+    rollout(env, first_legal, 10)
+    before = (env.card, env.dice, env.rolls_left, env.game.cards[:], len(env.game.turns))
+    twin = env.clone()
+    assert twin is not env and twin.advisor is env.advisor  # the table shared, not copied
+    theirs = rollout(twin, first_legal, 500)  # the clone plays to the end
+    assert (
+        twin.game.is_over
+        and (env.card, env.dice, env.rolls_left, env.game.cards, len(env.game.turns)) == before
+    )
+    assert rollout(env, first_legal, 500) == theirs  # the original goes on as its clone did
+    fresh = YahtzeeEnv("yahtzee", tables_dir=tables_dir, regret=False)
+    fresh.reset()  # never seeded: the seed from np_random
+    copy = fresh.clone()
+    assert fresh.np_random.integers(1 << 62) == copy.np_random.integers(1 << 62)  # its own generator
+    if vs_bot:
+        env.close()
+        assert twin._owns_opponent is False  # the original ends a bot program, once
+
+
 def test_bad_arguments(tables_dir):
     with pytest.raises(UsageError, match="triple"):
         YahtzeeEnv("yahtzee+triple", regret=False)

@@ -54,6 +54,39 @@ def test_a_bot_program_plays_the_games_of_the_bot_it_wraps(rules, monkeypatch, t
     assert np.array_equal(here.regret.box_loss, there.regret.box_loss) and here.regret.game_loss.sum() > 0
 
 
+def test_a_match_asks_a_bot_program_for_many_games_at_once(monkeypatch):
+    """In a match the bot program is asked for the decisions of many games per message (in
+    lockstep, as a simulation asks it), and sees the very positions -- opponents' cards included
+    -- and plays the very games it saw one decision at a time; beside a bot that draws from its
+    game's random choices and one that does not."""
+    from solver.play import match as M
+
+    monkeypatch.setattr(protocol, "BATCH", 7)  # 20 games: blocks of 7, 7 and 6
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    sent = []
+    ask = ProtocolBot.ask
+
+    def recording(self, positions):
+        sent.append(positions)
+        ask(self, positions)
+
+    monkeypatch.setattr(ProtocolBot, "ask", recording)
+    bots = [wrapped("greedy"), "random", "heuristic"]
+    batched = M.play_match("yahtzee", bots, games=20, seed=5, engine="python")
+    batched_sent, sent[:] = list(sent), []
+    n = sum(len(m) for m in batched_sent)
+    assert n > 20 * 13 * 2 and len(batched_sent) * 3 < n  # one message each before
+    assert max(len(m) for m in batched_sent) == 4  # half of a block of 7
+    monkeypatch.setattr(M, "_lockstep_ok", lambda bots: False)  # one decision per message
+    single = M.play_match("yahtzee", bots, games=20, seed=5, engine="python")
+    here = M.play_match("yahtzee", ["greedy", "random", "heuristic"], games=20, seed=5, engine="python")
+    assert np.array_equal(batched.scores, single.scores) and np.array_equal(batched.scores, here.scores)
+    key = lambda p: (p["game"], p["turn"], p["roll"])  # noqa: E731
+    positions = sorted((p for m in batched_sent for p in m), key=key)
+    assert positions == sorted((p for m in sent for p in m), key=key)
+    assert all(len(p["opponents"]) == 2 for p in positions)
+
+
 @pytest.mark.slow  # seconds: CI runs it, the fast loop leaves it out
 def test_the_example_bots_agree_and_play_a_match(capsys):
     """The Python and JavaScript example bots play the same strategy: the same scores, game by
@@ -164,10 +197,30 @@ def test_play_against_a_bot_program(tmp_path, tables_dir, monkeypatch, capsys):
         ]
     )
     out = capsys.readouterr().out
-    assert code == 0 and "Bot 2" in out
+    assert code == 0 and "example (Python)" in out and "Bot 2" not in out  # the name it gave
     [saved] = (tmp_path / "games").glob("*.json")
     record = json.loads(saved.read_text())
-    assert record["players"][1]["bot"] == EXAMPLE_PY and "box" in record["turns"][1]
+    assert record["players"][1] == {"name": "example (Python)", "kind": "bot", "bot": EXAMPLE_PY}
+    assert "box" in record["turns"][1]
+
+
+def test_a_bot_program_is_shown_by_the_name_it_gives(monkeypatch, capsys):
+    """``match`` and ``simulate`` tables name a program by its ``ready`` name (two programs of
+    one name numbered), not by its command cut from the left; the JSON keeps the command as
+    ``bot`` beside the ``name``."""
+    import json
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    greedy = wrapped("greedy")
+    assert main(["match", "--bots", f"{greedy},{greedy}", "--games", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "wrapped greedy #1" in out and "wrapped greedy #2" in out and "~" not in out
+    assert main(["match", "--bots", f"{greedy},random", "--games", "4", "--quiet", "--json"]) == 0
+    players = json.loads(capsys.readouterr().out)["players"]
+    assert [(p["bot"], p["name"]) for p in players] == [(greedy, "wrapped greedy"), ("random", "random")]
+    assert main(["simulate", "--bot", greedy, "--games", "4", "--quiet", "--no-regret"]) == 0
+    report = " ".join(capsys.readouterr().out.split())  # the report wraps at 80 columns
+    assert f"yahtzee: wrapped greedy ({greedy})," in report
 
 
 # --------------------------------------------------------------------------- what a bot starts ends with it

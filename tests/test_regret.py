@@ -328,6 +328,26 @@ def test_cli_grades_only_when_the_table_is_there(tmp_path, capsys):
     assert code == 0 and "graded by the table" in out and any(folder.iterdir())
 
 
+def test_cli_grades_by_the_shipped_table_of_a_fresh_install(tmp_path, capsys):
+    """yahtzee's table ships with the package: an empty tables folder is no reason not to grade,
+    and grading builds nothing; the scores are those of an ungraded run."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    argv = ("simulate", "--bot", "greedy", "--games", "300", "--quiet", "--json", "--tables", str(folder))
+    code, out, err = run(capsys, *argv)
+    graded = json.loads(out)
+    assert code == 0 and "regret" in graded["stats"] and list(folder.iterdir()) == []
+    code, out, err = run(capsys, *argv, "--no-regret")
+    plain = json.loads(out)
+    assert "regret" not in plain["stats"]
+    timing = {"regret", "seconds", "cpu_seconds", "games_per_second"}
+    assert {k: v for k, v in graded["stats"].items() if k not in timing} == {
+        k: v for k, v in plain["stats"].items() if k not in timing
+    }
+    code, out, err = run(capsys, *argv[:-3], "--tables", str(folder))  # the text report says so
+    assert code == 0 and "graded by the table" in out and "not graded" not in out
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

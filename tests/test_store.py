@@ -168,6 +168,48 @@ def test_tables_list_shows_every_file_the_store_made(built, capsys):
     assert f"{RULES.id} opponent built" in out and "the win bots' model" in out
 
 
+def test_tables_list_counts_every_file_in_the_folder(built, capsys):
+    """The total line counts every file the store made: all the folder holds."""
+    assert main(["tables", "list", "--tables", str(built)]) == 0
+    out = capsys.readouterr().out
+    files = [p for p in built.iterdir() if p.is_file()]
+    size = sum(p.stat().st_size for p in files) / 2**20
+    assert f"{len(files)} files, {size:.1f} MiB in all" in out
+
+
+def test_deleting_a_target_table_deletes_its_opponent_model(built, tmp_path, capsys):
+    """``tables delete --target``: the target table and the opponent model beside it (the win
+    bots' cache, no use without it), the value table kept; without ``--target`` every file of
+    the rule set; another rule set's files and foreign files are never touched."""
+    folder = copy_of(built, tmp_path)
+    (folder / "notes.txt").write_text("mine")
+    opponent = set(store.OPPONENT.paths(RULES, folder))
+    target = set(store.TARGET.paths(RULES, folder))
+    assert main(["tables", "delete", "--rules", SPEC, "--target", "--tables", str(folder)]) == 0
+    out = capsys.readouterr().out
+    left = set(folder.iterdir())
+    assert not (opponent | target) & left and set(store.VALUES.paths(RULES, folder)) <= left
+    assert all(f"deleted {p.name}" in out for p in opponent | target)
+    assert main(["tables", "list", "--tables", str(folder)]) == 0
+    listed = " ".join(capsys.readouterr().out.split())
+    assert f"{RULES.id} --target" not in listed and f"{RULES.id} opponent" not in listed
+    assert f"{RULES.id} built" in listed
+    assert main(["tables", "delete", "--rules", SPEC, "--target", "--tables", str(folder)]) == 0
+    assert "no target table" in capsys.readouterr().out
+    assert main(["tables", "delete", "--all", "--tables", str(folder)]) == 0
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [([], "needs --rules SPEC ... or --all"), (["--rules", "nosuchrules"], "nosuchrules")],
+)
+def test_tables_delete_bad_input_is_one_line(tmp_path, capsys, argv, words):
+    assert main(["tables", "delete", *argv, "--tables", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]
+
+
 # --- one missing-table error --------------------------------------------------------------------
 @pytest.mark.parametrize("kind", list(store.KINDS))
 def test_a_missing_table_is_one_error_with_the_rule_set_the_kind_and_the_folder(tmp_path, kind):

@@ -39,11 +39,11 @@ from ..core.position import Position
 from ..core.rules import RuleSet
 from ..engine.tables import Table
 from ..engine.turn import (
-    TIE_TOLERANCE,
     TargetTurnValues,
     TurnValues,
     best_direction,
     check_finite,
+    regret_of,
     stop_placement,
 )
 from .objectives import EXPECTED_SCORE, AtLeast, ExpectedScore, Objective, Ranking, check_objective
@@ -88,9 +88,9 @@ class Option:
         out = []
         if keeps is not None:
             for ev, keep in zip(evs, keeps, strict=True):
-                option, regret = new(cls), best_ev - ev
+                option, regret = new(cls), regret_of(best_ev, ev)
                 set_attr(option, "__dict__", {
-                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
+                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret == 0.0,
                     "keep": keep, "category": None, "score": None, "bonus": 0,
                     "stop_category": None, "stop_score": None, "loss": regret,
                 })  # fmt: skip
@@ -99,9 +99,9 @@ class Option:
                 out.append(option)
         else:
             for ev, category, score in zip(evs, categories, scores, strict=True):
-                option, regret = new(cls), best_ev - ev
+                option, regret = new(cls), regret_of(best_ev, ev)
                 set_attr(option, "__dict__", {
-                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret <= TIE_TOLERANCE,
+                    "ev": ev, "expected_final": base + ev, "regret": regret, "best": regret == 0.0,
                     "keep": None, "category": category, "score": score, "bonus": bonus,
                     "stop_category": None, "stop_score": None, "loss": regret,
                 })  # fmt: skip
@@ -437,9 +437,9 @@ def ranked_advice(position: Position, base: float, raw: list[tuple[float, dict]]
         Option(
             ev=raw[i][0],
             expected_final=base + raw[i][0],
-            regret=best_ev - raw[i][0],
-            best=best_ev - raw[i][0] <= TIE_TOLERANCE,
-            loss=best_ev - raw[i][0],
+            regret=regret_of(best_ev, raw[i][0]),
+            best=regret_of(best_ev, raw[i][0]) == 0.0,
+            loss=regret_of(best_ev, raw[i][0]),
             **raw[i][1],
         )
         for i in order

@@ -49,7 +49,7 @@ from ..core.rules import RuleSet, get_rules
 from ..core.triple_card import parse_card
 from ..engine.dp import kernel_values
 from ..engine.tables import Table
-from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, stop_placement
+from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, regret_of, stop_placement
 from . import load_advisor
 from .advisor import ADVICE_FIELDS, OPTION_VALUES, Advice, Advisor, Option, checked_advice, option_head
 
@@ -502,10 +502,10 @@ class Ranked:
         options = []
         k_ev, k_final, k_regret, k_best = _OPTION_KEYS
         for head, ev in zip(heads, evs, strict=True):
-            regret = best_ev - ev
+            regret = regret_of(best_ev, ev)
             options.append(
                 f"{head}{k_ev}{_json9(ev)}, {k_final}{_json9(base + ev)}, {k_regret}{_json9(regret)}, "
-                f"{k_best}{'true' if regret <= TIE_TOLERANCE else 'false'}}}"
+                f"{k_best}{'true' if regret == 0.0 else 'false'}}}"
             )
         k_rules, k_card, k_dice, k_rolls, k_decision = _ADVICE_KEYS
         return (

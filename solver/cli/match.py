@@ -149,11 +149,11 @@ def grading_lines(rows: list[dict]) -> list[str]:
         "",
         "last turn of the last seat, every opponent finished (exact), graded for P(win)",
         "(a tie half) against the best choices:",
-        f"{'bot':<14} {'games':>8} {'decisions':>9} {'loss per game':>16} {'chance':>8} {'got':>8}",
+        f"{'bot':<{NAME}} {'games':>8} {'decisions':>9} {'loss per game':>16} {'chance':>8} {'got':>8}",
     ]
     for r in rows:
         lines.append(
-            f"{short(r['bot'], 14):<14} {r['graded_games']:>8,} {r['graded_keeps'] + r['graded_boxes']:>9,} "
+            f"{short(r.get('name', r['bot']), NAME):<{NAME}} {r['graded_games']:>8,} {r['graded_keeps'] + r['graded_boxes']:>9,} "
             f"{100 * r['loss_per_graded_game']:>7.3f}% ± {100 * r['standard_error']:.3f} "
             f"{100 * r['chance_at_last_turn']:>7.2f}% {100 * r['achieved']:>7.2f}%"
         )
@@ -162,9 +162,18 @@ def grading_lines(rows: list[dict]) -> list[str]:
     return lines
 
 
+#: the width of the bot column of the match tables (within 80 columns)
+NAME = 20
+
+
 def short(name: str, width: int) -> str:
-    """A bot's name in a column of ``width``: long names (a ``cmd:`` program) keep their end."""
-    return name if len(name) <= width else "~" + name[-(width - 1) :]
+    """A bot's name in a column of ``width``: a long command (``cmd:...``, ``module:attr``) keeps
+    its end, a long name (what a program called itself) its start."""
+    if len(name) <= width:
+        return name
+    if ":" in name:
+        return "~" + name[-(width - 1) :]
+    return name[: width - 1] + "~"
 
 
 def format_summary(s: dict) -> str:
@@ -172,12 +181,12 @@ def format_summary(s: dict) -> str:
         f"{s['games']:,} games of {s['rules']} (seed {s['seed']}, seats rotated, {s['engine']} engine, "
         f"{s['seconds']:.1f} s)",
         "",
-        f"{'bot':<14} {'win+tie/2':>16} {'wins':>8} {'ties':>7} {'losses':>8} {'mean':>7} {'sd':>6}",
+        f"{'bot':<{NAME}} {'win+tie/2':>16} {'wins':>8} {'ties':>7} {'losses':>8} {'mean':>7} {'sd':>6}",
     ]
     for p in s["players"]:
         wt = p["win_or_half_tie"]
         lines.append(
-            f"{short(p['bot'], 14):<14} {100 * wt['rate']:>8.2f}% ± {100 * wt['standard_error']:.2f} "
+            f"{short(p.get('name', p['bot']), NAME):<{NAME}} {100 * wt['rate']:>8.2f}% ± {100 * wt['standard_error']:.2f} "
             f"{100 * p['win']['rate']:>7.2f}% {100 * p['tie']['rate']:>6.2f}% {100 * p['loss']['rate']:>7.2f}% "
             f"{p['mean_score']:>7.1f} {p['sd_score']:>6.1f}"
         )
@@ -187,14 +196,14 @@ def format_summary(s: dict) -> str:
         cells = "  ".join(
             f"seat {x['seat'] + 1}: {100 * x['win_or_half_tie']['rate']:.2f}%" for x in p["by_seat"]
         )
-        lines.append(f"  {short(p['bot'], 12):<12} {cells}")
+        lines.append(f"  {short(p.get('name', p['bot']), NAME - 2):<{NAME - 2}} {cells}")
     if len(s["players"]) > 2:
         lines.append("")
         lines.append("head to head (row beats column, ties half):")
-        names = [p["bot"] for p in s["players"]]
-        lines.append(" " * 14 + "".join(f"{short(n, 10):>11}" for n in names))
-        for name, row in zip(names, s["head_to_head"], strict=True):
-            cells = "".join(f"{'-':>11}" if c is None else f"{100 * c['rate']:>10.2f}%" for c in row)
-            lines.append(f"{short(name, 13):<14}{cells}")
+        names = [p.get("name", p["bot"]) for p in s["players"]]  # the columns numbered as the rows
+        lines.append(" " * (NAME + 2) + "".join(f"{k + 1:>9}" for k in range(len(names))))
+        for k, (name, row) in enumerate(zip(names, s["head_to_head"], strict=True)):
+            cells = "".join(f"{'-':>9}" if c is None else f"{100 * c['rate']:>8.2f}%" for c in row)
+            lines.append(f"{k + 1} {short(name, NAME):<{NAME}}{cells}")
     lines.append("(± one standard error)")
     return "\n".join(lines)

@@ -191,6 +191,7 @@ def run_play(args) -> int:
     tables = GameTables(args.tables, programs=True)
     session = Session(game, new_game_path(game, args.data), tables, data=args.data, earlier=earlier)
     try:
+        session.name_programs()  # seated under the names they give themselves
         return Terminal(session, asked_target=args.target).run()
     finally:
         session.close()

@@ -61,8 +61,8 @@ def register(sub) -> None:
         default=None,
         help="grade every decision against the table and report the strength gap to optimal both "
         "ways: the decisions' loss (without the luck of the dice) beside the score difference "
-        "with optimal on the same dice (default: when the rule set's table is built; "
-        "--regret builds it)",
+        "with optimal on the same dice (default: when the rule set has a table, built or shipped "
+        "with the package; --regret builds a missing one)",
     )
     add_worst(
         p,
@@ -76,7 +76,9 @@ def register(sub) -> None:
         type=whole(1, 256),
         default=None,
         metavar="N",
-        help="split the games over N local processes (the same results as one process)",
+        help="split the games over N local processes, this one included (the same results as one "
+        "process); each worker takes a second or more to start, so for short runs one process, with "
+        "its threads, is faster (a note says so)",
     )
     p.add_argument(
         "--cluster",
@@ -95,7 +97,8 @@ DEFAULT_WORST = 100  # decisions written by --worst
 
 def grades(args, rules) -> bool:
     """Whether ``simulate`` grades the decisions: ``--regret``/``--no-regret``, else when the rule
-    set's table is built (or ``--worst`` asks for the worst decisions)."""
+    set has a table -- built in the tables folder or shipped with the package -- (or ``--worst``
+    asks for the worst decisions)."""
     from ..core.errors import UsageError
 
     if args.worst is not None and args.regret is False:
@@ -104,9 +107,9 @@ def grades(args, rules) -> bool:
         return args.regret
     if args.worst is not None:
         return True
-    from ..engine.tables import table_paths
+    from ..engine.tables import table_available
 
-    return all(path.is_file() for path in table_paths(rules, args.tables))
+    return table_available(rules, args.tables)
 
 
 def check_output(option: str, path: str) -> None:
@@ -158,11 +161,13 @@ def _check_bot_name(name: str) -> None:
 def run_split(args, rules, name: str, grade: bool, worst: int, progress: bool):
     """``--workers N`` / ``--cluster ADDRESS``: the games split by ranges
     (:func:`solver.play.distributed.simulate_parallel`), with a progress bar."""
+    import sys
+
     from ..engine.playout import progress_ticks
     from ..play.distributed import simulate_parallel
 
     with progress_ticks(progress, args.games, f"{name} on {rules.id}") as tick:
-        return simulate_parallel(
+        result = simulate_parallel(
             rules,
             name,
             args.games,
@@ -174,6 +179,10 @@ def run_split(args, rules, name: str, grade: bool, worst: int, progress: bool):
             worst=worst,
             progress=tick,
         )
+    note = getattr(result.split, "note", None)
+    if note is not None:
+        sys.stderr.write(fit(f"yahtzee: {note}") + "\n")
+    return result
 
 
 def run_simulate(args) -> int:
@@ -274,9 +283,12 @@ def run_simulate(args) -> int:
         for result, gap in zip(results, gaps, strict=True):
             if result.regret is not None:
                 print(fit_text("\n".join(regret_lines(result, gap))))
-        if not graded and args.regret is None:  # not asked either way, and the table is missing
+        if not graded and args.regret is None:  # not asked either way, and no table to grade by
             print(
-                fit(f"(decisions not graded: no {rules.id} table in the tables folder; --regret builds it)")
+                fit_text(
+                    f"(decisions not graded: {rules.id} has no table, built or shipped; --regret builds one)",
+                    hang=1,
+                )
             )
     if worst_lines is not None:
         write_worst(args, worst_lines)
@@ -377,6 +389,7 @@ def _stats_json(result) -> dict:
     edges, counts = histogram(result.scores, HIST_BIN)
     return {
         "bot": result.bot,
+        **({"name": result.name} if result.name is not None else {}),
         "engine": result.engine,
         "seconds": round(result.seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
@@ -402,6 +415,7 @@ def report_json(results, pair, seconds: float, hist_path: str | None) -> dict:
         "games": first.games,
         "seed": first.seed,
         "threads": first.threads,
+        "processes": first.processes,
         "seconds": round(seconds, 3),
         "dice_stream": f"seeded v{STREAM_VERSION}",
         "stats": _stats_json(first),
@@ -414,13 +428,20 @@ def report_json(results, pair, seconds: float, hist_path: str | None) -> dict:
     return out
 
 
+def _threads(result) -> str:
+    """``4 threads``, or ``2 processes of 1 thread`` for a run split over processes."""
+    if result.processes > 1:
+        return f"{result.processes} processes of 1 thread"
+    return f"{result.threads} thread{'s' if result.threads != 1 else ''}"
+
+
 def _summary_lines(result) -> list[str]:
     s = result.summary()
     rules = result.rules
     rate = result.games / result.seconds if result.seconds > 0 else float("inf")
     lines = [
-        f"{rules.id}: {result.bot}, {result.games:,} games (seed {result.seed}, {result.threads} "
-        f"thread{'s' if result.threads != 1 else ''}, {result.engine}) in {result.seconds:.2f} s "
+        f"{rules.id}: {result.shown_bot}, {result.games:,} games (seed {result.seed}, {_threads(result)}, "
+        f"{result.engine}) in {result.seconds:.2f} s "
         f"({rate:,.0f} games/s)",
         f"  mean          {s['mean']:8.2f}   sd {s['std']:.2f}, se {s['standard_error']:.3f}, "
         f"95% CI {s['ci95'][0]:.2f} .. {s['ci95'][1]:.2f}",

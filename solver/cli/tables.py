@@ -56,6 +56,21 @@ def register(sub) -> None:
     add_tables(li)
     li.set_defaults(func=run_list)
 
+    d = tsub.add_parser(
+        "delete",
+        help="delete tables from the tables folder (a target table with its opponent model; "
+        "never the table shipped with the package)",
+    )
+    add_rules(d, many="rule sets whose tables to delete")
+    d.add_argument("--all", action="store_true", help="every rule set's tables in the folder")
+    d.add_argument(
+        "--target",
+        action="store_true",
+        help="only the target tables (and the opponent models beside them), not the value tables",
+    )
+    add_tables(d)
+    d.set_defaults(func=run_delete)
+
 
 def _selected(args, default_all_built: bool = False):
     from ..core.rules import REFERENCE_VALUES, get_rules
@@ -161,6 +176,37 @@ def run_verify(args) -> int:
     return 1 if failures else 0
 
 
+def run_delete(args) -> int:
+    """``tables delete``: the files of the rule sets' tables (every kind, or with ``--target`` the
+    target table and its opponent model), each named with its size; the shipped table stays."""
+    from ..core.errors import UsageError
+    from ..core.rules import get_rules
+    from ..engine import store
+    from ..engine.tables import has_shipped, resolve_dir
+
+    if bool(args.rules) == bool(args.all):
+        raise UsageError("tables delete needs --rules SPEC ... or --all (every table in the folder)")
+    folder = resolve_dir(args.tables)
+    if args.all:
+        selected = list(dict.fromkeys(get_rules(s.rules_id) for s in store.stored(folder)))
+    else:
+        selected = [get_rules(r) for r in args.rules]
+    kinds = (store.TARGET,) if args.target else tuple(store.KINDS.values())
+    total = 0
+    for rules in selected:
+        removed = store.remove(kinds, rules, folder)
+        what = "target table" if args.target else "tables"
+        if not removed:
+            print(f"{rules.id}: no {what} in {folder}")
+        for path, size in removed:
+            print(f"{rules.id}: deleted {path.name} ({size / 2**20:.1f} MiB)")
+            total += size
+        if not args.target and has_shipped(rules):
+            print(f"{rules.id}: the table shipped with the package stays (read while the folder has none)")
+    print(f"{total / 2**20:.1f} MiB freed in {folder}", file=sys.stderr)
+    return 0
+
+
 #: the width of the rule set's column of ``tables list``: a longer id goes on a line of its own
 LIST_NAME = 20
 
@@ -200,6 +246,10 @@ def run_list(args) -> int:
                 lines += _list_target(rules, folder, entry)
             elif entry.rules_id == rules.id and entry.kind is store.OPPONENT:
                 lines += _list_opponent(rules, folder, entry)
+    if there:  # what the folder holds in all: every file listed above
+        n_files = sum(len(s.paths) for s in there)
+        size = sum(p.stat().st_size for s in there for p in s.paths)
+        lines.append(f"  {n_files} files, {size / 2**20:.1f} MiB in all (yahtzee tables delete removes them)")
     print(fit_text("\n".join(lines), hang=LIST_NAME + 3))
     return 0
 

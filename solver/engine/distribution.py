@@ -29,8 +29,8 @@ from ..core.card import ScoreCard
 from ..core.rules import RuleSet
 from . import arrays as A
 from . import dp
+from .turn import TIE_TOLERANCE  # the bots' tolerance (one for every tie)
 
-TIE_TOLERANCE = 1e-9  # the bots' tolerance (solver.play.simulate)
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 DEFAULT_TARGETS = (200, 250, 300, 350, 400)
 _COUNT_BASE = 16  # outcome pass: gain = bonuses + 16 * five-of-a-kind rows scored 50

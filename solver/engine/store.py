@@ -570,6 +570,40 @@ def stored(folder: str | os.PathLike | None) -> list[Stored]:
     return sorted(found, key=lambda s: (s.rules_id, order.index(s.kind.name)))
 
 
+#: what goes with a table when it is removed: the opponent model is the win bots' cache kept
+#: beside the target table (:mod:`solver.engine.opponent`), no use without it
+COMPANIONS: Mapping[str, tuple[str, ...]] = {"target": ("opponent",)}
+
+
+def remove(
+    kinds: tuple[Kind, ...], rules: RuleSet, folder: str | os.PathLike | None
+) -> list[tuple[Path, int]]:
+    """Delete the tables of ``kinds`` of ``rules`` in ``folder`` -- every file of each, the
+    manifest last, and what an interrupted write left of them, plus each kind's
+    :data:`COMPANIONS` -- and return ``(path, bytes)`` of each file removed.  Only the store's
+    own file names are touched (never a folder, nor the package's shipped table); a file that
+    is not a regular file or a link is left, and so is a folder of that name."""
+    from ..core.fileio import remove_stale_temporaries_of
+
+    folder = resolve_dir(folder)
+    names = [k.name for k in kinds]
+    for kind in kinds:
+        names += [c for c in COMPANIONS.get(kind.name, ()) if c not in names]
+    removed = []
+    for name in names:
+        for path in kind_of(name).paths(rules, folder):
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                continue
+            path.unlink()
+            removed.append((path, info.st_size))
+            remove_stale_temporaries_of(path)
+    return removed
+
+
 # --- the array files -------------------------------------------------------------------------------
 class ValueFile:
     """A table's ``.npy`` file read through :mod:`mmap`, without numpy.

@@ -334,6 +334,13 @@ def has_shipped(rules: str | RuleSet | None) -> bool:
     return not rules.triple and not store.missing(VALUES, rules, SHIPPED_DIR)
 
 
+def table_available(rules: str | RuleSet | None, tables_dir: str | os.PathLike | None = None) -> bool:
+    """Whether :func:`find_table` has a table of ``rules`` to read without building one: the
+    tables folder's files, else the one shipped with the package (not read nor checked here)."""
+    rules = get_rules(rules)
+    return all(path.is_file() for path in table_paths(rules, tables_dir)) or has_shipped(rules)
+
+
 def load_shipped(
     rules: str | RuleSet | None = None, *, check_hash: bool = True, light: bool = False
 ) -> Table:

@@ -20,7 +20,19 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+#: the one tolerance of a tie between two options' values (expected points or probabilities):
+#: within it an option counts as best (``best``) and its regret is 0 (:func:`regret_of`)
 TIE_TOLERANCE = 1e-9
+
+
+def regret_of(best: float, value: float) -> float:
+    """An option's regret: the best option's value ``best`` minus its ``value``, 0 within
+    :data:`TIE_TOLERANCE` (a tie: ``1e-14`` of rounding is no loss, and ``regret == 0`` finds
+    every best option)."""
+    regret = best - value
+    return 0.0 if regret <= TIE_TOLERANCE else regret
+
+
 ONE_SIXTH = 1.0 / D.N_FACES
 
 

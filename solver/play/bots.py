@@ -48,7 +48,7 @@ different value arrays; none but ``optimal`` reads a table file.  Under ``order=
 a table bot picks its direction before the first roll (:meth:`Advisor.direction`) and
 keeps to it.
 
-Ties (options within :data:`solver.advice.advisor.TIE_TOLERANCE`): the keep with the most dice (the last of
+Ties (options within :data:`solver.engine.turn.TIE_TOLERANCE`): the keep with the most dice (the last of
 ``dice.SUBKEEPS``), the box first in card order.
 
 The builtin bots also run on the fast numba engine of :mod:`solver.play.simulate`; their
@@ -150,7 +150,7 @@ class FrequentBot(RulesBot):
 class TableBot(Bot):
     """Plays the best option of an :class:`~solver.advice.advisor.Advisor` over a value array.
 
-    Ties within :data:`solver.advice.advisor.TIE_TOLERANCE`: the keep with the most dice (the last of
+    Ties within :data:`solver.engine.turn.TIE_TOLERANCE`: the keep with the most dice (the last of
     ``dice.SUBKEEPS``), the box first in card order -- as the numba engine.
     """
 
@@ -199,7 +199,7 @@ class TableBot(Bot):
 class _TurnValuesBot(Bot):
     """A bot that plays from within-turn values (``turn_values(card)``, a
     :class:`~solver.advice.advisor.TurnValues` in its own units) and, where they are None, like its
-    ``optimal`` bot.  Ties within :data:`solver.advice.advisor.TIE_TOLERANCE`: the keep with the most
+    ``optimal`` bot.  Ties within :data:`solver.engine.turn.TIE_TOLERANCE`: the keep with the most
     dice, the box first in card order -- as the numba engine."""
 
     optimal: TableBot
@@ -237,7 +237,7 @@ class TargetBot(_TurnValuesBot):
     of reaching it (a :class:`~solver.advice.advisor.TargetAdvisor`); once the target is reached or
     out of reach (probability 0 at the start of a turn), for expected score like ``optimal``.
 
-    Within a turn, ties within :data:`solver.advice.advisor.TIE_TOLERANCE`: the keep with the most
+    Within a turn, ties within :data:`solver.engine.turn.TIE_TOLERANCE`: the keep with the most
     dice, the box first in card order -- as the numba engine.
     """
 

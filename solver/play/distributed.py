@@ -7,8 +7,12 @@ scores, same bonuses, same per-game losses when graded), and every statistic com
 them is too.  Sums kept per turn and per box (the regret's breakdown) are added piece by piece,
 so they agree with a local run to the last bits of the additions only.
 
-* ``workers=N``: ``N`` local processes (``concurrent.futures``, spawned: each imports the
-  package and loads the compiled kernels from the numba cache).
+* ``workers=N``: ``N`` local processes, this one included: ``N - 1`` spawned workers
+  (``concurrent.futures``; each imports the package and loads the compiled kernels from the
+  numba cache, a second or more) and this process, which plays pieces from the first while
+  the workers start and take pieces from the last (:func:`_run_local`): a worker that is
+  slow to start costs the run no more than its own pieces, and a run too short for workers to
+  pay is said so (:attr:`Split.note`).
 * ``cluster="tcp://HOST:8786"`` (or a ``distributed.Client``): the pieces are tasks of a Dask
   distributed cluster (``pip install -e ".[cluster]"``); each worker needs this package and
   reads its tables from its own tables folder (built there when missing, atomically).
@@ -21,7 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -121,6 +127,46 @@ def play_piece(rules_id: str, bot: str, seed: int, first: int, n: int, options: 
     return result
 
 
+#: pieces per local process (this one included).  Measured (yahtzee, heuristic, graded, 20,000
+#: games, one thread): a piece has a cost of its own -- the grading's turn tables of its
+#: distinct states, about 0.3 CPU s, so 16 pieces of 1,250 games cost 6.6 CPU s against 1.4
+#: for one piece of 20,000 -- while a worker takes 1-5 s to start (import, kernels from the
+#: cache): two pieces a process let this one take a slow worker's share without many pieces
+PIECES_PER_PROCESS = 2
+
+
+@dataclass
+class Split:
+    """How a split run went: ``processes`` (this one and the workers), ``pieces``, those the
+    workers played (``by_workers``), the seconds the first worker took to be ready
+    (``worker_start``, None when none was), the games this process played itself and their
+    seconds (``here_games``, ``here_seconds``); the run's ``seconds`` and ``games``."""
+
+    processes: int
+    pieces: int
+    by_workers: int
+    worker_start: float | None
+    here_games: int = 0
+    here_seconds: float = 0.0
+    seconds: float = 0.0
+    games: int = 0
+
+    @property
+    def note(self) -> str | None:
+        """A sentence when the workers did not pay: starting them took half the run or more (a
+        process imports the package and loads the compiled kernels before its first piece)."""
+        workers = self.processes - 1
+        if workers < 1 or (self.worker_start is not None and self.worker_start < 0.5 * self.seconds):
+            return None
+        start = "never started" if self.worker_start is None else f"took {self.worker_start:.1f} s to start"
+        return (
+            f"--workers did not pay: the worker process{'es' if workers > 1 else ''} {start} of the "
+            f"run's {self.seconds:.1f} s and played {self.by_workers} of {self.pieces} pieces (this one "
+            f"{self.here_games:,} games in {self.here_seconds:.1f} s); for a run this short one process, "
+            "with its threads, is faster"
+        )
+
+
 def simulate_parallel(
     rules,
     bot: str,
@@ -156,7 +202,8 @@ def simulate_parallel(
             if client is not cluster:  # a client made here is closed here, also when the run fails
                 owned.callback(client.close)
             n_workers = max(1, len(client.nthreads()))
-        count = min(MAX_PIECES, pieces if pieces is not None else 4 * n_workers)
+        per = PIECES_PER_PROCESS if client is None else 4
+        count = min(MAX_PIECES, pieces if pieces is not None else per * n_workers)
         ranges = split_games(games, game0, count)
         # the bot made here once, so that the tables it plays by (a value or target table) are built
         # here, once, not by every worker at the same time; a bot program is not started by this
@@ -174,11 +221,18 @@ def simulate_parallel(
             "worst": worst,
         }
         args = [(rules.id, bot, int(seed), first, n, options) for first, n in ranges]
+        start_wall = time.perf_counter()
         if client is not None:
             done = _run_dask(client, args, progress)
+            threads = sum(client.nthreads().values()) or n_workers
+            split = Split(n_workers, len(args), len(args), None)
         else:
-            done = _run_local(n_workers, args, progress)
+            done, split = _run_local(n_workers, args, progress)
+            threads = n_workers  # each process plays one piece at a time, on one thread
     merged = merge_results(done)
+    merged.threads, merged.processes, merged.split = min(threads, len(args)), split.processes, split
+    merged.seconds = time.perf_counter() - start_wall  # the run's, not its longest piece's
+    split.seconds, split.games = merged.seconds, int(games)
     if merged.regret is not None:
         merged.regret.table = get_table(rules, tables_dir, build_if_missing=False, progress=False)
     return merged
@@ -202,19 +256,76 @@ def _client(cluster):
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
-def _run_local(n_workers: int, args: list, progress) -> list[SimulationResult]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+def _worker_ready(rules_id: str, bot: str, seed: int, first: int, n: int, options: dict) -> float:
+    """A worker's start (the pool's initializer): one game of the run's bot, so that the package
+    and the bot's kernels are loaded before it takes a piece."""
+    play_piece(rules_id, bot, seed, first, 1, {**options, "worst": 0})
+    return 0.0
 
-    context = multiprocessing.get_context("spawn")  # no forked numba threads or open pipes
+
+def _ready() -> bool:
+    """A task that completes once a worker has started (after :func:`_worker_ready`)."""
+    return True
+
+
+def _run_local(n_workers: int, args: list, progress) -> tuple[list[SimulationResult], Split]:
+    """The pieces ``args`` over this process and ``n_workers - 1`` spawned workers: this process
+    plays them from the first on, each worker, once it has started, from the last on (a piece
+    is handed to a worker only when one is idle, so none waits behind a worker still
+    starting); the results in piece order and how the run went (:class:`Split`)."""
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     out: dict[int, SimulationResult] = {}
-    with ProcessPoolExecutor(n_workers, mp_context=context) as pool:
-        futures = {pool.submit(play_piece, *a): k for k, a in enumerate(args)}
-        for future in as_completed(futures):
-            out[futures[future]] = future.result()
-            if progress is not None:
-                progress(args[futures[future]][4])
-    return [out[k] for k in range(len(args))]
+    todo = deque(range(len(args)))
+    n_pool = min(n_workers - 1, len(args) - 1)
+
+    here = [0, 0.0]  # the games this process played, their seconds
+
+    def finished(k: int, result: SimulationResult) -> None:
+        out[k] = result
+        if progress is not None:
+            progress(args[k][4])
+
+    def play_here(k: int) -> None:
+        t = time.perf_counter()
+        finished(k, play_piece(*args[k]))
+        here[0] += args[k][4]
+        here[1] += time.perf_counter() - t
+
+    if n_pool < 1:
+        for k in todo:
+            play_here(k)
+        return [out[k] for k in range(len(args))], Split(1, len(args), 0, None, *here)
+    context = multiprocessing.get_context("spawn")  # no forked numba threads or open pipes
+    start = time.perf_counter()
+    worker_start = None
+    by_workers = 0
+    with ProcessPoolExecutor(n_pool, mp_context=context, initializer=_worker_ready, initargs=args[0]) as pool:
+        running = {pool.submit(_ready): None for _ in range(n_pool)}  # done: a worker is idle
+        try:
+            while todo or any(k is not None for k in running.values()):
+                for future in [f for f in running if f.done()]:
+                    k = running.pop(future)
+                    result = future.result()
+                    if k is None:
+                        worker_start = worker_start or time.perf_counter() - start
+                    else:
+                        finished(k, result)
+                        by_workers += 1
+                    if todo:  # that worker is idle: its next piece, from the last
+                        k = todo.pop()
+                        running[pool.submit(play_piece, *args[k])] = k
+                if todo:
+                    play_here(todo.popleft())
+                elif any(k is not None for k in running.values()):
+                    wait([f for f, k in running.items() if k is not None], return_when=FIRST_COMPLETED)
+        finally:
+            for future in running:  # a worker that never started: nothing left for it
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+    return [out[k] for k in range(len(args))], Split(n_pool + 1, len(args), by_workers, worker_start, *here)
 
 
 def _run_dask(client, args: list, progress) -> list[SimulationResult]:
@@ -286,6 +397,7 @@ def merge_results(parts: list[SimulationResult]) -> SimulationResult:
     return SimulationResult(
         rules=first.rules,
         bot=first.bot,
+        name=first.name,
         seed=first.seed,
         game0=first.game0,
         scores=join("scores"),
@@ -293,7 +405,7 @@ def merge_results(parts: list[SimulationResult]) -> SimulationResult:
         yahtzee=join("yahtzee"),
         yahtzee_bonuses=join("yahtzee_bonuses"),
         box_sums=np.sum([p.box_sums for p in parts], axis=0),
-        threads=sum(p.threads for p in parts),
+        threads=max(p.threads for p in parts),  # at once: the caller knows how many ran side by side
         engine=first.engine,
         seconds=max(p.seconds for p in parts),
         cpu_seconds=sum(p.cpu_seconds for p in parts),

@@ -335,6 +335,23 @@ class Game:
             meta |= {"dice": "seeded", "seed": int(seed), "stream_version": STREAM_VERSION}
         return cls(rules, players, streams, meta)
 
+    def copy(self) -> Game:
+        """An independent copy of the game as it stands (for lookahead): its own cards, turns,
+        dice and dice streams, each stream at the same point -- the copy rolls what the game
+        would roll next.  The rules, players and info (values that do not change) are shared."""
+        import copy
+
+        new = object.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.players = list(self.players)
+        new.streams = [copy.copy(s) if type(s) is SeededStream else copy.deepcopy(s) for s in self.streams]
+        new.cards = list(self.cards)  # ScoreCards are values: a move makes a new one
+        new.turns = [
+            Turn(t.player, t.round, t.card_before, list(t.rolls), t.box, t.score, t.bonus) for t in self.turns
+        ]
+        new.held = list(self.held)
+        return new
+
     # --- state -------------------------------------------------------------
     @property
     def n_rounds(self) -> int:

@@ -83,6 +83,7 @@ from ..core.errors import IllegalMoveError, MissingExtraError, UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MAX_SEED, SeededStream, check_seed
+from ..engine.turn import regret_of
 from .game import Game, Player, play_bot_turn
 
 RL_HINT = (
@@ -418,7 +419,23 @@ class YahtzeeEnv(gym.Env):
             best_action = keep_action(dice, best.keep)
         else:
             best_action = box_action(self.rules, best.category)
-        return {"regret": best_ev - chosen, "best_action": best_action}
+        return {"regret": regret_of(best_ev, chosen), "best_action": best_action}
+
+    def clone(self) -> YahtzeeEnv:
+        """An independent copy of the environment as it stands, for lookahead: stepped with the
+        same actions it gives the same observations, rewards and info as this one would, and
+        stepping it leaves this one as it was.  Cheap (tens of microseconds): the game is
+        copied (:meth:`solver.play.game.Game.copy`), the rest shared -- the rules, spaces and
+        the advisor with its table (read only); against a bot, the opponent bot too, whose
+        random choices are copied (a bot program's process stays this environment's to end)."""
+        import copy
+
+        new = copy.copy(self)
+        new.game = None if self.game is None else self.game.copy()
+        new._mask = None if self._mask is None else self._mask.copy()
+        if self._np_random is not None:  # the seeds of unseeded resets: the same ones
+            new._np_random = copy.deepcopy(self._np_random)
+        return new
 
     def render(self):
         if self.render_mode != "ansi" or self.game is None:
@@ -509,6 +526,14 @@ class YahtzeeVsBotEnv(YahtzeeEnv):
         if terminated:
             info["outcome"] = self._outcome()
         return obs, reward, terminated, truncated, info
+
+    def clone(self) -> YahtzeeVsBotEnv:
+        new = super().clone()
+        if self._rng is not None:
+            new._rng = type(self._rng)()
+            new._rng.setstate(self._rng.getstate())
+        new._owns_opponent = False  # the opponent is shared: closed by the original only
+        return new
 
     def close(self) -> None:
         closer = getattr(self.opponent, "close", None)

@@ -53,6 +53,8 @@ PREFIX = "cmd:"
 BATCH = 512
 #: the longest line read from a bot (bytes): a batch's answers are well under it
 MAX_LINE = 16 * 1024 * 1024
+#: the most characters of the name a bot gives in ``ready`` that are shown (a longer one is cut)
+MAX_NAME = 40
 #: seconds a bot has to start (``ready``) and to answer each message
 DEFAULT_TIMEOUT = 10.0
 
@@ -153,6 +155,18 @@ class ProtocolBot:
         self.decisions = 0  # decisions answered, for the throughput figure
 
     # --- the process ---------------------------------------------------------------------
+    def start(self) -> str | None:
+        """Start the program now, not at the first decision (a no-op when it runs): the name it
+        gave in ``ready`` (:attr:`bot_name`), or None when it gave none."""
+        if self._proc is None:
+            self._start()
+        return self.bot_name
+
+    @property
+    def shown_name(self) -> str:
+        """How tables and games name the bot: the name it gave in ``ready``, else its command."""
+        return self.bot_name or self.name
+
     def _start(self) -> None:
         try:
             proc = subprocess.Popen(
@@ -190,7 +204,8 @@ class ProtocolBot:
                 f'bot {self.name}: answered the start with {quoted(answer)}, not {{"type": "ready"}}'
             )
         name = answer.get("name")
-        self.bot_name = name if isinstance(name, str) and name.isprintable() else None
+        name = name.strip() if isinstance(name, str) else ""
+        self.bot_name = clipped(name, MAX_NAME) if name and name.isprintable() else None
 
     def _exited(self, what: str) -> BotError:
         code = None

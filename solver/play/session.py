@@ -348,6 +348,29 @@ class Session:
         if g.info.level == "win":
             g.info = g.info.replace(level="perfect")
 
+    def name_programs(self) -> None:
+        """Start the game's bot programs now and seat each under the name it gave in ``ready``
+        (instead of ``Bot 2``): cut to :data:`MAX_NAME` characters, numbered when another
+        player has it already; a program that gave none keeps its seat's name."""
+        from .game import Player
+        from .protocol import ProtocolBot
+
+        g = self.game
+        for i, p in enumerate(g.players):
+            if not p.is_bot or not isinstance(self.bot(i), ProtocolBot):
+                continue
+            name = self.bot(i).start()
+            if name is None:
+                continue
+            base = name = name[:MAX_NAME]
+            taken = {q.name for k, q in enumerate(g.players) if k != i}
+            k = 2
+            while name in taken:
+                suffix = f" #{k}"
+                name = base[: MAX_NAME - len(suffix)].rstrip() + suffix
+                k += 1
+            g.players[i] = Player(name, "bot", p.bot)
+
     def prepare(self) -> None:
         """Make the computer players now (their tables loaded, a missing one raised), not in the
         middle of a turn."""

@@ -106,6 +106,18 @@ class SimulationResult:
     cards: np.ndarray | None = field(default=None, repr=False)
     #: each decision's loss against the table (``simulate(..., regret=True)``), else None
     regret: Regret | None = field(default=None, repr=False)
+    #: the name a bot program gave itself in ``ready`` (:mod:`solver.play.protocol`), else None
+    name: str | None = None
+    #: the processes that played the games (``simulate_parallel``: this one and its workers)
+    processes: int = 1
+    #: how a split run went (:class:`solver.play.distributed.Split`), else None
+    split: object = field(default=None, repr=False)
+
+    @property
+    def shown_bot(self) -> str:
+        """How reports name the bot: ``example (Python) (cmd:node bot.js)`` for a program that
+        named itself, else :attr:`bot`."""
+        return self.bot if self.name is None else f"{self.name} ({self.bot})"
 
     @property
     def games(self) -> int:
@@ -486,6 +498,7 @@ def simulate(
     return SimulationResult(
         rules=rules,
         bot=bot_name(bot),
+        name=getattr(bot, "bot_name", None),
         seed=int(seed),
         game0=int(game0),
         threads=n_threads,

@@ -105,8 +105,8 @@ def flat_options(rolls_left, row, base, keeps, boxes, keep_faces, tol, offsets, 
     ``offsets`` (n + 1,) int64 each position's first option.
 
     Output, caller-allocated, ``out`` (:class:`~solver.engine.arrays.FlatOptions`), per option
-    (offsets[n],): ``ev``, ``expected_final`` (base + ev), ``regret`` (the best's ev - ev),
-    ``best`` (regret <= ``tol``) float64/bool; ``keep``, ``box`` (-1 for the other kind),
+    (offsets[n],): ``ev``, ``expected_final`` (base + ev), ``regret`` (the best's ev - ev,
+    0 within ``tol``: a tie), ``best`` (the best's ev - ev <= ``tol``) float64/bool; ``keep``, ``box`` (-1 for the other kind),
     ``score`` (-1 for keeps), ``bonus`` (0 for keeps), ``stop_box``, ``stop_score`` (-1 but for
     the keep of all five) int16; ``face_offsets`` (offsets[n] + 1,) int32 and ``faces`` (at least
     5 per option) int8: each keep's faces (none for a box)."""
@@ -132,8 +132,8 @@ def flat_options(rolls_left, row, base, keeps, boxes, keep_faces, tol, offsets, 
                     at += 1
                 face_offsets[s + 1] = at
                 expected_final[s] = base[i] + v
-                regret[s] = top - v
                 best[s] = top - v <= tol
+                regret[s] = 0.0 if best[s] else top - v  # a tie within tol is no loss
         else:
             top = place_ev[j, 0]
             for c in range(place_n[j]):
@@ -149,5 +149,5 @@ def flat_options(rolls_left, row, base, keeps, boxes, keep_faces, tol, offsets, 
                 stop_box[s], stop_score[s] = -1, -1
                 face_offsets[s + 1] = at
                 expected_final[s] = base[i] + v
-                regret[s] = top - v
                 best[s] = top - v <= tol
+                regret[s] = 0.0 if best[s] else top - v
