@@ -353,11 +353,11 @@ class Session:
         (instead of ``Bot 2``): cut to :data:`MAX_NAME` characters, numbered when another
         player has it already; a program that gave none keeps its seat's name."""
         from .game import Player
-        from .protocol import ProtocolBot
+        from .protocol import ProtocolBot, is_protocol_bot
 
         g = self.game
-        for i, p in enumerate(g.players):
-            if not p.is_bot or not isinstance(self.bot(i), ProtocolBot):
+        for i, p in enumerate(g.players):  # only the programs made now: the others when the game starts
+            if not (p.is_bot and is_protocol_bot(p.bot)) or not isinstance(self.bot(i), ProtocolBot):
                 continue
             name = self.bot(i).start()
             if name is None:
