@@ -602,7 +602,7 @@ def test_hint_with_a_target(target_site, capsys):
     # no table at all: a GET (or any request) never builds one; a 409 names the build
     for r in (client.get("/api/hint", params=plain), client.post("/api/hint", json=body)):
         assert r.status_code == 409, r.text
-        assert r.json()["build"] == SMALL and "POST /api/tables" in r.json()["error"]
+        assert r.json()["build"] == SMALL and "press Build" in r.json()["error"]
     assert not list(folder.iterdir())
     # the explicit build: a same-origin POST, run as a bounded job; a second is a no-op
     r = client.post("/api/tables", json={"rules": SMALL})

@@ -58,7 +58,12 @@
       const li = button.closest("li");
       let p = li.querySelector(".error");
       if (!p) { p = YZ.el("span", {class: "error", role: "alert"}); li.querySelector(".saved-what").append(p); }
-      p.textContent = e.message;
+      // a path of this site in the message ("review it (/review?game=NAME)") as a link
+      const m = /^(.*?)\(?(\/review\?game=[^\s)]+)\)?(.*)$/.exec(e.message);
+      if (m) {
+        p.replaceChildren(m[1].trim() + " ", YZ.el("a", {href: m[2], text: "open its review"}), m[3]);
+        load();  // it is not unfinished any more: the list without it
+      } else p.textContent = e.message;
     }
   }
 
