@@ -140,7 +140,8 @@ def test_real_dice_with_the_coach(browser, site):
     d.find_element(By.ID, "box-yahtzee").click()
     wait(lambda: state_of(d) == "r2-3", "the Yahtzee scored")
     coach = d.find_element(By.ID, "messages").text
-    assert "Coach: Yahtzee (50): best move" in coach
+    # one stop-and-score, one line (not the keep's verdict and the box's)
+    assert "Coach: stop and score Yahtzee (50): best move" in coach and coach.count("Coach:") == 1
     d.find_element(By.ID, "real-dice").send_keys("22222\n")
     wait(lambda: state_of(d) == "r2-2", "the second Yahtzee")
     note = d.find_element(By.ID, "note")
