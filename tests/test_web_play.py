@@ -346,3 +346,60 @@ def test_the_computers_turn_is_played_on_the_table(browser, site):
         shot(d, "play-end.png", *DESKTOP)
     finally:
         d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("size, phone", [(DESKTOP, False), (PHONE, True)], ids=["desktop", "phone"])
+def test_start_screen_of_big_choices(browser, site, size, phone):
+    """The modes as big choices, a line each (none running into another on a phone), the rule set
+    picked from a list with a line each; a first ``win`` game says what it waits for."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    base, _ = site
+    d = browser
+    viewport(d, size, phone)
+    try:
+        open_page(d, base + "/play")
+        cards = d.find_elements(By.CSS_SELECTOR, ".mode-card")
+        assert [c.find_element(By.CSS_SELECTOR, "input").get_attribute("value") for c in cards] == [
+            "solo", "vs-computer", "hot-seat", "daily", "real-dice"
+        ]  # fmt: skip
+        rects = [d.execute_script("return arguments[0].getBoundingClientRect().toJSON()", c) for c in cards]
+        for a, b in zip(rects, rects[1:], strict=False):  # apart: no two choices share a line's space
+            assert b["top"] >= a["bottom"] or b["left"] >= a["right"], (a, b)
+        assert all(r["height"] >= 44 and r["right"] <= size[0] for r in rects)  # a finger's target
+        assert all(c.find_element(By.CSS_SELECTOR, ".mode-line").text for c in cards)
+        cards[1].click()
+        level = Select(d.find_element(By.ID, "level"))
+        level.select_by_value("win")
+        assert "beat you" in d.find_element(By.ID, "level-line").text
+        pick = Select(d.find_element(By.ID, "rules-pick"))
+        assert pick.first_selected_option.get_attribute("value") == "yahtzee"
+        assert all(": " in o.text for o in pick.options[:-1])  # a line each
+        pick.select_by_value("yatzy")
+        assert d.find_element(By.ID, "rules").get_attribute("value") == "yatzy"
+        assert d.find_element(By.ID, "rules-line").text
+        pick.select_by_value("yahtzee")
+        level.select_by_value("medium")
+        shot(d, "play-start-phone.png" if phone else "play-start.png", *size)
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_die_clicks_while_a_hold_is_on_its_way_are_kept(browser, site):
+    """Three dice clicked at once (the later clicks while the first hold request is pending): all
+    three are held on the server, none dropped."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    start(d, base, "solo", seed=8)
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state_of(d) == "r1-2", "the roll")
+    d.execute_script("for (const i of [1, 3, 5]) document.getElementById('pdie-' + i).click()")
+    api = Client(base)
+    wait(
+        lambda: api.get(f"/api/games/{game_id(d)}").json()["held"] == [True, False, True, False, True], "held"
+    )
+    wait(lambda: not d.execute_script("return document.querySelectorAll('.die[aria-pressed=\"true\"]').length - 3"),
+         "shown held")  # fmt: skip
