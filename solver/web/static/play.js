@@ -188,8 +188,10 @@
     for (const td of document.querySelectorAll("#card td[data-box]")) {
       const waiting = later.some((x) => String(x.player) === td.dataset.player && x.box === td.dataset.box);
       td.classList.toggle("waiting", waiting);
+      if (waiting) td.classList.remove("just-scored");
       const hit = f.kind === "score" && String(f.player) === td.dataset.player && f.box === td.dataset.box;
       if (hit) td.classList.add("just-scored");
+      td.classList.toggle("active", td.dataset.player === String(f.player));
     }
     for (const th of document.querySelectorAll("#card thead th[data-player]")) {
       th.classList.toggle("active", th.dataset.player === String(f.player));
@@ -198,6 +200,7 @@
 
   function runReplay() {
     document.body.dataset.replaying = "1";
+    $("messages").classList.add("later");  // the turn's words once it has been played on the table
     const step = () => {
       const f = replay.frames[replay.at];
       const before = replay.at ? replay.frames[replay.at - 1] : null;
@@ -214,6 +217,7 @@
     if (replay && replay.timer) clearTimeout(replay.timer);
     replay = null;
     delete document.body.dataset.replaying;
+    $("messages").classList.remove("later");
   }
 
   /** The opponent's turn over (or skipped): the table as it is now, its boxes highlighted. */
@@ -258,7 +262,7 @@
 
   function boxCell(s, p, box) {
     const score = s.players[p].scores[s.boxes.indexOf(box)];
-    const active = p === s.current && !s.over ? " active" : "";
+    const active = p === s.current && !s.over && s.players.length > 1 ? " active" : "";  // whose turn
     const where = {"data-box": box.name, "data-player": String(p)};
     if (score !== null) {
       const hit = justScored.some(([q, b]) => q === p && b === box.name) ? " just-scored" : "";
@@ -409,13 +413,11 @@
     $("end").hidden = false;
     $("turn-area").hidden = true;
     const names = s.winners.map((n) => who(s, n));
-    const winners = names.length > 1 ? `a tie: ${names.join(" and ")}` :
-      names[0] === "You" ? "you win" : `${names[0]} wins`;
     const won = s.winners.includes("You") && s.winners.length === 1;
     $("result").className = "result" + (won ? " won" : "");
     $("end-title").textContent = s.players.length > 1 ? (won ? "You win!" : names.length > 1 ? "A tie!" : `${names[0]} wins`) : "Game over";
     $("final").textContent = s.players.length > 1 ?
-      `${s.players.map((p) => `${p.name} ${p.total}`).join(" \u00b7 ")} \u2014 ${winners}` :
+      s.players.map((p) => `${p.name} ${p.total}`).join(" \u00b7 ") :
       `Final score: ${s.players[0].total}`;
     $("record").textContent = s.record || "";
     const best = [];
@@ -742,7 +744,8 @@
     const sync = () => {
       const name = $("rules").value.trim();
       pick.value = name in lines ? name : "";
-      $("rules-line").textContent = name in lines ? lines[name] : name ? `the rule set ${name}` : "";
+      // the list's line names a listed rule set; a typed one is checked when the game starts
+      $("rules-line").textContent = name in lines ? "" : name ? `${name}: a rule set of your own (checked when the game starts)` : "";
     };
     pick.addEventListener("change", () => {
       if (pick.value) $("rules").value = pick.value;
