@@ -419,6 +419,9 @@ def test_joker_rule_reason_shown(tables, data):
     assert boxes["fours"]["allowed"] and boxes["fours"]["preview"] == 20
     assert boxes["fours"]["bonus"] == 100  # the page shows (20+100): what scoring adds
     assert not boxes["chance"]["allowed"] and "Joker" in boxes["chance"]["reason"]
+    # the reasons name boxes for people (Fours, Three of a kind), never by their internal names
+    reasons = [b["reason"] for b in boxes.values() if b["reason"]]
+    assert reasons and not any("_" in r or "fours" in r for r in reasons), reasons
 
 
 def test_real_server_never_serves_outside_static(tables, data):

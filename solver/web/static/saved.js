@@ -69,5 +69,7 @@
 
   new MutationObserver(show).observe($("setup"), {attributes: true, attributeFilter: ["hidden"]});
   document.addEventListener("yz:saved", load);  // a game quit just now is saved: list it
+  // back to this tab: a game another tab finished (or saved) since is listed as it is now
+  window.addEventListener("focus", () => { if (!$("setup").hidden) load(); });
   load();
 })();
