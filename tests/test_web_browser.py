@@ -187,6 +187,11 @@ def preview_of(button) -> int:
     return int(button.text.replace("\u2605", "").strip().split("+")[0])
 
 
+def played_on_the_table(d) -> None:
+    """Wait while the computer's turn is played on the table (its words come after it)."""
+    wait(lambda: not d.execute_script("return document.body.dataset.replaying"), "the computer's turn played")
+
+
 def start_against_the_computer(d, base: str, level: str, rules: str | None = None):
     """A new game against the computer at ``level`` (of ``rules``) on the play page, its first
     turn shown; returns a function reading the page's state (``r1-3``: round 1, 3 rolls left)."""
@@ -221,6 +226,7 @@ def test_vs_computer_and_daily_setup(browser, site):
     wait(lambda: state() == "r1-2", "the roll")
     max(d.find_elements(By.CSS_SELECTOR, ".box-btn"), key=preview_of).click()
     wait(lambda: state() == "r2-3", "the computer's turn")
+    played_on_the_table(d)
     assert "Computer (perfect) scores" in d.find_element(By.ID, "messages").text
     totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
     assert len(totals) == 2 and all(t.isdigit() for t in totals)
@@ -457,6 +463,7 @@ def test_triple_card_game(browser, site):
     chance = next(b for b in boxes if b.get_attribute("id") == "box-chance@3")
     chance.click()
     wait(lambda: state() == "r2-3", "the computer's turn")
+    played_on_the_table(d)
     messages = d.find_element(By.ID, "messages").text
     assert (
         "You score " in messages
