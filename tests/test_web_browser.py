@@ -291,6 +291,22 @@ def test_keyboard_alone(browser, site):
     tab_to(lambda e: "box-btn" in (e.get_attribute("class") or "") and preview_of(e) > 0, "a box that scores")
     keys(Keys.SPACE)
     wait(lambda: state() == "r2-3", "the box scored")
+    # S puts the focus on a box to score, the arrows go from box to box, Enter scores it
+    keys("r")
+    wait(lambda: state() == "r2-2", "the second turn's roll")
+    keys("s")
+    first = active().get_attribute("id")
+    assert first.startswith("box-")
+    keys(Keys.ARROW_DOWN)
+    second = active().get_attribute("id")
+    assert second.startswith("box-") and second != first
+    keys(Keys.ENTER)
+    asks = lambda: d.find_elements(By.ID, second) and d.find_element(By.ID, second).text == "0?"  # noqa: E731
+    wait(lambda: state() == "r3-3" or asks(), "the box chosen")
+    if state() != "r3-3":  # a 0 where the dice score elsewhere: Enter once more confirms it
+        assert active().get_attribute("id") == second
+        keys(Keys.ENTER)
+    wait(lambda: state() == "r3-3", "the box scored by the keyboard")
 
     open_page(d, base + "/")
     tab_to(lambda e: e.get_attribute("id") == "die-1", "the first die")

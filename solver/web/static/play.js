@@ -252,6 +252,8 @@
     if (box.preview === 0 && elsewhere && confirming !== box.name) {
       confirming = box.name;
       renderCard(s);
+      const again = document.getElementById(`box-${box.name}`);
+      if (again) again.focus();  // Enter (or a second click) confirms
       $("note").hidden = false;
       $("note").textContent = `Score 0 in ${box.label}? These dice score points in another box: click it again to confirm.`;
       return;
