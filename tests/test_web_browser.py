@@ -258,6 +258,8 @@ def test_vs_computer_and_daily_setup(browser, site):
     wait(lambda: d.find_element(By.ID, "share-box").is_displayed(), "the daily result")
     share = d.find_element(By.ID, "share").text
     assert share.startswith("Yahtzee daily 2026-05-04: You ") and share == answer["share"]
+    # the result banner: the score and the best player's on the same dice, before the review
+    assert f"best player scores {answer['optimal']} on the same dice" in d.find_element(By.ID, "result").text
     d.find_element(By.ID, "copy").click()
     wait(lambda: d.find_element(By.ID, "copied").text, "the copy button's answer")
 

@@ -402,3 +402,26 @@ def test_die_clicks_while_a_hold_is_on_its_way_are_kept(browser, site):
     )
     wait(lambda: not d.execute_script("return document.querySelectorAll('.die[aria-pressed=\"true\"]').length - 3"),
          "shown held")  # fmt: skip
+
+
+def test_reduced_motion_shows_the_computers_turn_at_once(browser, site):
+    """Under prefers-reduced-motion the computer's turn is not played frame by frame: its box is
+    filled and highlighted at once."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    d.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+    )
+    try:
+        start(d, base, "vs-computer", level="easy", seed=4)
+        d.find_element(By.ID, "roll").click()
+        wait(lambda: state_of(d) == "r1-2", "the roll")
+        max(d.find_elements(By.CSS_SELECTOR, ".box-btn"), key=preview_of).click()
+        wait(lambda: state_of(d) == "r2-3", "the computer's turn")
+        assert not d.execute_script("return document.body.dataset.replaying || document.body.dataset.replay")
+        assert d.find_elements(By.CSS_SELECTOR, '#card td[data-player="1"].just-scored')
+        assert "Computer (easy) scores" in d.find_element(By.ID, "messages").text
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
