@@ -232,7 +232,8 @@ def test_tables_list_puts_a_long_rule_id_on_a_line_of_its_own(monkeypatch, capsy
     lines = out.splitlines()
     at = lines.index(f"  {SMALL}")
     assert rc == 0 and re.fullmatch(r" {23}built +\d+\.\d MiB  value \d+\.\d{7}", lines[at + 1])
-    assert re.fullmatch(r"  yahtzee {14}(missing|built .*|shipped .*)", lines[1])  # the others in their column
+    # the others in their column
+    assert re.fullmatch(r"  yahtzee {14}(missing|built .*|shipped .*)", lines[1])
 
 
 # --- the triple card ---------------------------------------------------------------------------

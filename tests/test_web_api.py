@@ -419,6 +419,9 @@ def test_joker_rule_reason_shown(tables, data):
     assert boxes["fours"]["allowed"] and boxes["fours"]["preview"] == 20
     assert boxes["fours"]["bonus"] == 100  # the page shows (20+100): what scoring adds
     assert not boxes["chance"]["allowed"] and "Joker" in boxes["chance"]["reason"]
+    # the reasons name boxes for people (Fours, Three of a kind), never by their internal names
+    reasons = [b["reason"] for b in boxes.values() if b["reason"]]
+    assert reasons and not any("_" in r or "fours" in r for r in reasons), reasons
 
 
 def test_real_server_never_serves_outside_static(tables, data):
@@ -602,7 +605,7 @@ def test_hint_with_a_target(target_site, capsys):
     # no table at all: a GET (or any request) never builds one; a 409 names the build
     for r in (client.get("/api/hint", params=plain), client.post("/api/hint", json=body)):
         assert r.status_code == 409, r.text
-        assert r.json()["build"] == SMALL and "POST /api/tables" in r.json()["error"]
+        assert r.json()["build"] == SMALL and "press Build" in r.json()["error"]
     assert not list(folder.iterdir())
     # the explicit build: a same-origin POST, run as a bounded job; a second is a no-op
     r = client.post("/api/tables", json={"rules": SMALL})

@@ -102,7 +102,14 @@ def test_hot_seat_game(browser, site):
     heads = [th.text for th in d.find_elements(By.CSS_SELECTOR, "#card thead th")]
     assert heads == ["Box", "Ann", "Ben"]
     for turn, who in enumerate(["Ann", "Ben", "Ann"]):
+        if turn:  # the device passed: a screen naming who plays next, the dice hidden until then
+            wait(lambda w=who: d.find_element(By.ID, "pass").is_displayed(), "the pass screen")
+            assert who in d.find_element(By.ID, "pass-line").text
+            assert not d.find_element(By.ID, "roll").is_displayed()
+            d.find_element(By.ID, "pass-go").click()
         assert d.find_element(By.ID, "status").text.startswith(f"{who}: turn {turn // 2 + 1} of 13")
+        heads = d.find_elements(By.CSS_SELECTOR, "#card thead th.active")
+        assert [th.text for th in heads] == [who]  # the column of the player to move
         d.find_element(By.ID, "roll").click()
         wait(lambda t=turn: state_of(d) == f"r{t // 2 + 1}-2", "the roll")
         box = max((b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()), key=preview_of)
@@ -133,7 +140,8 @@ def test_real_dice_with_the_coach(browser, site):
     d.find_element(By.ID, "box-yahtzee").click()
     wait(lambda: state_of(d) == "r2-3", "the Yahtzee scored")
     coach = d.find_element(By.ID, "messages").text
-    assert "Coach: Yahtzee (50): best move" in coach
+    # one stop-and-score, one line (not the keep's verdict and the box's)
+    assert "Coach: stop and score Yahtzee (50): best move" in coach and coach.count("Coach:") == 1
     d.find_element(By.ID, "real-dice").send_keys("22222\n")
     wait(lambda: state_of(d) == "r2-2", "the second Yahtzee")
     note = d.find_element(By.ID, "note")
@@ -247,3 +255,173 @@ def test_the_coach_is_remembered(browser, site):
     wait(lambda: not d.find_element(By.ID, "coach").is_selected() and version_of(d) == "1", "the coach off")
     open_page(d, base + "/play")
     assert not d.find_element(By.ID, "setup-coach").is_selected()
+
+
+def dice_tops(d) -> list[float]:
+    """Where the dice row and each die's slot are on the page (a held die's lift not counted)."""
+    return d.execute_script(
+        "const r = (e) => e.getBoundingClientRect().top + scrollY;"
+        "return [r(document.getElementById('dice')),"
+        " ...[1, 2, 3, 4, 5].map((i) => r(document.getElementById('pdie-' + i).parentElement))]"
+    )
+
+
+def test_the_computers_turn_is_played_on_the_table(browser, site):
+    """Against the computer: its rolls come onto the table as dice (each roll the server played,
+    then its box filled and highlighted); a click or a key skips it; a note never moves the dice
+    and previews never grow the card's rows; the end opens on the result banner, in view."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    base, _ = site
+    d = browser
+    api = Client(base)
+    viewport(d, DESKTOP)
+    try:
+        start(d, base, "vs-computer", level="hard", seed=12)
+        card_height = lambda: d.execute_script("return document.getElementById('card').offsetHeight")  # noqa: E731
+        for turn in range(1, 14):
+            wait(
+                lambda t=turn: (
+                    state_of(d) == f"r{t}-3"
+                    and not d.execute_script("return document.body.dataset.replaying")
+                ),
+                "your turn",
+            )
+            before = card_height()
+            d.find_element(By.ID, "roll").click()
+            wait(lambda t=turn: state_of(d) == f"r{t}-2", "the roll")
+            assert card_height() == before, "the previews made the card's rows taller"
+            boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
+            zero = next((b for b in boxes if preview_of(b) == 0), None)
+            if turn <= 2 and zero is not None and any(preview_of(b) > 0 for b in boxes):
+                assert "zero" in (zero.get_attribute("class") or "")  # a 0 is dimmed
+                tops = dice_tops(d)
+                zero.click()  # "Score 0 in ...?": a note
+                wait(lambda: d.find_element(By.ID, "note").is_displayed(), "the note")
+                assert dice_tops(d) == tops, "the note moved the dice"
+                boxes = [b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()]
+            box = max(boxes, key=lambda b: 0 if b.text == "0?" else preview_of(b))
+            version = version_of(d)
+            box.click()
+            wait(lambda v=version: version_of(d) != v, "the box scored")
+            moves = api.get(f"/api/games/{game_id(d)}").json()["moves"]
+            rolls = ["".join(map(str, m["dice"])) for m in moves if m["kind"] == "rolled" and m["is_bot"]]
+            scored = [m for m in moves if m["kind"] == "scored" and m["is_bot"]]
+            assert rolls and len(scored) == 1
+            if turn <= 2:  # watched to the end: every roll of the computer's shown as dice on the table
+                seen = set()
+                while d.execute_script("return document.body.dataset.replaying"):
+                    frame, faces = d.execute_script(
+                        "return [document.body.dataset.replay || '', [1, 2, 3, 4, 5].map((i) =>"
+                        " document.getElementById('pdie-' + i).dataset.face).join('')]"
+                    )
+                    if frame:
+                        seen.add((frame.split(":")[1], frame.split(":")[2], faces))
+                    if turn == 2 and "shot" not in seen:
+                        seen.add("shot")
+                        shot(d, "play-computer.png", *DESKTOP)
+                    if len(seen) > 60:
+                        break
+                for dice in rolls:
+                    assert ("roll", dice, dice) in seen, (dice, sorted(seen))
+                assert any(f[0] == "score" for f in seen if f != "shot")
+                cell = d.find_element(
+                    By.CSS_SELECTOR, f'#card td[data-player="1"][data-box="{scored[0]["box"]}"]'
+                )
+                assert "just-scored" in cell.get_attribute("class") and cell.text == str(scored[0]["points"])
+            elif turn % 2:  # skipped with a key
+                d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+                wait(lambda: not d.execute_script("return document.body.dataset.replaying"), "skipped")
+            else:  # skipped with a click
+                d.find_element(By.ID, "status").click()
+                wait(lambda: not d.execute_script("return document.body.dataset.replaying"), "skipped")
+        wait(lambda: d.find_element(By.ID, "end").is_displayed(), "the end", timeout=30)
+        final = d.find_element(By.ID, "final").text
+        assert "You " in final and "Computer (hard) " in final and "(hard) wins" not in final
+        rect = d.execute_script("return document.getElementById('result').getBoundingClientRect().toJSON()")
+        height = d.execute_script("return innerHeight")
+        assert rect["top"] >= 0 and rect["bottom"] <= height, rect
+        assert d.switch_to.active_element.get_attribute("id") == "end-title"
+        shot(d, "play-end.png", *DESKTOP)
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("size, phone", [(DESKTOP, False), (PHONE, True)], ids=["desktop", "phone"])
+def test_start_screen_of_big_choices(browser, site, size, phone):
+    """The modes as big choices, a line each (none running into another on a phone), the rule set
+    picked from a list with a line each; a first ``win`` game says what it waits for."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    base, _ = site
+    d = browser
+    viewport(d, size, phone)
+    try:
+        open_page(d, base + "/play")
+        cards = d.find_elements(By.CSS_SELECTOR, ".mode-card")
+        assert [c.find_element(By.CSS_SELECTOR, "input").get_attribute("value") for c in cards] == [
+            "solo", "vs-computer", "hot-seat", "daily", "real-dice"
+        ]  # fmt: skip
+        rects = [d.execute_script("return arguments[0].getBoundingClientRect().toJSON()", c) for c in cards]
+        for a, b in zip(rects, rects[1:], strict=False):  # apart: no two choices share a line's space
+            assert b["top"] >= a["bottom"] or b["left"] >= a["right"], (a, b)
+        assert all(r["height"] >= 44 and r["right"] <= size[0] for r in rects)  # a finger's target
+        assert all(c.find_element(By.CSS_SELECTOR, ".mode-line").text for c in cards)
+        cards[1].click()
+        level = Select(d.find_element(By.ID, "level"))
+        level.select_by_value("win")
+        assert "beat you" in d.find_element(By.ID, "level-line").text
+        pick = Select(d.find_element(By.ID, "rules-pick"))
+        assert pick.first_selected_option.get_attribute("value") == "yahtzee"
+        assert all(": " in o.text for o in pick.options[:-1])  # a line each
+        pick.select_by_value("yatzy")
+        assert d.find_element(By.ID, "rules").get_attribute("value") == "yatzy"
+        pick.select_by_value("yahtzee")
+        level.select_by_value("medium")
+        shot(d, "play-start-phone.png" if phone else "play-start.png", *size)
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_die_clicks_while_a_hold_is_on_its_way_are_kept(browser, site):
+    """Three dice clicked at once (the later clicks while the first hold request is pending): all
+    three are held on the server, none dropped."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    start(d, base, "solo", seed=8)
+    d.find_element(By.ID, "roll").click()
+    wait(lambda: state_of(d) == "r1-2", "the roll")
+    d.execute_script("for (const i of [1, 3, 5]) document.getElementById('pdie-' + i).click()")
+    api = Client(base)
+    wait(
+        lambda: api.get(f"/api/games/{game_id(d)}").json()["held"] == [True, False, True, False, True], "held"
+    )
+    wait(lambda: not d.execute_script("return document.querySelectorAll('.die[aria-pressed=\"true\"]').length - 3"),
+         "shown held")  # fmt: skip
+
+
+def test_reduced_motion_shows_the_computers_turn_at_once(browser, site):
+    """Under prefers-reduced-motion the computer's turn is not played frame by frame: its box is
+    filled and highlighted at once."""
+    from selenium.webdriver.common.by import By
+
+    base, _ = site
+    d = browser
+    d.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+    )
+    try:
+        start(d, base, "vs-computer", level="easy", seed=4)
+        d.find_element(By.ID, "roll").click()
+        wait(lambda: state_of(d) == "r1-2", "the roll")
+        max(d.find_elements(By.CSS_SELECTOR, ".box-btn"), key=preview_of).click()
+        wait(lambda: state_of(d) == "r2-3", "the computer's turn")
+        assert not d.execute_script("return document.body.dataset.replaying || document.body.dataset.replay")
+        assert d.find_elements(By.CSS_SELECTOR, '#card td[data-player="1"].just-scored')
+        assert "Computer (easy) scores" in d.find_element(By.ID, "messages").text
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})

@@ -97,7 +97,8 @@ def test_a_game_goes_on_after_a_server_restart(tables, data, capsys):
         resumed = c.post(f"/api/saved-games/{entry['name']}/resume", json={}).json()
         assert resumed["id"] != state["id"] and resumed["status"] == "in_progress"
         assert resumed["players"] == before["players"] and resumed["round"] == 3
-        assert resumed["events"][0] == f"resumed from {before['path']}: 4 turns played"
+        # the saved game by its name: never the data folder's path in a player's words
+        assert resumed["events"][0] == f"resumed from {before['saved']}: 4 turns played"
         again = c.post(f"/api/saved-games/{entry['name']}/resume", json={}).json()
         assert again["id"] == resumed["id"]  # one game, not two writing one file
         assert c.get("/api/saved-games").json()["games"][0]["playing"] is True

@@ -457,7 +457,7 @@ def test_no_request_builds_a_table(tmp_path):
         r = client.get("/api/hint", params={"dice": "33456", "rolls_left": "2", "rules": "yacht"})
         assert r.status_code == 409 and r.json()["build"] == "yacht", r.text
         r = client.post("/api/value", json={"rules": "yatzy+extra-bonus=7"})
-        assert r.status_code == 409 and "POST /api/tables" in r.json()["error"]
+        assert r.status_code == 409 and "press Build" in r.json()["error"]
         assert client.post("/api/games", json={"rules": "yacht"}).status_code == 409
         assert client.get("/api/distribution", params={"rules": "yacht"}).status_code == 409
         # yahtzee's table comes with the package: answered, and nothing built either

@@ -26,8 +26,8 @@ def server_command(rules, *, target: bool = False, force: bool = False, folder=N
 def missing_table(rules) -> str:
     """The 409 of a rule set whose value table is not built on this server (the page offers the build)."""
     return (
-        f"no table for {rules.id} on this server yet: build it (POST /api/tables with "
-        f'{{"rules": "{rules.id}"}}, the page\'s Build button, or {server_command(rules)})'
+        f"no table for {rules.id} on this server yet: press Build to make it (a minute or "
+        f"so), or on the server run {server_command(rules)}"
     )
 
 

@@ -652,8 +652,8 @@ class Service:
             if seen is not None and _whole(seen, "version", 0, 1 << 62, text=False) != session.moves:
                 raise ApiError(
                     409,
-                    f"this page shows the game as it was {session.moves - seen} move(s) ago (another tab "
-                    "or window moved since): here it is as it is now; nothing was done",
+                    "this game went on in another tab or window: here it is as it is now "
+                    "(your last click did nothing)",
                     {"state": self.state(game_id, session)},
                 )
             if session.status != "in_progress" or session.game.is_over:

@@ -8,6 +8,9 @@ data).  Only rendering: the game's flow is the session's.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from ..core.card import box_label, placement_note
 from ..core.errors import SolverError
 from ..play import words
@@ -31,7 +34,7 @@ def game_state(game_id: str, session) -> dict:
                 try:
                     g.card.score(name, g.sorted_dice)
                 except SolverError as exc:
-                    reasons[name] = str(exc)
+                    reasons[name] = people_words(str(exc), g.card.box_names)
     cards = [{"name": p.name, "kind": p.kind} | card_json(c) for p, c in zip(g.players, g.cards, strict=True)]
     boxes = []
     card = g.cards[shown]
@@ -112,7 +115,8 @@ def render_events(events) -> dict:
     for e in events:
         if isinstance(e, ev.Opened) and e.resumed_turns is not None:
             n = e.resumed_turns
-            lines.append(f"resumed from {e.path}: {n} turn{'s' if n != 1 else ''} played")
+            # the saved game by its name, not the data folder's full path
+            lines.append(f"resumed from {Path(e.path).name}: {n} turn{'s' if n != 1 else ''} played")
         elif isinstance(e, ev.Replay):
             lines.append(words.replay_line(e))
         elif isinstance(e, ev.Assisted):
@@ -135,6 +139,7 @@ def render_events(events) -> dict:
         elif isinstance(e, ev.Judged):
             coach.append(
                 {
+                    "decision": e.decision,  # keep or box: a stop-and-score is one of each
                     "choice": describe(e.choice, box_label),
                     "best": describe(e.best, box_label),
                     "loss": round(e.loss, 6),
@@ -143,6 +148,16 @@ def render_events(events) -> dict:
             )
     moves = [e.to_json() for e in events if not isinstance(e, (ev.Hinted, ev.Warned))]
     return {"events": lines, "coach": coach, "moves": moves}
+
+
+def people_words(text: str, names) -> str:
+    """``text`` with the internal box names in it (``three_of_a_kind``, ``fours@3``) as people
+    read them (``Three of a kind``, ``Fours (column 3)``)."""
+    known = sorted({n for n in names} | {n.partition("@")[0] for n in names}, key=len, reverse=True)
+    if not known:
+        return text
+    pattern = re.compile(r"(?<![\w@])(" + "|".join(re.escape(n) for n in known) + r")(?![\w@])")
+    return pattern.sub(lambda m: box_label(m.group(1)), text)
 
 
 def card_json(card) -> dict:

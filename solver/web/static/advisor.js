@@ -532,7 +532,7 @@
     const top = Math.max(...drawn.map(([, p]) => p));
     // drawn at the size it is shown (its text as large as the page's small print)
     const W = Math.round(Math.min(Math.max($("dist-chart").clientWidth || 640, 300), 900));
-    const H = Math.round(Math.min(Math.max(W * 0.36, 190), 260)), L = 48, R = 10, T = 12, B = 34;
+    const H = Math.round(Math.min(Math.max(W * 0.36, 190), 260)), L = 48, R = 10, T = 34, B = 34;  // T: room above the bars for the marks' labels
     const pw = W - L - R, ph = H - T - B;
     const slot = pw / (hi - lo + 1);
     const x = (s) => L + (s - lo) * slot;
@@ -570,8 +570,9 @@
       if (s < lo || s > hi + 1) return;
       const at = x(s);
       const right = at > W - R - 90;  // near the right edge: the label on the line's left
-      chart.append(svg("line", {x1: at, x2: at, y1: T, y2: T + ph, class: cls}));
-      chart.append(svg("text", {x: right ? at - 4 : at + 4, y: T + 10 + 14 * row, class: `${cls}-label`,
+      chart.append(svg("line", {x1: at, x2: at, y1: T - 22 + 13 * row, y2: T + ph, class: cls}));
+      // the label above the bars (never over them): the target's row on top, the mean's below it
+      chart.append(svg("text", {x: right ? at - 4 : at + 4, y: T - 22 + 13 * row + 8, class: `${cls}-label`,
         "text-anchor": right ? "end" : "start"}, label));
     };
     mark(dist.mean, "mean", `mean ${dist.mean.toFixed(1)}`, 1);

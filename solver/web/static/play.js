@@ -9,6 +9,12 @@
   let missingTable = null;  // the rule set whose table the last refused call needed
   let advice = null;  // the hint of the position shown (its best box is marked on the card)
   let confirming = null;  // the box whose 0 waits for a second click
+  let holdQueue = [];  // die clicks made while a request was pending: played in order after it
+  let replay = null;  // the opponent's turn being played on the table: {frames, at, timer}
+  let justScored = [];  // [player, box] of the boxes the last move filled (highlighted)
+  let passedTo = null;  // hot-seat: the player who took the device for this turn ("v<version>")
+  const still = window.matchMedia("(prefers-reduced-motion: reduce)");
+  const PACE = 600;  // ms a frame of the opponent's turn stays on the table
 
   function showError(message) {
     $("error").textContent = message;
@@ -37,6 +43,7 @@
       return null;
     } finally {
       busy = false;
+      if (holdQueue.length) setTimeout(drainHolds, 0);
     }
   }
 
@@ -74,17 +81,159 @@
     return s.placement_note || "";
   }
 
+  /** The holds the page shows: the server's, with the die clicks still waiting to be sent. */
+  function shownHeld(s) {
+    const held = s.held.slice();
+    for (const i of holdQueue) held[i] = !held[i];
+    return held;
+  }
+
   function renderDice(s) {
+    const holds = shownHeld(s);
+    $("dice").classList.remove("opponent");
     for (let i = 0; i < 5; i++) {
       const b = $(`pdie-${i + 1}`);
       const face = s.dice ? s.dice[i] : null;
-      const held = Boolean(s.dice && s.held[i]);
+      const held = Boolean(s.dice && holds[i]);
       YZ.drawDie(b, face, face === null ? `die ${i + 1}: not rolled` : `die ${i + 1}: ${face}${held ? ", held" : ""}`);
       if (held) b.append(YZ.el("span", {class: "tag", text: "held"}));
       b.setAttribute("aria-pressed", held ? "true" : "false");
-      b.classList.toggle("suggested", Boolean(advice && advice.hold && advice.hold.includes(i + 1)));
+      const keep = Boolean(advice && advice.hold && advice.hold.includes(i + 1));
+      b.classList.toggle("suggested", keep);
+      if (keep && !held) b.append(YZ.el("span", {class: "tag mark", text: "keep"}));
       b.disabled = !human(s) || s.status !== "in_progress" || face === null || s.rolls_left === 0;
     }
+  }
+
+  /** Dice roll: the dice that changed tumble a moment (none under prefers-reduced-motion). */
+  function tumble(before, after, held) {
+    if (still.matches || !after) return;
+    for (let i = 0; i < 5; i++) {
+      if (held && held[i]) continue;
+      if (before && before === after) continue;
+      const b = $(`pdie-${i + 1}`);
+      b.classList.remove("rolling");
+      void b.offsetWidth;  // restart the animation
+      b.classList.add("rolling");
+    }
+  }
+
+  // --- the opponent's turn, played on the table from the events of the last move ---------------
+
+  /** The frames of the computers' turns in ``moves``: each roll's dice (the dice it then keeps
+   * raised), then the box it fills. */
+  function opponentFrames(s) {
+    const frames = [];
+    let rolls = [];
+    for (const m of s.moves || []) {
+      if (m.kind === "rolled" && m.is_bot) rolls.push(m);
+      else if (m.kind === "scored" && m.is_bot) {
+        rolls.forEach((r, k) => {
+          const next = rolls[k + 1];
+          const held = [false, false, false, false, false];
+          frames.push({kind: "roll", player: m.player, name: m.name, dice: r.dice, held: keptHeld(r, rolls[k - 1]),
+            roll: r.roll, of: rolls.length});
+          if (next) {
+            const free = [0, 1, 2, 3, 4];
+            for (const f of next.kept) {
+              const j = free.findIndex((i) => r.dice[i] === f);
+              if (j >= 0) { held[free[j]] = true; free.splice(j, 1); }
+            }
+            frames.push({kind: "hold", player: m.player, name: m.name, dice: r.dice, held, roll: r.roll, of: rolls.length,
+              kept: next.kept});
+          }
+        });
+        frames.push({kind: "score", player: m.player, name: m.name, dice: rolls.length ? rolls[rolls.length - 1].dice : null,
+          held: [false, false, false, false, false], box: m.box, points: m.points + (m.bonus || 0)});
+        rolls = [];
+      }
+    }
+    return frames;
+  }
+
+  /** The positions a roll kept from the one before (raised while the others were rolled). */
+  function keptHeld(r, before) {
+    const held = [false, false, false, false, false];
+    if (!before) return held;
+    const free = [0, 1, 2, 3, 4];
+    for (const f of r.kept) {
+      const j = free.findIndex((i) => r.dice[i] === f && before.dice[i] === f);
+      if (j >= 0) { held[free[j]] = true; free.splice(j, 1); }
+    }
+    return held;
+  }
+
+  function drawFrame(f) {
+    $("dice").classList.add("opponent");
+    for (let i = 0; i < 5; i++) {
+      const b = $(`pdie-${i + 1}`);
+      const face = f.dice ? f.dice[i] : null;
+      YZ.drawDie(b, face, face === null ? `${f.name}'s die ${i + 1}` : `${f.name}'s die ${i + 1}: ${face}${f.held[i] ? ", kept" : ""}`);
+      if (f.held[i]) b.append(YZ.el("span", {class: "tag", text: "kept"}));
+      b.setAttribute("aria-pressed", f.held[i] ? "true" : "false");
+      b.classList.remove("suggested");
+      b.disabled = true;
+    }
+    const text = f.kind === "roll" ? `${f.name} rolls (${f.roll} of ${f.of})` :
+      f.kind === "hold" ? `${f.name} keeps ${f.kept.length ? f.kept.join(" ") : "nothing"}` :
+      `${f.name} scores ${f.points} in ${YZ.label(f.box)}`;
+    $("status").textContent = text;  // in the status line's place: nothing below it moves
+    document.body.dataset.replay = `${f.player}:${f.kind}:${f.dice ? f.dice.join("") : ""}`;
+    showCardUpTo(f);
+  }
+
+  /** The card as it was when the frame was on the table: the boxes the computers fill later hidden. */
+  function showCardUpTo(f) {
+    const later = replay.frames.slice(replay.at + (f.kind === "score" ? 1 : 0)).filter((x) => x.kind === "score");
+    for (const td of document.querySelectorAll("#card td[data-box]")) {
+      const waiting = later.some((x) => String(x.player) === td.dataset.player && x.box === td.dataset.box);
+      td.classList.toggle("waiting", waiting);
+      if (waiting) td.classList.remove("just-scored");
+      const hit = f.kind === "score" && String(f.player) === td.dataset.player && f.box === td.dataset.box;
+      if (hit) td.classList.add("just-scored");
+      td.classList.toggle("active", td.dataset.player === String(f.player));
+    }
+    for (const th of document.querySelectorAll("#card thead th[data-player]")) {
+      th.classList.toggle("active", th.dataset.player === String(f.player));
+    }
+  }
+
+  function runReplay() {
+    document.body.dataset.replaying = "1";
+    $("messages").classList.add("later");  // the turn's words once it has been played on the table
+    const step = () => {
+      const f = replay.frames[replay.at];
+      const before = replay.at ? replay.frames[replay.at - 1] : null;
+      drawFrame(f);
+      if (f.kind === "roll") tumble(null, f.dice, f.held);
+      replay.at += 1;
+      if (replay.at >= replay.frames.length) replay.timer = setTimeout(endReplay, PACE);
+      else replay.timer = setTimeout(step, before && before.kind === "score" ? PACE * 1.5 : PACE);
+    };
+    step();
+  }
+
+  function stopReplay() {
+    if (replay && replay.timer) clearTimeout(replay.timer);
+    replay = null;
+    delete document.body.dataset.replaying;
+    $("messages").classList.remove("later");
+  }
+
+  /** The opponent's turn over (or skipped): the table as it is now, its boxes highlighted. */
+  function endReplay() {
+    if (!replay) return;
+    stopReplay();
+    if (game) paint(game);
+  }
+
+  // --- hot-seat: the device passed between people --------------------------------------------
+
+  function needsPass(s) {
+    const people = s.players.filter((p) => p.kind === "human").length;
+    if (people < 2 || !human(s) || s.dice !== null || s.status !== "in_progress") return false;
+    if (s.round === 1 && s.current === 0) return false;  // the first player has the device
+    return passedTo !== `${s.current}:${s.round}`;
   }
 
   function renderRealEntry(s) {
@@ -103,6 +252,8 @@
     if (box.preview === 0 && elsewhere && confirming !== box.name) {
       confirming = box.name;
       renderCard(s);
+      const again = document.getElementById(`box-${box.name}`);
+      if (again) again.focus();  // Enter (or a second click) confirms
       $("note").hidden = false;
       $("note").textContent = `Score 0 in ${box.label}? These dice score points in another box: click it again to confirm.`;
       return;
@@ -113,20 +264,31 @@
 
   function boxCell(s, p, box) {
     const score = s.players[p].scores[s.boxes.indexOf(box)];
-    if (score !== null) return YZ.el("td", {class: "num filled", text: String(score)});
-    if (p !== s.current || !human(s) || s.status !== "in_progress") return YZ.el("td", {class: "num"});
-    if (s.dice === null) return YZ.el("td", {class: "num open", text: "\u00b7"});
-    if (!box.allowed) return YZ.el("td", {class: "num forbidden", title: box.reason || "", text: "\u2013"});
+    const active = p === s.current && !s.over && s.players.length > 1 ? " active" : "";  // whose turn
+    const where = {"data-box": box.name, "data-player": String(p)};
+    if (score !== null) {
+      const hit = justScored.some(([q, b]) => q === p && b === box.name) ? " just-scored" : "";
+      return YZ.el("td", {class: `num filled${active}${hit}`, text: String(score), ...where});
+    }
+    if (p !== s.current || !human(s) || s.status !== "in_progress") return YZ.el("td", {class: "num" + active, ...where});
+    if (s.dice === null) return YZ.el("td", {class: "num open" + active, text: "\u00b7", ...where});
+    if (!box.allowed) return YZ.el("td", {class: "num forbidden" + active, title: box.reason || "", text: "\u2013", ...where});
+    // the triple card: what the box adds to the weighted total (its points times the column's weight)
+    const weight = box.column ? s.weights[box.column - 1] : 1;
+    const worth = box.preview * weight + box.bonus;
     const extra = box.bonus ? ` + ${box.bonus} Yahtzee bonus` : "";
+    const times = weight > 1 ? ` (${box.preview} \u00d7${weight} = ${box.preview * weight} on the total)` : "";
     const best = advice && advice.box === box.name;
-    const label = `${box.label}: score ${box.preview}${extra}${best ? " (the hint's best)" : ""}`;
+    const label = `${box.label}: score ${box.preview}${times}${extra}${best ? " (the hint's best)" : ""}`;
     const asking = confirming === box.name;
     const disabled = s.must_use_all_rolls && s.rolls_left > 0;
-    return YZ.el("td", {class: "num"},
-      YZ.el("button", {type: "button", class: "box-btn" + (best ? " best-box" : "") + (asking ? " confirm" : ""),
+    const cls = "box-btn" + (best ? " best-box" : "") + (asking ? " confirm" : "") + (box.preview === 0 && !box.bonus ? " zero" : "");
+    return YZ.el("td", {class: "num" + active, ...where},
+      YZ.el("button", {type: "button", class: cls,
         id: `box-${box.name}`, "aria-label": asking ? `${label}: click again to score 0` : label, disabled,
+        title: times ? `${box.preview} points \u00d7${weight}` : null,
         onclick: () => scoreBox(s, box)},
-        asking ? "0?" : `${best ? "\u2605 " : ""}${box.preview}${box.bonus ? `+${box.bonus}` : ""}`));
+        asking ? "0?" : `${best ? "\u2605 " : ""}${worth - box.bonus}${box.bonus ? `+${box.bonus}` : ""}`));
   }
 
   const phone = window.matchMedia("(max-width: 30rem)");
@@ -149,9 +311,11 @@
     table.append(YZ.el("caption", {text: s.title + (others.length ? ` \u2014 ${others.join(", ")}` : "")}));
     const players = seats.map((k) => s.players[k]);
     const head = YZ.el("tr", {}, YZ.el("th", {scope: "col", text: "Box"}));
-    for (const p of players) {
-      head.append(YZ.el("th", {scope: "col", class: "num", colspan: columns > 1 ? String(columns) : null, text: p.name}));
-    }
+    seats.forEach((k) => {
+      const active = k === s.current && !s.over && s.players.length > 1 ? " active" : "";
+      head.append(YZ.el("th", {scope: "col", class: "num" + active, "data-player": String(k),
+        colspan: columns > 1 ? String(columns) : null, text: s.players[k].name}));
+    });
     if (split) head.append(YZ.el("th", {scope: "col", class: "gap", text: "Box"}), YZ.el("th", {scope: "col", class: "num", text: s.players[0].name}));
     const thead = YZ.el("thead", {}, head);
     if (triple) {
@@ -207,13 +371,30 @@
     box.replaceChildren();
     for (const line of s.events) box.append(YZ.el("p", {text: line}));
     if (s.coach_on) {
-      for (const c of s.coach) {
+      for (const c of mergeStops(s.coach)) {
         box.append(YZ.el("p", {class: "coach " + (c.mistake ? "mistake" : "fine"),
           text: c.mistake ? `Coach: ${c.choice} cost ${c.loss.toFixed(2)} expected points; best: ${c.best}`
                           : `Coach: ${c.choice}: best move (0 points lost)`}));
       }
     }
     for (const w of s.warnings) box.append(YZ.el("p", {class: "error", text: `warning: ${w}`}));
+  }
+
+  /** A stop-and-score is one decision for people: its keep's verdict and its box's in one line
+   * (what the two cost together; the best named by the first that lost points). */
+  function mergeStops(coach) {
+    const out = [];
+    for (let k = 0; k < coach.length; k++) {
+      const c = coach[k];
+      const next = coach[k + 1];
+      if (next && c.decision === "keep" && /^stop/.test(c.choice) && next.decision === "box") {
+        const loss = c.loss + next.loss;
+        out.push({choice: `stop and score ${next.choice}`, loss, mistake: c.mistake || next.mistake,
+          best: c.mistake ? c.best : next.best});
+        k += 1;
+      } else out.push(c);
+    }
+    return out;
   }
 
   function renderChances(s) {
@@ -224,14 +405,28 @@
     }
   }
 
+  /** A player as the result names them: "the computer" rather than "Computer (win)". */
+  function who(s, name) {
+    const p = s.players.find((q) => q.name === name);
+    return p && p.kind !== "human" ? name.replace(/\s*\(.*\)$/, "") : name;
+  }
+
   function renderEnd(s) {
     $("end").hidden = false;
     $("turn-area").hidden = true;
-    const winners = s.winners.length > 1 ? `tie: ${s.winners.join(" and ")}` : `${s.winners[0]} win${s.winners[0] === "You" ? "" : "s"}`;
+    const names = s.winners.map((n) => who(s, n));
+    const won = s.winners.includes("You") && s.winners.length === 1;
+    $("result").className = "result" + (won ? " won" : "");
+    $("end-title").textContent = s.players.length > 1 ? (won ? "You win!" : names.length > 1 ? "A tie!" : `${names[0]} wins`) : "Game over";
     $("final").textContent = s.players.length > 1 ?
-      `${s.players.map((p) => `${p.name}: ${p.total}`).join(", ")} \u2014 ${winners}!` :
+      s.players.map((p) => `${p.name} ${p.total}`).join(" \u00b7 ") :
       `Final score: ${s.players[0].total}`;
     $("record").textContent = s.record || "";
+    const best = [];
+    if (s.optimal !== null && s.optimal !== undefined) best.push(`The best player scores ${s.optimal} on the same dice.`);
+    best.push(...(s.same_dice || []));
+    $("versus-best").textContent = best.join(" ");
+    $("versus-best").hidden = !best.length;
     const review = $("review");
     review.replaceChildren(YZ.el("h3", {text: "Review"}));
     for (const r of s.review || []) {
@@ -250,18 +445,43 @@
     }
     $("share-box").hidden = !s.share;
     $("share").textContent = s.share || "";
-    $("review-cmd").textContent = s.review_command;
+    $("review-cmd").textContent = "yahtzee review --last";
+    $("saved-as").textContent = s.saved ? ` as ${s.saved}` : "";
     $("review-link").href = `/review?game=${encodeURIComponent(s.saved)}`;
-    $("again").focus();
+    // the result first: the banner in view and focused (not the New game button below the review)
+    $("end-title").focus({preventScroll: true});
+    $("result").scrollIntoView({block: "start"});
   }
 
   function render(s) {
+    const before = game && game.id === s.id ? game : null;
     game = s;
     if (advice && advice.version !== s.version) advice = null;
     if (confirming && (s.dice === null || !s.boxes.some((b) => b.name === confirming && b.allowed))) confirming = null;
+    if (!before || before.version !== s.version) {
+      justScored = (s.moves || []).filter((m) => m.kind === "scored").map((m) => [m.player, m.box]);
+    }
+    document.body.dataset.state = s.over ? "over" : s.status !== "in_progress" ? s.status : `r${s.round}-${s.rolls_left}`;
+    document.body.dataset.version = String(s.version);  // what the page shows (tests wait on it)
+    stopReplay();
+    const frames = before && before.version !== s.version ? opponentFrames(s) : [];
+    if (frames.length && !still.matches) replay = {frames, at: 0, timer: null};
+    paint(s);
+    if (replay) runReplay();
+    else if (before && (s.moves || []).some((m) => m.kind === "rolled" && !m.is_bot)) tumble(null, s.dice, before.held);
+  }
+
+  function paint(s) {
     $("setup").hidden = true;
     $("play-title").hidden = true;  // the game takes the screen
     $("table").hidden = false;
+    const passing = !replay && needsPass(s);
+    $("pass").hidden = !passing;
+    $("turn-area").hidden = passing || (s.over && !replay);
+    if (passing) {
+      $("pass-line").textContent = `Pass the device to ${s.player}: turn ${s.round} of ${s.n_rounds} is theirs.`;
+      $("pass-go").textContent = `I am ${s.player}: start my turn`;
+    }
     $("status").textContent = statusText(s);
     const note = noteText(s);
     $("note").textContent = note;
@@ -277,19 +497,49 @@
     $("undo").hidden = !s.can_undo || s.status !== "in_progress";
     $("quit").disabled = s.status !== "in_progress";
     $("coach").checked = s.coach_on;  // the server's word: after a reload too
+    $("keys").textContent = s.real_dice ?
+      "Click a die (or 1-5) to hold it; type the dice you rolled and press Enter; H hints, U undoes; click a box to score (S picks a box, arrows move, Enter scores)." :
+      "Click a die (or 1-5) to hold it; R rolls, H hints, U undoes; click a box to score (S picks a box, arrows move, Enter scores).";
     renderCard(s);
     renderMessages(s);
-    if (s.over) renderEnd(s);
+    $("end").hidden = true;
+    if (s.over && !replay) renderEnd(s);
     if (!phone.onchange) phone.onchange = () => game && renderCard(game);
-    document.body.dataset.state = s.over ? "over" : s.status !== "in_progress" ? s.status : `r${s.round}-${s.rolls_left}`;
-    document.body.dataset.version = String(s.version);  // what the page shows (tests wait on it)
+    if (passing) $("pass-go").focus();
   }
 
   async function toggle(i) {
-    if (!game || !human(game) || game.dice === null || game.rolls_left === 0) return;
+    if (!game || !human(game) || game.dice === null || game.rolls_left === 0 || replay) return;
+    holdQueue.push(i);
+    renderDice(game);  // shown held (or not) at once
+    if (!busy) await drainHolds();
+  }
+
+  /** The die clicks waiting, sent as one hold request (each on the state the server answered last). */
+  async function drainHolds() {
+    if (busy || !holdQueue.length || !game || !human(game) || game.dice === null || game.rolls_left === 0) {
+      if (!busy) holdQueue = [];
+      return;
+    }
+    const want = shownHeld(game);
+    const taken = holdQueue.length;
     const held = [];
-    game.held.forEach((h, k) => { if (k === i ? !h : h) held.push(k + 1); });
-    await move("hold", {held});
+    want.forEach((h, k) => { if (h) held.push(k + 1); });
+    busy = true;  // the clicks made from here on wait for this answer
+    let state = null;
+    try {
+      state = await YZ.api(`/api/games/${game.id}/hold`, {held, version: game.version});
+      showError("");
+    } catch (e) {
+      showError(e.message);
+      if (e.state) { holdQueue = []; busy = false; render(e.state); return; }
+    } finally {
+      busy = false;
+    }
+    holdQueue = holdQueue.slice(taken);
+    if (state) { advice = null; $("hint-box").replaceChildren(); render(state); }
+    else holdQueue = [];
+    if (holdQueue.length) await drainHolds();
   }
 
   /** Which dice positions show the faces of a keep (preferring dice already held, then leftmost). */
@@ -338,8 +588,7 @@
     box.replaceChildren(YZ.el("h3", {text: "Hint"}));
     const list = YZ.el("ol");
     for (const o of answer.options.slice(0, 3)) {
-      let text = YZ.describe(o);
-      if (o.keep !== undefined && o.keep.length > 0 && o.keep.length < 5) text += ` (dice ${positionsOf(o.keep).join(" ")})`;
+      let text = YZ.describe(o);  // dice named by face; the best keep marked on the dice themselves
       text += `: expected final ${o.expected_final.toFixed(2)}` + (o.best ? " (best)" : ` (\u2212${o.regret.toFixed(2)})`);
       list.append(YZ.el("li", {}, YZ.el("span", {text}), " ",
         YZ.el("button", {type: "button", class: "do-this", onclick: () => doOption(o)}, "Do this")));
@@ -350,6 +599,32 @@
       hold: best.keep !== undefined && best.keep.length < 5 ? positionsOf(best.keep) : null};
     renderDice(game);
     renderCard(game);
+  }
+
+  /** Roll: after the die clicks still on their way (a roll right after a click keeps that die). */
+  let rollWaiting = false;
+  async function roll() {
+    if (rollWaiting) return;
+    if (holdQueue.length) {
+      rollWaiting = true;
+      while (holdQueue.length || busy) await new Promise((r) => setTimeout(r, 25));
+      rollWaiting = false;
+    }
+    if (!$("roll").disabled && !$("roll").hidden) await move("roll");
+  }
+
+  /** S: the first box to score focused (the hint's best if marked); arrows go from box to box. */
+  function boxKeys(e) {
+    const boxes = [...document.querySelectorAll("#card .box-btn:not([disabled])")];
+    if (!boxes.length) return false;
+    if (e.key === "s" || e.key === "S") {
+      (boxes.find((b) => b.classList.contains("best-box")) || boxes[0]).focus();
+      return true;
+    }
+    const at = boxes.indexOf(document.activeElement);
+    if (at < 0 || !["ArrowUp", "ArrowDown"].includes(e.key)) return false;
+    boxes[(at + (e.key === "ArrowDown" ? 1 : boxes.length - 1)) % boxes.length].focus();
+    return true;
   }
 
   async function enterRealDice(event) {
@@ -363,7 +638,17 @@
     if (s) $("real-dice").value = "";
   }
 
+  const LEVELS = {
+    easy: "Keeps the face it has most of and scores where it fits: a gentle start.",
+    medium: "Takes the most points it can each turn, never planning ahead.",
+    hard: "Plays good rules of thumb: aims for the bonus and the big boxes.",
+    perfect: "Plays the best expected score, move by move: a strong opponent.",
+    win: "Plays to beat you, not for points: it takes risks when behind. Its first game loads a large table (up to half a minute).",
+  };
+
   function showMode() {
+    $("level-line").textContent = LEVELS[$("level").value] || "";
+    for (const card of document.querySelectorAll(".mode-card")) card.classList.toggle("chosen", card.querySelector("input").checked);
     const mode = document.querySelector('input[name="mode"]:checked').value;
     for (const row of document.querySelectorAll("[data-for]")) {
       const want = row.dataset.for;
@@ -385,7 +670,21 @@
       body.seed = Number(seed);
     }
     $("start").disabled = true;
+    // say what is happening while the server prepares the game (a first "win" game loads its table)
+    const began = Date.now();
+    const starting = $("starting");
+    const tick = () => {
+      const s = Math.round((Date.now() - began) / 1000);
+      starting.hidden = false;
+      starting.textContent = body.level === "win" ?
+        `Loading the computer's win table (the first game of a rule set takes up to half a minute)\u2026 ${s} s` :
+        `Preparing the game\u2026 ${s} s`;
+    };
+    const ticker = setInterval(tick, 1000);
+    if (body.level === "win") tick();
     const state = await call("/api/games", body);
+    clearInterval(ticker);
+    starting.hidden = true;
     $("start").disabled = false;
     if (!state) { showSetupError($("error").textContent); return; }
     if ($("setup-error")) $("setup-error").remove();
@@ -428,9 +727,35 @@
   }
 
   function toSetup() {
+    stopReplay();
     $("setup").hidden = false; $("play-title").hidden = false; $("table").hidden = true; $("end").hidden = true;
-    $("turn-area").hidden = false;
+    $("turn-area").hidden = false; $("pass").hidden = true;
+    document.dispatchEvent(new Event("yz:saved"));  // the game just played is no longer "unfinished"
     $("start").focus();
+  }
+
+  /** The rule set picker: a line each (its title); "other" keeps the name typed in the field. */
+  function fillRules(list) {
+    const pick = $("rules-pick");
+    const lines = {...list.bases};
+    for (const [name, id] of Object.entries(list.named || {})) if (!(name in lines)) lines[name] = list.bases[id] || id;
+    for (const [name, title] of Object.entries(lines)) {
+      pick.append(YZ.el("option", {value: name, text: `${name}: ${title}`}));
+    }
+    pick.append(YZ.el("option", {value: "", text: "another (type its name)"}));
+    const sync = () => {
+      const name = $("rules").value.trim();
+      pick.value = name in lines ? name : "";
+      // the list's line names a listed rule set; a typed one is checked when the game starts
+      $("rules-line").textContent = name in lines ? "" : name ? `${name}: a rule set of your own (checked when the game starts)` : "";
+    };
+    pick.addEventListener("change", () => {
+      if (pick.value) $("rules").value = pick.value;
+      else $("rules").focus();
+      sync();
+    });
+    $("rules").addEventListener("input", sync);
+    sync();
   }
 
   async function start() {
@@ -442,7 +767,18 @@
     $("new-game").addEventListener("submit", newGame);
     $("real-entry").addEventListener("submit", enterRealDice);
     for (let i = 0; i < 5; i++) $(`pdie-${i + 1}`).addEventListener("click", () => toggle(i));
-    $("roll").addEventListener("click", () => move("roll"));
+    $("roll").addEventListener("click", roll);
+    $("level").addEventListener("change", showMode);
+    $("pass-go").addEventListener("click", () => {
+      if (!game) return;
+      passedTo = `${game.current}:${game.round}`;
+      paint(game);
+      $("roll").focus();
+    });
+    // the opponent's turn on the table: a click or a key shows the table as it is now at once
+    const skip = () => { if (replay) endReplay(); };
+    document.addEventListener("pointerdown", skip, true);
+    document.addEventListener("keydown", skip, true);
     $("hint").addEventListener("click", hint);
     $("undo").addEventListener("click", () => move("undo"));
     $("coach").addEventListener("change", async () => {
@@ -463,14 +799,16 @@
     document.addEventListener("keydown", (e) => {
       if (!game || !human(game) || YZ.typing(e) || $("table").hidden) return;
       if (e.key >= "1" && e.key <= "5") { e.preventDefault(); toggle(Number(e.key) - 1); }
-      else if (e.key === "r" || e.key === "R") { e.preventDefault(); if (!$("roll").disabled && !$("roll").hidden) move("roll"); }
+      else if (e.key === "r" || e.key === "R") { e.preventDefault(); roll(); }
       else if (e.key === "h" || e.key === "H") { e.preventDefault(); hint(); }
       else if ((e.key === "u" || e.key === "U") && !$("undo").hidden) { e.preventDefault(); move("undo"); }
+      else if (boxKeys(e)) e.preventDefault();
     });
     try {
       const list = await YZ.api("/api/rules");
       const names = new Set([...Object.keys(list.bases), ...Object.keys(list.named), ...Object.keys(list.aliases)]);
       for (const name of names) $("rule-names").append(YZ.el("option", {value: name}));
+      fillRules(list);
     } catch (e) { /* the list only helps typing */ }
     const id = new URLSearchParams(location.search).get("game");
     if (id) {

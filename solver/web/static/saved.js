@@ -58,11 +58,18 @@
       const li = button.closest("li");
       let p = li.querySelector(".error");
       if (!p) { p = YZ.el("span", {class: "error", role: "alert"}); li.querySelector(".saved-what").append(p); }
-      p.textContent = e.message;
+      // a path of this site in the message ("review it (/review?game=NAME)") as a link
+      const m = /^(.*?)\(?(\/review\?game=[^\s)]+)\)?(.*)$/.exec(e.message);
+      if (m) {
+        p.replaceChildren(m[1].trim() + " ", YZ.el("a", {href: m[2], text: "open its review"}), m[3]);
+        load();  // it is not unfinished any more: the list without it
+      } else p.textContent = e.message;
     }
   }
 
   new MutationObserver(show).observe($("setup"), {attributes: true, attributeFilter: ["hidden"]});
   document.addEventListener("yz:saved", load);  // a game quit just now is saved: list it
+  // back to this tab: a game another tab finished (or saved) since is listed as it is now
+  window.addEventListener("focus", () => { if (!$("setup").hidden) load(); });
   load();
 })();
