@@ -75,12 +75,12 @@ def load_factor() -> float:
 class _Bar:
     """A bar of seconds spent against an estimate, redrawn by its own thread until :meth:`stop`."""
 
-    def __init__(self, what: str, estimate: float, delay: float = DELAY) -> None:
+    def __init__(self, what: str, estimate: float) -> None:
         self.what = what
         self.estimate = max(1.0, estimate * load_factor())
         self.start = time.perf_counter()
         self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(delay,), daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(DELAY,), daemon=True)
         self.thread.start()
 
     def _run(self, delay: float) -> None:
