@@ -1,4 +1,5 @@
-"""The bar while numba compiles (solver.engine.compiling): shown for a slow compilation, in words."""
+"""First runs that tell the truth: the bar while numba compiles (solver.engine.compiling), shown for a
+slow compilation, in words; the target build's estimate timed on the machine at hand (a probe)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,23 @@ def test_the_estimate_grows_with_the_load(monkeypatch):
     assert compiling.load_factor() == 4.0
     monkeypatch.setattr(compiling.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
     assert compiling.load_factor() == 1.0
+
+
+def test_the_target_build_estimate_is_timed_on_this_machine(monkeypatch):
+    from solver.engine import target
+
+    _, static = target.build_estimate("yahtzee", threads=2)
+    monkeypatch.setattr(target, "machine_probe", lambda threads=None: 4.0)  # a loaded machine
+    _, probed = target.build_estimate("yahtzee", threads=2, probe=True)
+    assert probed == 4 * static
+    assert "about 4 minutes" in target.build_estimate_text("yahtzee", threads=2)  # 4 x 60 s
+
+
+def test_the_probe_measures_a_factor_in_a_fraction_of_a_second():
+    import time
+
+    from solver.engine.target import machine_probe
+
+    start = time.perf_counter()
+    factor = machine_probe(threads=2)
+    assert 0.05 < factor < 100 and time.perf_counter() - start < 5

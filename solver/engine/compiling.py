@@ -62,6 +62,17 @@ def enable(on: bool = True) -> None:
     _state["enabled"] = bool(on)
 
 
+@contextlib.contextmanager
+def shown(on: bool = True) -> Iterator[None]:
+    """:func:`enable` for the block only (a build that shows its own bars, under any command)."""
+    before = _state["enabled"]
+    _state["enabled"] = before or bool(on)
+    try:
+        yield
+    finally:
+        _state["enabled"] = before
+
+
 def load_factor() -> float:
     """How much longer than its CPU seconds a single-threaded job takes now: 1 on a machine with a
     core to spare, ``(load + 1) / cores`` when every core is taken (a shared machine)."""
