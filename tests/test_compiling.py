@@ -68,3 +68,15 @@ def test_the_probe_measures_a_factor_in_a_fraction_of_a_second():
     start = time.perf_counter()
     factor = machine_probe(threads=2)
     assert 0.05 < factor < 100 and time.perf_counter() - start < 5
+
+
+def test_a_build_shows_compilations_for_its_block_only(capsys, quick):
+    def thrice(x):
+        return 3 * x
+
+    compiling.enable(False)
+    with compiling.shown(True):
+        assert numba.njit(thrice)(1) == 3
+    assert "compiling the solver's kernels" in capsys.readouterr().err
+    assert numba.njit(thrice)(2) == 6  # after the block: nothing
+    assert "compiling" not in capsys.readouterr().err

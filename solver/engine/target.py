@@ -647,10 +647,9 @@ def build_target(
     # what expected-score play reaches from the empty card, for ``value --target`` at once;
     # first, so that its memory is given back before the DP's is taken (the peak is the larger)
     from ..core.card import ScoreCard
+    from .compiling import shown
     from .distribution import score_distribution
     from .tables import get_table
-
-    from .compiling import shown
 
     with shown(progress):  # a bar while the kernels compile (a first run), under any command
         ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
