@@ -449,7 +449,9 @@ def simulate(
     use_numba = fast is not None and engine != "python"
     if engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES and not kernels_loaded():
         engine = "numpy"  # a small run, the kernels not loaded yet: nothing to compile (the same games)
-    n_threads = resolve_threads(threads) if (use_numba and engine != "numpy") or regret else 1
+    n_threads = (
+        resolve_threads(threads) if use_numba or regret else 1
+    )  # numpy too: its big operations free the GIL
     table = recorder = None
     if regret:
         from ..engine.playout import RegretRecorder
