@@ -17,15 +17,26 @@ single-threaded commands -- and peak resident memory):
   default ``yatzy``): the DP's compilation + building its table + the hint, as every first
   hint was before the ``yahtzee`` table came with the package.
 
+``--firsts`` times instead the first command of each kind of issue 36 ("every first command
+within 5 s"), each in a fresh process with its own empty numba cache and tables folder (only the
+shipped table): ``hint --rules yatzy`` (its table built), ``simulate --games 100000``,
+``distribution`` from the empty card, a ``match`` of two table bots (1,000 games) and the
+triple-card player (1,000 games); besides wall and CPU seconds, the CPU seconds numba spent
+compiling (its ``numba:compile`` events, nested ones counted once) and the kernels compiled.
+The target is 5 s wall each on a quiet 2-core machine; on a shared one CPU seconds are the
+steadier figure (the load is printed before and after each run).
+
 It also checks that the first hint wrote nothing (tables folder, numba cache) and that the
 hint imports neither numpy nor numba.  The machine is shared: the load average is printed.
 
     python benchmarks/bench_first_run.py [--repeat 5] [--games 1000] [--other yatzy]
+    python benchmarks/bench_first_run.py --firsts [--repeat 1] [--only simulate distribution ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -36,6 +47,64 @@ from pathlib import Path
 from _child import Measured, load_average, run_measured
 
 HINT = ["hint", "--dice", "33456", "--rolls-left", "2", "--card", "ones=3,fours=12"]
+#: issue 36's first commands: name -> the command line
+FIRSTS = {
+    "hint": ["hint", "--rules", "yatzy", "--dice", "33456", "--rolls-left", "2"],
+    "simulate": ["simulate", "--games", "100000", "--quiet"],
+    "distribution": ["distribution"],
+    "match": ["match", "--bots", "optimal,optimal", "--games", "1000", "--quiet"],
+    "triple": ["simulate", "--rules", "triple", "--bot", "triple", "--games", "1000", "--quiet"],
+}
+#: the command line in a process that also counts numba's compilations (the last stderr line)
+COUNTING = """
+import json, sys, time
+from numba.core import event
+stack, done = [], []
+class Counting(event.Listener):
+    def on_start(self, ev):
+        stack.append((time.process_time(), ev.data["dispatcher"].py_func.__name__))
+    def on_end(self, ev):
+        start, name = stack.pop()
+        if not stack:
+            done.append((name, time.process_time() - start))
+event.register("numba:compile", Counting())
+from solver.cli.entry import main
+code = main(sys.argv[1:])
+print(json.dumps({"compile_cpu": sum(c for _, c in done), "kernels": [n for n, _ in done]}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def firsts(args) -> None:
+    """Issue 36's first commands, each in a fresh process, cache and tables folder."""
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "YAHTZEE_TABLES")}
+    names = args.only or list(FIRSTS)
+    rows: dict[str, list[tuple[Measured, dict, str, str]]] = {n: [] for n in names}
+    for _ in range(args.repeat):
+        for name in names:
+            root = Path(tempfile.mkdtemp(prefix="first-cmd-"))
+            try:
+                env = dict(base, NUMBA_CACHE_DIR=str(root / "numba"), YAHTZEE_TABLES=str(root / "tables"))
+                before = load_average()
+                run = run_measured([sys.executable, "-c", COUNTING, *FIRSTS[name]], env=env)
+                if run.returncode:
+                    sys.exit(f"{name} failed ({run.returncode}): {run.stderr.strip()[-500:]}")
+                counted = json.loads(run.stderr.strip().splitlines()[-1])
+                rows[name].append((run, counted, before, load_average()))
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+    print(f"{sys.executable}: {args.repeat} run(s) each; {os.cpu_count()} cores")
+    for name, runs in rows.items():
+        wall = [r.wall for r, *_ in runs]
+        cpu = [r.cpu for r, *_ in runs]
+        comp = [c["compile_cpu"] for _, c, *_ in runs]
+        peak = statistics.median(r.peak for r, *_ in runs) / 2**20
+        loads = "; ".join(f"{b} -> {a}" for _, _, b, a in runs)
+        print(
+            f"first {name:<13} median {statistics.median(wall):6.2f} s wall, {statistics.median(cpu):6.2f} CPU s "
+            f"(compiling {statistics.median(comp):5.2f} CPU s: {', '.join(runs[0][1]['kernels']) or 'nothing'}); "
+            f"peak {peak:.0f} MiB; load {loads}  [{' '.join(FIRSTS[name])}]"
+        )
 
 
 def solver(args: list[str], env: dict, what: str, importtime: bool = False) -> Measured:
@@ -64,7 +133,12 @@ def main() -> None:
         help="games of the first simulate (above 4,000 the kernels compile)",
     )
     parser.add_argument("--other", default="yatzy", help="a rule set without a shipped table")
+    parser.add_argument("--firsts", action="store_true", help="issue 36's first commands instead")
+    parser.add_argument("--only", nargs="*", choices=list(FIRSTS), help="with --firsts: these commands only")
     args = parser.parse_args()
+    if args.firsts:
+        firsts(args)
+        return
     simulate = ["simulate", "--games", str(args.games), "--quiet"]
     figures: dict[str, list[Measured]] = {
         "first hint": [],

@@ -245,8 +245,13 @@ def test_fast_engine_equals_python_engine(tables_dir, rules_id, bot, games):
     fast = simulate(rules_id, b, games, seed=2024, game0=5, engine="numba", keep_cards=True)
     runs = [fast]
     if bot in ("optimal", "heuristic", "greedy"):
-        runs.append(simulate(rules_id, b, games, seed=2024, game0=5, engine="numpy", keep_cards=True))
-        assert runs[-1].engine == "numpy" and runs[-1].threads == 1
+        for threads in (1, 2):  # two threads: the games cut in two parts, the same games
+            runs.append(
+                simulate(
+                    rules_id, b, games, seed=2024, game0=5, engine="numpy", keep_cards=True, threads=threads
+                )
+            )
+            assert runs[-1].engine == "numpy" and runs[-1].threads == threads
     assert (slow_run.engine, fast.engine) == ("python", "numba")
     for run in runs:
         assert np.array_equal(run.cards, slow_run.cards)
@@ -382,7 +387,7 @@ def test_numpy_turn_tables_are_the_kernels(tables_dir, rules_id):
 
 
 def test_auto_plays_small_table_runs_in_numpy(tdir, monkeypatch):
-    """``engine="auto"``: a table bot's run of at most NUMPY_GAMES games in numpy (one thread)
+    """``engine="auto"``: a table bot's run of at most NUMPY_GAMES games in numpy (in threads)
     while the process holds no kernels; a larger one, a graded one, a table-free bot and any
     run once the kernels are loaded in the kernels; the same games either way."""
     kernels = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, engine="numba")
@@ -390,7 +395,7 @@ def test_auto_plays_small_table_runs_in_numpy(tdir, monkeypatch):
     assert simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir).engine == "numba"
     monkeypatch.setattr(sim_module, "kernels_loaded", lambda: False)  # as in a fresh process
     small = simulate(SMALL, "optimal", 300, seed=5, tables_dir=tdir, threads=2)
-    assert (small.engine, small.threads) == ("numpy", 1)
+    assert (small.engine, small.threads) == ("numpy", 2)
     assert np.array_equal(small.scores, kernels.scores)
     assert simulate(SMALL, "optimal", NUMPY_GAMES + 1, seed=5, tables_dir=tdir).engine == "numba"
     assert simulate(SMALL, "optimal", 30, seed=5, tables_dir=tdir, regret=True).engine == "numba"

@@ -92,6 +92,18 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = saved
 
 
+def _with_compile_bar(args, command: str | None) -> int:
+    """``args.func(args)``, a bar on stderr while numba compiles a kernel (:mod:`solver.engine.compiling`)
+    unless ``--quiet``; not under ``play`` and ``serve``, whose screens are their own."""
+    from ..engine import compiling
+
+    compiling.enable(command not in ("play", "serve") and not getattr(args, "quiet", False))
+    try:
+        return args.func(args) or 0
+    finally:
+        compiling.enable(False)
+
+
 def _run(argv: list[str]) -> int:
     try:
         short = _numpy_cannot_start()
@@ -104,7 +116,7 @@ def _run(argv: list[str]) -> int:
         except SystemExit as exc:  # argparse --help / usage errors
             code = int(exc.code or 0)
         else:
-            code = int(args.func(args) or 0)
+            code = int(_with_compile_bar(args, _command_of(argv)))
         sys.stdout.flush()  # a full disk shows here, not after main has returned
         return code
     except SolverError as exc:  # a message may quote a path or name the user gave: escape it

@@ -728,8 +728,15 @@ def run_games(
             for turn in range(turns):
                 turn_ra = first_ra if turn == 0 else ra
                 graded_direction = None
-                if in_numpy:  # numpy: the games stay in their order
-                    numpy_play.table_turn(values, state, seed_mixed, game0 + c0, turn_ra, TIE_TOLERANCE)
+                if in_numpy:  # numpy: the games stay in their order, a part of them per thread
+
+                    def numpy_part(i0: int, i1: int, turn_ra=turn_ra, state=state, c0=c0) -> None:
+                        part = state[i0:i1]  # a view: played in place
+                        numpy_play.table_turn(
+                            values, part, seed_mixed, game0 + c0 + i0, turn_ra, TIE_TOLERANCE
+                        )
+
+                    workers.run(numpy_part, 0, n, pieces=workers.threads)
                 elif kind == "target":
                     state, ids = target_turn(
                         workers,

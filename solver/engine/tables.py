@@ -455,26 +455,17 @@ def build_table(
 
     The recorded build time excludes numba's one-time compilation of the kernels.
     """
-    import sys
-    import threading
-
     from ..core.fileio import remove_stale_temporaries
     from . import dp
+    from .compiling import ESTIMATES, compiling
 
     rules = get_rules(rules)
     rules.require_single("a table")
     folder = table_paths(rules, tables_dir)[0].parent
     check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
-    notice = threading.Timer(
-        1.0, lambda: print("compiling the solver (first run only; cached afterwards) ...", file=sys.stderr)
-    )
-    if progress:
-        notice.start()
-    try:
+    with compiling("the solver", ESTIMATES["solve_blocks"], show=progress):
         dp.load_kernels(rules)
-    finally:
-        notice.cancel()
     values, wall, cpu = timed_solve(
         rules, f"building {rules.id}", lambda tick: dp.solve(rules, progress=tick, threads=threads), progress
     )

@@ -369,17 +369,63 @@ YAHTZEE_TARGET_PEAK_BYTES = 1_390_000_000
 YAHTZEE_TARGET_CPU_SECONDS = 120.0  # 100-139 CPU s measured on two days (2026-12-01, -02)
 
 
-def build_estimate(rules, threads: int | None = None) -> tuple[int, float]:
+#: the probe's CPU seconds per thread on the machine that measured
+#: :data:`YAHTZEE_TARGET_CPU_SECONDS` (:func:`machine_probe`: 0.134-0.172 s on 5 runs at load 4.3, 2026-12-02)
+PROBE_REFERENCE_CPU_SECONDS = 0.14
+PROBE_SIZE = 1 << 20  # numbers each thread sorts, :data:`PROBE_ROUNDS` times
+PROBE_ROUNDS = 2
+
+
+def machine_probe(threads: int | None = None) -> float:
+    """How many times longer than on the measuring machine (quiet) a build's work takes here and
+    now: ``threads`` threads (default: all cores) each sort :data:`PROBE_SIZE` numbers
+    :data:`PROBE_ROUNDS` times (numpy releases the GIL, like the kernels), about a tenth of a
+    second.  The probe's CPU seconds against :data:`PROBE_REFERENCE_CPU_SECONDS` give this
+    machine's speed; its wall seconds against its CPU seconds per thread, the share of the cores
+    the other programs leave it (a loaded machine)."""
+    import threading
+    import time
+
+    import numpy as np
+
+    from ..core.threads import resolve_threads
+
+    n = resolve_threads(threads)
+    numbers = np.random.default_rng(0).random(PROBE_SIZE)
+
+    def sort_it() -> None:
+        for _ in range(PROBE_ROUNDS):
+            np.sort(numbers, kind="quicksort")
+
+    np.sort(numbers[:1024])  # the code warm
+    workers = [threading.Thread(target=sort_it) for _ in range(n)]
+    wall, cpu = time.perf_counter(), time.process_time()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    per_thread = max(cpu / n, 1e-6)
+    speed = per_thread / PROBE_REFERENCE_CPU_SECONDS  # > 1: a slower machine than the measuring one
+    shared = max(1.0, wall / per_thread)  # > 1: the threads waited for a core
+    return speed * shared
+
+
+def build_estimate(rules, threads: int | None = None, *, probe: bool = False) -> tuple[int, float]:
     """``(bytes, seconds)``: about how big the target table of ``rules`` is on disk and how long its build takes on ``threads`` cores (default: all), scaled
     from the yahtzee figures by the number of states, ``2**n_boxes * (upper_cap + 1) * n_flags``
     -- an upper bound for smaller cards (they reach fewer targets), within half for larger ones.
-    Cheap: nothing is solved (an exact count costs half a minute for yahtzee)."""
+    Cheap: nothing is solved (an exact count costs half a minute for yahtzee).  With ``probe`` the
+    seconds are this machine's, as loaded now (:func:`machine_probe`, a tenth of a second)."""
     from ..core.threads import resolve_threads
 
     rules = get_rules(rules)
     yahtzee = get_rules("yahtzee")
     ratio = _states(rules) / _states(yahtzee)
-    return int(YAHTZEE_TARGET_BYTES * ratio), YAHTZEE_TARGET_CPU_SECONDS * ratio / resolve_threads(threads)
+    seconds = YAHTZEE_TARGET_CPU_SECONDS * ratio / resolve_threads(threads)
+    if probe:
+        seconds *= machine_probe(threads)
+    return int(YAHTZEE_TARGET_BYTES * ratio), seconds
 
 
 def _states(rules: RuleSet) -> int:
@@ -387,11 +433,12 @@ def _states(rules: RuleSet) -> int:
 
 
 def build_estimate_text(rules, threads: int | None = None) -> str:
-    """:func:`build_estimate` in words: ``about 60 seconds on 2 cores and 523 MiB of disk (1.3 GiB
-    of memory while it builds)`` (the peak scaled as the size)."""
+    """:func:`build_estimate` in words, timed on this machine as loaded now (a probe): ``about 60
+    seconds on 2 cores and 523 MiB of disk (1.3 GiB of memory while it builds)`` (the peak scaled
+    as the size)."""
     from ..core.threads import resolve_threads
 
-    size, seconds = build_estimate(rules, threads)
+    size, seconds = build_estimate(rules, threads, probe=True)
     if seconds < 5:
         when = "a few seconds"
     elif seconds < 90:
@@ -600,21 +647,23 @@ def build_target(
     # what expected-score play reaches from the empty card, for ``value --target`` at once;
     # first, so that its memory is given back before the DP's is taken (the peak is the larger)
     from ..core.card import ScoreCard
+    from .compiling import shown
     from .distribution import score_distribution
     from .tables import get_table
 
-    ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
-    dist = score_distribution(
-        ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads, points_at_most=t_max
-    )
-    ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
-    del dist, ev_table
-    values, wall, cpu = timed_solve(
-        rules,
-        f"building {rules.id} target table",
-        lambda tick: solve_target(rules, t_max, progress=tick, threads=threads),
-        progress,
-    )
+    with shown(progress):  # a bar while the kernels compile (a first run), under any command
+        ev_table = get_table(rules, tables_dir, build_if_missing=True, progress=progress)
+        dist = score_distribution(
+            ScoreCard.empty(rules), ev_table.values, outcomes=False, threads=threads, points_at_most=t_max
+        )
+        ev_play = {str(t): dist.p_at_least(t) for t in range(1, t_max + 1)}
+        del dist, ev_table
+        values, wall, cpu = timed_solve(
+            rules,
+            f"building {rules.id} target table",
+            lambda tick: solve_target(rules, t_max, progress=tick, threads=threads),
+            progress,
+        )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     save_target(
         rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu, peak_bytes=peak, ev_play=ev_play

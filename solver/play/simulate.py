@@ -74,6 +74,11 @@ ENGINES = ("auto", "numba", "numpy", "python")
 #: 5,000 games, the cached kernels 1.0 / 1.1 / 1.15 / 1.2 (their start-up: numba's import, the
 #: cache's load); the kernels win above, and at any size once a process holds them
 #: (:func:`~solver.engine.playout.kernels_loaded`: 1,000 games in 0.3 s against numpy's 0.6-1.3).
+#: On an empty numba cache numpy wins far longer (issue 36, 2026-12-02, in-process, one thread):
+#: 100,000 games in 7.4-8.3 CPU s against the kernels' 12.8-13.1 CPU s of compilation (group_games,
+#: group_tables, play_table_games) before their 0.5 s of games; but a run played in numpy leaves
+#: the cache empty, so every later run would pay numpy's 8 s instead of the cached kernels' ~1.3:
+#: the cut stays at the warm break-even.
 NUMPY_GAMES = 4000
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
@@ -461,7 +466,9 @@ def simulate(
     use_numba = fast is not None and engine != "python"
     if engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES and not kernels_loaded():
         engine = "numpy"  # a small run, the kernels not loaded yet: nothing to compile (the same games)
-    n_threads = resolve_threads(threads) if (use_numba and engine != "numpy") or regret else 1
+    n_threads = (
+        resolve_threads(threads) if use_numba or regret else 1
+    )  # numpy too: its big operations free the GIL
     table = recorder = None
     if regret:
         from ..engine.playout import RegretRecorder

@@ -80,6 +80,10 @@ from . import cache  # noqa: E402
 
 cache.install()
 
+from .. import compiling  # noqa: E402
+
+compiling.install()  # a bar while a kernel compiles (when the command line enables it)
+
 from .dp import solve_blocks  # noqa: E402
 from .games import group_games, group_tables, play_table_games, simple_games  # noqa: E402
 from .grading import grade_games, lane_turn_tables  # noqa: E402
