@@ -264,7 +264,7 @@ def test_the_web_words_its_own(tmp_path):
     assert web.error_text(damaged) == (
         f"it is damaged; rebuild it with: yahtzee tables build --rules {RULES.id} --force --tables {tmp_path}"
     )
-    assert "the page's Build button" in web.missing_table(RULES)
+    assert "press Build" in web.missing_table(RULES)
     assert web.missing_target(RULES).endswith(f"yahtzee tables build --rules {RULES.id} --target")
     assert (
         web.error_text(TableError("cannot read x: Permission denied")) == "cannot read x: Permission denied"

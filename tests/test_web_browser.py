@@ -485,7 +485,7 @@ def test_triple_card_game(browser, site):
     messages = d.find_element(By.ID, "messages").text
     assert (
         "You score " in messages
-        and " in Chance (column 3):" in messages
+        and " in Chance (column 3), x3 = " in messages
         and "Computer (hard) scores" in messages
     )
     totals = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#card tr.total td")]
