@@ -846,3 +846,37 @@ def test_the_guard_lets_no_websocket_through():
     scope = {"type": "websocket", "headers": [(b"host", b"evil.example")], "path": "/"}
     asyncio.run(Guard(app)(scope, None, send))
     assert not reached and sent == [{"type": "websocket.close", "code": 1008}]
+
+
+@pytest.mark.parametrize(
+    "line, refused",
+    [
+        ("yahtzee: error: out of memory (Cannot allocate memory); is memory limited (ulimit -v)?", True),
+        (
+            "yahtzee: error: cannot start a thread (can't start new thread); is memory limited (ulimit -v)? "
+            "try --threads 1",
+            True,
+        ),
+        ("yahtzee: error: cannot read or write 'x': is memory limited (ulimit -v)?", False),
+        ("my bot says: is memory limited (ulimit -v)?", False),
+    ],
+)
+def test_the_memory_cap_is_named_however_the_child_meets_it(monkeypatch, line, refused):
+    """A child that meets the cap starting a thread gets the cap's 422 too (it got a 503 'cannot
+    start a thread' under load); a line that is not the CLI's own words for the cap stays the child's."""
+    import asyncio
+
+    from solver.web import heavy
+
+    job = f"import sys; print({line!r}, file=sys.stderr); sys.exit(1)"
+    monkeypatch.setattr(heavy, "CHILD", job)
+
+    async def still_there() -> bool:
+        return False
+
+    try:
+        result = asyncio.run(HeavyWork().run([], still_there))
+    except heavy.JobRefused as exc:
+        assert refused and exc.status == 422 and "more memory" in str(exc)
+    else:
+        assert not refused and result.returncode == 1 and result.error_line == line

@@ -166,9 +166,10 @@ class HeavyWork:
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         last = next((line for line in reversed(lines) if line.strip()), "")
         # the CLI's own words for the machine's limits (exit 1), never a user's text that says so
+        # (a thread that cannot start under the cap is the cap too: its line goes on "try --threads 1")
         if proc.returncode == 1 and (
             last.startswith("yahtzee: error: out of memory")
-            or last.endswith("is memory limited (ulimit -v)?")
+            or (last.startswith("yahtzee: error: ") and "; is memory limited (ulimit -v)?" in last)
         ):
             raise JobRefused(
                 422,
