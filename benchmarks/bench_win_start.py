@@ -83,7 +83,7 @@ def main() -> None:
             }
         )
         print(
-            f"{k:>3}  {100 * rate:6.2f}% ± {100 * se:.2f}  {100 * diff:+8.2f} ± {100 * dse:.2f} pts"
+            f"{k:>3}  {100 * rate:6.2f}% ± {100 * se:.2f}  {100 * diff:+8.2f} ± {100 * dse:.2f} pp"
             f"  {scores[:, 0].mean():10.2f}  {seconds:5.1f}"
         )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -277,6 +277,7 @@ class Terminal:
             color = _color_wanted(self.out)
         self.style = Style(color)
         self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
+        self.win_estimate: str | None = None  # how long the win level's background build takes, in words
 
     @property
     def game(self):
@@ -323,6 +324,18 @@ class Terminal:
         self.say("type help for the commands" + (", r to roll" if not g.needs_values else ""))
         if g.needs_values:
             self.say(HELP_REAL)
+        try:
+            return self.play()
+        finally:
+            if s.win_pending:  # the game's end ends the build (close() stops it)
+                self.say(
+                    "the target table was still being built: it stops with the game "
+                    f"({build_command(g.rules, target=True)} builds it once)"
+                )
+
+    def play(self) -> int:
+        """The game from its first turn to its end (or a stop): the exit status."""
+        s = self.session
         try:
             self.show(s.begin())
             while not self.game.is_over:
@@ -410,17 +423,20 @@ class Terminal:
     def prepare(self) -> None:
         """Before the first turn (nothing saved yet): the tables the game needs, built now with
         their progress bar, not in the middle of a turn.  A computer playing to win needs the
-        target table: announced and, at a terminal, offered to play without it (the perfect
-        computer plays instead)."""
+        target table: at a terminal the game starts at once and the table is built in the
+        background (the computer plays for expected score until it is ready, then to win:
+        :meth:`Session.play_win_later`); piped input waits for it (a script's game is then the
+        same for the same seed and moves)."""
         s = self.session
-        if s.wants_target_table and (
-            self.target_table(
-                "the computer playing to win plays by it",
-                "the perfect computer (the best expected score) plays instead",
-            )
-            is None
-        ):
-            s.play_win_as_perfect()
+        if s.wants_target_table:
+            later = s.tables.win_later(self.game.rules) if self.interactive else None
+            if later is not None:
+                from ..engine.target import build_estimate_text
+
+                self.win_estimate = build_estimate_text(self.game.rules)
+                self.show(s.play_win_later(later))
+            else:
+                self.target_table("the computer playing to win plays by it", "")
         if s.coach or self.game.info.mode == "daily" or self.interactive:
             _ = s.advisor
         s.prepare()
@@ -514,6 +530,17 @@ class Terminal:
         if e.resumed_turns is not None:
             n = e.resumed_turns
             self.say(f"game resumed where it stopped: {n} turn{'s' if n != 1 else ''} played")
+
+    def on_win_pending(self, e: ev.WinPending) -> None:
+        self.say(
+            f"the {e.rules} target table is not built yet: it is being built in the background "
+            f"({self.win_estimate or 'minutes'}; {build_command(self.game.rules, target=True)} "
+            "does the same, once)."
+        )
+        self.say(words.win_pending_line(e) + ".")
+
+    def on_plays_to_win(self, e: ev.PlaysToWin) -> None:
+        self.say(words.plays_to_win_line(e))
 
     def on_replay(self, e: ev.Replay) -> None:
         self.say(words.replay_line(e))
