@@ -626,7 +626,8 @@ class Session:
                 win = None
             if win is not None:
                 value = tuple(float(c) for c in win.chances(list(g.cards)))
-        self._chances = (key, value)
+        # kept while the position stands; none is not kept: the tables may be ready at the next ask
+        self._chances = None if value is None else (key, value)
         return value
 
     # --- the commands -----------------------------------------------------------------------
