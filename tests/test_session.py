@@ -173,11 +173,17 @@ def test_game_info_is_a_frozen_typed_value():
         ({"assisted": "hint"}, "assisted"),
         ({"dice": "loaded"}, "dice"),
         ({"dice": "seeded", "stream_version": 2.0}, "stream_version"),
+        ({"win_from": "3"}, "win_from"),
+        ({"win_from": -1}, "win_from"),
+        ({"win_from": 3.0}, "win_from"),
     ):
         with pytest.raises(ValueError, match=words):
             GameInfo.parse(bad)
     game = Game.new(SMALL, ["You"], seed=3, info={"mode": "solo"})
     assert Game.from_dict(game.to_dict()).info == game.info
+    assert GameInfo.parse({"win_from": 4}).win_from == 4 and GameInfo.parse({"win_from": 4}).to_dict() == {
+        "win_from": 4
+    }
 
 
 def test_the_win_level_starts_at_once_and_plays_to_win_once_its_tables_are_ready(tmp_path):
