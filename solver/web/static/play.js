@@ -399,9 +399,13 @@
 
   function renderChances(s) {
     const p = $("chances");
-    p.hidden = !s.chances;
+    // the win level's tables still being read: its line says so where the chances will be
+    const waiting = s.win_pending && !s.chances && !s.over;
+    p.hidden = !s.chances && !waiting;
     if (s.chances) {
       p.textContent = "Chances to win: " + s.players.map((pl, i) => `${pl.name} ${(100 * s.chances[i]).toFixed(1)}%`).join(", ");
+    } else if (waiting) {
+      p.textContent = "The computer plays for points while its win table loads, then to win (and the chances to win show here).";
     }
   }
 
