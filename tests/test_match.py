@@ -155,6 +155,26 @@ def test_numba_and_python_engines_play_the_same_games(small):
         np.testing.assert_array_equal(a.scores, b.scores)
 
 
+def test_win_bot_playing_for_expected_score_first(small):
+    """``start_turn``: the win bot's first turns are the optimal player's, in both engines; from
+    the first turn it is the win bot, past the last turn the optimal player."""
+    rules, folder = small
+    advisor, table = Advisor(folder.table(rules)), load_target(rules, folder)
+    optimal = play_match(rules, ["optimal", "optimal"], 600, seed=4, tables_dir=folder, threads=1)
+    win = play_match(rules, ["win", "optimal"], 600, seed=4, tables_dir=folder, threads=1)
+    for k, like in ((0, win), (rules.n_turns, optimal)):
+        r = play_match(rules, [WinBot(advisor, table, start_turn=k), "optimal"], 600, seed=4, threads=1)
+        np.testing.assert_array_equal(r.scores, like.scores)
+    late = [WinBot(advisor, table, start_turn=2), "optimal"]
+    a = play_match(rules, late, 600, seed=4, engine="numba", threads=1)
+    late[0] = WinBot(advisor, table, start_turn=2)
+    b = play_match(rules, late, 600, seed=4, engine="python")
+    np.testing.assert_array_equal(a.scores, b.scores)
+    assert a.bots[0] == "win@2"
+    # the win bot's third turn matters in some games, so the two differ somewhere
+    assert not np.array_equal(a.scores, win.scores) and not np.array_equal(a.scores, optimal.scores)
+
+
 def test_thread_count_does_not_change_a_match(small):
     rules, folder = small
     a = play_match(rules, ["win", "optimal"], 3000, seed=9, tables_dir=folder, threads=1)

@@ -339,11 +339,10 @@ def target_files(folder) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("mode", [["--target", "60"], ["--level", "win"]])
-def test_the_build_is_announced_and_can_be_skipped_at_a_terminal(monkeypatch, capsys, data, tmp_path, mode):
+def test_the_build_is_announced_and_can_be_skipped_at_a_terminal(monkeypatch, capsys, data, tmp_path):
     tables = tmp_path / "tables"
     argv = ["play", "--data", str(data), "--tables", str(tables), "--rules", TARGET_RULES, "--seed", "1"]
-    rc, out, _ = run(monkeypatch, capsys, [*argv, *mode], stdin=FakeTty("p\nr\ns chance\nq\n"))
+    rc, out, _ = run(monkeypatch, capsys, [*argv, "--target", "60"], stdin=FakeTty("p\nr\ns chance\nq\n"))
     assert rc == 0
     words = " ".join(out.split())
     assert f"the {TARGET_RULES} target table is not built yet:" in words
@@ -354,13 +353,77 @@ def test_the_build_is_announced_and_can_be_skipped_at_a_terminal(monkeypatch, ca
     assert target_files(tables) == []  # not built
     [game] = saved(data)
     assert game["turns"][0]["box"] == "chance"  # the game went on
-    if mode[0] == "--target":
-        assert "playing without it: no chances shown" in words and "chance to reach" not in out
-        assert "target" not in game
-    else:
-        assert "playing without it: the perfect computer" in words
-        assert game["players"][1] == {"name": "Computer (perfect)", "kind": "bot", "bot": "optimal"}
-        assert game["level"] == "perfect" and "Computer (perfect)" in out
+    assert "playing without it: no chances shown" in words and "chance to reach" not in out
+    assert "target" not in game
+
+
+class WaitingTty(FakeTty):
+    """A terminal whose player, before the command of line ``at``, waits until the win level's
+    background build is over (so that when the computer switches is known)."""
+
+    def __init__(self, text: str, at: int, made: list):
+        super().__init__(text)
+        self.at, self.made, self.lines = at, made, 0
+
+    def readline(self, *args):
+        self.lines += 1
+        if self.lines == self.at:
+            assert self.made[0].wait(120), "the background build never ended"
+        return super().readline(*args)
+
+
+def watch_builds(monkeypatch) -> list:
+    """The win level's background makings the game starts (:class:`WinTablesLater`), in order."""
+    import solver.play.session as session
+
+    made = []
+    start = session.WinTablesLater.__init__
+
+    def init(self, *args, **kw):
+        start(self, *args, **kw)
+        made.append(self)
+
+    monkeypatch.setattr(session.WinTablesLater, "__init__", init)
+    return made
+
+
+@pytest.mark.subprocess
+def test_at_a_terminal_the_win_level_starts_at_once_and_plays_to_win_when_built(
+    monkeypatch, capsys, data, tmp_path
+):
+    """No question and no wait: the table is built by a child process while the game goes on,
+    the computer plays for expected score until then and says when it plays to win; the game
+    file keeps how many turns it played before."""
+    tables = tmp_path / "tables"
+    argv = ["play", "--data", str(data), "--tables", str(tables), "--rules", TARGET_RULES, "--seed", "3"]
+    made = watch_builds(monkeypatch)
+    lines = "r\ns chance\nr\ns 1\nr\ns 2\nq\n"  # the build waited for before the second turn's roll
+    rc, out, err = run(monkeypatch, capsys, [*argv, "--level", "win"], stdin=WaitingTty(lines, 3, made))
+    assert rc == 0, err
+    words = " ".join(out.split())
+    assert "[b/p]" not in out and len(made) == 1 and made[0].error is None
+    assert words.index("is being built in the background") < words.index("type help for the commands")
+    assert "Computer (win) plays for the best expected score until its win table is built" in words
+    said = "Computer (win)'s win table is ready: it now plays to win (its first 1 turn played for the"
+    assert words.count(said) == 1
+    assert words.index(said) < words.index("--- Computer (win): turn 2 of")  # before its turn
+    assert target_files(tables) and "still being built" not in out
+    [game] = saved(data)
+    assert game["win_from"] == 1 and game["players"][1]["bot"] == "win" and game["level"] == "win"
+
+
+@pytest.mark.subprocess
+def test_quitting_while_the_win_levels_table_is_built_stops_the_build(monkeypatch, capsys, data, tmp_path):
+    tables = tmp_path / "tables"
+    argv = ["play", "--data", str(data), "--tables", str(tables), "--rules", TARGET_RULES, "--level", "win"]
+    made = watch_builds(monkeypatch)
+    rc, out, _ = run(monkeypatch, capsys, argv, stdin=FakeTty("q\n"))  # before the child has even started
+    assert rc == 0 and len(made) == 1 and made[0].wait(10) and made[0].error is not None  # stopped
+    words = " ".join(out.split())
+    assert "the target table was still being built: it stops with the game" in words
+    assert f"yahtzee tables build --rules {TARGET_RULES} --target builds it once" in words
+    assert target_files(tables) == []  # nothing half-built kept
+    assert not tables.exists() or [p.name for p in tables.iterdir() if p.name.startswith(".")] == []
 
 
 def test_piped_input_builds_it_after_saying_so(monkeypatch, capsys, data, tmp_path):
@@ -400,9 +463,9 @@ def test_ctrl_c_during_the_build_leaves_no_game(monkeypatch, capsys, data, tmp_p
 
 
 @pytest.mark.slow
-def test_ctrl_c_or_ctrl_d_before_a_resumed_game_goes_on_leaves_its_file_as_it_was(
-    monkeypatch, capsys, data, tmp_path
-):
+def test_ctrl_c_before_a_resumed_game_goes_on_leaves_its_file_as_it_was(monkeypatch, capsys, data, tmp_path):
+    """Piped input builds the win level's missing table before the resumed game goes on: a Ctrl-C
+    then leaves its file as it was.  At a terminal nothing is asked: it goes on at once."""
     import solver.engine.target as target
 
     tables = tmp_path / "tables"
@@ -415,8 +478,6 @@ def test_ctrl_c_or_ctrl_d_before_a_resumed_game_goes_on_leaves_its_file_as_it_wa
     for name in target_files(tables):
         (tables / name).unlink()
     resume = ["play", "--data", str(data), "--tables", str(tables), "--resume"]
-    rc, out, _ = run(monkeypatch, capsys, resume, stdin=FakeTty(""))  # Ctrl-D at the question
-    assert rc == 0 and "the game did not go on; its file is as it was" in out
 
     def interrupted(*_, **__):
         raise KeyboardInterrupt
@@ -425,6 +486,13 @@ def test_ctrl_c_or_ctrl_d_before_a_resumed_game_goes_on_leaves_its_file_as_it_wa
     rc, _, err = run(monkeypatch, capsys, resume, ["r"])
     assert rc == 130 and "the game did not go on; its file is as it was" in err
     assert path.read_bytes() == before and str(records.unfinished_game(data)[0]) == str(path)
+    made = watch_builds(monkeypatch)
+    rc, out, _ = run(monkeypatch, capsys, resume, stdin=FakeTty(""))  # Ctrl-D at the first prompt
+    words = " ".join(out.split())
+    assert rc == 0 and "is being built in the background" in words and "[b/p]" not in out
+    assert "game resumed where it stopped: 2 turns played" in words and "game stopped and saved" in words
+    assert len(made) == 1 and made[0].wait(10)  # the build stopped with the game
+    assert json.loads(path.read_text())["turns"] == json.loads(before)["turns"]
 
 
 @pytest.mark.slow

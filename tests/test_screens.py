@@ -139,6 +139,55 @@ def test_the_sheet_of_many_players_fits_80_columns(monkeypatch, capsys, data):
     assert too_wide(out + err) == []
 
 
+def test_eight_players_names_are_never_cut(monkeypatch, capsys, data):
+    """Eight players leave each 6 columns: a name that cannot wrap into its column at its spaces
+    heads it by its seat (``#4``), with the whole name in a key above; the triple card's sheet,
+    too wide side by side, has a row per player.  No name is cut anywhere."""
+    people = ["Ann", "Ben", WIDE_NAME, "Bartholomew the Bold", "Cat", "Dan"]
+    names = ",".join([*people[:4], "computer:perfect", "computer:easy", *people[4:]])
+    shown = [*people[:4], "Computer (perfect)", "Computer (easy)", *people[4:]]
+    for rules in ("yahtzee", "triple"):
+        rc, out, err = play(
+            monkeypatch,
+            capsys,
+            data,
+            ["--rules", rules, "--players", names, "--seed", "8"],
+            ["r", "cards", "q"],
+        )
+        assert rc == 0, err
+        sheet = out.split("> cards\n")[1].split("\nAnn, 2 rolls left> q")[0]
+        assert too_wide(sheet) == [] and "~" not in sheet
+        if rules == "triple":  # a row per player, the name whole at its start
+            rows = [line.strip() for line in sheet.splitlines()[1:]]
+            assert [r for r in rows if r.startswith(tuple(shown))] == rows and len(rows) == 8
+            assert all(r.startswith(name) for r, name in zip(rows, shown, strict=True))
+            continue
+        lines = sheet.splitlines()
+        header = next(line for line in lines if line.split()[:2] == ["Ann", "Ben"])
+        assert header.split() == ["Ann", "Ben", "#3", "#4", "#5", "#6", "Cat", "Dan"]
+        key = " ".join(lines[: lines.index(header)])
+        for seat in (3, 4, 5, 6):  # each keyed seat's whole name, once
+            assert key.count(f"#{seat} {shown[seat - 1]}") == 1
+
+
+def test_the_triple_cards_previews_are_weighted_points():
+    """The triple card's open boxes show what the dice add to the total there: the points times
+    the column's weight (x1, x2, x3), as the web shows them."""
+    from solver.cli.play import format_card
+    from solver.core.triple_card import TripleCard
+
+    card = TripleCard.parse("ones@1=3,fours@3=12")
+    preview = card.preview("33456")
+    text = format_card(card, preview, True)
+    row = next(line for line in text.splitlines() if "small_straight" in line)
+    assert row.split()[-3:] == ["(30)", "(60)", "(90)"]  # 30 points in each column
+    threes = next(line for line in text.splitlines() if " threes " in line)
+    assert threes.split()[-3:] == ["(6)", "(12)", "(18)"]
+    fours = next(line for line in text.splitlines() if " fours " in line)
+    assert fours.split()[-3:] == ["(4)", "(8)", "12"]  # column 3's filled box: its points as written
+    assert preview["small_straight@3"] == 30  # the preview itself stays in points
+
+
 # --- the README's usage list -------------------------------------------------------------
 #: the ``yahtzee ...`` lines of the README's usage blocks (main, 2026-12-02), each as run here:
 #: the same command, on fewer games, or on a rule set whose target table builds in a second

@@ -173,8 +173,94 @@ def test_game_info_is_a_frozen_typed_value():
         ({"assisted": "hint"}, "assisted"),
         ({"dice": "loaded"}, "dice"),
         ({"dice": "seeded", "stream_version": 2.0}, "stream_version"),
+        ({"win_from": "3"}, "win_from"),
+        ({"win_from": -1}, "win_from"),
+        ({"win_from": 3.0}, "win_from"),
     ):
         with pytest.raises(ValueError, match=words):
             GameInfo.parse(bad)
     game = Game.new(SMALL, ["You"], seed=3, info={"mode": "solo"})
     assert Game.from_dict(game.to_dict()).info == game.info
+    assert GameInfo.parse({"win_from": 4}).win_from == 4 and GameInfo.parse({"win_from": 4}).to_dict() == {
+        "win_from": 4
+    }
+
+
+def test_the_win_level_starts_at_once_and_plays_to_win_once_its_tables_are_ready(tmp_path):
+    """While the ``win`` level's tables are made in the background the computer plays as the
+    optimal player, move for move; at its first turn after they are ready it plays to win (said
+    once), the chances to win appear, and the game file keeps the turns played before."""
+    import threading
+
+    from solver.engine.tables import build_table
+    from solver.engine.target import build_target
+    from solver.play.bots import TableBot, WinBot
+    from solver.play.session import WinTablesLater
+
+    folder = tmp_path / "tables"
+    build_table(SMALL, folder, progress=False)
+    build_target(SMALL, folder, t_max=200, progress=False)
+
+    def session(bot: str, where: str) -> Session:
+        players = [Player("You"), Player("Computer (x)", "bot", bot)]
+        game = Game.new(SMALL, players, seed=7, info={"mode": "vs-computer"})
+        return Session(
+            game, tmp_path / where / "g.json", GameTables(folder, progress=False), data=tmp_path / where
+        )
+
+    release = threading.Event()
+    later = WinTablesLater(release.wait, what="build", seconds=12.0)
+    win, perfect = session("win", "a"), session("optimal", "b")
+    assert win.play_win_later(later) == [ev.WinPending(1, "Computer (x)", SMALL, "build", 12.0)]
+    assert win.win_pending
+    win.prepare()
+    assert type(win.bot(1)) is TableBot and win.bot(1).name == "optimal"
+    win.start(), perfect.start()
+    for _ in range(2):  # the person's same moves in both games: the computers play alike
+        win.roll(), perfect.roll()
+        box = win.game.card.open_boxes[0]
+        events = win.score(box)
+        perfect.score(box)
+        assert not any(isinstance(e, ev.PlaysToWin) for e in events)
+        assert win.game.cards[1] == perfect.game.cards[1]
+    assert json.loads((tmp_path / "a" / "g.json").read_text())["win_from"] == 2  # so far
+    release.set()
+    assert later.wait(5) and not win.win_pending
+    win.roll()
+    events = win.score(win.game.card.open_boxes[0])
+    assert [e for e in events if isinstance(e, ev.PlaysToWin)] == [ev.PlaysToWin(1, "Computer (x)", 2)]
+    switched = kinds(events).index("plays_to_win")
+    assert (
+        kinds(events)[switched + 1] == "turn_started" and events[switched + 1].player == 1
+    )  # before its turn
+    assert type(win.bot(1)) is WinBot and win.game.info.win_from == 2
+    assert win.chances() is not None and sum(win.chances()) == pytest.approx(1.0)
+    win.roll()
+    assert not any(isinstance(e, ev.PlaysToWin) for e in win.score(win.game.card.open_boxes[0]))  # once
+    assert json.loads((tmp_path / "a" / "g.json").read_text())["win_from"] == 2
+
+
+def test_the_win_level_plays_for_expected_score_to_the_end_when_its_tables_fail(tmp_path):
+    from solver.engine.tables import build_table
+    from solver.play.bots import TableBot
+    from solver.play.session import WinTablesLater
+
+    folder = tmp_path / "tables"
+    build_table(SMALL, folder, progress=False)
+
+    def fails() -> None:
+        raise OSError("No space left on device")
+
+    later = WinTablesLater(fails)
+    game = Game.new(
+        SMALL, [Player("You"), Player("Computer (win)", "bot", "win")], seed=3, info={"mode": "vs-computer"}
+    )
+    s = Session(game, tmp_path / "g.json", GameTables(folder, progress=False), data=tmp_path)
+    s.play_win_later(later)
+    assert later.wait(5) and later.error == "No space left on device"
+    s.start()
+    s.roll()
+    events = s.score(s.game.card.open_boxes[0])
+    [warned] = [e for e in events if isinstance(e, ev.Warned)]
+    assert "could not be made (No space left on device)" in warned.text and "to the end" in warned.text
+    assert type(s.bot(1)) is TableBot and s.game.info.win_from == s.game.rules.n_turns

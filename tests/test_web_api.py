@@ -658,13 +658,20 @@ def test_win_games_share_the_tables_of_their_rule_set(tmp_path, monkeypatch):
     reads = []
     real = solver.engine.target.load_target
     monkeypatch.setattr(solver.engine.target, "load_target", lambda *a, **k: reads.append(a) or real(*a, **k))
+    from solver.core.rules import get_rules
+    from solver.play.bots import WinBot
+
     service = Service(str(tmp_path / "tables"), tmp_path / "data", progress=False)
+    for seed in (1, 2):  # started while the tables are read in the background (one reading)
+        service.new_game({"mode": "vs-computer", "level": "win", "rules": SMALL, "seed": seed})
+    later = service.tables.win_later(get_rules(SMALL))
+    assert later is None or later.wait(60)
     bots = []
-    for seed in (1, 2):
+    for seed in (3, 4):  # the tables read: these play to win from their first turn
         game = service.new_game({"mode": "vs-computer", "level": "win", "rules": SMALL, "seed": seed})
         bots.append(service.game(game["id"]).bot(1))
     assert len(reads) == 1
-    assert bots[0] is not bots[1] and bots[0].table is bots[1].table
+    assert type(bots[0]) is WinBot and bots[0] is not bots[1] and bots[0].table is bots[1].table
 
 
 def test_the_triple_card_through_the_api(client, data, tables):

@@ -12,6 +12,7 @@ from webserver import Client, need_web, serve
 need_web()
 
 from solver.core.card import box_label  # noqa: E402
+from solver.core.rules import get_rules  # noqa: E402
 from solver.web.app import create_app  # noqa: E402
 from solver.web.service import ApiError, Service  # noqa: E402
 
@@ -162,6 +163,9 @@ def test_chances_to_win_after_each_turn_add_up(tmp_path):
     build_target(SMALL, folder, t_max=200, progress=False)
     service = Service(str(folder), tmp_path / "data", progress=False)
     state = service.new_game({"mode": "vs-computer", "level": "win", "rules": SMALL, "seed": 8})
+    later = service.tables.win_later(get_rules(SMALL))  # the win tables, read in the background
+    assert later is None or later.wait(60)
+    state = service.game_state(state["id"])
     win = WinAdvisor(Advisor.load(SMALL, folder), load_target(SMALL, folder))
     assert state["chances"] == pytest.approx(win.chances(list(service.game(state["id"]).game.cards)))
     for _ in range(3):
@@ -173,6 +177,58 @@ def test_chances_to_win_after_each_turn_add_up(tmp_path):
         assert state["chances"] == pytest.approx(win.chances(list(cards)))
     solo = service.new_game({"mode": "solo", "rules": SMALL, "seed": 8})
     assert solo["chances"] is None  # one player: nothing to win against
+
+
+def test_a_win_game_starts_while_its_tables_are_read(tmp_path, monkeypatch):
+    """The first ``win`` game of a rule set does not wait for its tables (a second or more for a
+    big card): it starts at once, its computer playing for expected score and the page told so;
+    at the computer's first turn after they are read it plays to win, said in the events.  Games
+    started meanwhile share the one reading."""
+    import threading
+
+    from solver.engine.tables import build_table
+    from solver.engine.target import build_target
+
+    folder = tmp_path / "tables"
+    build_table(SMALL, folder, progress=False)
+    build_target(SMALL, folder, t_max=200, progress=False)
+    service = Service(str(folder), tmp_path / "data", progress=False)
+    release, reads = threading.Event(), []
+    read = Service._win_tables
+
+    def slow(self, rules):
+        reads.append(rules.id)
+        assert release.wait(60)
+        return read(self, rules)
+
+    monkeypatch.setattr(Service, "_win_tables", slow)
+    body = {"mode": "vs-computer", "level": "win", "rules": SMALL, "seed": 8}
+    state = service.new_game(body)
+    other = service.new_game(body)
+    assert state["win_pending"] and other["win_pending"] and state["chances"] is None
+    assert any(
+        "plays for the best expected score until its win table is loaded" in line for line in state["events"]
+    )
+    assert "win_pending" in [m["kind"] for m in state["moves"]]
+    state = service.act(state["id"], "roll", {})
+    state = service.act(
+        state["id"], "score", {"box": next(b["name"] for b in state["boxes"] if b["allowed"])}
+    )
+    assert state["win_pending"] and not [m for m in state["moves"] if m["kind"] == "plays_to_win"]
+    release.set()
+    later = service.tables.win_later(get_rules(SMALL))
+    assert later is None or later.wait(60)
+    assert reads == [SMALL]  # one reading for both games
+    state = service.act(state["id"], "roll", {})
+    state = service.act(
+        state["id"], "score", {"box": next(b["name"] for b in state["boxes"] if b["allowed"])}
+    )
+    [switched] = [m for m in state["moves"] if m["kind"] == "plays_to_win"]
+    assert switched == {"kind": "plays_to_win", "player": 1, "name": "Computer (win)", "turns": 1}
+    assert any("now plays to win (its first 1 turn played" in line for line in state["events"])
+    assert not state["win_pending"] and sum(state["chances"]) == pytest.approx(1.0)
+    third = service.new_game(body)  # the tables read: a new game plays to win from its first turn
+    assert not third["win_pending"] and "win_pending" not in [m["kind"] for m in third["moves"]]
 
 
 def test_the_modes_over_http(service):

@@ -425,3 +425,53 @@ def test_reduced_motion_shows_the_computers_turn_at_once(browser, site):
         assert "Computer (easy) scores" in d.find_element(By.ID, "messages").text
     finally:
         d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_a_win_game_starts_before_its_tables_are_read(browser, tmp_path, monkeypatch):
+    """The first ``win`` game of a rule set starts at once: the line of the chances says the
+    computer plays for points while its table loads; once read, the computer's next turn says it
+    plays to win and the chances to win take that line."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from webserver import serve
+
+    from solver.core.rules import get_rules
+    from solver.engine.tables import build_table
+    from solver.engine.target import build_target
+    from solver.web.app import create_app
+    from solver.web.service import Service
+
+    rules = "yatzy+lower-only"
+    folder = tmp_path / "tables"
+    build_table(rules, folder, progress=False)
+    build_target(rules, folder, t_max=200, progress=False)
+    release = threading.Event()
+    read = Service._win_tables
+
+    def slow(self, r):
+        assert release.wait(120)
+        return read(self, r)
+
+    monkeypatch.setattr(Service, "_win_tables", slow)
+    service = Service(str(folder), tmp_path / "data", progress=False)
+    d = browser
+    viewport(d, DESKTOP)
+    with serve(create_app(service=service)) as base:
+        start(d, base, "vs-computer", level="win", seed=5, rules=rules)
+        chances = d.find_element(By.ID, "chances")
+        assert chances.is_displayed() and "plays for points while its win table loads" in chances.text
+        assert (
+            "plays for the best expected score until its win table is loaded"
+            in d.find_element(By.ID, "messages").text
+        )
+        release.set()
+        later = service.tables.win_later(get_rules(rules))
+        assert later is None or later.wait(60)
+        d.find_element(By.ID, "roll").click()
+        wait(lambda: state_of(d) == "r1-2", "the roll")
+        next(b for b in d.find_elements(By.CSS_SELECTOR, ".box-btn") if b.is_enabled()).click()
+        wait(lambda: state_of(d) == "r2-3", "the computer's turn")
+        said = "Computer (win)'s win table is ready: it plays to win from its first turn"
+        wait(lambda: said in d.find_element(By.ID, "messages").text, "the switch said")
+        assert d.find_element(By.ID, "chances").text.startswith("Chances to win: ")

@@ -277,6 +277,7 @@ class Terminal:
             color = _color_wanted(self.out)
         self.style = Style(color)
         self.hinted = None  # (turn, roll, box) of the last hint's best box: scoring it asks nothing
+        self.win_estimate: str | None = None  # how long the win level's background build takes, in words
 
     @property
     def game(self):
@@ -323,6 +324,18 @@ class Terminal:
         self.say("type help for the commands" + (", r to roll" if not g.needs_values else ""))
         if g.needs_values:
             self.say(HELP_REAL)
+        try:
+            return self.play()
+        finally:
+            if s.win_pending:  # the game's end ends the build (close() stops it)
+                self.say(
+                    "the target table was still being built: it stops with the game "
+                    f"({build_command(g.rules, target=True)} builds it once)"
+                )
+
+    def play(self) -> int:
+        """The game from its first turn to its end (or a stop): the exit status."""
+        s = self.session
         try:
             self.show(s.begin())
             while not self.game.is_over:
@@ -410,17 +423,20 @@ class Terminal:
     def prepare(self) -> None:
         """Before the first turn (nothing saved yet): the tables the game needs, built now with
         their progress bar, not in the middle of a turn.  A computer playing to win needs the
-        target table: announced and, at a terminal, offered to play without it (the perfect
-        computer plays instead)."""
+        target table: at a terminal the game starts at once and the table is built in the
+        background (the computer plays for expected score until it is ready, then to win:
+        :meth:`Session.play_win_later`); piped input waits for it (a script's game is then the
+        same for the same seed and moves)."""
         s = self.session
-        if s.wants_target_table and (
-            self.target_table(
-                "the computer playing to win plays by it",
-                "the perfect computer (the best expected score) plays instead",
-            )
-            is None
-        ):
-            s.play_win_as_perfect()
+        if s.wants_target_table:
+            later = s.tables.win_later(self.game.rules) if self.interactive else None
+            if later is not None:
+                from ..engine.target import build_estimate_text
+
+                self.win_estimate = build_estimate_text(self.game.rules)
+                self.show(s.play_win_later(later))
+            else:
+                self.target_table("the computer playing to win plays by it", "")
         if s.coach or self.game.info.mode == "daily" or self.interactive:
             _ = s.advisor
         s.prepare()
@@ -514,6 +530,17 @@ class Terminal:
         if e.resumed_turns is not None:
             n = e.resumed_turns
             self.say(f"game resumed where it stopped: {n} turn{'s' if n != 1 else ''} played")
+
+    def on_win_pending(self, e: ev.WinPending) -> None:
+        self.say(
+            f"the {e.rules} target table is not built yet: it is being built in the background "
+            f"({self.win_estimate or 'minutes'}; {build_command(self.game.rules, target=True)} "
+            "does the same, once)."
+        )
+        self.say(words.win_pending_line(e) + ".")
+
+    def on_plays_to_win(self, e: ev.PlaysToWin) -> None:
+        self.say(words.plays_to_win_line(e))
 
     def on_replay(self, e: ev.Replay) -> None:
         self.say(words.replay_line(e))
@@ -942,6 +969,10 @@ def format_sheet(game, style: Style | None = None) -> str:
     return "\n".join(lines)
 
 
+#: the most rows a name takes in a sheet's header (wrapped at its spaces)
+HEADER_ROWS = 3
+
+
 def sheet_column(players) -> int:
     """The width of a player's column in the sheets: the longest name (its longest word when the
     whole does not fit), at most what 80 columns leave each player, at least 5."""
@@ -952,31 +983,88 @@ def sheet_column(players) -> int:
     return max(5, min(room, longest))
 
 
+def _header_cell(name: str, col: int) -> list[str] | None:
+    """``name`` over a column ``col`` wide: itself, or wrapped at its spaces onto at most
+    :data:`HEADER_ROWS` rows (``Computer`` over ``(perfect)``); ``None`` when that would cut a word."""
+    if visible_len(name) <= col:
+        return [name]
+    rows = fill(name, col).split("\n")
+    if len(rows) > HEADER_ROWS or any(visible_len(r) > col for r in rows):
+        return None
+    return rows
+
+
 def sheet_header(players, col: int) -> list[str]:
     """The sheets' header rows: each name right-aligned over its column, a name wider than the
-    column on two or more rows (at its spaces: ``Computer`` over ``(perfect)``), a word wider
-    than it cut with ``~``."""
-    cells = [
-        [clip(w, col) for w in fill(p.name, col).split("\n")] if visible_len(p.name) > col else [p.name]
-        for p in players
-    ]
+    column on two or three rows (at its spaces).  A name that does not fit so (a word wider than
+    the column: eight players leave 6 columns each) is never cut: its column is headed by the
+    player's seat (``#4``) and a key above the header gives the whole name (``#4 Bartholomew the
+    Bold``), within 80 columns."""
+    cells = [_header_cell(p.name, col) for p in players]
+    keyed = [(i, p.name) for i, (p, c) in enumerate(zip(players, cells, strict=True)) if c is None]
+    cells = [[f"#{i + 1}"] if c is None else c for i, c in enumerate(cells)]
     height = max(len(c) for c in cells)
     cells = [[""] * (height - len(c)) + c for c in cells]
-    return [("  " + " " * 17 + " ".join(pad(c[r], col, ">") for c in cells)).rstrip() for r in range(height)]
+    lines = []
+    if keyed:
+        line = ""
+        for i, name in keyed:  # an entry is never split between two lines
+            entry = f"#{i + 1} {name}"
+            if line and visible_len(line) + 3 + visible_len(entry) > 78:
+                lines.append("  " + line)
+                line = ""
+            line += ("   " if line else "") + entry
+        lines.append("  " + line)
+    return lines + [
+        ("  " + " " * 17 + " ".join(pad(c[r], col, ">") for c in cells)).rstrip() for r in range(height)
+    ]
+
+
+#: a triple sheet's cell: ``123 (13/13)``
+TRIPLE_CELL = 11
 
 
 def format_column_sheet(game) -> str:
     """Every player's columns (weighted totals) and total side by side: the triple card's sheet
-    (each card's boxes: ``card`` in the game)."""
-    col = max(sheet_column(game.players), 10)  # "123 (13/13)"
-    lines = sheet_header(game.players, col)
-    for c, w in enumerate(game.rules.weights):
-        values = [
-            f"{card.column_totals[c]} ({card.columns[c].n_filled}/{game.rules.single.n_boxes})"
-            for card in game.cards
+    (each card's boxes: ``card`` in the game).  More players than 80 columns take side by side
+    (six or more): a row per player instead, a name too long for its row on a row of its own."""
+    cells = [
+        [
+            *(
+                f"{card.column_totals[c]} ({card.columns[c].n_filled}/{game.rules.single.n_boxes})"
+                for c in range(len(game.rules.weights))
+            ),
+            str(card.total),
         ]
-        lines.append(f"  {f'column {c + 1} x{w}':<17}" + " ".join(f"{v:>{col}}" for v in values))
-    lines.append(f"  {'total':<17}" + " ".join(f"{card.total:>{col}}" for card in game.cards))
+        for card in game.cards
+    ]
+    labels = [f"column {c + 1} x{w}" for c, w in enumerate(game.rules.weights)] + ["total"]
+    if 2 + 17 + len(game.players) * (TRIPLE_CELL + 1) > 80:
+        return _player_rows(game.players, labels, cells)
+    col = max(sheet_column(game.players), TRIPLE_CELL - 1)  # "123 (13/13)" fits beside the label
+    lines = sheet_header(game.players, col)
+    for r, label in enumerate(labels):
+        lines.append(f"  {label:<17}" + " ".join(f"{row[r]:>{col}}" for row in cells))
+    return "\n".join(lines)
+
+
+def _player_rows(players, labels: list[str], cells: list[list[str]]) -> str:
+    """A sheet turned round: a row per player (its name, then one cell per label), within 80
+    columns; a name wider than the room left is on a line of its own, its cells below it."""
+    widths = [max(TRIPLE_CELL, len(label.replace("column ", "col "))) for label in labels]
+    room = 80 - 2 - sum(w + 1 for w in widths)
+    name_col = min(room, max(visible_len(p.name) for p in players))
+    heads = [label.replace("column ", "col ") for label in labels]
+    lines = [
+        ("  " + " " * name_col + "".join(f" {h:>{w}}" for h, w in zip(heads, widths, strict=True))).rstrip()
+    ]
+    for p, row in zip(players, cells, strict=True):
+        values = "".join(f" {v:>{w}}" for v, w in zip(row, widths, strict=True))
+        if visible_len(p.name) > name_col:
+            lines.append("  " + p.name)
+            lines.append("  " + " " * name_col + values)
+        else:
+            lines.append("  " + pad(p.name, name_col) + values)
     return "\n".join(lines)
 
 

@@ -195,7 +195,8 @@ class TripleCard:
         """The card in its columns, within 80 characters and 20 rows (17 for ``yahtzee+triple``:
         a terminal of 24 keeps the dice and the prompt in view).  Boxes are numbered in card
         order (``s 4@3`` scores fours in column 3); open boxes show ``(n)`` -- what the dice would
-        score there, ``preview`` keyed by ``BOX@COLUMN`` -- or ``x`` where the Joker rule forbids
+        add to the weighted total there: the points of ``preview`` (keyed by ``BOX@COLUMN``, as
+        :meth:`preview` gives them) times the column's weight -- or ``x`` where the Joker rule forbids
         them; before a roll (``preview`` None) ``.``.  The upper total reads ``12/63`` until the
         bonus is reached (``63 +35``); the last row is every column's weighted total and the sum."""
         single = self.rules.single
@@ -212,8 +213,8 @@ class TripleCard:
                     text = str(value)
                 elif preview is None:
                     text = "."
-                elif self.key(c + 1, single.box_names[i]) in preview:
-                    text = f"({preview[self.key(c + 1, single.box_names[i])]})"
+                elif self.key(c + 1, single.box_names[i]) in preview:  # weighted, as the web shows it
+                    text = f"({self.weights[c] * preview[self.key(c + 1, single.box_names[i])]})"
                 else:
                     text, forbidden = "x", True
                 cells.append(f"{text:>{width}}")

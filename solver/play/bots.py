@@ -282,17 +282,23 @@ class WinBot(_TurnValuesBot):
     * When it cannot lose (every opponent's possible final below its total) or cannot win
       any more (value 0), it plays for expected score like ``optimal``; likewise with no
       opponents and on the first turn under ``order=choose``.
+    * ``start_turn``: its first ``start_turn`` turns (boxes filled below it) are played for
+      expected score like ``optimal`` -- what the ``win`` level does while its target table is
+      still being built (``benchmarks/bench_win_start.py`` measures what this costs).
     """
 
     fast_kind = "win"
     name = "win"
     TIE = WIN_TIE
 
-    def __init__(self, advisor, table):
+    def __init__(self, advisor, table, *, start_turn: int = 0):
         self.rules, self.advisor, self.table = advisor.rules, advisor, table
         self.optimal = TableBot(advisor, "optimal")
         self.win = WinAdvisor(advisor, table)
         self.opponents: tuple = ()
+        self.start_turn = int(start_turn)
+        if self.start_turn:
+            self.name = f"win@{self.start_turn}"
 
     def see_opponents(self, cards) -> None:
         """The other players' cards (in seat order after this player), before each turn."""
@@ -301,6 +307,8 @@ class WinBot(_TurnValuesBot):
     def turn_values(self, card):
         """The win values of this turn (:meth:`WinAdvisor.turn_values`), or None when playing for
         expected score."""
+        if card.n_filled < self.start_turn:
+            return None
         return self.win.turn_values(card, self.opponents)
 
 

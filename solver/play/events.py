@@ -263,6 +263,31 @@ class Hinted(Event):
 
 
 @dataclass(frozen=True)
+class WinPending(Event):
+    """The computer playing to win (seat ``player``) has no target table yet: it is being made
+    in the background (``what``: ``build`` or ``load``; ``seconds``: the estimate, ``None`` when
+    unknown) and the game starts at once, the computer playing for expected score meanwhile."""
+
+    kind: ClassVar[str] = "win_pending"
+    player: int
+    name: str
+    rules: str
+    what: str
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class PlaysToWin(Event):
+    """The target table is ready: the computer of seat ``player`` plays to win from its next
+    turn on, after ``turns`` turns played for expected score (saved as the game's ``win_from``)."""
+
+    kind: ClassVar[str] = "plays_to_win"
+    player: int
+    name: str
+    turns: int
+
+
+@dataclass(frozen=True)
 class Warned(Event):
     """Something the game goes on without: a file or the database that could not be written."""
 

@@ -19,6 +19,8 @@ from ..core.streams import MAX_SEED, STREAM_VERSION
 
 #: a word of a saved game's metadata (a mode, a level, a kind of help): never a path or markup
 WORD_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,31}")
+#: the most turns a game's ``win_from`` may name (a card has far fewer boxes)
+MAX_TURNS = 1000
 #: a date of a saved game (the daily's): YYYY-MM-DD
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -30,8 +32,9 @@ class GameInfo:
     seed, the daily's date; ``stream_version``: the dice stream's version; ``level``: the
     computer's; ``client``: ``web`` for a game played in the browser; ``coach``: the coach is
     on; ``assisted``: the help used, in order; ``replay``: the dice were played before;
-    ``target`` / ``target_goal``: solo play for a score; ``extra``: entries this version does
-    not know, ``(key, value)`` as read."""
+    ``target`` / ``target_goal``: solo play for a score; ``win_from``: the computer playing to
+    win played its first ``win_from`` turns for expected score (its target table was being made
+    in the background); ``extra``: entries this version does not know, ``(key, value)`` as read."""
 
     mode: str | None = None
     dice: str | None = None
@@ -45,6 +48,7 @@ class GameInfo:
     replay: bool = False
     target: int | None = None
     target_goal: str | None = None
+    win_from: int | None = None
     extra: tuple[tuple[str, object], ...] = ()
 
     @classmethod
@@ -67,6 +71,10 @@ class GameInfo:
             whole_value(data["seed"], "seed", 0, MAX_SEED, error=error)
         if "target" in data:
             whole_value(data["target"], "target", 1, MAX_TARGET, error=error)
+        if "win_from" in data:
+            if not _is_whole(data["win_from"]):
+                raise error(f"win_from: {shown(data['win_from'])} is not a whole number")
+            whole_value(data["win_from"], "win_from", 0, MAX_TURNS, error=error)
         assisted = data.get("assisted")
         if assisted is not None and not (
             isinstance(assisted, (list, tuple))

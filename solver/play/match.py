@@ -569,7 +569,11 @@ def _run_numba(rules, bots, kinds, games, seed, n_threads, tick, grading: LastTu
                         need = np.empty(n, dtype=np.int64)  # by id: the best opponent final - total
                         best = np.max([groups[o, r]["total"] for o in range(p - 1)], axis=0)
                         need[ids] = best[ids] - game_totals_of(state, ra, nb)
-                    if kind == "win":
+                    if kind == "win" and turn < e["bot"].start_turn:  # expected score until then
+                        spare, spare_ids = np.empty_like(state), np.empty_like(ids)
+                        table_turn(workers, e["values"], state, ids, spare, spare_ids, sm, 0, ra, rec)
+                        state, ids = spare, spare_ids
+                    elif kind == "win":
                         opp = groups[1 - s, r]
                         state, ids = win_turn(
                             workers, e["values"], win_target, q, WinBot.TIE, opp, state, ids, sm, ra, rec

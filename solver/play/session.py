@@ -173,6 +173,47 @@ class ComputerTurnError(SolverError):
         self.exit_code = exit_code
 
 
+class WinTablesLater:
+    """The ``win`` level's tables being made in the background (a target table built by a child
+    process, or read from its file) while the game goes on: the computer plays for expected
+    score until they are ready (:meth:`Session.play_win_later`).
+
+    ``make()`` runs in a daemon thread and returns when the tables are ready (its value is not
+    used: the session asks its tables object for the ``win`` bot then); ``what``: ``build`` or
+    ``load``; ``seconds``: the estimate (``None``: unknown); ``stop()``: what ends the making
+    early (the child build stopped when the game stops).  :meth:`ready` is whether the making
+    is over, :attr:`error` the one line of one that failed."""
+
+    def __init__(self, make, *, what: str = "build", seconds: float | None = None, stop=None):
+        self.what, self.seconds = what, seconds
+        self.error: str | None = None
+        self._stop = stop
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(make,), name="win-tables", daemon=True)
+        self._thread.start()
+
+    def _run(self, make) -> None:
+        try:
+            make()
+        except BaseException as exc:  # noqa: BLE001 - any failure is the game's warning, in one line
+            self.error = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        finally:
+            self._done.set()
+
+    def ready(self) -> bool:
+        """Whether the making is over (done, or failed: :attr:`error`)."""
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the making to end; whether it has."""
+        return self._done.wait(timeout)
+
+    def stop(self) -> None:
+        """End the making now (the game is over or stopped); nothing half-made is kept."""
+        if self._stop is not None and not self._done.is_set():
+            self._stop()
+
+
 class GameTables:
     """Where a session's tables come from: the advisor, the computer players, the target table
     behind the chances to win and the ``win`` level.
@@ -235,6 +276,70 @@ class GameTables:
                 self._win[rules.id] = (self.advisor(rules), table)
         return self._win[rules.id]
 
+    def win_later(self, rules) -> WinTablesLater | None:
+        """The ``win`` level's tables made in the background: the target table built by a child
+        process (``yahtzee tables build --target --quiet``: the game's process stays free, a
+        Ctrl-C at the prompt is the game's), then read with the opponent model.  ``None`` when
+        it is built already or the rule set has none (the triple card)."""
+        if rules.triple or self.win_parts(rules) is not None:
+            return None
+        import os
+        import signal
+        import subprocess
+        import sys
+
+        from ..core.errors import TableError
+        from ..engine.target import build_estimate
+
+        command = [
+            sys.executable,
+            "-m",
+            "solver",
+            "tables",
+            "build",
+            "--target",
+            "--quiet",
+            "--rules",
+            rules.id,
+        ]
+        if self.tables_dir is not None:
+            command += ["--tables", os.fspath(self.tables_dir)]
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # the terminal's Ctrl-C goes to the game, which stops the build
+        )
+
+        def make() -> None:
+            _, err = child.communicate()
+            if child.returncode != 0:
+                said = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
+                raise TableError(said[-1] if said else f"the build stopped (exit status {child.returncode})")
+            self._win.pop(rules.id, None)  # read afresh: built now
+            parts = self.win_parts(rules)
+            if parts is None:
+                raise TableError("the build ended without its table")
+            from ..advice.win import WinAdvisor
+
+            WinAdvisor(*parts)  # the opponent model solved now, not in the computer's turn
+
+        def stop() -> None:
+            if child.poll() is not None:
+                return
+            if os.name == "posix":
+                child.send_signal(signal.SIGINT)  # the build's own Ctrl-C: nothing half-built is kept
+            else:  # pragma: no cover - Windows
+                child.terminate()
+            try:
+                child.wait(5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+
+        return WinTablesLater(make, what="build", seconds=build_estimate(rules, probe=True)[1], stop=stop)
+
     def best_bot(self, rules):
         """The best player of the rule set (the optimal one; the triple player on the triple card)."""
         from .bots import get_bot
@@ -284,6 +389,7 @@ class Session:
         self._record = None  # the solo record when the game may beat it (found at open)
         self._chances = None  # (the position, its chances to win)
         self._review = None  # (turns, the review)
+        self._win_later: WinTablesLater | None = None  # the win level's tables still being made
 
     # --- what the surfaces ask ------------------------------------------------------------
     @property
@@ -324,29 +430,81 @@ class Session:
         return None if self._aim is None else self._aim[:2]
 
     def bot(self, index: int):
-        """The computer player of seat ``index`` (made once; a missing table raises)."""
+        """The computer player of seat ``index`` (made once; a missing table raises); the ``win``
+        level while its tables are being made (:meth:`play_win_later`): the optimal player."""
         if index not in self._bots:
-            self._bots[index] = self.tables.bot(self.game.players[index].bot, self.game.rules)
+            name = self.game.players[index].bot
+            if name == "win" and self._win_later is not None:
+                name = LEVELS["perfect"]
+            self._bots[index] = self.tables.bot(name, self.game.rules)
         return self._bots[index]
 
+    @property
+    def win_pending(self) -> bool:
+        """The ``win`` level's tables are still being made (:meth:`play_win_later`): its computer
+        plays for expected score until its first turn after they are ready."""
+        return self._win_later is not None and not self._win_later.ready()
+
+    def play_win_later(self, later: WinTablesLater) -> list[ev.Event]:
+        """Start now, the ``win`` level's tables being made in the background (``later``): its
+        computer plays for expected score (the ``optimal`` bot) until they are ready, then to
+        win from its next turn (:class:`~solver.play.events.PlaysToWin`; the turns played before
+        are saved as the game's ``win_from``).  Its moves so depend on when the making ends: a
+        seed reproduces the dice and, given the same ``win_from``, every move."""
+        g = self.game
+        out: list[ev.Event] = []
+        for i, p in enumerate(g.players):
+            if p.bot == "win":
+                self._bots.pop(i, None)
+                out.append(ev.WinPending(i, p.name, g.rules.id, later.what, later.seconds))
+        if out:
+            self._win_later = later
+            g.info = g.info.replace(win_from=self._win_turns())
+        return self._done(out, moved=False, append=True)
+
+    def _win_turns(self) -> int:
+        """The turns the computer playing to win has played so far."""
+        g = self.game
+        return max((g.cards[i].n_filled for i, p in enumerate(g.players) if p.bot == "win"), default=0)
+
+    def _switch_to_win(self) -> list[ev.Event]:
+        """Before a computer's turn: when the ``win`` level's tables are ready, it plays to win
+        from now on (said once); when their making failed, a warning, and expected score to the end."""
+        later = self._win_later
+        if later is None or not later.ready():
+            return []
+        self._win_later = None
+        g = self.game
+        turns = self._win_turns()
+        if later.error is not None:
+            for i, p in enumerate(g.players):  # the optimal player to the end, never a build in a turn
+                if p.bot == "win":
+                    self._bots[i] = self.tables.bot(LEVELS["perfect"], g.rules)
+            g.info = g.info.replace(win_from=g.rules.n_turns)
+            return [
+                self._warn(
+                    f"the {g.rules.id} target table could not be made ({later.error}): the computer "
+                    "plays for the best expected score to the end"
+                )
+            ]
+        out: list[ev.Event] = []
+        for i, p in enumerate(g.players):
+            if p.bot == "win":
+                self._bots[i] = self.tables.bot("win", g.rules)
+                out.append(ev.PlaysToWin(i, p.name, turns))
+        g.info = g.info.replace(win_from=turns)
+        self._chances = None  # the chances to win can be worked out now
+        return out
+
     def close(self) -> None:
-        """End the bot programs this game started (their processes reaped)."""
+        """End the bot programs this game started (their processes reaped) and the making of the
+        ``win`` level's tables (a child build) when it is still going."""
+        if self._win_later is not None:
+            self._win_later.stop()
         for bot in self._bots.values():
             close = getattr(bot, "close", None)
             if callable(close):
                 close()
-
-    def play_win_as_perfect(self) -> None:
-        """Without its target table, the computer playing to win is the perfect one."""
-        from .game import Player
-
-        g = self.game
-        for i, p in enumerate(g.players):
-            if p.bot == "win":
-                g.players[i] = Player(p.name.replace("(win)", "(perfect)"), "bot", LEVELS["perfect"])
-                self._bots.pop(i, None)
-        if g.info.level == "win":
-            g.info = g.info.replace(level="perfect")
 
     def name_programs(self) -> None:
         """Start the game's bot programs now and seat each under the name it gave in ``ready``
@@ -468,7 +626,8 @@ class Session:
                 win = None
             if win is not None:
                 value = tuple(float(c) for c in win.chances(list(g.cards)))
-        self._chances = (key, value)
+        # kept while the position stands; none is not kept: the tables may be ready at the next ask
+        self._chances = None if value is None else (key, value)
         return value
 
     # --- the commands -----------------------------------------------------------------------
@@ -739,6 +898,7 @@ class Session:
         played = bool(out)
         while not g.is_over and g.player.is_bot:
             index, round_ = g.current, g.round
+            out += self._switch_to_win()
             out.append(self._turn_started())
             card = g.card
             try:
@@ -771,6 +931,8 @@ class Session:
         a warning event (each said once): the game goes on.  True when the file was written."""
         from .records import save_game, store_game
 
+        if self._win_later is not None:  # the computer still plays for expected score: so far
+            self.game.info = self.game.info.replace(win_from=self._win_turns())
         if self.path is None:  # a game that is not kept (a test's, a what-if)
             return False
         try:

@@ -38,6 +38,26 @@ def assisted_line(e: ev.Assisted) -> str:
     return f"assisted game ({', '.join(e.helps)}): it does not count for your record"
 
 
+def win_pending_line(e: ev.WinPending) -> str:
+    """The ``win`` level starts before its tables are ready (the terminal adds the estimate)."""
+    making = "built" if e.what == "build" else "loaded"
+    return (
+        f"{e.name} plays for the best expected score until its win table is {making}, "
+        "then to win: you will be told"
+    )
+
+
+def plays_to_win_line(e: ev.PlaysToWin) -> str:
+    """The ``win`` level's tables are ready: it plays to win from now on."""
+    if e.turns == 0:
+        return f"{e.name}'s win table is ready: it plays to win from its first turn"
+    n = e.turns
+    return (
+        f"{e.name}'s win table is ready: it now plays to win "
+        f"(its first {n} turn{'s' if n != 1 else ''} played for the best expected score)"
+    )
+
+
 def record_to_beat_line(e: ev.RecordToBeat) -> str:
     if e.score is None:
         return f"no record yet for {e.rules}: set one!"

@@ -184,9 +184,16 @@ class ServiceTables:
         return get_bot(name, rules, self.tables_dir, build_if_missing=False, progress=False, user_bots=False)
 
     def win_parts(self, rules):
+        if rules.triple or not self.service._has_target(rules) or self.service._win_loading_now(rules):
+            return None  # none, or being read in the background: no request waits for it
+        return self.service._win_tables(rules)
+
+    def win_later(self, rules):
+        """The ``win`` bot's tables read in the background (:meth:`Service._win_later`), or
+        ``None`` when they are read already (or there is no target table: the game is refused)."""
         if rules.triple or not self.service._has_target(rules):
             return None
-        return self.service._win_tables(rules)
+        return self.service._win_later(rules)
 
     def best_bot(self, rules):
         from ..play.daily import best_bot_name
@@ -217,6 +224,7 @@ class Service:
         self._loading: dict[str, threading.Lock] = {}  # one per rule set being read
         self._target_advisors: OrderedDict[str, object] = OrderedDict()
         self._win_parts: OrderedDict[str, tuple] = OrderedDict()  # rules id -> (advisor, target table)
+        self._win_loading: dict[str, object] = {}  # rules id -> WinTablesLater: read in the background
         self._games: OrderedDict[str, object] = OrderedDict()  # id -> solver.play.session.Session
         self._games_lock = threading.Lock()
         #: where the games' sessions get their tables: this service's, shared by every game
@@ -579,6 +587,10 @@ class Service:
     def _keep(self, session) -> str:
         """A new game in play: its bots made (a missing table refused now), kept in memory under
         a new id (the oldest games dropped past :data:`MAX_GAMES`)."""
+        if session.wants_target_table:  # its tables read in the background: the game starts now
+            later = self.tables.win_later(session.game.rules)
+            if later is not None:
+                session.play_win_later(later)
         try:
             session.prepare()
         except SolverError as exc:
@@ -620,6 +632,31 @@ class Service:
                 while len(self._win_parts) > MAX_WIN_TABLES:
                     self._win_parts.popitem(last=False)
         return found
+
+    def _win_later(self, rules):
+        """The ``win`` bot's tables of a rule set read in a background thread, one reading per rule
+        set shared by every game that waits for it (:class:`~solver.play.session.WinTablesLater`:
+        the game starts at once, its computer playing for expected score meanwhile); ``None`` when
+        they are read already."""
+        from ..play.session import WinTablesLater
+
+        def load() -> None:
+            from ..advice.win import WinAdvisor
+
+            WinAdvisor(*self._win_tables(rules))  # the opponent model read or solved with them
+
+        with self._advisor_lock:
+            if rules.id in self._win_parts:
+                return None
+            later = self._win_loading.get(rules.id)
+            if later is None or later.ready():  # none yet, or one that failed or was dropped since
+                later = self._win_loading[rules.id] = WinTablesLater(load, what="load")
+            return later
+
+    def _win_loading_now(self, rules) -> bool:
+        """Whether the ``win`` bot's tables of ``rules`` are being read in the background."""
+        later = self._win_loading.get(rules.id)
+        return later is not None and not later.ready()
 
     def game_state(self, game_id: str) -> dict:
         session = self.game(game_id)

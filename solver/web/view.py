@@ -65,6 +65,8 @@ def game_state(game_id: str, session) -> dict:
         "title": rules.title,
         "mode": info.mode,
         "level": info.level,
+        # the win level's tables still being read: its computer plays for expected score until then
+        "win_pending": session.win_pending,
         "date": info.date,
         "seed": info.seed,
         "status": "finished" if over else session.status,
@@ -123,6 +125,10 @@ def render_events(events) -> dict:
             lines.append(words.assisted_line(e))
         elif isinstance(e, ev.RecordToBeat):
             lines.append(words.record_to_beat_line(e))
+        elif isinstance(e, ev.WinPending):
+            lines.append(words.win_pending_line(e))
+        elif isinstance(e, ev.PlaysToWin):
+            lines.append(words.plays_to_win_line(e))
         elif isinstance(e, ev.Rolled) and e.is_bot:
             rolls.append(e)
         elif isinstance(e, ev.Scored):

@@ -399,9 +399,13 @@
 
   function renderChances(s) {
     const p = $("chances");
-    p.hidden = !s.chances;
+    // the win level's tables still being read: its line says so where the chances will be
+    const waiting = s.win_pending && !s.chances && !s.over;
+    p.hidden = !s.chances && !waiting;
     if (s.chances) {
       p.textContent = "Chances to win: " + s.players.map((pl, i) => `${pl.name} ${(100 * s.chances[i]).toFixed(1)}%`).join(", ");
+    } else if (waiting) {
+      p.textContent = "The computer plays for points while its win table loads, then to win (and the chances to win show here).";
     }
   }
 
@@ -643,7 +647,7 @@
     medium: "Takes the most points it can each turn, never planning ahead.",
     hard: "Plays good rules of thumb: aims for the bonus and the big boxes.",
     perfect: "Plays the best expected score, move by move: a strong opponent.",
-    win: "Plays to beat you, not for points: it takes risks when behind. Its first game loads a large table (up to half a minute).",
+    win: "Plays to beat you, not for points: it takes risks when behind. Its first game starts at once: it plays for points while its large table loads (up to half a minute), then to win.",
   };
 
   function showMode() {
@@ -670,18 +674,16 @@
       body.seed = Number(seed);
     }
     $("start").disabled = true;
-    // say what is happening while the server prepares the game (a first "win" game loads its table)
+    // say what is happening while the server prepares the game (a "win" game no longer waits
+    // for its table: it is read in the background while the game goes on)
     const began = Date.now();
     const starting = $("starting");
     const tick = () => {
       const s = Math.round((Date.now() - began) / 1000);
       starting.hidden = false;
-      starting.textContent = body.level === "win" ?
-        `Loading the computer's win table (the first game of a rule set takes up to half a minute)\u2026 ${s} s` :
-        `Preparing the game\u2026 ${s} s`;
+      starting.textContent = `Preparing the game\u2026 ${s} s`;
     };
     const ticker = setInterval(tick, 1000);
-    if (body.level === "win") tick();
     const state = await call("/api/games", body);
     clearInterval(ticker);
     starting.hidden = true;
