@@ -80,3 +80,18 @@ def test_a_build_shows_compilations_for_its_block_only(capsys, quick):
     assert "compiling the solver's kernels" in capsys.readouterr().err
     assert numba.njit(thrice)(2) == 6  # after the block: nothing
     assert "compiling" not in capsys.readouterr().err
+
+
+def test_the_bar_never_passes_80_columns(capsys, quick, monkeypatch):
+    """The longest words of a bar with a three-digit estimate, redrawn: no line over 80 columns
+    (a wider one wraps, and every redraw leaves a line behind; it was 83 for the batch advice)."""
+    import re
+
+    monkeypatch.setattr(compiling, "load_factor", lambda: 1.0)
+    with compiling.compiling("the solver's kernels of the batch advice", estimate=250.0):
+        time.sleep(0.7)
+    drawn = [
+        re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", part) for part in re.split(r"[\r\n]", capsys.readouterr().err)
+    ]
+    assert any("compiling" in line for line in drawn)
+    assert max(len(line) for line in drawn) <= 80, max(drawn, key=len)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 import threading
 import time
@@ -105,7 +106,8 @@ class _Bar:
             desc=f"compiling {self.what} (first run only; about {total:.0f} s)",
             unit="s",
             leave=False,
-            dynamic_ncols=True,
+            # never wider than 80 columns (nor than the terminal): a wide bar wraps into new lines
+            ncols=min(80, shutil.get_terminal_size((80, 24)).columns),
             bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s",
             file=sys.stderr,
         ) as bar:
