@@ -31,8 +31,10 @@ COMMANDS = (
     ["hint", "--rules", "yatzy", "--dice", "33456", "--rolls-left", "2"],
     ["simulate", "--games", "5000", "--quiet"],
     ["simulate", "--games", "5000", "--bot", "greedy", "--quiet"],
+    ["simulate", "--games", "5000", "--bot", "heuristic", "--quiet"],
     ["distribution"],
     ["match", "--bots", "optimal,optimal", "--games", "100", "--quiet"],
+    ["match", "--bots", "heuristic,optimal", "--games", "100", "--quiet"],
     ["simulate", "--rules", "triple", "--bot", "triple", "--games", "100", "--quiet"],
 )
 
