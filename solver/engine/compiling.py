@@ -15,9 +15,9 @@ with the seconds spent against an estimate -- the CPU seconds measured here for 
 stretched by the machine's load (a shared machine compiles slower).  A compilation under a
 second (a small helper) shows nothing; a kernel loaded from the cache raises no event at all.
 
-:func:`compiling` is the same bar around any block (:func:`solver.engine.tables.build_table`
-uses it around the solver's compilation whatever :func:`enable` says, with its own
-``progress``).
+:func:`compiling` is the same bar around any block; :func:`shown` turns the bars on for a block
+(:func:`solver.engine.tables.build_table` around the solver's first call, whatever :func:`enable`
+says, with its own ``progress``: a bar only if numba compiles, none when it loads).
 """
 
 from __future__ import annotations
