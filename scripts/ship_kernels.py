@@ -78,12 +78,14 @@ def main() -> int:
             old.unlink()
         for path in files:
             (cache.SHIPPED / path.name).write_bytes(path.read_bytes())
+    import llvmlite.binding as ll
     import numba
 
     manifest = {
         "numba_version": numba.__version__,
         "python": f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}",
         "sources_stamp": cache.sources_stamp(),
+        "triple": ll.get_process_triple(),
         "cpu_name": numba.config.CPU_NAME,
         "cpu_features": numba.config.CPU_FEATURES,
         "commands": [" ".join(c) for c in COMMANDS],

@@ -130,7 +130,7 @@ def shipped_copy(tmp_path, monkeypatch):
 
 @needs_portable
 @pytest.mark.parametrize(
-    "damage", ["data", "index", "manifest", "missing", "stamp", "numba", "python", "target"]
+    "damage", ["data", "index", "manifest", "missing", "stamp", "numba", "python", "triple", "target"]
 )
 def test_nothing_is_seeded_from_a_shipped_cache_that_does_not_answer(
     shipped_copy, tmp_path, damage, monkeypatch
@@ -151,8 +151,8 @@ def test_nothing_is_seeded_from_a_shipped_cache_that_does_not_answer(
         next(shipped_copy.glob("*.nbc")).unlink()
     elif damage == "stamp":  # a kernel source edited since the cache was shipped
         monkeypatch.setattr(cache, "sources_stamp", lambda: "0" * 64)
-    elif damage in ("numba", "python"):
-        manifest["numba_version" if damage == "numba" else "python"] = "0.0"
+    elif damage in ("numba", "python", "triple"):  # shipped for another numba, Python or platform
+        manifest[{"numba": "numba_version", "python": "python", "triple": "triple"}[damage]] = "0.0"
         cache.SHIPPED_MANIFEST.write_text(json.dumps(manifest))
     elif damage == "target":  # this process compiles for another CPU: the entries would not match
         monkeypatch.setattr(numba.config, "CPU_NAME", None)

@@ -163,6 +163,7 @@ def user_cache_dir() -> Path | None:
 def shipped_manifest() -> dict | None:
     """The shipped cache's manifest when it answers for this process -- the same numba, Python,
     kernel sources and target -- else None (nothing shipped, or stale: numba compiles)."""
+    import llvmlite.binding as ll
     import numba
 
     try:
@@ -173,6 +174,7 @@ def shipped_manifest() -> dict | None:
         "numba_version": numba.__version__,
         "python": f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}",
         "sources_stamp": sources_stamp(),
+        "triple": ll.get_process_triple(),
         "cpu_name": numba.config.CPU_NAME,
         "cpu_features": numba.config.CPU_FEATURES,
     }
