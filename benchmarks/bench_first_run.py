@@ -24,13 +24,16 @@ shipped table): ``hint --rules yatzy`` (its table built), ``simulate --games 100
 triple-card player (1,000 games); besides wall and CPU seconds, the CPU seconds numba spent
 compiling (its ``numba:compile`` events, nested ones counted once) and the kernels compiled.
 The target is 5 s wall each on a quiet 2-core machine; on a shared one CPU seconds are the
-steadier figure (the load is printed before and after each run).
+steadier figure (the load is printed before and after each run).  The package's shipped kernels
+(:mod:`solver.engine.kernels.cache`) are seeded into each empty cache as on a fresh install;
+``--no-shipped`` leaves them out (``YAHTZEE_SHIPPED_KERNELS=0``: everything compiles, as before
+they were shipped).
 
 It also checks that the first hint wrote nothing (tables folder, numba cache) and that the
 hint imports neither numpy nor numba.  The machine is shared: the load average is printed.
 
     python benchmarks/bench_first_run.py [--repeat 5] [--games 1000] [--other yatzy]
-    python benchmarks/bench_first_run.py --firsts [--repeat 1] [--only simulate distribution ...]
+    python benchmarks/bench_first_run.py --firsts [--repeat 1] [--only simulate distribution ...] [--no-shipped]
 """
 
 from __future__ import annotations
@@ -78,6 +81,9 @@ sys.exit(code)
 def firsts(args) -> None:
     """Issue 36's first commands, each in a fresh process, cache and tables folder."""
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "YAHTZEE_TABLES")}
+    base.pop("YAHTZEE_SHIPPED_KERNELS", None)
+    if args.no_shipped:
+        base["YAHTZEE_SHIPPED_KERNELS"] = "0"
     names = args.only or list(FIRSTS)
     rows: dict[str, list[tuple[Measured, dict, str, str]]] = {n: [] for n in names}
     for _ in range(args.repeat):
@@ -93,7 +99,10 @@ def firsts(args) -> None:
                 rows[name].append((run, counted, before, load_average()))
             finally:
                 shutil.rmtree(root, ignore_errors=True)
-    print(f"{sys.executable}: {args.repeat} run(s) each; {os.cpu_count()} cores")
+    shipped = "without" if args.no_shipped else "with"
+    print(
+        f"{sys.executable}: {args.repeat} run(s) each; {os.cpu_count()} cores; {shipped} the shipped kernels"
+    )
     for name, runs in rows.items():
         wall = [r.wall for r, *_ in runs]
         cpu = [r.cpu for r, *_ in runs]
@@ -135,6 +144,9 @@ def main() -> None:
     parser.add_argument("--other", default="yatzy", help="a rule set without a shipped table")
     parser.add_argument("--firsts", action="store_true", help="issue 36's first commands instead")
     parser.add_argument("--only", nargs="*", choices=list(FIRSTS), help="with --firsts: these commands only")
+    parser.add_argument(
+        "--no-shipped", action="store_true", help="with --firsts: compile everything (no shipped kernels)"
+    )
     args = parser.parse_args()
     if args.firsts:
         firsts(args)

@@ -424,7 +424,7 @@ def test_small_address_space_for_the_compiler(tdir, tmp_path, megabytes):
     """Under ``ulimit -v`` too small for numba/LLVM: the report or one line, never a traceback."""
     if sys.platform != "linux":
         pytest.skip("RLIMIT_AS is enforced on Linux")
-    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba"), "YAHTZEE_SHIPPED_KERNELS": "0"}  # compiled, not loaded
     proc = process("simulate", "--rules", SMALL, "--games", "100", "--quiet", "--threads", "1",
                    "--tables", str(tdir), env=env, preexec_fn=_limit_memory(megabytes))  # fmt: skip
     assert b"Traceback" not in proc.stderr, proc.stderr[-2000:]

@@ -1,7 +1,10 @@
 """A progress bar while numba compiles: what a first run waits for, in words, from its first second.
 
 numba compiles a kernel the first time it is called with new argument types (then loads it from
-its on-disk cache).  On a fresh install that is most of a first command's time -- measured (CPU
+its on-disk cache).  The package ships the first commands' kernels compiled for a portable x86-64
+level (:mod:`solver.engine.kernels.cache`), so on most x86-64 hosts a fresh install compiles
+none of them; elsewhere (another CPU, a kernel source edited since they were shipped, a kernel
+or signature not shipped) it is most of a first command's time -- measured (CPU
 seconds, numba 0.68, ``NUMBA_OPT=1``): the value table's solver about 7, the table bots' game
 kernels about 13, the distribution's about 21, the triple-card player about 15 -- and nothing
 else moves meanwhile.  :func:`install` (called by :mod:`solver.engine.kernels` once it is
@@ -12,9 +15,9 @@ with the seconds spent against an estimate -- the CPU seconds measured here for 
 stretched by the machine's load (a shared machine compiles slower).  A compilation under a
 second (a small helper) shows nothing; a kernel loaded from the cache raises no event at all.
 
-:func:`compiling` is the same bar around any block (:func:`solver.engine.tables.build_table`
-uses it around the solver's compilation whatever :func:`enable` says, with its own
-``progress``).
+:func:`compiling` is the same bar around any block; :func:`shown` turns the bars on for a block
+(:func:`solver.engine.tables.build_table` around the solver's first call, whatever :func:`enable`
+says, with its own ``progress``: a bar only if numba compiles, none when it loads).
 """
 
 from __future__ import annotations

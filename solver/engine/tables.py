@@ -457,14 +457,15 @@ def build_table(
     """
     from ..core.fileio import remove_stale_temporaries
     from . import dp
-    from .compiling import ESTIMATES, compiling
+    from .compiling import shown
 
     rules = get_rules(rules)
     rules.require_single("a table")
     folder = table_paths(rules, tables_dir)[0].parent
     check_writable(folder)
     remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
-    with compiling("the solver", ESTIMATES["solve_blocks"], show=progress):
+    # a bar only if numba compiles (the shipped kernels or its cache load without a word)
+    with shown(progress):
         dp.load_kernels(rules)
     values, wall, cpu = timed_solve(
         rules, f"building {rules.id}", lambda tick: dp.solve(rules, progress=tick, threads=threads), progress

@@ -79,6 +79,10 @@ if "NUMBA_OPT" not in os.environ:
 from . import cache  # noqa: E402
 
 cache.install()
+# the portable x86-64 level where the host runs it (the shipped kernels' target: then a fresh
+# install loads them instead of compiling), and the shipped kernels into the user's cache
+cache.choose_target()
+cache.seed()
 
 from .. import compiling  # noqa: E402
 
