@@ -21,7 +21,16 @@ from solver.engine.kernels import cache
 
 ROOT = Path(__file__).resolve().parent.parent
 PORTABLE = cache.portable_host()
-needs_portable = pytest.mark.skipif(not PORTABLE, reason="the host cannot run x86-64-v3 code")
+SHIPPED_FOR = json.loads(cache.SHIPPED_MANIFEST.read_text(encoding="utf-8"))
+#: the shipped kernels are for this numba and this Python (another compiles as before)
+FOR_THIS_NUMBA = (SHIPPED_FOR["numba_version"], SHIPPED_FOR["python"]) == (
+    numba.__version__,
+    f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}",
+)
+needs_portable = pytest.mark.skipif(
+    not (PORTABLE and FOR_THIS_NUMBA),
+    reason="the host cannot run x86-64-v3 code, or the kernels were shipped for another numba or Python",
+)
 
 
 def shipped_entries() -> dict[str, dict]:
