@@ -1,4 +1,4 @@
-"""Dice combinatorics: five six-sided dice as multisets.
+"""Dice combinatorics: five (or six, :func:`layer`) six-sided dice as multisets.
 
 Order never matters for scoring, so dice are multisets.  There are 462
 multisets of 0 to 5 dice ("keeps") and 252 of exactly 5 dice ("rolls").  Keeps
@@ -43,22 +43,10 @@ from .errors import DiceError
 
 N_DICE = 5
 N_FACES = 6
-
-
-def _enumerate_keeps() -> list[tuple[int, ...]]:
-    keeps: list[tuple[int, ...]] = []
-    for size in range(N_DICE + 1):
-        keeps.extend(itertools.combinations_with_replacement(range(1, N_FACES + 1), size))
-    return keeps
-
-
-KEEPS: tuple[tuple[int, ...], ...] = tuple(_enumerate_keeps())
-KEEP_INDEX: dict[tuple[int, ...], int] = {keep: i for i, keep in enumerate(KEEPS)}
-N_KEEPS = len(KEEPS)  # 462
-ROLL_OFFSET = sum(1 for k in KEEPS if len(k) < N_DICE)  # 210
-N_ROLLS = N_KEEPS - ROLL_OFFSET  # 252
-ROLLS: tuple[tuple[int, ...], ...] = KEEPS[ROLL_OFFSET:]
+#: the dice counts the engine knows: five (the Yahtzee family) and six (Maxi Yatzy)
+DICE_COUNTS = (5, 6)
 _FACES = range(1, N_FACES + 1)
+_ARRAY_NAMES = ("KEEP_COUNTS", "KEEP_SIZE", "ADD_DIE", "REMOVE_DIE", "ROLL_PROB", "SUBKEEPS", "N_SUBKEEPS")
 
 
 def _without(keep: tuple[int, ...], face: int) -> tuple[int, ...]:
@@ -66,61 +54,110 @@ def _without(keep: tuple[int, ...], face: int) -> tuple[int, ...]:
     return keep[:i] + keep[i + 1 :]
 
 
-KEEP_FACE_COUNTS: tuple[tuple[int, ...], ...] = tuple(tuple(k.count(f) for f in _FACES) for k in KEEPS)
-KEEP_PLUS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(KEEP_INDEX[tuple(sorted(k + (f,)))] for f in _FACES) for k in KEEPS[:ROLL_OFFSET]
-)
-KEEP_MINUS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(KEEP_INDEX[_without(k, f)] for f in _FACES if f in k) for k in KEEPS
-)
+class DiceLayer:
+    """The keeps and rolls of ``n_dice`` six-sided dice (the module docstring's tuples and,
+    on first use of :attr:`arrays`, its numpy arrays), indexed the same way for every count:
+    by size, then lexicographically.  The keeps of at most five dice are a prefix of the six-dice
+    keeps, so a keep has the same index in both layers.  Five dice: 462 keeps, 252 rolls; six:
+    924 keeps, 462 rolls.  Made once per count (:func:`layer`)."""
+
+    def __init__(self, n_dice: int) -> None:
+        self.n_dice = n_dice
+        keeps: list[tuple[int, ...]] = []
+        for size in range(n_dice + 1):
+            keeps.extend(itertools.combinations_with_replacement(_FACES, size))
+        self.keeps: tuple[tuple[int, ...], ...] = tuple(keeps)
+        self.keep_index: dict[tuple[int, ...], int] = {keep: i for i, keep in enumerate(self.keeps)}
+        self.n_keeps = len(self.keeps)
+        self.roll_offset = sum(1 for k in self.keeps if len(k) < n_dice)
+        self.n_rolls = self.n_keeps - self.roll_offset
+        self.rolls = self.keeps[self.roll_offset :]
+        self.keep_face_counts = tuple(tuple(k.count(f) for f in _FACES) for k in self.keeps)
+        self.keep_plus = tuple(
+            tuple(self.keep_index[tuple(sorted(k + (f,)))] for f in _FACES) for k in self.keeps[: self.roll_offset]
+        )
+        self.keep_minus = tuple(
+            tuple(self.keep_index[_without(k, f)] for f in _FACES if f in k) for k in self.keeps
+        )
+        self.roll_probs = tuple(self._roll_prob(roll) for roll in self.rolls)
+        # the sub-multisets of a sorted roll are its combinations (sorted too), listed in keep order
+        self.roll_subkeeps = tuple(
+            tuple(
+                sorted({self.keep_index[c] for n in range(n_dice + 1) for c in itertools.combinations(roll, n)})
+            )
+            for roll in self.rolls
+        )
+        self._arrays: dict | None = None
+
+    def _roll_prob(self, roll: tuple[int, ...]) -> float:
+        ways = math.factorial(self.n_dice)
+        for f in _FACES:
+            ways //= math.factorial(roll.count(f))
+        return ways / N_FACES**self.n_dice
+
+    @property
+    def arrays(self) -> dict:
+        """The numpy arrays of the module docstring by name (read-only; numpy imported here)."""
+        if self._arrays is None:
+            self._arrays = self._build_arrays()
+        return self._arrays
+
+    def _build_arrays(self) -> dict:
+        import numpy as np
+
+        n_keeps, offset = self.n_keeps, self.roll_offset
+        counts = np.array(self.keep_face_counts, dtype=np.int64)
+        size = np.array([len(k) for k in self.keeps], dtype=np.int64)
+        add = np.full((n_keeps, N_FACES), -1, dtype=np.int64)
+        add[:offset] = self.keep_plus
+        remove = np.full((n_keeps, N_FACES), -1, dtype=np.int64)
+        for i, keep in enumerate(self.keeps):
+            for f, j in zip(sorted(set(keep)), self.keep_minus[i], strict=True):
+                remove[i, f - 1] = j
+        prob = np.array(self.roll_probs, dtype=np.float64)
+        subkeeps = np.full((self.n_rolls, 2**self.n_dice), -1, dtype=np.int64)
+        for r, subs in enumerate(self.roll_subkeeps):
+            subkeeps[r, : len(subs)] = subs
+        n_sub = np.array([len(subs) for subs in self.roll_subkeeps], dtype=np.int64)
+        arrays = (counts, size, add, remove, prob, subkeeps, n_sub)
+        for a in arrays:
+            a.setflags(write=False)
+        return dict(zip(_ARRAY_NAMES, arrays, strict=True))
 
 
-def _roll_prob(roll: tuple[int, ...]) -> float:
-    ways = math.factorial(N_DICE)
-    for f in _FACES:
-        ways //= math.factorial(roll.count(f))
-    return ways / N_FACES**N_DICE
+_LAYERS: dict[int, DiceLayer] = {}
 
 
-ROLL_PROBS: tuple[float, ...] = tuple(_roll_prob(roll) for roll in ROLLS)
-# the sub-multisets of a sorted roll are its combinations (sorted too), listed in keep order
-ROLL_SUBKEEPS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted({KEEP_INDEX[c] for n in range(N_DICE + 1) for c in itertools.combinations(roll, n)}))
-    for roll in ROLLS
-)
+def layer(n_dice: int = N_DICE) -> DiceLayer:
+    """The dice layer of ``n_dice`` dice (one of :data:`DICE_COUNTS`), made on first use."""
+    found = _LAYERS.get(n_dice)
+    if found is None:
+        if n_dice not in DICE_COUNTS:
+            raise ValueError(f"no dice layer for {n_dice} dice (known: {DICE_COUNTS})")
+        found = _LAYERS.setdefault(n_dice, DiceLayer(n_dice))  # a racing thread's equal layer is dropped
+    return found
 
-_ARRAY_NAMES = ("KEEP_COUNTS", "KEEP_SIZE", "ADD_DIE", "REMOVE_DIE", "ROLL_PROB", "SUBKEEPS", "N_SUBKEEPS")
 
-
-def _build_arrays() -> dict:
-    """The numpy arrays of the module docstring, from the tuples (read-only)."""
-    import numpy as np
-
-    counts = np.array(KEEP_FACE_COUNTS, dtype=np.int64)
-    size = np.array([len(k) for k in KEEPS], dtype=np.int64)
-    add = np.full((N_KEEPS, N_FACES), -1, dtype=np.int64)
-    add[:ROLL_OFFSET] = KEEP_PLUS
-    remove = np.full((N_KEEPS, N_FACES), -1, dtype=np.int64)
-    for i, keep in enumerate(KEEPS):
-        for f, j in zip(sorted(set(keep)), KEEP_MINUS[i], strict=True):
-            remove[i, f - 1] = j
-    prob = np.array(ROLL_PROBS, dtype=np.float64)
-    subkeeps = np.full((N_ROLLS, 2**N_DICE), -1, dtype=np.int64)
-    for r, subs in enumerate(ROLL_SUBKEEPS):
-        subkeeps[r, : len(subs)] = subs
-    n_sub = np.array([len(subs) for subs in ROLL_SUBKEEPS], dtype=np.int64)
-    arrays = (counts, size, add, remove, prob, subkeeps, n_sub)
-    for a in arrays:
-        a.setflags(write=False)
-    return dict(zip(_ARRAY_NAMES, arrays, strict=True))
+_FIVE = layer(N_DICE)
+KEEPS: tuple[tuple[int, ...], ...] = _FIVE.keeps
+KEEP_INDEX: dict[tuple[int, ...], int] = _FIVE.keep_index
+N_KEEPS = _FIVE.n_keeps  # 462
+ROLL_OFFSET = _FIVE.roll_offset  # 210
+N_ROLLS = _FIVE.n_rolls  # 252
+ROLLS: tuple[tuple[int, ...], ...] = _FIVE.rolls
+KEEP_FACE_COUNTS: tuple[tuple[int, ...], ...] = _FIVE.keep_face_counts
+KEEP_PLUS: tuple[tuple[int, ...], ...] = _FIVE.keep_plus
+KEEP_MINUS: tuple[tuple[int, ...], ...] = _FIVE.keep_minus
+ROLL_PROBS: tuple[float, ...] = _FIVE.roll_probs
+ROLL_SUBKEEPS: tuple[tuple[int, ...], ...] = _FIVE.roll_subkeeps
 
 
 def __getattr__(name: str):
     # PEP 562: the numpy arrays are made (and numpy imported) on first use only
     if name in _ARRAY_NAMES:
         module = globals()
-        for key, array in _build_arrays().items():
-            module.setdefault(key, array)  # should two threads race here, both see the first arrays
+        for key, array in _FIVE.arrays.items():
+            module.setdefault(key, array)
         return module[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

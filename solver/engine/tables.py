@@ -169,7 +169,7 @@ def _upper_totals(rules: RuleSet, bits: int, memo: dict[int, frozenset[int]]) ->
         top = bits.bit_length() - 1
         face, cap = rules.boxes[top].face, rules.upper_cap
         rest = _upper_totals(rules, bits & ~(1 << top), memo)
-        totals = memo[bits] = frozenset(min(cap, t + c * face) for t in rest for c in range(6))
+        totals = memo[bits] = frozenset(min(cap, t + c * face) for t in rest for c in range(rules.n_dice + 1))
     return totals
 
 

@@ -81,7 +81,8 @@ def box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_row
     """What roll ``r`` in legal box ``b`` is worth by the successor rows ``succ`` (column ``col``,
     :func:`successors`), the roll's five-of-a-kind bonus (the same in every box) aside."""
     s = placement_score(r, b, use_joker, score, joker_score)
-    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+    # the successor rows hold n_class rows a box (RuleArrays.n_class)
+    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1, succ.shape[0] // box_face.shape[0])
     return add + succ[cand, col]
 
 
