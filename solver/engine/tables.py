@@ -38,6 +38,7 @@ from ..core.errors import MissingTableError, TableError, out_of_memory
 from ..core.fileio import open_regular
 from ..core.rules import RuleSet, get_rules
 from . import store
+from .packed import is_packed, pack, packed_problem, unpack
 from .store import VALUES, StoredFiles, ValueFile, one_line, resolve_dir, value_shape
 
 T = TypeVar("T")
@@ -379,6 +380,8 @@ def _checked(files: StoredFiles, light: bool) -> Table:
     :func:`load_table`): a :class:`ValueFile`, or with numpy (not ``light``) a memmap of it."""
     rules, npy = files.rules, files.path
     values = files.files["values"]
+    if is_packed(rules):
+        return _checked_packed(files)
     problem = _check_values(values.buffer, values.offset, rules)
     if problem is None:  # values in range: do they follow from each other?
         problem = check_sampled_bellman(rules, values)
@@ -403,19 +406,54 @@ def _checked(files: StoredFiles, light: bool) -> Table:
     return Table(rules, values, files.manifest, npy)
 
 
+def _checked_packed(files: StoredFiles) -> Table:
+    """A packed table (six dice: :mod:`solver.engine.packed`) once its values check out: every
+    stored value in range (NaN on the cards a fill order cannot reach, 0.0 on the full card),
+    then unpacked into the DP's dense layout in memory (what every reader indexes) and sampled
+    states checked against one backward step, as a dense table's."""
+    import numpy as np
+
+    rules, npy = files.rules, files.path
+    entry = files.files["values"]
+    try:
+        with open_regular(npy) as fh:
+            stored = np.memmap(fh, dtype="<f8", mode="r", offset=entry.offset, shape=entry.shape, order="C")
+        problem = packed_problem(rules, stored)
+        dense = unpack(rules, stored) if problem is None else None
+        del stored
+    except (OSError, ValueError) as exc:
+        files.close()
+        if out_of_memory(exc):
+            raise
+        raise files.error(f"cannot read the table {npy}: {one_line(exc)}", None) from None
+    if problem is None:
+        problem = check_sampled_bellman(rules, dense)
+    files.close()
+    if problem is not None:
+        raise files.damaged(problem)
+    return Table(rules, dense, files.manifest, npy)
+
+
 def save_table(
     rules: RuleSet, values: np.ndarray, tables_dir=None, *, build_seconds: float, cpu_seconds: float
 ) -> Table:
     """Write ``values`` and its manifest atomically (:func:`solver.engine.store.save`); returns
-    the loaded table."""
+    the loaded table.  A packed table (six dice) is written packed: ``values`` dense, or packed
+    already (:func:`solver.engine.packed.pack`, one dimension)."""
     import platform
 
     import numba
     import numpy as np
 
+    if is_packed(rules) and values.ndim != 1:
+        values = pack(rules, values)
+    first = float(values[0] if values.ndim == 1 else values[0, 0, 0])  # the empty card's first state
+    layout = "values[filled_mask, min(upper_total, threshold), yahtzee_holds_50]; NaN = unreachable"
+    if is_packed(rules):
+        layout = "packed: the DP's states card by card in mask order (solver.engine.packed)"
     facts = {
-        "layout": "values[filled_mask, min(upper_total, threshold), yahtzee_holds_50]; NaN = unreachable",
-        "empty_card_value": float(values[0, 0, 0]),
+        "layout": layout,
+        "empty_card_value": first,
         "reference_value": rules.reference_value,
         "build_seconds": round(build_seconds, 3),
         "build_cpu_seconds": round(cpu_seconds, 3),
@@ -466,10 +504,40 @@ def build_table(
     remove_stale_temporaries(folder, (".npy", ".json"))  # left by a build that was killed
     with compiling("the solver", ESTIMATES["solve_blocks"], show=progress):
         dp.load_kernels(rules)
-    values, wall, cpu = timed_solve(
+    solved = timed_solve(
         rules, f"building {rules.id}", lambda tick: dp.solve(rules, progress=tick, threads=threads), progress
     )
+    values, wall, cpu = solved
+    del solved
+    if is_packed(rules):  # the dense table goes before the packed one is loaded (unpacked) again
+        values = pack(rules, values)
     return save_table(rules, values, tables_dir, build_seconds=wall, cpu_seconds=cpu)
+
+
+#: what building the maxi table takes, measured on the 2-core machine (``benchmarks/bench_maxi.py``):
+#: the DP's CPU seconds, its peak memory, its file; other six-dice rule sets scale by their states
+MAXI_CPU_SECONDS = 90.0
+MAXI_PEAK_BYTES = 1_300_000_000
+MAXI_STATES = 36_864_000
+
+
+def build_estimate_text(rules: RuleSet, threads: int | None = None) -> str:
+    """Before a six-dice build: its states, and about how long it takes on this machine as loaded
+    now (:func:`solver.engine.target.machine_probe`), how much disk and memory it needs."""
+    from ..core.threads import resolve_threads
+    from .packed import packed_length
+    from .target import machine_probe
+
+    states = packed_length(rules)
+    n = resolve_threads(threads)
+    seconds = MAXI_CPU_SECONDS * states / MAXI_STATES / n * machine_probe(threads)
+    when = f"about {5 * round(seconds / 5):.0f} seconds" if seconds < 90 else f"about {seconds / 60:.0f} minutes"
+    size = 8 * states / 2**20
+    peak = MAXI_PEAK_BYTES * states / MAXI_STATES / 2**30
+    return (
+        f"building {rules.id}: {states:,} states, {when} on {n} core{'s' if n != 1 else ''} "
+        f"(as loaded now), {size:.0f} MiB of disk ({peak:.1f} GiB of memory while it builds)"
+    )
 
 
 def timed_solve(rules: RuleSet, what: str, solve: Callable, progress: bool):
