@@ -260,7 +260,7 @@ def test_describe_modifiers_lists_every_base_and_modifier():
     assert set(MODIFIERS) >= {"all-rolls", "extra-bonus", "yatzy-rows", "order", "lower-only", "without"}
     assert "triple" in MODIFIERS
     yahtzees = {"yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus"}
-    assert set(BASES) == yahtzees | {"yatzy", "yacht"}
+    assert set(BASES) == yahtzees | {"yatzy", "yacht", "maxi"}
 
 
 # --------------------------------------------------------------------------- the fill order by hand

@@ -51,6 +51,8 @@ MAX_BOXES = 18
 #: Maxi Yatzy's twenty boxes: allowed for six dice only (its table is stored packed)
 MAX_BOXES_SIX = 20
 MAX_DICE = max(DICE_COUNTS)
+#: the commands that take six dice (Maxi Yatzy) so far; the others refuse them (one line, exit 2)
+SIX_DICE_COMMANDS = ("rules", "tables build", "value")
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 
@@ -320,6 +322,14 @@ class RuleSet:
             raise UsageError(
                 f"{what} does not take the triple card ({self.id}); it is played with "
                 f"simulate --bot triple|tuned|floor|heuristic|greedy|random and hint --rules {self.id}"
+            )
+
+    def require_five_dice(self, what: str) -> None:
+        """Refuse six dice (Maxi Yatzy) where only five are handled so far (a usage error)."""
+        if self.n_dice != N_DICE:
+            raise UsageError(
+                f"{what} does not take six dice yet ({self.id}); Maxi Yatzy has "
+                f"{', '.join(SIX_DICE_COMMANDS)}"
             )
 
     @property
