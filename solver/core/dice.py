@@ -37,6 +37,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .bounded import clipped, parse_whole, shown
 from .errors import DiceError
@@ -173,18 +174,20 @@ _SEPARATORS = re.compile(r"[\s,]+")
 
 @dataclass(frozen=True, order=True)
 class Dice:
-    """Five dice, kept sorted (order never changes a score).
+    """Five dice, kept sorted (order never changes a score); :class:`SixDice` six.
 
     ``Dice.parse("33456")``, ``Dice.parse("3 3 4 5 6")`` and ``Dice.parse("3,3,4,5,6")``
     are the same; ``str()`` gives the compact form ``"33456"``.
     """
 
     values: tuple[int, ...]
+    #: how many dice (a class's: :func:`dice_class`)
+    n_dice: ClassVar[int] = N_DICE
 
     def __post_init__(self) -> None:
         values = tuple(self.values)
-        if len(values) != N_DICE:
-            raise DiceError(f"need exactly {N_DICE} dice, got {len(values)}: {_show(values)}")
+        if len(values) != self.n_dice:
+            raise DiceError(f"need exactly {self.n_dice} dice, got {len(values)}: {_show(values)}")
         for v in values:
             if not _is_integer(v) or not 1 <= v <= N_FACES:
                 raise DiceError(f"die value {shown(v)} is not a face from 1 to {N_FACES}")
@@ -194,6 +197,8 @@ class Dice:
     def parse(cls, text: str | Dice | list[int] | tuple[int, ...]) -> Dice:
         """Read dice from ``"33456"``, ``"3 3 4 5 6"``, ``"3,3,4,5,6"`` or a sequence of ints."""
         if isinstance(text, Dice):
+            if len(text.values) != cls.n_dice:
+                raise DiceError(f"need exactly {cls.n_dice} dice, got {len(text.values)}: {text}")
             return text
         if not isinstance(text, str):
             try:
@@ -203,16 +208,17 @@ class Dice:
                     f"dice must be text like '33456' or a sequence of faces, got {text!r}"
                 ) from None
             return cls(values)
-        return cls(parse_faces(text))
+        return cls(parse_faces(text, n_dice=cls.n_dice))
 
     @classmethod
     def from_index(cls, roll_index: int) -> Dice:
-        return cls(ROLLS[roll_index])
+        return cls(layer(cls.n_dice).rolls[roll_index])
 
     @property
     def index(self) -> int:
-        """Roll index 0..251 into the solver's arrays."""
-        return KEEP_INDEX[self.values] - ROLL_OFFSET
+        """Roll index into the solver's arrays: 0..251 (five dice), 0..461 (six)."""
+        d = layer(self.n_dice)
+        return d.keep_index[self.values] - d.roll_offset
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -230,6 +236,21 @@ class Dice:
         return iter(self.values)
 
 
+class SixDice(Dice):
+    """Six dice (Maxi Yatzy), kept sorted: ``SixDice.parse("334566")``."""
+
+    n_dice: ClassVar[int] = 6
+
+
+def dice_class(n_dice: int) -> type[Dice]:
+    """The dice class of ``n_dice`` dice: :class:`Dice` (five) or :class:`SixDice`."""
+    if n_dice == 6:
+        return SixDice
+    if n_dice != N_DICE:
+        raise ValueError(f"no dice of {n_dice}")
+    return Dice
+
+
 def _is_integer(v) -> bool:
     """An int or a numpy integer, not a bool (numpy is only looked for when already imported)."""
     if isinstance(v, int):
@@ -244,11 +265,11 @@ def _show(values) -> str:
     return clipped(text) or "(none)"
 
 
-def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
+def parse_faces(text: str, *, allow_any_count: bool = False, n_dice: int = N_DICE) -> tuple[int, ...]:
     """Parse faces written as ``"3345"``, ``"3 3 4 5"`` or ``"3,3,4,5"``.
 
     Raises :class:`DiceError` naming the first value that is not a face 1..6,
-    and (unless ``allow_any_count``) when there are not exactly five.
+    and (unless ``allow_any_count``) when there are not exactly ``n_dice`` (five).
     """
     tokens = []
     for chunk in _SEPARATORS.split(text.strip()):
@@ -266,8 +287,8 @@ def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
             raise DiceError(
                 f"die value {shown(token)} is not a face from 1 to {N_FACES} (in {shown(text)})"
             ) from None
-    if not allow_any_count and len(faces) != N_DICE:
-        raise DiceError(f"need exactly {N_DICE} dice, got {len(faces)}: {shown(text)}")
+    if not allow_any_count and len(faces) != n_dice:
+        raise DiceError(f"need exactly {n_dice} dice, got {len(faces)}: {shown(text)}")
     return tuple(faces)
 
 
@@ -281,10 +302,10 @@ def is_sub_multiset(keep, values) -> bool:
     return True
 
 
-def keep_index(faces) -> int:
-    """Keep index of a multiset of 0..5 faces."""
+def keep_index(faces, n_dice: int = N_DICE) -> int:
+    """Keep index of a multiset of 0..5 faces (0..``n_dice``: the same index for every count)."""
     key = tuple(sorted(int(f) for f in faces))
     try:
-        return KEEP_INDEX[key]
+        return layer(n_dice).keep_index[key]
     except KeyError:
-        raise DiceError(f"not a set of at most {N_DICE} dice: {_show(key)}") from None
+        raise DiceError(f"not a set of at most {n_dice} dice: {_show(key)}") from None
