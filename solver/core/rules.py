@@ -52,7 +52,7 @@ MAX_BOXES = 18
 MAX_BOXES_SIX = 20
 MAX_DICE = max(DICE_COUNTS)
 #: the commands that take six dice (Maxi Yatzy) so far; the others refuse them (one line, exit 2)
-SIX_DICE_COMMANDS = ("rules", "tables build", "value", "hint")
+SIX_DICE_COMMANDS = ("rules", "tables build", "value", "hint", "simulate")
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 

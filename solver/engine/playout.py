@@ -105,10 +105,13 @@ def lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]
     return width, batches
 
 
-def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lane_tables(
+    width: int, nb: int, n_keeps: int = D.N_KEEPS, n_class: int = 6
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine.kernels.group_tables`):
-    ``e0``, ``e1`` (width, 462) and the successor rows (6 nb, width)."""
-    return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
+    ``e0``, ``e1`` (width, n_keeps: 462 keeps of five dice, 924 of six) and the successor rows
+    (n_class nb, width; ``RuleArrays.n_class``, 6 for five dice)."""
+    return np.empty((width, n_keeps)), np.empty((width, n_keeps)), np.empty((n_class * nb, width))
 
 
 def sort_by_lane(key: np.ndarray, mask: np.ndarray, moves: np.ndarray):
@@ -318,7 +321,7 @@ def table_turn(
     )
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
     width, batches = lane_batches(group_lane)
-    tables = lane_tables(width, nb)
+    tables = lane_tables(width, nb, ra.add_die.shape[0], int(ra.n_class))
     turn_tables = A.LaneTables(*tables)
     moves = np.empty((0, A.N_MOVES), dtype=np.int16)
     if grader is not None:

@@ -464,7 +464,13 @@ def simulate(
     if engine == "numpy" and (fast != "table" or regret):
         raise UsageError("the numpy engine plays the table bots (optimal, heuristic, greedy), ungraded")
     use_numba = fast is not None and engine != "python"
-    if engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES and not kernels_loaded():
+    if rules.n_dice != 5 and (engine == "numpy" or regret or fast not in ("table", "random", "frequent")):
+        raise UsageError(
+            f"{rules.id}: six dice are simulated by the optimal, frequent and random bots in the "
+            "kernels, ungraded (no --regret, no numpy engine yet)"
+        )
+    small = games <= NUMPY_GAMES and not kernels_loaded() and rules.n_dice == 5  # numpy: five dice
+    if engine == "auto" and fast == "table" and not regret and small:
         engine = "numpy"  # a small run, the kernels not loaded yet: nothing to compile (the same games)
     n_threads = (
         resolve_threads(threads) if use_numba or regret else 1
