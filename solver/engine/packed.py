@@ -150,3 +150,60 @@ def packed_problem(rules: RuleSet, packed: np.ndarray) -> str | None:
     i = int(bad[0])
     mask = int(np.searchsorted(offset, i, side="right") - 1)
     return f"{len(bad)} values hold impossible values (the first, of card {mask}, holds {float(packed[i])!r})"
+
+
+class PackedValues:
+    """``values[mask, u, f]`` of a packed table read in place, one entry at a time, without numpy
+    (what a single hint reads: a few hundred entries); ``numpy.asarray`` of it is the dense table
+    (:func:`unpack`, made once).  ``stored``: the packed values, a
+    :class:`~solver.engine.store.ValueFile` (or any 1-D sequence of floats)."""
+
+    def __init__(self, rules: RuleSet, stored) -> None:
+        self.rules, self.stored = rules, stored
+        self.shape = (1 << rules.n_boxes, rules.upper_cap + 1, 1)
+        self._slots = slots(rules)
+        n = rules.n_boxes
+        face = [rules.boxes[b].face if b in rules.upper_indices else 0 for b in range(n)]
+        self._face = face
+        counts = [len(stored_totals) for stored_totals, _ in self._slots]
+        # below[i][p]: the values of all cards whose boxes i.. are as given (upper faces p among
+        # them) and whose boxes below i are anything -- a card's offset sums these over its set bits
+        below = [[0] * 64 for _ in range(n + 1)]
+        below[0] = counts[:]
+        for i in range(n):
+            for p in range(64):
+                with_i = p | (1 << (face[i] - 1)) if face[i] else p
+                below[i + 1][p] = below[i][p] + below[i][with_i]
+        self._below = below
+        self._dense = None
+
+    def _bits(self, mask: int) -> int:
+        return sum(1 << (f - 1) for b, f in enumerate(self._face) if f and mask >> b & 1)
+
+    def offset(self, mask: int) -> int:
+        """Index of card ``mask``'s first stored value: the values of every card before it."""
+        total, p = 0, 0
+        for i in range(self.rules.n_boxes - 1, -1, -1):
+            if mask >> i & 1:
+                total += self._below[i][p]  # the cards with bit i clear, the bits above as in mask
+                if self._face[i]:
+                    p |= 1 << (self._face[i] - 1)
+        return total
+
+    def __getitem__(self, index) -> float:
+        mask, u, f = index
+        if not (0 <= mask < self.shape[0] and 0 <= u < self.shape[1] and f == 0):
+            raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
+        if mask == self.rules.full_mask:
+            return 0.0
+        slot = self._slots[self._bits(mask)][1][u]
+        if slot < 0:
+            return float("nan")
+        return float(self.stored[self.offset(mask) + slot])
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        if self._dense is None:
+            self._dense = unpack(self.rules, np.asarray(self.stored))
+        return self._dense if dtype is None else self._dense.astype(dtype, copy=False)

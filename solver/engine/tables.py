@@ -38,7 +38,7 @@ from ..core.errors import MissingTableError, TableError, out_of_memory
 from ..core.fileio import open_regular
 from ..core.rules import RuleSet, get_rules
 from . import store
-from .packed import is_packed, pack, packed_problem, unpack
+from .packed import PackedValues, is_packed, pack, packed_problem, slots, unpack
 from .store import VALUES, StoredFiles, ValueFile, one_line, resolve_dir, value_shape
 
 T = TypeVar("T")
@@ -218,8 +218,12 @@ def sample_states(
     import random
 
     rng = rng if rng is not None else random.Random()
-    pattern, n = value_pattern(rules), rules.n_boxes
+    n = rules.n_boxes
     row, n_flags, computed = (rules.upper_cap + 1) * rules.n_flags, rules.n_flags, _IN_RANGE[0]
+    if is_packed(rules):  # the pattern of 80 M states would cost seconds: ask the packing per state
+        pattern = _PackedPattern(rules)
+    else:
+        pattern = value_pattern(rules)
     forced = rules.order != "free"
     ordered = [  # under a fill order: the cards it reaches, by level (a prefix or a suffix of the card)
         sorted(
@@ -245,6 +249,22 @@ def sample_states(
         if pattern[i] == computed:
             states.append(state(i))
     return states
+
+
+class _PackedPattern:
+    """:func:`value_pattern`'s bytes of a packed table, one state at a time (``pattern[i]``): the
+    DP computes a state where the card is reachable, not full, and its upper total stored."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules, self.row, self.slots = rules, rules.upper_cap + 1, slots(rules)
+
+    def __getitem__(self, i: int) -> int:
+        rules = self.rules
+        mask, u = divmod(i, self.row)
+        if mask == rules.full_mask or not rules.is_reachable_mask(mask):
+            return _NAN[0]
+        bits = sum(1 << (rules.boxes[b].face - 1) for b in rules.upper_indices if mask >> b & 1)
+        return _IN_RANGE[0] if self.slots[bits][1][u] >= 0 else _NAN[0]
 
 
 def check_sampled_bellman(
@@ -313,6 +333,10 @@ def load_table(
     """
     rules = get_rules(rules)
     rules.require_single("a table")
+    if light and is_packed(rules):
+        # a single hint's read of a six-dice table: its 295 MB's sha256 alone would take most of a
+        # second; every value's byte and the sampled Bellman steps are still checked
+        check_hash = False
     files = store.open_files(VALUES, rules, resolve_dir(tables_dir), check_hash=check_hash)
     return _checked(files, light)
 
@@ -381,7 +405,7 @@ def _checked(files: StoredFiles, light: bool) -> Table:
     rules, npy = files.rules, files.path
     values = files.files["values"]
     if is_packed(rules):
-        return _checked_packed(files)
+        return _checked_packed(files, light)
     problem = _check_values(values.buffer, values.offset, rules)
     if problem is None:  # values in range: do they follow from each other?
         problem = check_sampled_bellman(rules, values)
@@ -406,15 +430,33 @@ def _checked(files: StoredFiles, light: bool) -> Table:
     return Table(rules, values, files.manifest, npy)
 
 
-def _checked_packed(files: StoredFiles) -> Table:
+def _checked_packed(files: StoredFiles, light: bool) -> Table:
     """A packed table (six dice: :mod:`solver.engine.packed`) once its values check out: every
-    stored value in range (NaN on the cards a fill order cannot reach, 0.0 on the full card),
-    then unpacked into the DP's dense layout in memory (what every reader indexes) and sampled
-    states checked against one backward step, as a dense table's."""
-    import numpy as np
-
+    stored value in range (NaN on the cards a fill order cannot reach, 0.0 on the full card) and
+    sampled states against one backward step, as a dense table's.  ``light`` (free fill order):
+    the bytes checked as :func:`_check_values` does, the values read in place
+    (:class:`~solver.engine.packed.PackedValues`, no numpy); else unpacked into the DP's dense
+    layout in memory, what the kernels read."""
     rules, npy = files.rules, files.path
     entry = files.files["values"]
+    if light and rules.order == "free":
+        full_bits = sum(1 << (rules.boxes[b].face - 1) for b in rules.upper_indices)
+        n, last = entry.shape[0], len(slots(rules)[full_bits][0])  # the full card: the last values, 0.0
+        got = entry.buffer[entry.offset + 7 :: 8].translate(_CLASSES)
+        want = _IN_RANGE * (n - last) + _ZERO * last
+        problem = None
+        if got != want or entry.buffer[entry.offset + 8 * (n - last) :] != bytes(8 * last):
+            bad = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), n - last)
+            problem = f"stored value {bad} of {n} is impossible ({entry[bad]!r})"
+        values = PackedValues(rules, entry)
+        if problem is None:
+            problem = check_sampled_bellman(rules, values)
+        if problem is not None:
+            files.close()
+            raise files.damaged(problem)
+        return Table(rules, values, files.manifest, npy)
+    import numpy as np
+
     try:
         with open_regular(npy) as fh:
             stored = np.memmap(fh, dtype="<f8", mode="r", offset=entry.offset, shape=entry.shape, order="C")
