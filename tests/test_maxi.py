@@ -52,7 +52,9 @@ def test_six_dice_layer_counts_and_probabilities():
     }
     arrays = SIX.arrays
     assert arrays["SUBKEEPS"].shape == (462, 64) and arrays["N_SUBKEEPS"].max() == 64
-    assert arrays["ADD_DIE"][: SIX.roll_offset].min() >= 0 and (arrays["ADD_DIE"][SIX.roll_offset :] == -1).all()
+    assert (
+        arrays["ADD_DIE"][: SIX.roll_offset].min() >= 0 and (arrays["ADD_DIE"][SIX.roll_offset :] == -1).all()
+    )
     with pytest.raises(ValueError):
         D.layer(7)
 
@@ -102,7 +104,13 @@ def test_maxi_card_and_spec():
     rules = get_rules("maxi-yatzy")
     assert rules is get_rules("maxi") and rules.id == "maxi"
     assert (rules.n_dice, rules.n_boxes, rules.n_turns, rules.n_rolls) == (6, 20, 20, 462)
-    assert (rules.upper_threshold, rules.upper_bonus, rules.n_flags, rules.joker, rules.bonus) == (75, 50, 1, "none", 0)
+    assert (rules.upper_threshold, rules.upper_bonus, rules.n_flags, rules.joker, rules.bonus) == (
+        75,
+        50,
+        1,
+        "none",
+        0,
+    )
     assert rules.reference_value == 383.305389
     swedish = get_rules("maxi-yatzy+bonus=084/100")
     assert swedish.id == "maxi+bonus=84/100" and (swedish.upper_threshold, swedish.upper_bonus) == (84, 100)
@@ -157,11 +165,15 @@ def test_placement_kernel_equals_the_rules_on_six_dice(spec, keep):
     rng = random.Random(len(spec))
     values = np.random.default_rng(3).uniform(0, 300, (1 << rules.n_boxes, rules.upper_cap + 1, 1))
     roll_counts = SIX.keep_face_counts[SIX.roll_offset :]
-    positions = [(m, r, rng.randrange(rules.upper_cap + 1)) for m in range(1 << rules.n_boxes) for r in range(462)]
+    positions = [
+        (m, r, rng.randrange(rules.upper_cap + 1)) for m in range(1 << rules.n_boxes) for r in range(462)
+    ]
     ms, rs, us = (np.array(col, dtype=np.int64) for col in zip(*positions, strict=True))
     n, nb = len(positions), rules.n_boxes
     ev, scores, bonus = np.empty((n, nb)), np.empty((n, nb), dtype=np.int64), np.empty(n, dtype=np.int64)
-    kernels.placement_values(ms, us, np.zeros(n, dtype=np.int64), rs, values, dp.rule_arrays(rules), ev, scores, bonus)
+    kernels.placement_values(
+        ms, us, np.zeros(n, dtype=np.int64), rs, values, dp.rule_arrays(rules), ev, scores, bonus
+    )
     bad = []
     for i, (mask, r, upper) in enumerate(positions):
         want_ev, want_scores = [-np.inf] * nb, [-1] * nb
@@ -191,7 +203,9 @@ def test_dp_equals_naive_on_reduced_six_dice_cards(name):
     naive = NaiveSolver(rules)
     start = time.perf_counter()
     reachable = naive.reachable_states()
-    computed = {tuple(int(i) for i in idx) for idx in np.argwhere(~np.isnan(values)) if idx[0] != rules.full_mask}
+    computed = {
+        tuple(int(i) for i in idx) for idx in np.argwhere(~np.isnan(values)) if idx[0] != rules.full_mask
+    }
     assert computed == {(m, u, 0) for m, u, _ in reachable if m != rules.full_mask}
     for state in sorted(reachable, key=lambda s: -bin(s[0]).count("1")):
         assert values[state[0], state[1], 0] == pytest.approx(naive.value(state), abs=1e-9, rel=0), state
@@ -248,3 +262,105 @@ def test_full_maxi_value_matches_the_published_one():
     table = load_table("maxi", folder)
     assert table.empty_card_value == pytest.approx(383.305389, abs=3e-5)
     assert table.values.shape == (1 << 20, 76, 1)
+
+
+# --------------------------------------------------------------------------- the surfaces
+#: a reduced Maxi card whose table builds in well under a second: the surfaces' tests play it
+SMALL = "maxi+without=ones,twos,threes,one_pair,two_pairs,three_pairs,four_of_a_kind,five_of_a_kind,large_straight,full_straight,villa,tower,chance"
+
+
+def run(capsys, *argv):
+    from solver.cli.entry import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def small_tables(tmp_path_factory) -> str:
+    from solver.engine.tables import build_table
+
+    folder = tmp_path_factory.mktemp("maxi-tables")
+    build_table(SMALL, folder, progress=False)
+    return str(folder)
+
+
+def test_light_read_of_a_packed_table_is_the_dense_one(small_tables):
+    """The single hint's reader (:class:`PackedValues`, no numpy) gives every state's value as the
+    unpacked table does, NaN where none is computed."""
+    from solver.engine.tables import load_table
+
+    rules = get_rules(SMALL)
+    light, dense = load_table(rules, small_tables, light=True), load_table(rules, small_tables)
+    assert isinstance(light.values, packed.PackedValues)
+    full = np.asarray(dense.values)
+    got = np.array([[light.values[m, u, 0] for u in range(full.shape[1])] for m in range(full.shape[0])])
+    assert got.tobytes() == full[:, :, 0].tobytes()
+    assert np.asarray(light.values).tobytes() == full.tobytes()  # numpy's view of it: unpacked
+
+
+def test_hint_on_six_dice(capsys, small_tables):
+    import json
+
+    code, out, _ = run(capsys, "hint", "--rules", SMALL, "--dice", "6 6 6 5 5 2", "--rolls-left", "0",
+                       "--tables", small_tables, "--json")  # fmt: skip
+    assert code == 0
+    advice = json.loads(out)
+    assert advice["dice"] == "255666" and advice["decision"] == "score"
+    scores = {o["category"]: o["score"] for o in advice["options"]}
+    assert scores == {"fours": 0, "fives": 10, "sixes": 18, "three_of_a_kind": 18, "small_straight": 0,
+                      "full_house": 28, "maxi_yatzy": 0}  # fmt: skip
+    code, out, _ = run(capsys, "hint", "--rules", SMALL, "--dice", "111111", "--rolls-left", "2",
+                       "--tables", small_tables, "--top", "0")  # fmt: skip
+    best = next(line for line in out.splitlines() if line.startswith("Best:"))
+    assert code == 0 and "stop and score 100 in maxi_yatzy" in best
+    assert "reroll all six dice" in out
+    code, _, err = run(
+        capsys, "hint", "--rules", SMALL, "--dice", "11111", "--rolls-left", "2", "--tables", small_tables
+    )
+    assert code == 2 and "need exactly 6 dice, got 5" in err
+
+
+def test_value_on_six_dice_matches_the_dp(capsys, small_tables):
+    import json
+
+    code, out, _ = run(capsys, "value", "--rules", SMALL, "--tables", small_tables, "--json")
+    assert code == 0
+    assert json.loads(out)["ev"] == pytest.approx(dp.solve(get_rules(SMALL))[0, 0, 0], abs=1e-9)
+
+
+def test_simulate_on_six_dice(capsys, small_tables):
+    import json
+
+    rules = get_rules(SMALL)
+    means = {}
+    for bot in ("optimal", "frequent", "random"):
+        code, out, _ = run(capsys, "simulate", "--rules", SMALL, "--bot", bot, "--games", "3000",
+                           "--tables", small_tables, "--json", "--quiet")  # fmt: skip
+        assert code == 0, bot
+        stats = json.loads(out)["stats"]
+        means[bot] = (stats["mean"], stats["standard_error"])
+    # the optimal bot's mean is the table's value, within its error; the simple bots play worse
+    value = dp.solve(rules)[0, 0, 0]
+    assert abs(means["optimal"][0] - value) < 4 * means["optimal"][1]
+    assert means["random"][0] < means["frequent"][0] < means["optimal"][0]
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["simulate", "--bot", "heuristic"], "does not play six dice"),
+        (["simulate", "--regret"], "do not take six dice"),
+        (["hint", "--dice", "123456", "--rolls-left", "1", "--target", "300"], "does not take six dice"),
+        (["distribution"], "does not take six dice"),
+        (["play"], "does not take six dice"),
+        (["match", "--bots", "optimal,random"], "does not take six dice"),
+        (["tables", "build", "--target"], "does not take six dice"),
+        (["export", "--games", "2", "x.jsonl"], "does not take six dice"),
+        (["stats"], "does not take six dice"),
+    ],
+)
+def test_surfaces_without_six_dice_refuse_in_one_line(capsys, small_tables, argv, needle):
+    code, out, err = run(capsys, *argv, "--rules", SMALL)
+    assert code == 2 and needle in err and err.count("\n") == 1, err

@@ -157,7 +157,9 @@ def _refuse_six_dice(args, command: str | None) -> None:
     if words in SIX_DICE_COMMANDS and not getattr(args, "target", False):
         return
     for spec in [specs] if isinstance(specs, str) else specs:
-        get_rules(spec).require_five_dice(f"yahtzee {words}" + (" --target" if getattr(args, "target", False) else ""))
+        get_rules(spec).require_five_dice(
+            f"yahtzee {words}" + (" --target" if getattr(args, "target", False) else "")
+        )
 
 
 def _failure(exc: BaseException) -> str | None:

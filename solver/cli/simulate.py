@@ -225,9 +225,13 @@ def run_simulate(args) -> int:
     if rules.n_dice != 5:  # six dice: the optimal and the table-free bots, ungraded, in this process
         for name in [args.bot] + ([args.vs] if args.vs is not None else []):
             if name.strip().lower() not in ("optimal", "frequent", "random"):
-                raise UsageError(f"bot {name!r} does not play six dice yet ({rules.id}): optimal, frequent or random")
+                raise UsageError(
+                    f"bot {name!r} does not play six dice yet ({rules.id}): optimal, frequent or random"
+                )
         if args.regret or args.worst is not None or args.workers is not None or args.cluster is not None:
-            raise UsageError(f"{rules.id}: --regret, --worst, --workers and --cluster do not take six dice yet")
+            raise UsageError(
+                f"{rules.id}: --regret, --worst, --workers and --cluster do not take six dice yet"
+            )
         args.regret = False
     graded = grades(args, rules)
     if args.worst is not None:

@@ -75,7 +75,8 @@ class DiceLayer:
         self.rolls = self.keeps[self.roll_offset :]
         self.keep_face_counts = tuple(tuple(k.count(f) for f in _FACES) for k in self.keeps)
         self.keep_plus = tuple(
-            tuple(self.keep_index[tuple(sorted(k + (f,)))] for f in _FACES) for k in self.keeps[: self.roll_offset]
+            tuple(self.keep_index[tuple(sorted(k + (f,)))] for f in _FACES)
+            for k in self.keeps[: self.roll_offset]
         )
         self.keep_minus = tuple(
             tuple(self.keep_index[_without(k, f)] for f in _FACES if f in k) for k in self.keeps
@@ -84,7 +85,9 @@ class DiceLayer:
         # the sub-multisets of a sorted roll are its combinations (sorted too), listed in keep order
         self.roll_subkeeps = tuple(
             tuple(
-                sorted({self.keep_index[c] for n in range(n_dice + 1) for c in itertools.combinations(roll, n)})
+                sorted(
+                    {self.keep_index[c] for n in range(n_dice + 1) for c in itertools.combinations(roll, n)}
+                )
             )
             for roll in self.rolls
         )

@@ -25,7 +25,9 @@ class Position:
         if self.rolls_left not in (0, 1, 2):
             raise UsageError(f"rolls left must be 0, 1 or 2, got {shown(self.rolls_left)}")
         if len(self.dice.values) != self.rules.n_dice:
-            raise UsageError(f"{self.rules.id} plays {self.rules.n_dice} dice, got {len(self.dice.values)}: {self.dice}")
+            raise UsageError(
+                f"{self.rules.id} plays {self.rules.n_dice} dice, got {len(self.dice.values)}: {self.dice}"
+            )
         if self.card.is_complete:
             raise UsageError(f"the card is full, there is no move to make: {self.card}")
 

@@ -507,7 +507,9 @@ class RuleSet:
         if N_FACES != 6 or (self.n_dice, dice.n_rolls) not in ((5, 252), (6, 462)):
             raise AssertionError("the kernels assume five (252 rolls) or six (462) six-sided dice")
         if not 0 < self.n_boxes <= self.max_boxes:
-            raise AssertionError(f"the kernels handle 1..{self.max_boxes} boxes, {self.id} has {self.n_boxes}")
+            raise AssertionError(
+                f"the kernels handle 1..{self.max_boxes} boxes, {self.id} has {self.n_boxes}"
+            )
         joker = np.array(self.score_table, dtype=np.int64)
         roll_face = np.zeros(dice.n_rolls, dtype=np.int64)
         for r, roll in enumerate(dice.rolls):
@@ -539,17 +541,21 @@ class RuleSet:
 
     def describe(self) -> dict:
         """Parameters for manifests and ``--json`` output."""
-        return {
-            "id": self.id,
-            "title": self.title,
-            "boxes": list(self.box_names),
-            "upper_threshold": self.upper_threshold,
-            "upper_bonus": self.upper_bonus if self.has_upper_bonus else 0,
-            "bonus": self.bonus,
-            "joker": self.joker,
-            "order": self.order,
-            "all_rolls": self.all_rolls,
-        } | ({"n_dice": self.n_dice} if self.n_dice != N_DICE else {}) | ({"triple": True, "weights": list(self.weights)} if self.triple else {})
+        return (
+            {
+                "id": self.id,
+                "title": self.title,
+                "boxes": list(self.box_names),
+                "upper_threshold": self.upper_threshold,
+                "upper_bonus": self.upper_bonus if self.has_upper_bonus else 0,
+                "bonus": self.bonus,
+                "joker": self.joker,
+                "order": self.order,
+                "all_rolls": self.all_rolls,
+            }
+            | ({"n_dice": self.n_dice} if self.n_dice != N_DICE else {})
+            | ({"triple": True, "weights": list(self.weights)} if self.triple else {})
+        )
 
     def card_text(self) -> str:
         """The card in words: boxes, scoring, bonuses and order (``yahtzee rules SPEC``)."""

@@ -446,7 +446,7 @@ def _checked_packed(files: StoredFiles, light: bool) -> Table:
         want = _IN_RANGE * (n - last) + _ZERO * last
         problem = None
         if got != want or entry.buffer[entry.offset + 8 * (n - last) :] != bytes(8 * last):
-            bad = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), n - last)
+            bad = next((i for i, (x, y) in enumerate(zip(got, want, strict=True)) if x != y), n - last)
             problem = f"stored value {bad} of {n} is impossible ({entry[bad]!r})"
         values = PackedValues(rules, entry)
         if problem is None:
@@ -573,7 +573,9 @@ def build_estimate_text(rules: RuleSet, threads: int | None = None) -> str:
     states = packed_length(rules)
     n = resolve_threads(threads)
     seconds = MAXI_CPU_SECONDS * states / MAXI_STATES / n * machine_probe(threads)
-    when = f"about {5 * round(seconds / 5):.0f} seconds" if seconds < 90 else f"about {seconds / 60:.0f} minutes"
+    when = (
+        f"about {5 * round(seconds / 5):.0f} seconds" if seconds < 90 else f"about {seconds / 60:.0f} minutes"
+    )
     size = 8 * states / 2**20
     peak = MAXI_PEAK_BYTES * states / MAXI_STATES / 2**30
     return (
