@@ -160,6 +160,7 @@ def read_position(rules, card, dice, rolls_left, names: tuple[str, str] = ("dice
     from ..core.rules import get_rules
 
     rules = get_rules(rules)
+    rules.require_five_dice("the score distribution")
     if rules.triple:
         raise UsageError("distribution does not take the triple card (ask for one column's rule set)")
     if (dice is None) != (rolls_left is None):

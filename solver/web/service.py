@@ -231,7 +231,9 @@ class Service:
         if spec is not None and not isinstance(spec, str):
             raise ApiError(400, f"rules must be text like 'yahtzee' or 'yatzy+all-rolls', got {spec!r}")
         try:
-            return get_rules(spec or None)
+            rules = get_rules(spec or None)
+            rules.require_five_dice("the web app")
+            return rules
         except SolverError as exc:
             raise api_error(exc) from None
 
@@ -471,7 +473,8 @@ class Service:
         from ..core.rules import ALIASES, BASES, MODIFIERS, RULE_SETS
 
         return {
-            "bases": {b.id: b.title for b in BASES.values()},
+            # the rule-set picker offers what the web app plays: five dice
+            "bases": {b.id: b.title for b in BASES.values() if b.n_dice == 5},
             "aliases": dict(ALIASES),
             "named": {name: r.id for name, r in RULE_SETS.items()},
             "modifiers": {m.syntax: m.help for m in MODIFIERS.values()},
