@@ -364,3 +364,29 @@ def test_simulate_on_six_dice(capsys, small_tables):
 def test_surfaces_without_six_dice_refuse_in_one_line(capsys, small_tables, argv, needle):
     code, out, err = run(capsys, *argv, "--rules", SMALL)
     assert code == 2 and needle in err and err.count("\n") == 1, err
+
+
+def test_python_surfaces_without_six_dice_refuse():
+    """The Python entry points of what does not take six dice yet raise one usage error."""
+    from solver.core.card import ScoreCard
+    from solver.engine.distribution import score_distribution
+    from solver.play.game import Game
+
+    rules = get_rules(SMALL)
+    with pytest.raises(UsageError, match="does not take six dice"):
+        Game(rules, ["you"])
+    with pytest.raises(UsageError, match="does not take six dice"):
+        score_distribution(ScoreCard.parse("", rules), None)
+    with pytest.raises(UsageError, match="does not take six dice"):
+        from solver.play.gym_env import YahtzeeEnv
+
+        YahtzeeEnv(rules)
+
+
+def test_web_app_does_not_offer_six_dice():
+    from solver.web.service import ApiError, Service
+
+    assert "maxi" not in Service.rules_list()["bases"] and "yatzy" in Service.rules_list()["bases"]
+    with pytest.raises(ApiError) as err:
+        Service.rules(object.__new__(Service), "maxi")
+    assert err.value.status == 400 and "does not take six dice" in err.value.message

@@ -239,6 +239,7 @@ def score_distribution(
     from ..core.threads import Workers
 
     rules = card.rules
+    rules.require_five_dice("the score distribution")
     table = dp.kernel_values(values)
     count_width = _COUNT_BASE * (len(rules.five_kind_rows) + 1) if outcomes and rules.five_kind_rows else 0
     with Workers(threads) as workers:
