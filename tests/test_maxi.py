@@ -390,3 +390,29 @@ def test_web_app_does_not_offer_six_dice():
     with pytest.raises(ApiError) as err:
         Service.rules(object.__new__(Service), "maxi")
     assert err.value.status == 400 and "does not take six dice" in err.value.message
+
+
+def test_a_damaged_packed_table_is_refused_by_both_readers(tmp_path):
+    """A value made NaN in the file: the single hint's reader (no sha256 for a packed table)
+    finds it by its bytes, the full reader by the checksum."""
+    import struct
+
+    from solver.core.errors import TableError
+    from solver.engine.store import ValueFile
+    from solver.engine.tables import build_table, load_table
+
+    rules = get_rules(SMALL)
+    build_table(rules, tmp_path, progress=False)
+    npy = tmp_path / f"{rules.id}.npy"
+    opened = ValueFile.open(npy)
+    offset = opened.offset
+    opened.close()
+    data = bytearray(npy.read_bytes())
+    data[offset + 8 * 7 : offset + 8 * 8] = struct.pack("<d", float("nan"))
+    npy.write_bytes(bytes(data))
+    with pytest.raises(TableError, match="impossible"):
+        load_table(rules, tmp_path, light=True)
+    with pytest.raises(TableError, match="sha256"):
+        load_table(rules, tmp_path)
+    with pytest.raises(TableError, match="impossible"):
+        load_table(rules, tmp_path, check_hash=False)
