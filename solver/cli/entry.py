@@ -152,14 +152,13 @@ def _refuse_six_dice(args, command: str | None) -> None:
     specs = getattr(args, "rules", None)
     if specs is None:
         return
-    sub = getattr(args, "tables_command", None) or getattr(args, "action", None)
-    words = f"{command} {sub}" if command == "tables" and isinstance(sub, str) else command
-    if words in SIX_DICE_COMMANDS and not getattr(args, "target", False):
+    sub = getattr(args, "tables_command", None)
+    words = (command, sub) if command == "tables" and isinstance(sub, str) else (command,)
+    target = getattr(args, "target", None) not in (None, False)  # hint's T, tables build's flag
+    if words in SIX_DICE_COMMANDS and not target:
         return
     for spec in [specs] if isinstance(specs, str) else specs:
-        get_rules(spec).require_five_dice(
-            f"yahtzee {words}" + (" --target" if getattr(args, "target", False) else "")
-        )
+        get_rules(spec).require_five_dice(f"yahtzee {' '.join(words)}" + (" --target" if target else ""))
 
 
 def _failure(exc: BaseException) -> str | None:

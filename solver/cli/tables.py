@@ -87,8 +87,9 @@ def _selected(args, default_all_built: bool = False):
 
 def run_build(args) -> int:
     from ..core.errors import TableError, UsageError
+    from ..engine.estimates import build_estimate_text
     from ..engine.packed import is_packed
-    from ..engine.tables import build_estimate_text, build_table, load_table, resolve_dir
+    from ..engine.tables import build_table, load_table, resolve_dir
 
     check_threads(args.threads)
     if args.t_max is not None and not args.target:

@@ -52,7 +52,11 @@ MAX_BOXES = 18
 MAX_BOXES_SIX = 20
 MAX_DICE = max(DICE_COUNTS)
 #: the commands that take six dice (Maxi Yatzy) so far; the others refuse them (one line, exit 2)
-SIX_DICE_COMMANDS = ("rules", "tables build", "tables verify", "tables delete", "value", "hint", "simulate")
+#: (each a command's words: a tables action after "tables", which the CLI's remedy module words)
+SIX_DICE_COMMANDS = (
+    ("rules",), ("tables", "build"), ("tables", "verify"), ("tables", "delete"), ("value",), ("hint",),
+    ("simulate",),
+)  # fmt: skip
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 
@@ -329,7 +333,7 @@ class RuleSet:
         if self.n_dice != N_DICE:
             raise UsageError(
                 f"{what} does not take six dice yet ({self.id}); Maxi Yatzy has "
-                f"{', '.join(SIX_DICE_COMMANDS)}"
+                f"{', '.join(' '.join(words) for words in SIX_DICE_COMMANDS)}"
             )
 
     @property

@@ -473,8 +473,7 @@ class Service:
         from ..core.rules import ALIASES, BASES, MODIFIERS, RULE_SETS
 
         return {
-            # the rule-set picker offers what the web app plays: five dice
-            "bases": {b.id: b.title for b in BASES.values() if b.n_dice == 5},
+            "bases": {b.id: b.title for b in BASES.values()},
             "aliases": dict(ALIASES),
             "named": {name: r.id for name, r in RULE_SETS.items()},
             "modifiers": {m.syntax: m.help for m in MODIFIERS.values()},
