@@ -10,7 +10,9 @@ from ..core.rules import RuleSet
 
 #: what building the maxi table takes, measured on the 2-core machine (``benchmarks/bench_maxi.py``):
 #: the DP's CPU seconds, its peak memory, its file; other six-dice rule sets scale by their states
-MAXI_CPU_SECONDS = 110.0  # the whole command: 109.9 CPU s at load 2.4-3.2, the DP 102.7 at load 6-8 (2026-12-03)
+MAXI_CPU_SECONDS = (
+    110.0  # the whole command: 109.9 CPU s at load 2.4-3.2, the DP 102.7 at load 6-8 (2026-12-03)
+)
 MAXI_PEAK_BYTES = 1_450_000_000  # the whole command: 1,383-1,397 MiB measured
 MAXI_STATES = 36_864_000
 
