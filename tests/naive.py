@@ -41,15 +41,16 @@ def outcomes(n: int) -> tuple[tuple[Dice, float], ...]:
 
 @cache
 def proper_subkeeps(dice: Dice) -> tuple[Dice, ...]:
-    """Every distinct multiset of fewer than five of ``dice`` (what may be kept for a reroll)."""
+    """Every distinct multiset of fewer than all of ``dice`` (what may be kept for a reroll)."""
     subs = {tuple(sorted(c)) for n in range(len(dice)) for c in itertools.combinations(dice, n)}
     return tuple(sorted(subs))
 
 
 @cache
-def after_reroll(keep: Dice) -> tuple[tuple[Dice, float], ...]:
-    """The five dice one may hold after keeping ``keep`` and rolling the others, with probabilities."""
-    return tuple((tuple(sorted(keep + new)), p) for new, p in outcomes(5 - len(keep)))
+def after_reroll(keep: Dice, n_dice: int = 5) -> tuple[tuple[Dice, float], ...]:
+    """The ``n_dice`` dice one may hold after keeping ``keep`` and rolling the others, with
+    probabilities."""
+    return tuple((tuple(sorted(keep + new)), p) for new, p in outcomes(n_dice - len(keep)))
 
 
 def counts_of(dice: Dice) -> tuple[int, ...]:
@@ -95,14 +96,14 @@ class NaiveTurn:
         value = self._reroll.get(key)
         if value is None:
             value = self._reroll[key] = sum(
-                p * self.hold(dice, rerolls - 1) for dice, p in after_reroll(keep)
+                p * self.hold(dice, rerolls - 1) for dice, p in after_reroll(keep, self.solver.rules.n_dice)
             )
         return value
 
     @property
     def value(self) -> float:
-        """Before the first roll: roll all five, then two rerolls are allowed."""
-        return sum(p * self.hold(dice, 2) for dice, p in outcomes(5))
+        """Before the first roll: roll all the dice (five, or six), then two rerolls are allowed."""
+        return sum(p * self.hold(dice, 2) for dice, p in outcomes(self.solver.rules.n_dice))
 
 
 class NaiveSolver:
@@ -159,7 +160,7 @@ class NaiveSolver:
             state = queue.popleft()
             if state[0] == self.full:
                 continue
-            for dice, _ in outcomes(5):
+            for dice, _ in outcomes(self.rules.n_dice):
                 for _, nxt in self.moves(state, dice):
                     if nxt not in seen:
                         seen.add(nxt)

@@ -104,8 +104,8 @@ def test_default_and_unknown_rules():
     assert set(RULE_SETS) == set(ALL_IDS)  # the rule sets of 1.0, by their historical ids
     assert all(RULE_SETS[rid] is get_rules(rid) for rid in ALL_IDS)
     with pytest.raises(UnknownRulesError) as info:
-        get_rules("maxi-yatzy")
-    assert "maxi-yatzy" in str(info.value)
+        get_rules("mega-yatzy")
+    assert "mega-yatzy" in str(info.value)
     with pytest.raises(UsageError):
         get_rules("yatzy+maxi")
     with pytest.raises(UnknownRulesError):

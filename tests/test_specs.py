@@ -125,7 +125,7 @@ _YATZY_LOWER = ",".join(n for n in get_rules("yatzy").box_names if n not in UPPE
         ("yatzy+bogus", ["bogus"]),
         ("yatzy+", ["modifier"]),
         ("bogus+all-rolls", ["bogus"]),
-        ("maxi-yatzy", ["maxi-yatzy"]),
+        ("mega-yatzy", ["mega-yatzy"]),
         # a modifier twice
         ("yatzy+all-rolls+all-rolls", ["all-rolls", "twice"]),
         ("yatzy+order=down+order=up", ["order", "twice"]),
@@ -158,7 +158,7 @@ def test_conflicts_are_one_line_usage_errors(spec, needles):
 
 
 def test_unknown_names_are_unknown_rules_errors():
-    for spec in ("yatzy+bogus", "bogus", "maxi-yatzy", "triple-yahtzee"):
+    for spec in ("yatzy+bogus", "bogus", "mega-yatzy", "triple-yahtzee"):
         with pytest.raises(UnknownRulesError):
             get_rules(spec)
 
@@ -260,7 +260,7 @@ def test_describe_modifiers_lists_every_base_and_modifier():
     assert set(MODIFIERS) >= {"all-rolls", "extra-bonus", "yatzy-rows", "order", "lower-only", "without"}
     assert "triple" in MODIFIERS
     yahtzees = {"yahtzee", "yahtzee-free-joker", "yahtzee-no-joker", "yahtzee-no-bonus"}
-    assert set(BASES) == yahtzees | {"yatzy", "yacht"}
+    assert set(BASES) == yahtzees | {"yatzy", "yacht", "maxi"}
 
 
 # --------------------------------------------------------------------------- the fill order by hand

@@ -72,6 +72,8 @@ class Option:
     #: the best option's value under the advice's objective minus this one's (>= 0; ``regret``
     #: under expected score); every advisor sets it
     loss: float | None = None
+    #: the dice rolled (a keep of all of them means stopping): 5, or 6 for Maxi Yatzy
+    n_dice: int = 5
 
     @classmethod
     def _ranked(
@@ -134,15 +136,15 @@ class Option:
             extra = f" (+{self.bonus} Yahtzee bonus)" if self.bonus else ""
             where = f" of column {self.column} (x{self.weight})" if self.column is not None else ""
             return f"score {self.score} in {label(self.category)}{where}{extra}"
-        n = D.N_DICE - len(self.keep)
+        n = self.n_dice - len(self.keep)
         if n == 0:
             where = (
                 f" {self.stop_score} in {label(self.stop_category)}" if self.stop_category is not None else ""
             )
             return f"keep {' '.join(map(str, self.keep))} \u2014 stop and score{where}"
         if not self.keep:
-            return "reroll all five dice"
-        words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"}
+            return f"reroll all {'six' if n == 6 else 'five'} dice"
+        words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice", 5: "five dice"}
         return f"keep {' '.join(map(str, self.keep))}, reroll {words[n]}"
 
     def to_json(self) -> dict:
@@ -407,8 +409,10 @@ class Advisor:
                 )
         else:
             ev = tv.e0 if position.rolls_left == 1 else tv.e1
-            stop = D.ROLL_OFFSET + dice.index
-            for k in reversed(D.ROLL_SUBKEEPS[dice.index]):
+            layer = self.rules.dice
+            stop = layer.roll_offset + dice.index
+            keeps = layer.keeps
+            for k in reversed(layer.roll_subkeeps[dice.index]):
                 if k == stop:
                     if self.rules.all_rolls:
                         continue  # all three rolls must be used
@@ -419,10 +423,10 @@ class Advisor:
                     if where is not None:
                         category, score = where
                         raw.append(
-                            (ev[k], {"keep": D.KEEPS[k], "stop_category": category, "stop_score": score})
+                            (ev[k], {"keep": keeps[k], "stop_category": category, "stop_score": score})
                         )
                         continue
-                raw.append((ev[k], {"keep": D.KEEPS[k]}))
+                raw.append((ev[k], {"keep": keeps[k]}))
         return ranked_advice(position, base, raw)
 
 
@@ -440,6 +444,7 @@ def ranked_advice(position: Position, base: float, raw: list[tuple[float, dict]]
             regret=regret_of(best_ev, raw[i][0]),
             best=regret_of(best_ev, raw[i][0]) == 0.0,
             loss=regret_of(best_ev, raw[i][0]),
+            n_dice=position.rules.n_dice,
             **raw[i][1],
         )
         for i in order
@@ -543,7 +548,7 @@ def probability_of(tv: TurnValues, option: Option, rolls_left: int, rules: RuleS
     """An option's value in the units of ``tv`` (a probability for target or win play)."""
     if option.keep is None:
         return tv.placement_value(rules.box_index[option.category], option.score, option.bonus)
-    return (tv.e0 if rolls_left == 1 else tv.e1)[D.keep_index(option.keep)]
+    return (tv.e0 if rolls_left == 1 else tv.e1)[D.keep_index(option.keep, rules.n_dice)]
 
 
 def ranked_by_objective(
@@ -571,7 +576,7 @@ def ranked_by_objective(
             p = constant
         else:
             p = probability_of(tv, option, rolls_left, rules)
-            if option.keep is not None and len(option.keep) == D.N_DICE:
+            if option.keep is not None and len(option.keep) == rules.n_dice:
                 stop = stop_of(tv, position.card, position.dice)
         scored.append((p, option))
     scored.sort(key=lambda item: (-round(item[0], 12), -item[1].ev))
@@ -580,7 +585,7 @@ def ranked_by_objective(
     for p, option in scored:
         made = dict(option.__dict__)
         made.update({objective.field: p, "best": best_p - p <= TARGET_TIE, "loss": best_p - p})
-        if option.keep is not None and len(option.keep) == D.N_DICE and stop is not None:
+        if option.keep is not None and len(option.keep) == rules.n_dice and stop is not None:
             made["stop_category"], made["stop_score"] = stop
         options.append(Option(**made))
     return Advice(position, tuple(options), objective, capped_at)

@@ -116,6 +116,7 @@ def _run(argv: list[str]) -> int:
         except SystemExit as exc:  # argparse --help / usage errors
             code = int(exc.code or 0)
         else:
+            _refuse_six_dice(args, _command_of(argv))
             code = int(_with_compile_bar(args, _command_of(argv)))
         sys.stdout.flush()  # a full disk shows here, not after main has returned
         return code
@@ -141,6 +142,23 @@ def _run(argv: list[str]) -> int:
         _flush_or_drop()
         _say(f"yahtzee: error: {printable(message)}")
         return 1
+
+
+def _refuse_six_dice(args, command: str | None) -> None:
+    """A usage error when a command that does not take six dice yet is given a six-dice rule set
+    (``--rules maxi``): one line naming the commands that do, not a crash deep inside."""
+    from ..core.rules import SIX_DICE_COMMANDS, get_rules
+
+    specs = getattr(args, "rules", None)
+    if specs is None:
+        return
+    sub = getattr(args, "tables_command", None)
+    words = (command, sub) if command == "tables" and isinstance(sub, str) else (command,)
+    target = getattr(args, "target", None) not in (None, False)  # hint's T, tables build's flag
+    if words in SIX_DICE_COMMANDS and not target:
+        return
+    for spec in [specs] if isinstance(specs, str) else specs:
+        get_rules(spec).require_five_dice(f"yahtzee {' '.join(words)}" + (" --target" if target else ""))
 
 
 def _failure(exc: BaseException) -> str | None:

@@ -72,7 +72,7 @@ def run_hint(args) -> int:
             raise UsageError(
                 f"--batch reads positions (as JSON lines) from the file; do not give {', '.join(given)}"
             )
-        get_rules(args.rules)  # an unknown default rule set is a usage error, not one error per line
+        get_rules(args.rules).require_five_dice("hint --batch")  # an unknown rule set: one usage error
         return run_batch(args)
     if not args.dice or args.rolls_left is None:
         raise UsageError("hint needs --dice and --rolls-left (or --batch FILE)")
@@ -81,6 +81,8 @@ def run_hint(args) -> int:
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
     position = Position.parse(args.card, args.dice, args.rolls_left, args.rules)  # validate before any build
+    if args.target is not None or args.opponent_card is not None:
+        position.rules.require_five_dice("hint --target / --opponent-card")
     if position.rules.triple:
         _no_target(args)
     if args.opponent_card is not None and args.target is not None:

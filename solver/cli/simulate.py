@@ -222,6 +222,17 @@ def run_simulate(args) -> int:
         from ..play.distributed import parse_cluster_address
 
         parse_cluster_address(args.cluster)
+    if rules.n_dice != 5:  # six dice: the optimal and the table-free bots, ungraded, in this process
+        for name in [args.bot] + ([args.vs] if args.vs is not None else []):
+            if name.strip().lower() not in ("optimal", "frequent", "random"):
+                raise UsageError(
+                    f"bot {name!r} does not play six dice yet ({rules.id}): optimal, frequent or random"
+                )
+        if args.regret or args.worst is not None or args.workers is not None or args.cluster is not None:
+            raise UsageError(
+                f"{rules.id}: --regret, --worst, --workers and --cluster do not take six dice yet"
+            )
+        args.regret = False
     graded = grades(args, rules)
     if args.worst is not None:
         check_output("--worst", args.worst)
@@ -449,7 +460,8 @@ def _summary_lines(result) -> list[str]:
         f"p95 {s['p95']:g}, max {s['max']}",
         f"  upper bonus   {100 * s['upper_bonus_rate']:6.2f}% of games",
     ]
-    lines.append(f"  Yahtzee       {100 * s['yahtzee_rate']:6.2f}% of games (at least one scored 50)")
+    if rules.n_dice == 5:  # six dice have no row paying 50 (their mean per box shows maxi_yatzy)
+        lines.append(f"  Yahtzee       {100 * s['yahtzee_rate']:6.2f}% of games (at least one scored 50)")
     if rules.bonus:
         lines.append(f"  bonuses       {s['mean_yahtzee_bonuses']:7.4f} extra-Yahtzee bonuses per game")
     lines.append("  mean per box:")

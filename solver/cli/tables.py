@@ -87,6 +87,8 @@ def _selected(args, default_all_built: bool = False):
 
 def run_build(args) -> int:
     from ..core.errors import TableError, UsageError
+    from ..engine.estimates import build_estimate_text
+    from ..engine.packed import is_packed
     from ..engine.tables import build_table, load_table, resolve_dir
 
     check_threads(args.threads)
@@ -102,6 +104,8 @@ def run_build(args) -> int:
                 continue
             except TableError:
                 pass
+        if not args.quiet and is_packed(rules):  # a long build: say how long before it starts
+            print(fit(build_estimate_text(rules, args.threads)), file=sys.stderr)
         table = build_table(rules, args.tables, progress=not args.quiet, threads=args.threads)
         m = table.manifest
         print(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bounded import clipped, parse_whole, shown
-from .dice import Dice
+from .dice import Dice, dice_class
 from .errors import CardError, IllegalMoveError
 from .rules import RuleSet, get_rules
 
@@ -67,7 +67,7 @@ def placement_note(card, dice: Dice | str) -> str | None:
     every open box takes it.  ``card``: a :class:`ScoreCard` or a triple card (a sentence per
     column that restricts).  Derived from the legal placements, so it says what the
     rule set's rules decided (the Joker rule, a fill order), never a second copy of them."""
-    dice = Dice.parse(dice)
+    dice = dice_class(card.rules.n_dice).parse(dice)
     if hasattr(card, "columns"):  # the triple card: each column has its own Yahtzee box
         notes = [(k, placement_note(col, dice)) for k, col in enumerate(card.columns, 1)]
         return " ".join(f"Column {k}: {note}" for k, note in notes if note) or None
@@ -315,7 +315,7 @@ class ScoreCard:
 
     def placements(self, dice: Dice | str) -> list[Placement]:
         """Every box this roll may legally go in, in card order, with its score."""
-        dice = Dice.parse(dice)
+        dice = dice_class(self.rules.n_dice).parse(dice)
         names = self.rules.box_names
         return [
             Placement(names[b], s, bonus)
@@ -332,7 +332,7 @@ class ScoreCard:
         Raises :class:`IllegalMoveError` for a filled box or a placement the
         Joker rule (or forced order) forbids.
         """
-        dice = Dice.parse(dice)
+        dice = dice_class(self.rules.n_dice).parse(dice)
         b = self._box(box)
         name = self.rules.box_names[b]
         if self.scores[b] is not None:

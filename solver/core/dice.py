@@ -1,4 +1,4 @@
-"""Dice combinatorics: five six-sided dice as multisets.
+"""Dice combinatorics: five (or six, :func:`layer`) six-sided dice as multisets.
 
 Order never matters for scoring, so dice are multisets.  There are 462
 multisets of 0 to 5 dice ("keeps") and 252 of exactly 5 dice ("rolls").  Keeps
@@ -37,28 +37,17 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .bounded import clipped, parse_whole, shown
 from .errors import DiceError
 
 N_DICE = 5
 N_FACES = 6
-
-
-def _enumerate_keeps() -> list[tuple[int, ...]]:
-    keeps: list[tuple[int, ...]] = []
-    for size in range(N_DICE + 1):
-        keeps.extend(itertools.combinations_with_replacement(range(1, N_FACES + 1), size))
-    return keeps
-
-
-KEEPS: tuple[tuple[int, ...], ...] = tuple(_enumerate_keeps())
-KEEP_INDEX: dict[tuple[int, ...], int] = {keep: i for i, keep in enumerate(KEEPS)}
-N_KEEPS = len(KEEPS)  # 462
-ROLL_OFFSET = sum(1 for k in KEEPS if len(k) < N_DICE)  # 210
-N_ROLLS = N_KEEPS - ROLL_OFFSET  # 252
-ROLLS: tuple[tuple[int, ...], ...] = KEEPS[ROLL_OFFSET:]
+#: the dice counts the engine knows: five (the Yahtzee family) and six (Maxi Yatzy)
+DICE_COUNTS = (5, 6)
 _FACES = range(1, N_FACES + 1)
+_ARRAY_NAMES = ("KEEP_COUNTS", "KEEP_SIZE", "ADD_DIE", "REMOVE_DIE", "ROLL_PROB", "SUBKEEPS", "N_SUBKEEPS")
 
 
 def _without(keep: tuple[int, ...], face: int) -> tuple[int, ...]:
@@ -66,61 +55,113 @@ def _without(keep: tuple[int, ...], face: int) -> tuple[int, ...]:
     return keep[:i] + keep[i + 1 :]
 
 
-KEEP_FACE_COUNTS: tuple[tuple[int, ...], ...] = tuple(tuple(k.count(f) for f in _FACES) for k in KEEPS)
-KEEP_PLUS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(KEEP_INDEX[tuple(sorted(k + (f,)))] for f in _FACES) for k in KEEPS[:ROLL_OFFSET]
-)
-KEEP_MINUS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(KEEP_INDEX[_without(k, f)] for f in _FACES if f in k) for k in KEEPS
-)
+class DiceLayer:
+    """The keeps and rolls of ``n_dice`` six-sided dice (the module docstring's tuples and,
+    on first use of :attr:`arrays`, its numpy arrays), indexed the same way for every count:
+    by size, then lexicographically.  The keeps of at most five dice are a prefix of the six-dice
+    keeps, so a keep has the same index in both layers.  Five dice: 462 keeps, 252 rolls; six:
+    924 keeps, 462 rolls.  Made once per count (:func:`layer`)."""
+
+    def __init__(self, n_dice: int) -> None:
+        self.n_dice = n_dice
+        keeps: list[tuple[int, ...]] = []
+        for size in range(n_dice + 1):
+            keeps.extend(itertools.combinations_with_replacement(_FACES, size))
+        self.keeps: tuple[tuple[int, ...], ...] = tuple(keeps)
+        self.keep_index: dict[tuple[int, ...], int] = {keep: i for i, keep in enumerate(self.keeps)}
+        self.n_keeps = len(self.keeps)
+        self.roll_offset = sum(1 for k in self.keeps if len(k) < n_dice)
+        self.n_rolls = self.n_keeps - self.roll_offset
+        self.rolls = self.keeps[self.roll_offset :]
+        self.keep_face_counts = tuple(tuple(k.count(f) for f in _FACES) for k in self.keeps)
+        self.keep_plus = tuple(
+            tuple(self.keep_index[tuple(sorted(k + (f,)))] for f in _FACES)
+            for k in self.keeps[: self.roll_offset]
+        )
+        self.keep_minus = tuple(
+            tuple(self.keep_index[_without(k, f)] for f in _FACES if f in k) for k in self.keeps
+        )
+        self.roll_probs = tuple(self._roll_prob(roll) for roll in self.rolls)
+        # the sub-multisets of a sorted roll are its combinations (sorted too), listed in keep order
+        self.roll_subkeeps = tuple(
+            tuple(
+                sorted(
+                    {self.keep_index[c] for n in range(n_dice + 1) for c in itertools.combinations(roll, n)}
+                )
+            )
+            for roll in self.rolls
+        )
+        self._arrays: dict | None = None
+
+    def _roll_prob(self, roll: tuple[int, ...]) -> float:
+        ways = math.factorial(self.n_dice)
+        for f in _FACES:
+            ways //= math.factorial(roll.count(f))
+        return ways / N_FACES**self.n_dice
+
+    @property
+    def arrays(self) -> dict:
+        """The numpy arrays of the module docstring by name (read-only; numpy imported here)."""
+        if self._arrays is None:
+            self._arrays = self._build_arrays()
+        return self._arrays
+
+    def _build_arrays(self) -> dict:
+        import numpy as np
+
+        n_keeps, offset = self.n_keeps, self.roll_offset
+        counts = np.array(self.keep_face_counts, dtype=np.int64)
+        size = np.array([len(k) for k in self.keeps], dtype=np.int64)
+        add = np.full((n_keeps, N_FACES), -1, dtype=np.int64)
+        add[:offset] = self.keep_plus
+        remove = np.full((n_keeps, N_FACES), -1, dtype=np.int64)
+        for i, keep in enumerate(self.keeps):
+            for f, j in zip(sorted(set(keep)), self.keep_minus[i], strict=True):
+                remove[i, f - 1] = j
+        prob = np.array(self.roll_probs, dtype=np.float64)
+        subkeeps = np.full((self.n_rolls, 2**self.n_dice), -1, dtype=np.int64)
+        for r, subs in enumerate(self.roll_subkeeps):
+            subkeeps[r, : len(subs)] = subs
+        n_sub = np.array([len(subs) for subs in self.roll_subkeeps], dtype=np.int64)
+        arrays = (counts, size, add, remove, prob, subkeeps, n_sub)
+        for a in arrays:
+            a.setflags(write=False)
+        return dict(zip(_ARRAY_NAMES, arrays, strict=True))
 
 
-def _roll_prob(roll: tuple[int, ...]) -> float:
-    ways = math.factorial(N_DICE)
-    for f in _FACES:
-        ways //= math.factorial(roll.count(f))
-    return ways / N_FACES**N_DICE
+_LAYERS: dict[int, DiceLayer] = {}
 
 
-ROLL_PROBS: tuple[float, ...] = tuple(_roll_prob(roll) for roll in ROLLS)
-# the sub-multisets of a sorted roll are its combinations (sorted too), listed in keep order
-ROLL_SUBKEEPS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted({KEEP_INDEX[c] for n in range(N_DICE + 1) for c in itertools.combinations(roll, n)}))
-    for roll in ROLLS
-)
+def layer(n_dice: int = N_DICE) -> DiceLayer:
+    """The dice layer of ``n_dice`` dice (one of :data:`DICE_COUNTS`), made on first use."""
+    found = _LAYERS.get(n_dice)
+    if found is None:
+        if n_dice not in DICE_COUNTS:
+            raise ValueError(f"no dice layer for {n_dice} dice (known: {DICE_COUNTS})")
+        found = _LAYERS.setdefault(n_dice, DiceLayer(n_dice))  # a racing thread's equal layer is dropped
+    return found
 
-_ARRAY_NAMES = ("KEEP_COUNTS", "KEEP_SIZE", "ADD_DIE", "REMOVE_DIE", "ROLL_PROB", "SUBKEEPS", "N_SUBKEEPS")
 
-
-def _build_arrays() -> dict:
-    """The numpy arrays of the module docstring, from the tuples (read-only)."""
-    import numpy as np
-
-    counts = np.array(KEEP_FACE_COUNTS, dtype=np.int64)
-    size = np.array([len(k) for k in KEEPS], dtype=np.int64)
-    add = np.full((N_KEEPS, N_FACES), -1, dtype=np.int64)
-    add[:ROLL_OFFSET] = KEEP_PLUS
-    remove = np.full((N_KEEPS, N_FACES), -1, dtype=np.int64)
-    for i, keep in enumerate(KEEPS):
-        for f, j in zip(sorted(set(keep)), KEEP_MINUS[i], strict=True):
-            remove[i, f - 1] = j
-    prob = np.array(ROLL_PROBS, dtype=np.float64)
-    subkeeps = np.full((N_ROLLS, 2**N_DICE), -1, dtype=np.int64)
-    for r, subs in enumerate(ROLL_SUBKEEPS):
-        subkeeps[r, : len(subs)] = subs
-    n_sub = np.array([len(subs) for subs in ROLL_SUBKEEPS], dtype=np.int64)
-    arrays = (counts, size, add, remove, prob, subkeeps, n_sub)
-    for a in arrays:
-        a.setflags(write=False)
-    return dict(zip(_ARRAY_NAMES, arrays, strict=True))
+_FIVE = layer(N_DICE)
+KEEPS: tuple[tuple[int, ...], ...] = _FIVE.keeps
+KEEP_INDEX: dict[tuple[int, ...], int] = _FIVE.keep_index
+N_KEEPS = _FIVE.n_keeps  # 462
+ROLL_OFFSET = _FIVE.roll_offset  # 210
+N_ROLLS = _FIVE.n_rolls  # 252
+ROLLS: tuple[tuple[int, ...], ...] = _FIVE.rolls
+KEEP_FACE_COUNTS: tuple[tuple[int, ...], ...] = _FIVE.keep_face_counts
+KEEP_PLUS: tuple[tuple[int, ...], ...] = _FIVE.keep_plus
+KEEP_MINUS: tuple[tuple[int, ...], ...] = _FIVE.keep_minus
+ROLL_PROBS: tuple[float, ...] = _FIVE.roll_probs
+ROLL_SUBKEEPS: tuple[tuple[int, ...], ...] = _FIVE.roll_subkeeps
 
 
 def __getattr__(name: str):
     # PEP 562: the numpy arrays are made (and numpy imported) on first use only
     if name in _ARRAY_NAMES:
         module = globals()
-        for key, array in _build_arrays().items():
-            module.setdefault(key, array)  # should two threads race here, both see the first arrays
+        for key, array in _FIVE.arrays.items():
+            module.setdefault(key, array)
         return module[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -136,18 +177,20 @@ _SEPARATORS = re.compile(r"[\s,]+")
 
 @dataclass(frozen=True, order=True)
 class Dice:
-    """Five dice, kept sorted (order never changes a score).
+    """Five dice, kept sorted (order never changes a score); :class:`SixDice` six.
 
     ``Dice.parse("33456")``, ``Dice.parse("3 3 4 5 6")`` and ``Dice.parse("3,3,4,5,6")``
     are the same; ``str()`` gives the compact form ``"33456"``.
     """
 
     values: tuple[int, ...]
+    #: how many dice (a class's: :func:`dice_class`)
+    n_dice: ClassVar[int] = N_DICE
 
     def __post_init__(self) -> None:
         values = tuple(self.values)
-        if len(values) != N_DICE:
-            raise DiceError(f"need exactly {N_DICE} dice, got {len(values)}: {_show(values)}")
+        if len(values) != self.n_dice:
+            raise DiceError(f"need exactly {self.n_dice} dice, got {len(values)}: {_show(values)}")
         for v in values:
             if not _is_integer(v) or not 1 <= v <= N_FACES:
                 raise DiceError(f"die value {shown(v)} is not a face from 1 to {N_FACES}")
@@ -157,6 +200,8 @@ class Dice:
     def parse(cls, text: str | Dice | list[int] | tuple[int, ...]) -> Dice:
         """Read dice from ``"33456"``, ``"3 3 4 5 6"``, ``"3,3,4,5,6"`` or a sequence of ints."""
         if isinstance(text, Dice):
+            if len(text.values) != cls.n_dice:
+                raise DiceError(f"need exactly {cls.n_dice} dice, got {len(text.values)}: {text}")
             return text
         if not isinstance(text, str):
             try:
@@ -166,16 +211,17 @@ class Dice:
                     f"dice must be text like '33456' or a sequence of faces, got {text!r}"
                 ) from None
             return cls(values)
-        return cls(parse_faces(text))
+        return cls(parse_faces(text, n_dice=cls.n_dice))
 
     @classmethod
     def from_index(cls, roll_index: int) -> Dice:
-        return cls(ROLLS[roll_index])
+        return cls(layer(cls.n_dice).rolls[roll_index])
 
     @property
     def index(self) -> int:
-        """Roll index 0..251 into the solver's arrays."""
-        return KEEP_INDEX[self.values] - ROLL_OFFSET
+        """Roll index into the solver's arrays: 0..251 (five dice), 0..461 (six)."""
+        d = layer(self.n_dice)
+        return d.keep_index[self.values] - d.roll_offset
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -193,6 +239,21 @@ class Dice:
         return iter(self.values)
 
 
+class SixDice(Dice):
+    """Six dice (Maxi Yatzy), kept sorted: ``SixDice.parse("334566")``."""
+
+    n_dice: ClassVar[int] = 6
+
+
+def dice_class(n_dice: int) -> type[Dice]:
+    """The dice class of ``n_dice`` dice: :class:`Dice` (five) or :class:`SixDice`."""
+    if n_dice == 6:
+        return SixDice
+    if n_dice != N_DICE:
+        raise ValueError(f"no dice of {n_dice}")
+    return Dice
+
+
 def _is_integer(v) -> bool:
     """An int or a numpy integer, not a bool (numpy is only looked for when already imported)."""
     if isinstance(v, int):
@@ -207,11 +268,11 @@ def _show(values) -> str:
     return clipped(text) or "(none)"
 
 
-def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
+def parse_faces(text: str, *, allow_any_count: bool = False, n_dice: int = N_DICE) -> tuple[int, ...]:
     """Parse faces written as ``"3345"``, ``"3 3 4 5"`` or ``"3,3,4,5"``.
 
     Raises :class:`DiceError` naming the first value that is not a face 1..6,
-    and (unless ``allow_any_count``) when there are not exactly five.
+    and (unless ``allow_any_count``) when there are not exactly ``n_dice`` (five).
     """
     tokens = []
     for chunk in _SEPARATORS.split(text.strip()):
@@ -229,8 +290,8 @@ def parse_faces(text: str, *, allow_any_count: bool = False) -> tuple[int, ...]:
             raise DiceError(
                 f"die value {shown(token)} is not a face from 1 to {N_FACES} (in {shown(text)})"
             ) from None
-    if not allow_any_count and len(faces) != N_DICE:
-        raise DiceError(f"need exactly {N_DICE} dice, got {len(faces)}: {shown(text)}")
+    if not allow_any_count and len(faces) != n_dice:
+        raise DiceError(f"need exactly {n_dice} dice, got {len(faces)}: {shown(text)}")
     return tuple(faces)
 
 
@@ -244,10 +305,10 @@ def is_sub_multiset(keep, values) -> bool:
     return True
 
 
-def keep_index(faces) -> int:
-    """Keep index of a multiset of 0..5 faces."""
+def keep_index(faces, n_dice: int = N_DICE) -> int:
+    """Keep index of a multiset of 0..5 faces (0..``n_dice``: the same index for every count)."""
     key = tuple(sorted(int(f) for f in faces))
     try:
-        return KEEP_INDEX[key]
+        return layer(n_dice).keep_index[key]
     except KeyError:
-        raise DiceError(f"not a set of at most {N_DICE} dice: {_show(key)}") from None
+        raise DiceError(f"not a set of at most {n_dice} dice: {_show(key)}") from None

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .bounded import shown, whole_value
 from .card import ScoreCard
-from .dice import Dice
+from .dice import Dice, dice_class
 from .errors import UsageError
 from .rules import RuleSet, get_rules
 from .triple_card import TripleCard, parse_card
@@ -24,6 +24,10 @@ class Position:
     def __post_init__(self) -> None:
         if self.rolls_left not in (0, 1, 2):
             raise UsageError(f"rolls left must be 0, 1 or 2, got {shown(self.rolls_left)}")
+        if len(self.dice.values) != self.rules.n_dice:
+            raise UsageError(
+                f"{self.rules.id} plays {self.rules.n_dice} dice, got {len(self.dice.values)}: {self.dice}"
+            )
         if self.card.is_complete:
             raise UsageError(f"the card is full, there is no move to make: {self.card}")
 
@@ -43,7 +47,7 @@ class Position:
         card = card if isinstance(card, ScoreCard | TripleCard) else parse_card(card, rules)
         if card.rules != rules:
             raise UsageError(f"the card is a {card.rules.id} card, the position is {rules.id}")
-        return cls(card, Dice.parse(dice), rolls_left)
+        return cls(card, dice_class(rules.n_dice).parse(dice), rolls_left)
 
     def __str__(self) -> str:
         return f"{self.rules.id} [{self.card}] dice {self.dice}, {self.rolls_left} rolls left"

@@ -32,7 +32,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .bounded import clipped, parse_whole
-from .dice import KEEP_FACE_COUNTS, N_DICE, N_FACES, N_ROLLS, ROLL_OFFSET, ROLLS
+from .dice import DICE_COUNTS, N_DICE, N_FACES, layer
 from .errors import UnknownRulesError, UsageError
 
 if TYPE_CHECKING:
@@ -48,6 +48,15 @@ _ORDER_CODES = {"free": ORDER_FREE, "down": ORDER_DOWN, "up": ORDER_UP, "choose"
 
 #: The kernels keep a card's filled boxes in one int32 column and tables grow as 2**boxes.
 MAX_BOXES = 18
+#: Maxi Yatzy's twenty boxes: allowed for six dice only (its table is stored packed)
+MAX_BOXES_SIX = 20
+MAX_DICE = max(DICE_COUNTS)
+#: the commands that take six dice (Maxi Yatzy) so far; the others refuse them (one line, exit 2)
+#: (each a command's words: a tables action after "tables", which the CLI's remedy module words)
+SIX_DICE_COMMANDS = (
+    ("rules",), ("tables", "build"), ("tables", "verify"), ("tables", "delete"), ("value",), ("hint",),
+    ("simulate",),
+)  # fmt: skip
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 
@@ -56,8 +65,25 @@ def _total(c: Counts) -> int:
     return sum((f + 1) * n for f, n in enumerate(c))
 
 
-def _is_full_house(c: Counts) -> bool:
-    return sorted(k for k in c if k) == [2, 3]
+def _full_house_faces(c: Counts) -> tuple[int, int] | None:
+    """The best three of one face and two of another, ``(triple face, pair face)``, or None.
+
+    With five dice that is exactly the counts 3 + 2; with six a four of a kind and a pair, two
+    triples or a triple and a pair qualify too (highest-scoring selection: the largest
+    ``3 a + 2 b``)."""
+    best = None
+    for a in range(N_FACES, 0, -1):
+        if c[a - 1] < 3:
+            continue
+        for b in range(N_FACES, 0, -1):
+            if b != a and c[b - 1] >= 2 and (best is None or 3 * a + 2 * b > 3 * best[0] + 2 * best[1]):
+                best = (a, b)
+    return best
+
+
+def _pair_faces(c: Counts) -> list[int]:
+    """The faces shown by at least two dice, highest first."""
+    return [f + 1 for f in range(N_FACES - 1, -1, -1) if c[f] >= 2]
 
 
 def _longest_run(c: Counts) -> int:
@@ -77,11 +103,18 @@ class Scorer:
     ``n_kind_sum(n)``         the sum of all five dice if at least ``n`` show one face
     ``n_kind_face(n)``        ``n`` x the highest face shown by at least ``n`` dice
     ``two_pairs``             two different faces on at least two dice each: those four
-    ``full_house(points)``    three of one face and two of another: ``points`` (None: sum)
+                              (the two highest pairs)
+    ``three_pairs``           three different faces on two dice each: all the dice
+    ``full_house(points)``    three of one face and two of another: ``points`` (None: those
+                              five dice, the best such selection)
+    ``villa``                 two triples of different faces: all the dice
+    ``tower``                 four of one face and two of another: all the dice
     ``straight(n, points)``   ``n`` consecutive faces present
     ``exact_straight(n, p)``  exactly the five faces ``n .. n+4``
+    ``straight_among(n, p)``  the five faces ``n .. n+4`` among the dice (six dice)
     ``chance``                the sum of the dice
     ``five_kind(points)``     five dice the same
+    ``all_same(points)``      every die the same (six dice: Maxi Yatzy)
     ========================  ==========================================================
     """
 
@@ -92,13 +125,15 @@ class Scorer:
     def __post_init__(self) -> None:
         limits = {
             "upper": (1, N_FACES),
-            "n_kind_sum": (2, N_DICE),
-            "n_kind_face": (2, N_DICE),
-            "straight": (4, 5),
+            "n_kind_sum": (2, MAX_DICE),
+            "n_kind_face": (2, MAX_DICE),
+            "straight": (4, N_FACES),
             "exact_straight": (1, 2),
+            "straight_among": (1, 2),
         }
-        fixed = {"full_house", "straight", "exact_straight", "five_kind"}
-        if self.kind not in limits and self.kind not in fixed | {"two_pairs", "chance"}:
+        fixed = {"full_house", "straight", "exact_straight", "straight_among", "five_kind", "all_same"}
+        plain = {"two_pairs", "three_pairs", "villa", "tower", "chance"}
+        if self.kind not in limits and self.kind not in fixed | plain:
             raise ValueError(f"unknown scorer kind {self.kind!r}")
         if self.kind in limits and not limits[self.kind][0] <= self.n <= limits[self.kind][1]:
             raise ValueError(f"scorer {self.kind} needs n in {limits[self.kind]}, got {self.n}")
@@ -115,16 +150,29 @@ class Scorer:
             faces = [f + 1 for f, k in enumerate(c) if k >= n]
             return n * max(faces) if faces else 0
         if kind == "two_pairs":
-            faces = [f + 1 for f, k in enumerate(c) if k >= 2]
-            return 2 * sum(faces) if len(faces) == 2 else 0
+            faces = _pair_faces(c)
+            return 2 * sum(faces[:2]) if len(faces) >= 2 else 0
+        if kind == "three_pairs":
+            return _total(c) if sorted(c) == [0, 0, 0, 2, 2, 2] else 0
         if kind == "full_house":
-            return (self.points or _total(c)) if _is_full_house(c) else 0
+            faces = _full_house_faces(c)
+            if faces is None:
+                return 0
+            return self.points or 3 * faces[0] + 2 * faces[1]
+        if kind == "villa":
+            return _total(c) if sorted(c) == [0, 0, 0, 0, 3, 3] else 0
+        if kind == "tower":
+            return _total(c) if sorted(c) == [0, 0, 0, 0, 2, 4] else 0
         if kind == "straight":
             return self.points if _longest_run(c) >= n else 0
         if kind == "exact_straight":
             return self.points if all(c[f] == 1 for f in range(n - 1, n + 4)) else 0
+        if kind == "straight_among":
+            return self.points if all(c[f] >= 1 for f in range(n - 1, n + 4)) else 0
         if kind == "chance":
             return _total(c)
+        if kind == "all_same":
+            return self.points if max(c) == sum(c) else 0
         return self.points if max(c) == N_DICE else 0  # five_kind
 
     def describe(self) -> str:
@@ -138,14 +186,26 @@ class Scorer:
             return f"{n} x the face of {n} dice the same" + (" (the highest pair)" if n == 2 else "")
         if kind == "two_pairs":
             return "sum of two pairs of different faces"
+        if kind == "three_pairs":
+            return "sum of three pairs of different faces"
         if kind == "full_house":
             return f"{p if p else 'sum of the dice'} for three of one face and two of another"
+        if kind == "villa":
+            return "sum of two triples of different faces"
+        if kind == "tower":
+            return "sum of four of one face and two of another"
         if kind == "straight":
+            if n == N_FACES:
+                return f"{p} for all six faces (1-2-3-4-5-6)"
             return f"{p} for {n} faces in a row"
         if kind == "exact_straight":
             return f"{p} for exactly {'-'.join(str(f) for f in range(n, n + 5))}"
+        if kind == "straight_among":
+            return f"{p} for {'-'.join(str(f) for f in range(n, n + 5))} among the dice"
         if kind == "chance":
             return "sum of the dice"
+        if kind == "all_same":
+            return f"{p} for all dice the same"
         return f"{p} for five of a kind"
 
 
@@ -199,6 +259,7 @@ class RuleSet:
     order: str = "free"
     all_rolls: bool = False
     triple: bool = False
+    n_dice: int = N_DICE
     reference_value: float | None = field(default=None, compare=False)
     base: str = field(default="", compare=False)
     modifiers: tuple[str, ...] = field(default=(), compare=False)
@@ -207,8 +268,10 @@ class RuleSet:
         names = [b.name for b in self.boxes]
         if not self.boxes:
             raise UsageError(f"{self.id}: the card has no boxes left")
-        if len(self.boxes) > MAX_BOXES:
-            raise UsageError(f"{self.id}: {len(self.boxes)} boxes, at most {MAX_BOXES} are supported")
+        if len(self.boxes) > self.max_boxes:
+            raise UsageError(f"{self.id}: {len(self.boxes)} boxes, at most {self.max_boxes} are supported")
+        if self.n_dice not in DICE_COUNTS:
+            raise ValueError(f"{self.id}: {self.n_dice} dice, the engine handles {DICE_COUNTS}")
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: box names repeat: {names}")
         if self.joker not in _JOKER_CODES or self.order not in _ORDER_CODES:
@@ -217,6 +280,22 @@ class RuleSet:
             raise ValueError(f"{self.id}: a bonus or Joker rule needs a five-of-a-kind row")
 
     # --- structure -------------------------------------------------------
+    @property
+    def max_boxes(self) -> int:
+        """The most boxes a card of this many dice may have (:data:`MAX_BOXES`, six dice
+        :data:`MAX_BOXES_SIX`)."""
+        return MAX_BOXES_SIX if self.n_dice == 6 else MAX_BOXES
+
+    @property
+    def dice(self):
+        """The dice layer of this rule set's dice (:func:`solver.core.dice.layer`)."""
+        return layer(self.n_dice)
+
+    @property
+    def n_rolls(self) -> int:
+        """Rolls of all the dice: 252 for five dice, 462 for six."""
+        return self.dice.n_rolls
+
     @cached_property
     def box_names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.boxes)
@@ -247,6 +326,14 @@ class RuleSet:
             raise UsageError(
                 f"{what} does not take the triple card ({self.id}); it is played with "
                 f"simulate --bot triple|tuned|floor|heuristic|greedy|random and hint --rules {self.id}"
+            )
+
+    def require_five_dice(self, what: str) -> None:
+        """Refuse six dice (Maxi Yatzy) where only five are handled so far (a usage error)."""
+        if self.n_dice != N_DICE:
+            raise UsageError(
+                f"{what} does not take six dice yet ({self.id}); Maxi Yatzy has "
+                f"{', '.join(' '.join(words) for words in SIX_DICE_COMMANDS)}"
             )
 
     @property
@@ -335,11 +422,11 @@ class RuleSet:
         allowed = self.allowed_bits(filled)
         boxes = [b for b in range(self.n_boxes) if allowed >> b & 1]
         rows = self.rows_mask
-        extra = max(counts) == N_DICE and rows != 0 and filled & rows == rows
+        extra = max(counts) == self.n_dice and rows != 0 and filled & rows == rows
         bonus = self.bonus if extra and holds_50 else 0
         if not extra or self.joker == "none":
             return [(b, self.boxes[b].score(counts), bonus) for b in boxes]
-        face = counts.index(N_DICE) + 1
+        face = counts.index(self.n_dice) + 1
         face_box = [b for b in boxes if self.boxes[b].face == face]
 
         def joker(b: int) -> int:
@@ -382,12 +469,13 @@ class RuleSet:
     @cached_property
     def scores_by_box(self) -> tuple[tuple[int, ...], ...]:
         """``scores_by_box[b][r]``: the ordinary score of roll ``r`` in box ``b`` (plain ints, no numpy)."""
-        counts = KEEP_FACE_COUNTS[ROLL_OFFSET:]
+        dice = self.dice
+        counts = dice.keep_face_counts[dice.roll_offset :]
         return tuple(tuple(map(box.scorer, counts)) for box in self.boxes)
 
     @cached_property
     def score_table(self) -> np.ndarray:
-        """(252, n_boxes) int64: the ordinary score of every roll in every box (:attr:`scores_by_box`)."""
+        """(n_rolls, n_boxes) int64 (252 rolls of five dice, 462 of six): the ordinary score of every roll in every box (:attr:`scores_by_box`)."""
         import numpy as np
 
         table = np.ascontiguousarray(np.array(self.scores_by_box, dtype=np.int64).T)
@@ -419,13 +507,16 @@ class RuleSet:
         """
         import numpy as np
 
-        if N_DICE != 5 or N_FACES != 6 or len(ROLLS) != N_ROLLS or N_ROLLS != 252:
-            raise AssertionError("the kernels assume five six-sided dice (252 rolls)")
-        if not 0 < self.n_boxes <= MAX_BOXES:
-            raise AssertionError(f"the kernels handle 1..{MAX_BOXES} boxes, {self.id} has {self.n_boxes}")
+        dice = self.dice
+        if N_FACES != 6 or (self.n_dice, dice.n_rolls) not in ((5, 252), (6, 462)):
+            raise AssertionError("the kernels assume five (252 rolls) or six (462) six-sided dice")
+        if not 0 < self.n_boxes <= self.max_boxes:
+            raise AssertionError(
+                f"the kernels handle 1..{self.max_boxes} boxes, {self.id} has {self.n_boxes}"
+            )
         joker = np.array(self.score_table, dtype=np.int64)
-        roll_face = np.zeros(N_ROLLS, dtype=np.int64)
-        for r, roll in enumerate(ROLLS):
+        roll_face = np.zeros(dice.n_rolls, dtype=np.int64)
+        for r, roll in enumerate(dice.rolls):
             if roll[0] == roll[-1]:
                 roll_face[r] = roll[0]
                 for b, box in enumerate(self.boxes):
@@ -454,17 +545,21 @@ class RuleSet:
 
     def describe(self) -> dict:
         """Parameters for manifests and ``--json`` output."""
-        return {
-            "id": self.id,
-            "title": self.title,
-            "boxes": list(self.box_names),
-            "upper_threshold": self.upper_threshold,
-            "upper_bonus": self.upper_bonus if self.has_upper_bonus else 0,
-            "bonus": self.bonus,
-            "joker": self.joker,
-            "order": self.order,
-            "all_rolls": self.all_rolls,
-        } | ({"triple": True, "weights": list(self.weights)} if self.triple else {})
+        return (
+            {
+                "id": self.id,
+                "title": self.title,
+                "boxes": list(self.box_names),
+                "upper_threshold": self.upper_threshold,
+                "upper_bonus": self.upper_bonus if self.has_upper_bonus else 0,
+                "bonus": self.bonus,
+                "joker": self.joker,
+                "order": self.order,
+                "all_rolls": self.all_rolls,
+            }
+            | ({"n_dice": self.n_dice} if self.n_dice != N_DICE else {})
+            | ({"triple": True, "weights": list(self.weights)} if self.triple else {})
+        )
 
     def card_text(self) -> str:
         """The card in words: boxes, scoring, bonuses and order (``yahtzee rules SPEC``)."""
@@ -520,6 +615,8 @@ class RuleSet:
             "choose": "down or up, chosen before the first roll",
         }
         lines.append(f"fill order: {order[self.order]}")
+        if self.n_dice != N_DICE:
+            lines.append(f"dice: {self.n_dice}")
         lines.append("rolls: all three every turn" if self.all_rolls else "rolls: up to three a turn")
         lines.append(f"turns: {self.n_turns}")
         return lines
@@ -575,7 +672,27 @@ class Base:
     upper_bonus: int
     bonus: int = 0
     joker: str = "none"
-    family: str = "yatzy"  # "yahtzee" (own bonus and Joker rule), "yatzy" or "yacht"
+    family: str = "yatzy"  # "yahtzee" (own bonus and Joker rule), "yatzy", "yacht" or "maxi"
+    upper_threshold: int = 63
+    n_dice: int = N_DICE
+
+
+_MAXI_BOXES = _upper_boxes() + (
+    Box("one_pair", Scorer("n_kind_face", 2)),
+    Box("two_pairs", Scorer("two_pairs")),
+    Box("three_pairs", Scorer("three_pairs")),
+    Box("three_of_a_kind", Scorer("n_kind_face", 3)),
+    Box("four_of_a_kind", Scorer("n_kind_face", 4)),
+    Box("five_of_a_kind", Scorer("n_kind_face", 5)),
+    Box("small_straight", Scorer("straight_among", 1, 15)),
+    Box("large_straight", Scorer("straight_among", 2, 20)),
+    Box("full_straight", Scorer("straight", 6, 21)),
+    Box("full_house", Scorer("full_house")),
+    Box("villa", Scorer("villa")),
+    Box("tower", Scorer("tower")),
+    Box("chance", Scorer("chance")),
+    Box("maxi_yatzy", Scorer("all_same", points=100)),
+)
 
 
 BASES: dict[str, Base] = {
@@ -587,11 +704,13 @@ BASES: dict[str, Base] = {
         Base("yahtzee-no-bonus", "Yahtzee without Joker or Yahtzee bonus", _YAHTZEE_BOXES, 35, 0, "none", "yahtzee"),
         Base("yatzy", "Scandinavian Yatzy", _YATZY_BOXES, 50),
         Base("yacht", "Yacht (the old public-domain game)", _YACHT_BOXES, 0, family="yacht"),
+        Base("maxi", "Maxi Yatzy (six dice, Finnish rules)", _MAXI_BOXES, 50, family="maxi",
+             upper_threshold=75, n_dice=6),
     )
 }  # fmt: skip
 
 #: Other names of a spec (kept so that saved games, scripts and tables keep working).
-ALIASES = {"yatzy-forced": "yatzy+order=down"}
+ALIASES = {"yatzy-forced": "yatzy+order=down", "maxi-yatzy": "maxi"}
 
 
 # --- modifiers --------------------------------------------------------------------
@@ -671,7 +790,29 @@ def _without(d: dict, value: str | None) -> None:
 TRIPLE_WEIGHTS = (1, 2, 3)
 
 
+def _upper_bonus(d: dict, value: str | None) -> None:
+    base = d["base"]
+    threshold_text, sep, points_text = (value or "").partition("/")
+    most = 21 * base.n_dice  # every upper box full of its face
+    try:
+        threshold = parse_whole(threshold_text, "bonus threshold", 1, most)
+        points = parse_whole(points_text, "bonus points", 1, 1000) if sep else 0
+    except UsageError:
+        threshold = points = 0
+    if not points:
+        raise UsageError(
+            f"bonus={clipped(value or '')}: needs THRESHOLD/POINTS, e.g. bonus=84/100 "
+            f"(a threshold from 1 to {most}, points from 1 to 1000)"
+        )
+    if not base.upper_bonus:
+        raise UsageError(f"bonus conflicts with {base.id}: it has no upper bonus to change")
+    d["upper_threshold"], d["upper_bonus"] = threshold, points
+    d.setdefault("canonical", {})["bonus"] = f"{threshold}/{points}"
+
+
 def _triple(d: dict, value: str | None) -> None:
+    if d["base"].n_dice != N_DICE:
+        raise UsageError(f"triple conflicts with {d['base'].id}: the triple card is for five dice")
     if d["order"] == "choose":
         raise UsageError(
             "triple conflicts with order=choose: use order=down or order=up with the triple card"
@@ -695,6 +836,8 @@ MODIFIERS: dict[str, Modifier] = {
         Modifier("lower-only", "lower-only", "a shortened game without the upper rows", _lower_only),
         Modifier("without", "without=BOX,...", "a shortened game without the named rows", _without, True),
         Modifier("triple", "triple", "three columns of the card weighted x1, x2, x3", _triple),
+        Modifier("bonus", "bonus=T/P", "the upper bonus is P points at an upper total of T+ (maxi: 84/100)",
+                 _upper_bonus, True),
     )
 }  # fmt: skip
 
@@ -712,7 +855,11 @@ REFERENCE_VALUES: dict[str, float] = {
     "yatzy+all-rolls": 237.4354412,
     "yatzy+yatzy-rows=2": 259.3555254,
     "yatzy+extra-bonus=50": 253.6408167,
+    # published by an independent exact solver, stored in float32 (so: to 3e-5)
+    "maxi": 383.305389,
 }
+#: how far from its reference a value may be where the reference is less precise than 1e-6
+REFERENCE_TOLERANCES: dict[str, float] = {"maxi": 3e-5}
 
 
 def _split(spec: str) -> tuple[str, list[tuple[str, str | None]]]:
@@ -744,6 +891,8 @@ def parse_rules(spec: str) -> RuleSet:
         "bonus": base.bonus,
         "order": "free",
         "all_rolls": False,
+        "upper_threshold": base.upper_threshold,
+        "upper_bonus": base.upper_bonus,
     }
     given: dict[str, str | None] = {}
     for name, value in mods:
@@ -771,6 +920,7 @@ def parse_rules(spec: str) -> RuleSet:
     for name in MODIFIERS:
         if name in given:
             value = draft["without"] if name == "without" else given[name]
+            value = draft.get("canonical", {}).get(name, value)
             if name in draft.get("numbers", {}):  # extra-bonus=050 is extra-bonus=50
                 value = str(draft["numbers"][name])
             parts.append(name if value is None else f"{name}={value}")
@@ -781,12 +931,14 @@ def parse_rules(spec: str) -> RuleSet:
         canonical,
         title,
         boxes,
-        upper_bonus=base.upper_bonus,
+        upper_bonus=draft["upper_bonus"],
+        upper_threshold=draft["upper_threshold"],
         bonus=draft["bonus"] if has_rows else 0,
         joker=base.joker if has_rows else "none",
         order=draft["order"],
         all_rolls=draft["all_rolls"],
         triple=draft.get("triple", False),
+        n_dice=base.n_dice,
         reference_value=REFERENCE_VALUES.get(canonical),
         base=base.id,
         modifiers=tuple(parts[1:]),

@@ -28,7 +28,7 @@ MOVE_FINAL = 4  # the five dice scored
 MOVE_BOX = 5  # the box filled
 N_MOVES = 6
 
-N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built)
+N_ROLLS = 252  # multisets of five dice (asserted where the rule arrays are built); six dice: 462
 
 # The simple bots of :func:`solver.engine.kernels.simple_games`
 BOT_RANDOM = 0
@@ -80,6 +80,8 @@ RuleArrays = namedtuple(
         "upper_threshold",  # points for the upper bonus (huge without a bonus)
         "upper_bonus",
         "upper_cap",  # largest upper total kept in a state (0 without a bonus)
+        "n_dice",  # dice rolled: 5, or 6 (Maxi Yatzy: 924 keeps, 462 rolls)
+        "n_class",  # score classes per box in the successor rows: n_dice + 1 (a box's rows b * n_class ..)
     ],
 )
 """The rule set and dice tables as the kernels' one argument (all arrays int64 but

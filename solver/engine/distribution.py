@@ -160,6 +160,7 @@ def read_position(rules, card, dice, rolls_left, names: tuple[str, str] = ("dice
     from ..core.rules import get_rules
 
     rules = get_rules(rules)
+    rules.require_five_dice("the score distribution")
     if rules.triple:
         raise UsageError("distribution does not take the triple card (ask for one column's rule set)")
     if (dice is None) != (rolls_left is None):
@@ -238,6 +239,7 @@ def score_distribution(
     from ..core.threads import Workers
 
     rules = card.rules
+    rules.require_five_dice("the score distribution")
     table = dp.kernel_values(values)
     count_width = _COUNT_BASE * (len(rules.five_kind_rows) + 1) if outcomes and rules.five_kind_rows else 0
     with Workers(threads) as workers:

@@ -32,7 +32,7 @@ def upper_reachability(rules: RuleSet) -> np.ndarray:
         totals = {0}
         for face in range(1, 7):
             if bits >> (face - 1) & 1:
-                totals = {min(cap, t + c * face) for t in totals for c in range(6)}
+                totals = {min(cap, t + c * face) for t in totals for c in range(rules.n_dice + 1)}
         reach[bits, sorted(totals)] = True
     return reach
 
@@ -71,15 +71,17 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
         if rules.n_flags == 2 and set(score[:, b].tolist()) != {0, 50}:
             raise AssertionError(f"{rules.id}: the five-of-a-kind bonus assumes rows paying 50")
     i64 = np.int64
+    d = rules.dice.arrays
+    drop_one, n_drop = drop_arrays(rules.n_dice)
     return RuleArrays(
-        add_die=dice.ADD_DIE,
-        drop_one=DROP_ONE,
-        n_drop=N_DROP,
-        roll_prob=dice.ROLL_PROB,
-        keep_size=dice.KEEP_SIZE,
-        keep_counts=dice.KEEP_COUNTS,
-        subkeeps=dice.SUBKEEPS,
-        n_subkeeps=dice.N_SUBKEEPS,
+        add_die=d["ADD_DIE"],
+        drop_one=drop_one,
+        n_drop=n_drop,
+        roll_prob=d["ROLL_PROB"],
+        keep_size=d["KEEP_SIZE"],
+        keep_counts=d["KEEP_COUNTS"],
+        subkeeps=d["SUBKEEPS"],
+        n_subkeeps=d["N_SUBKEEPS"],
         score=score,
         joker_score=k["joker_score"],
         pos_boxes=pos_boxes,
@@ -98,21 +100,29 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
         upper_threshold=i64(k["upper_threshold"]),
         upper_bonus=i64(k["upper_bonus"]),
         upper_cap=i64(rules.upper_cap),
+        n_dice=i64(rules.n_dice),
+        n_class=i64(rules.n_dice + 1),
     )
 
 
-def _drop_one() -> tuple[np.ndarray, np.ndarray]:
-    """(462, 5) keep indices of ``K - face`` for each distinct face of ``K``, and how many."""
-    drop = np.zeros((dice.N_KEEPS, dice.N_DICE), dtype=np.int64)
-    count = np.zeros(dice.N_KEEPS, dtype=np.int64)
-    for k in range(dice.N_KEEPS):
-        subs = dice.REMOVE_DIE[k][dice.REMOVE_DIE[k] >= 0]
+@lru_cache(maxsize=4)
+def drop_arrays(n_dice: int = dice.N_DICE) -> tuple[np.ndarray, np.ndarray]:
+    """(n_keeps, n_dice) keep indices of ``K - face`` for each distinct face of ``K``, and how
+    many ((462, 5) for five dice, (924, 6) for six); read-only."""
+    d = dice.layer(n_dice)
+    remove = d.arrays["REMOVE_DIE"]
+    drop = np.zeros((d.n_keeps, n_dice), dtype=np.int64)
+    count = np.zeros(d.n_keeps, dtype=np.int64)
+    for k in range(d.n_keeps):
+        subs = remove[k][remove[k] >= 0]
         drop[k, : len(subs)] = subs
         count[k] = len(subs)
+    drop.setflags(write=False)
+    count.setflags(write=False)
     return drop, count
 
 
-DROP_ONE, N_DROP = _drop_one()
+DROP_ONE, N_DROP = drop_arrays(dice.N_DICE)
 BLOCK_LANES = 128  # lanes per parallel block; 128-256 measured best (x and y: 462 x 128 doubles each)
 
 
@@ -134,7 +144,7 @@ def level_lanes(rules: RuleSet, masks: np.ndarray):
         face = rules.boxes[b].face
         filled = (masks >> b) & 1
         bits |= filled << (face - 1)
-        still_possible += (1 - filled) * dice.N_DICE * face
+        still_possible += (1 - filled) * rules.n_dice * face
     reachable = reach[bits]
     totals = np.arange(reach.shape[1])
     hopeless = reachable & (totals[None, :] + still_possible[:, None] < thr)

@@ -105,10 +105,13 @@ def lane_batches(group_lane: np.ndarray) -> tuple[int, list[tuple[int, int, int]
     return width, batches
 
 
-def lane_tables(width: int, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lane_tables(
+    width: int, nb: int, n_keeps: int = D.N_KEEPS, n_class: int = 6
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Room for the within-turn tables of ``width`` lanes (:func:`solver.engine.kernels.group_tables`):
-    ``e0``, ``e1`` (width, 462) and the successor rows (6 nb, width)."""
-    return np.empty((width, D.N_KEEPS)), np.empty((width, D.N_KEEPS)), np.empty((6 * nb, width))
+    ``e0``, ``e1`` (width, n_keeps: 462 keeps of five dice, 924 of six) and the successor rows
+    (n_class nb, width; ``RuleArrays.n_class``, 6 for five dice)."""
+    return np.empty((width, n_keeps)), np.empty((width, n_keeps)), np.empty((n_class * nb, width))
 
 
 def sort_by_lane(key: np.ndarray, mask: np.ndarray, moves: np.ndarray):
@@ -318,7 +321,7 @@ def table_turn(
     )
     group_mask, group_start, group_lane, lane_u, lane_f, pos_lane = groups
     width, batches = lane_batches(group_lane)
-    tables = lane_tables(width, nb)
+    tables = lane_tables(width, nb, ra.add_die.shape[0], int(ra.n_class))
     turn_tables = A.LaneTables(*tables)
     moves = np.empty((0, A.N_MOVES), dtype=np.int16)
     if grader is not None:
@@ -332,16 +335,30 @@ def table_turn(
         own = grader.values is values
         grade_tables = tables if own else lane_tables(width, nb)
     batch = A.GameBatch(spare, spare_ids, seed_mixed, game0, moves)
+    # six dice: 2**20 cards, so most games are alone on theirs -- their lanes packed into blocks
+    # of several masks, as the DP packs them (the same values: grading's lane_turn_tables)
+    packed_lanes = int(ra.n_dice) != 5
+    if packed_lanes:
+        all_lane_mask = np.repeat(group_mask, np.diff(group_lane))
     for g0, g1, l0 in batches:
 
         def fill(a: int, b: int, l0=l0) -> None:
             kernels.group_tables(a, b, l0, group_mask, group_lane, lane_u, lane_f, values, ra, turn_tables)
 
+        def fill_lanes(a: int, b: int, l0=l0) -> None:
+            kernels.lane_turn_tables(
+                a, b, BLOCK_LANES, l0, all_lane_mask, lane_u, lane_f, values, ra, turn_tables
+            )
+
         def play(a: int, b: int, l0=l0) -> None:
             kernels.play_table_games(a, b, l0, pos_lane, batch, turn_tables, TIE_TOLERANCE, ra)
 
         games = (int(group_start[g0]), int(group_start[g1]))
-        workers.run(fill, g0, g1)
+        if packed_lanes:
+            lo, hi = int(group_lane[g0]), int(group_lane[g1])
+            workers.run(fill_lanes, lo, hi, pieces=min(4 * workers.threads, -(-(hi - lo) // BLOCK_LANES)))
+        else:
+            workers.run(fill, g0, g1)
         workers.run(play, *games)
         if grading:
             grader.grade_batch(

@@ -120,6 +120,14 @@ def value_shape(rules: RuleSet) -> tuple[int, int, int]:
     return (1 << rules.n_boxes, rules.upper_cap + 1, rules.n_flags)
 
 
+def stored_value_shape(rules: RuleSet) -> tuple[int, ...]:
+    """The shape of a value table's file: :func:`value_shape`, or for a packed table (six dice,
+    :mod:`solver.engine.packed`) one value per state the DP computes."""
+    from .packed import is_packed, packed_length
+
+    return (packed_length(rules),) if is_packed(rules) else value_shape(rules)
+
+
 def index_shape(rules: RuleSet) -> tuple[int, int, int, int]:
     """A ragged table's index: three integers per state (see its kind's module)."""
     return (*value_shape(rules), 3)
@@ -151,7 +159,7 @@ VALUES = Kind(
     "values",
     "",
     "table",
-    (ArraySpec("values", ".npy", "float64", "<f8", hashed=False, shape=value_shape),),
+    (ArraySpec("values", ".npy", "float64", "<f8", hashed=False, shape=stored_value_shape),),
     2,
 )
 TARGET = Kind(

@@ -70,18 +70,19 @@ class TurnValues:
     def __init__(self, rules: RuleSet, state: tuple[int, int, int], values: np.ndarray | StateValues):
         self.rules, self.state, self.values = rules, state, values
         stop = not rules.all_rolls
+        layer = self.layer = rules.dice
         self.r0 = self._final_roll_values()
-        x = [0.0] * D.ROLL_OFFSET + self.r0
-        average_keeps(x)
+        x = [0.0] * layer.roll_offset + self.r0
+        average_keeps(x, layer)
         self.e0 = x.copy()
-        best_subkeep(x, stop)
-        average_keeps(x)
-        # keeping all five means stopping now, whatever the rolls left
-        self.e1 = x[: D.ROLL_OFFSET] + self.r0
+        best_subkeep(x, stop, layer)
+        average_keeps(x, layer)
+        # keeping all the dice means stopping now, whatever the rolls left
+        self.e1 = x[: layer.roll_offset] + self.r0
         if not stop:
-            no_stop = [float("-inf")] * D.N_ROLLS
-            self.e0[D.ROLL_OFFSET :] = no_stop
-            self.e1[D.ROLL_OFFSET :] = no_stop
+            no_stop = [float("-inf")] * layer.n_rolls
+            self.e0[layer.roll_offset :] = no_stop
+            self.e1[layer.roll_offset :] = no_stop
         self._x = x  # e1 below five dice, R1 on the rolls: what ``value`` needs
         self._stop = stop
         self.stops: dict[int, tuple[str, int] | None] = {}  # roll index -> the box stopping implies
@@ -89,10 +90,10 @@ class TurnValues:
     @cached_property
     def value(self) -> float:
         """``sum_r P(r) R2(r)``: the table's value of this state (up to rounding in the last bits)."""
-        x = self._x
-        best_subkeep(x, self._stop)
+        x, layer = self._x, self.layer
+        best_subkeep(x, self._stop, layer)
         total = 0.0
-        for p, v in zip(D.ROLL_PROBS, x[D.ROLL_OFFSET :], strict=True):
+        for p, v in zip(layer.roll_probs, x[layer.roll_offset :], strict=True):
             total += p * v
         return total
 
@@ -127,7 +128,7 @@ class TurnValues:
         if len(columns) > 1:
             best = list(map(max, *columns))
         else:  # one box to fill (or none: a full card, nothing to roll for)
-            best = columns[0] if columns else [float("-inf")] * D.N_ROLLS
+            best = columns[0] if columns else [float("-inf")] * rules.n_rolls
         rows = rules.rows_mask
         if allowed and rows and mask & rows == rows:  # a five of a kind now follows the Joker and bonus rules
             for face in range(1, D.N_FACES + 1):
@@ -264,27 +265,31 @@ def best_direction(rules: RuleSet, values: np.ndarray | StateValues) -> str:
     return "up" if worth["up"] > worth["down"] + TIE_TOLERANCE else "down"
 
 
-def average_keeps(x: list[float]) -> None:
-    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than 5 dice.
+def average_keeps(x: list[float], layer: D.DiceLayer | None = None) -> None:
+    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than all the dice
+    (of ``layer``'s dice: default five).
 
     The kernel's arithmetic, term by term (faces in order, then times 1/6), so that
     every path gives bit-identical values and ranks near-ties the same way.  ``K + face``
     always has a larger index than ``K``, so one pass downwards sees finished values.
     """
-    for k in range(D.ROLL_OFFSET - 1, -1, -1):
-        a, b, c, d, e, f = D.KEEP_PLUS[k]
+    layer = layer or D.layer()
+    plus = layer.keep_plus
+    for k in range(layer.roll_offset - 1, -1, -1):
+        a, b, c, d, e, f = plus[k]
         x[k] = (x[a] + x[b] + x[c] + x[d] + x[e] + x[f]) * ONE_SIXTH
 
 
-def best_subkeep(x: list[float], stop: bool = True) -> None:
+def best_subkeep(x: list[float], stop: bool = True, layer: D.DiceLayer | None = None) -> None:
     """In place: B(K) = max(x(K), max over faces of K of B(K - face)), keeps in index order.
 
     ``stop=False`` (``all-rolls``): a roll may not be kept whole, its row is the best of
     its proper sub-multisets only.
     """
-    minus = D.KEEP_MINUS
-    for k in range(1, D.N_KEEPS):
-        best = x[k] if stop or k < D.ROLL_OFFSET else float("-inf")
+    layer = layer or D.layer()
+    minus, offset = layer.keep_minus, layer.roll_offset
+    for k in range(1, layer.n_keeps):
+        best = x[k] if stop or k < offset else float("-inf")
         for j in minus[k]:
             if x[j] > best:
                 best = x[j]

@@ -52,6 +52,7 @@ def best_bot_name(rules: RuleSet) -> str:
 def optimal_game(date: str, rules: str | RuleSet | None = None, tables_dir=None, bot=None) -> Game:
     """The optimal player's game on the dice of ``date``."""
     rules = get_rules(rules)
+    rules.require_five_dice("the daily game")
     bot = bot or optimal_bot(rules, tables_dir)
     name = best_bot_name(rules)
     return play_out(Game.new(rules, [Player(name, "bot", name)], date=date, info={"mode": "daily"}), bot)

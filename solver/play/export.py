@@ -685,6 +685,7 @@ def export_positions(
     from ..engine.playout import progress_ticks
 
     rules = get_rules(rules)
+    rules.require_five_dice("export")
     if rules.triple:
         raise UsageError(f"{rules.id}: export writes single cards (the triple card has no exact table)")
     if fmt not in FORMATS:

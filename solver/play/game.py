@@ -282,6 +282,7 @@ class Game:
         info: GameInfo | dict | None = None,
     ):
         self.rules = get_rules(rules)
+        self.rules.require_five_dice("a game to play")
         self.players = [p if isinstance(p, Player) else Player(str(p)) for p in players]
         if not self.players:
             raise UsageError("a game needs at least one player")

@@ -186,6 +186,7 @@ class YahtzeeEnv(gym.Env):
     ):
         super().__init__()
         self.rules = get_rules(rules)
+        self.rules.require_five_dice("the Gymnasium environment")
         if self.rules.triple:
             raise UsageError(
                 f"{self.rules.id}: the Gymnasium environments play single cards (the triple card has no "

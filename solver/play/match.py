@@ -641,6 +641,7 @@ def play_match(
     :class:`~solver.core.errors.MissingTableError` with the command that builds it), keeping
     each bot's ``worst`` costliest decisions (:func:`worst_match_positions`)."""
     rules = get_rules(rules)
+    rules.require_five_dice("a match")
     games = int(games)
     seed = check_seed(seed)
     if not 2 <= len(bots) <= MAX_PLAYERS:

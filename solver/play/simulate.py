@@ -457,6 +457,9 @@ def simulate(
     if not 0 <= worst <= MAX_WORST:
         raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
     owned = isinstance(bot, str)  # made here: a protocol bot's process is ended here
+    six_dice_bots = ("optimal", "frequent", "random")
+    if rules.n_dice != 5 and (bot.strip().lower() if owned else bot_name(bot)) not in six_dice_bots:
+        raise UsageError(f"bot {bot!r} does not play six dice yet ({rules.id}): optimal, frequent or random")
     bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
     if engine in ("numba", "numpy") and fast is None:
@@ -464,7 +467,19 @@ def simulate(
     if engine == "numpy" and (fast != "table" or regret):
         raise UsageError("the numpy engine plays the table bots (optimal, heuristic, greedy), ungraded")
     use_numba = fast is not None and engine != "python"
-    if engine == "auto" and fast == "table" and not regret and games <= NUMPY_GAMES and not kernels_loaded():
+    if rules.n_dice != 5 and (engine == "numpy" or regret):
+        raise UsageError(
+            f"{rules.id}: six dice are simulated by the optimal, frequent and random bots in the "
+            "kernels, ungraded (no --regret, no numpy engine yet)"
+        )
+    if (
+        engine == "auto"
+        and fast == "table"
+        and not regret
+        and games <= NUMPY_GAMES
+        and rules.n_dice == 5  # the numpy engine plays five dice
+        and not kernels_loaded()
+    ):
         engine = "numpy"  # a small run, the kernels not loaded yet: nothing to compile (the same games)
     n_threads = (
         resolve_threads(threads) if use_numba or regret else 1

@@ -239,7 +239,9 @@ class Service:
         if spec is not None and not isinstance(spec, str):
             raise ApiError(400, f"rules must be text like 'yahtzee' or 'yatzy+all-rolls', got {spec!r}")
         try:
-            return get_rules(spec or None)
+            rules = get_rules(spec or None)
+            rules.require_five_dice("the web app")
+            return rules
         except SolverError as exc:
             raise api_error(exc) from None
 

@@ -12,7 +12,7 @@ from .turn import average_keeps, best_subkeep, block_final_values
 
 @njit(cache=True, inline="always")
 def _solve_block(lo, hi, lane_mask, lane_u, lane_f, values, solved, ra, x, y, succ, work):
-    """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (462, hi - lo) and the rest are scratch."""
+    """Solve lanes ``lo .. hi`` into ``values``; ``x``, ``y`` (n_keeps, hi - lo) and the rest are scratch."""
     nl = hi - lo
     n_rolls = ra.score.shape[0]
     roll_offset = ra.add_die.shape[0] - n_rolls
@@ -50,7 +50,7 @@ def solve_blocks(block_starts, i0, i1, lane_mask, lane_u, lane_f, values, solved
     n_boxes = ra.box_face.shape[0]
     x_buf = np.empty(n_keeps * width)
     y_buf = np.empty(n_keeps * width)
-    succ = np.empty((n_boxes * 6, width))
+    succ = np.empty((n_boxes * ra.n_class, width))
     work = np.empty((3, width))
     for i in range(i0, i1):
         lo = block_starts[i]

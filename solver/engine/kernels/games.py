@@ -81,7 +81,8 @@ def box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_row
     """What roll ``r`` in legal box ``b`` is worth by the successor rows ``succ`` (column ``col``,
     :func:`successors`), the roll's five-of-a-kind bonus (the same in every box) aside."""
     s = placement_score(r, b, use_joker, score, joker_score)
-    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+    # the successor rows hold n_class rows a box (RuleArrays.n_class)
+    cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1, succ.shape[0] // box_face.shape[0])
     return add + succ[cand, col]
 
 
@@ -148,8 +149,9 @@ def play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, r
     """Roll the dice of a turn from die ``k`` of the stream ``base``, keeping the best sub-keep
     of each roll by ``e1`` (two rolls left) then ``e0`` (one); returns the final five-dice keep
     and the next die index.  Row ``i`` of ``moves`` (zero rows: none) records the rolls and keeps."""
+    n_dice = keep_size[keep_size.shape[0] - 1]  # a roll draws n_dice dice of the stream
     held = reroll(base, k, 0, add_die, keep_size)
-    k += 5
+    k += n_dice
     record_roll(moves, i, 2, held)
     for rolls_left in range(2, 0, -1):
         if rolls_left == 2:
@@ -160,7 +162,7 @@ def play_keeps(base, k, e0, e1, tol, add_die, keep_size, subkeeps, n_subkeeps, r
         if keep == held:
             break
         held = reroll(base, k, keep, add_die, keep_size)
-        k += 5
+        k += n_dice
         record_roll(moves, i, rolls_left - 1, held)
     return held, k
 
@@ -317,13 +319,14 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra, moves):
     thr, ub, cap, all_rolls = ra.upper_threshold, ra.upper_bonus, ra.upper_cap, ra.all_rolls
     roll_offset = add_die.shape[0] - score.shape[0]
     nb = box_face.shape[0]
+    n_dice = keep_size[keep_size.shape[0] - 1]
     for i in range(i0, i1):
         base = stream_base(seed_mixed, game0 + i)
         rbase = mix64(base ^ np.uint64(RANDOM_DOMAIN))
         j = 8 * turn
         k = np.int64(games[i, nb + COL_DICE])
         held = reroll(base, k, 0, add_die, keep_size)
-        k += 5
+        k += n_dice
         record_roll(moves, i, 2, held)
         for rolls_left in range(2, 0, -1):
             r = held - roll_offset
@@ -337,8 +340,8 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra, moves):
                     if keep_counts[held, face] >= best_n:
                         best_n = keep_counts[held, face]
                         best_face = face
-                if all_rolls and best_n == 5:
-                    best_n = 4
+                if all_rolls and best_n == n_dice:
+                    best_n = n_dice - 1
                 keep = 0
                 for _ in range(best_n):
                     keep = add_die[keep, best_face]
@@ -346,7 +349,7 @@ def simple_games(kind, turn, i0, i1, games, seed_mixed, game0, ra, moves):
             if keep == held:
                 break
             held = reroll(base, k, keep, add_die, keep_size)
-            k += 5
+            k += n_dice
             record_roll(moves, i, rolls_left - 1, held)
         games[i, nb + COL_DICE] = k
         r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])

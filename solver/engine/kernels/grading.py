@@ -40,7 +40,7 @@ def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, t
     width = min(block, i1 - i0)
     x_buf = np.empty(n_keeps * width)
     y_buf = np.empty(n_keeps * width)
-    succ = np.empty((n_boxes * 6, width))
+    succ = np.empty((n_boxes * ra.n_class, width))
     work = np.empty((3, width))
     for lo in range(i0, i1, block):
         hi = min(lo + block, i1)
@@ -60,7 +60,7 @@ def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, t
                 v = NEG_INF if ra.all_rolls else x[k, j]
                 e0_all[row, k] = v
                 e1_all[row, k] = v
-            for c in range(n_boxes * 6):
+            for c in range(n_boxes * ra.n_class):
                 succ_all[c, row] = succ[c, j]
 
 

@@ -145,7 +145,7 @@ def turn_outcomes(lane_mask, lane_u, lane_f, values, ra, tol, start_roll, start_
     roll_offset = n_keeps - n_rolls
     e0 = np.empty((n_keeps, nl))
     e1 = np.empty((n_keeps, nl))
-    succ = np.empty((ra.box_face.shape[0] * 6, nl))
+    succ = np.empty((ra.box_face.shape[0] * ra.n_class, nl))
     work = np.empty((3, nl))
     first = 0
     while first < nl:
@@ -263,7 +263,11 @@ def _mask_boxes(mask, lo, hi, lane_f, succ, top, final, ra, tol):
             for i in range(n_boxes):
                 b = boxes[i]
                 cand, add = score_class(
-                    b, placement_score(r, b, use_joker, score, joker_score), box_face[b], flag_rows[b] == 1
+                    b,
+                    placement_score(r, b, use_joker, score, joker_score),
+                    box_face[b],
+                    flag_rows[b] == 1,
+                    ra.n_class,
                 )
                 for j in range(n):
                     best[j] = max(best[j], add + succ[cand, lo + j])
@@ -277,7 +281,7 @@ def _mask_boxes(mask, lo, hi, lane_f, succ, top, final, ra, tol):
         for i in range(n_boxes - 1, -1, -1):  # from the last box: the first within tol stays
             b = boxes[i]
             s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1, ra.n_class)
             row = 2 * key_of[b, s]
             for j in range(n):
                 pick[j] = row if add + succ[cand, lo + j] >= best[j] else pick[j]

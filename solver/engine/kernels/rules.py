@@ -124,11 +124,22 @@ def objective(points, next_value):
 
 
 @njit(cache=True, inline="always")
-def score_class(b, s, face, flag_row):
+def score_class(b, s, face, flag_row, n_class):
     """Successor row of box ``b`` for score ``s`` and the points added per roll (see
-    :func:`successors`)."""
+    :func:`successors`); a box's rows are ``b * n_class ..`` (``RuleArrays.n_class``: one per
+    number of dice showing an upper box's face, 0 .. n_dice)."""
     if face > 0:
-        return b * 6 + s // face, 0.0
+        return b * n_class + s // face, 0.0
     if flag_row:
-        return b * 6 + (1 if s == 50 else 0), 0.0
-    return b * 6, float(s)
+        return b * n_class + (1 if s == 50 else 0), 0.0
+    return b * n_class, float(s)
+
+
+@njit(cache=True, inline="always")
+def roll_offset_of(drop_one):
+    """The first roll's keep index in keep tables of ``drop_one``'s dice layer (``(n_keeps,
+    n_dice)``): the keeps less the rolls, ``C(n_dice + 5, 5)`` multisets of ``n_dice`` faces
+    (210 of 462 keeps for five dice, 462 of 924 for six)."""
+    n = drop_one.shape[1]
+    n_rolls = (n + 1) * (n + 2) * (n + 3) * (n + 4) * (n + 5) // 120
+    return drop_one.shape[0] - n_rolls

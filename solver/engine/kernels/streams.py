@@ -51,7 +51,8 @@ def uniform(base, j, n):
 
 @njit(cache=True, inline="always")
 def reroll(base, k, keep, add_die, keep_size):
-    """Keep index of ``keep`` plus the first ``5 - |keep|`` of dice ``k .. k+4`` (a 5-dice keep)."""
-    for i in range(5 - keep_size[keep]):
+    """Keep index of ``keep`` plus the first ``n - |keep|`` of dice ``k .. k+n-1``: a roll of all
+    ``n`` dice (five, or six: the size of the last keep)."""
+    for i in range(keep_size[keep_size.shape[0] - 1] - keep_size[keep]):
         keep = add_die[keep, die_of(base, k + i) - 1]
     return keep

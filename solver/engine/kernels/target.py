@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..arrays import COL_DICE, COL_MASK, N_ROLLS
+from ..arrays import COL_DICE, COL_MASK
 from .games import play_keeps, record_box, store_lane_tables
 from .rules import (
     NEG_INF,
@@ -30,6 +30,7 @@ from .rules import (
     legal_boxes,
     low_bit_index,
     placement_score,
+    roll_offset_of,
     step,
 )
 from .streams import stream_base
@@ -216,7 +217,7 @@ def _best_subkeep_in_place(x, drop_one, n_drop, all_rolls):
     :func:`best_subkeep` and called with the same array twice made the target DP about 20%
     slower (2026-12-02, one thread, a reduced game)."""
     nl = x.shape[1]
-    roll_offset = drop_one.shape[0] - N_ROLLS
+    roll_offset = roll_offset_of(drop_one)
     for k in range(1, drop_one.shape[0]):
         n = n_drop[k]
         a = drop_one[k, 0]

@@ -198,7 +198,7 @@ def triple_games(mode, i0, i1, games, seed_mixed, game0, values, weights, kappa,
                         s = placement_score(r, b, use_joker, score, joker_score)
                         opt_c[n_legal], opt_b[n_legal], opt_s[n_legal], opt_x[n_legal] = c, b, s, extra
                         if mode != TRIPLE_RANDOM:
-                            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+                            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1, 6)
                             opt_w[n_legal] = weights[c] * (
                                 add + col_succ[cand, c * width + j] + extra - vnow[c, j]
                             )

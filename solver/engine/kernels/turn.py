@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..arrays import N_ROLLS
 from .rules import (
     NEG_INF,
     ONE_SIXTH,
@@ -18,6 +17,7 @@ from .rules import (
     low_bit_index,
     objective,
     placement_score,
+    roll_offset_of,
     score_class,
     step,
 )
@@ -29,7 +29,7 @@ def successors(mask, first, m, col, lane_u, lane_f, values, scale, ra, succ):
     the values to come times ``scale`` (1.0 in the DP: the same numbers; a triple column's
     ``kappa``).
 
-    ``succ[b * 6 + c, col + j]`` = ``objective(step(...))`` of allowed box ``b`` for score
+    ``succ[b * n_class + c, col + j]`` (``n_class = ra.n_class``, 6 for five dice) = ``objective(step(...))`` of allowed box ``b`` for score
     class ``c`` (:func:`score_class`): an upper box ``c * face``; a five-of-a-kind row
     with a flag ``c = 0`` scores 0 and ``c = 1`` scores 50; any other box ``c = 0`` with
     score 0 (the roll's score is added per roll).  Rows of boxes the mask does not allow
@@ -38,7 +38,8 @@ def successors(mask, first, m, col, lane_u, lane_f, values, scale, ra, succ):
     box_face, flag_rows = ra.box_face, ra.flag_rows
     thr, bonus, cap = ra.upper_threshold, ra.upper_bonus, ra.upper_cap
     n_boxes = box_face.shape[0]
-    for row in range(n_boxes * 6):
+    n_class = ra.n_class
+    for row in range(n_boxes * n_class):
         for j in range(m):
             succ[row, col + j] = NEG_INF
     allowed = allowed_bits(mask, n_boxes, ra.order)
@@ -49,10 +50,10 @@ def successors(mask, first, m, col, lane_u, lane_f, values, scale, ra, succ):
         nxt = values[mask | (1 << b)]
         face = box_face[b]
         flag_row = flag_rows[b] == 1
-        n_class = 6 if face > 0 else (2 if flag_row else 1)
-        for c in range(n_class):
+        classes = n_class if face > 0 else (2 if flag_row else 1)
+        for c in range(classes):
             s = c * face if face > 0 else 50 * c
-            row = b * 6 + c
+            row = b * n_class + c
             for j in range(m):
                 points, u, f = step(lane_u[first + j], lane_f[first + j], s, face, flag_row, thr, bonus, cap)
                 succ[row, col + j] = objective(points, scale * nxt[u, f])
@@ -76,6 +77,7 @@ def _exact_rolls(rolls, mask, m, col, scol, first, lane_f, ra, succ, x, best_box
         ra.roll_face,
     )
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
+    n_class = ra.n_class
     roll_offset = x.shape[0] - score.shape[0]
     track = best_box.shape[0] > 0
     for r in rolls:
@@ -88,7 +90,7 @@ def _exact_rolls(rolls, mask, m, col, scol, first, lane_f, ra, succ, x, best_box
             b = low_bit_index(rest)
             rest &= rest - 1
             s = placement_score(r, b, use_joker, score, joker_score)
-            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1)
+            cand, add = score_class(b, s, box_face[b], flag_rows[b] == 1, n_class)
             for j in range(m):
                 v = add + succ[cand, scol + j]
                 if v > x[row, col + j]:
@@ -145,17 +147,17 @@ def final_values(lo, hi, lane_mask, lane_f, ra, x, succ, work):
     n_rolls = ra.score.shape[0]
     roll_offset = x.shape[0] - n_rolls
     n_pos, pos_boxes, score, box_face = ra.n_pos, ra.pos_boxes, ra.score, ra.box_face
-    flag_rows, rows_mask = ra.flag_rows, ra.rows_mask
+    flag_rows, rows_mask, n_class = ra.flag_rows, ra.rows_mask, ra.n_class
     for j in range(nl):
         work[0, j] = NEG_INF
     for b in range(n_boxes):
         for j in range(nl):
-            work[0, j] = max(work[0, j], succ[b * 6, j])
+            work[0, j] = max(work[0, j], succ[b * n_class, j])
     for r in range(n_rolls):
         src = 0
         for i in range(n_pos[r]):
             b = pos_boxes[r, i]
-            cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1)
+            cand, add = score_class(b, score[r, b], box_face[b], flag_rows[b] == 1, n_class)
             dst = 2 if src == 1 else 1
             for j in range(nl):
                 work[dst, j] = max(work[src, j], add + succ[cand, j])
@@ -186,9 +188,9 @@ def final_values(lo, hi, lane_mask, lane_f, ra, x, succ, work):
 
 @njit(cache=True)
 def average_keeps(x, add_die):
-    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than 5 dice.
+    """In place: E(K) = mean over faces of E(K + face), for every keep of fewer than all the dice.
 
-    ``x`` (462, nl); rows of 5-dice keeps are the input.  Indexing is kept 2-D without
+    ``x`` (n_keeps, nl) (462 keeps of five dice, 924 of six); rows of the rolls are the input.  Indexing is kept 2-D without
     row views (views cost reference counting; flat offsets defeat vectorisation).
     """
     nl = x.shape[1]
@@ -214,7 +216,7 @@ def best_subkeep(x, y, drop_one, n_drop, all_rolls):
     purpose: an in-place running max compiles to masked stores, slow on some processors.
     """
     nl = x.shape[1]
-    roll_offset = drop_one.shape[0] - N_ROLLS
+    roll_offset = roll_offset_of(drop_one)
     for j in range(nl):
         y[0, j] = x[0, j]
     for k in range(1, drop_one.shape[0]):
@@ -238,13 +240,23 @@ def best_subkeep(x, y, drop_one, n_drop, all_rolls):
             d = drop_one[k, 3]
             for j in range(nl):
                 y[k, j] = max(max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j]), y[d, j])
-        else:
+        elif n == 5:
             b = drop_one[k, 1]
             c = drop_one[k, 2]
             d = drop_one[k, 3]
             e = drop_one[k, 4]
             for j in range(nl):
                 y[k, j] = max(max(max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j]), y[d, j]), y[e, j])
+        else:  # six distinct faces: six dice only
+            b = drop_one[k, 1]
+            c = drop_one[k, 2]
+            d = drop_one[k, 3]
+            e = drop_one[k, 4]
+            g = drop_one[k, 5]
+            for j in range(nl):
+                y[k, j] = max(
+                    max(max(max(max(max(x[k, j], y[a, j]), y[b, j]), y[c, j]), y[d, j]), y[e, j]), y[g, j]
+                )
     if all_rolls:
         for k in range(roll_offset, drop_one.shape[0]):
             for j in range(nl):

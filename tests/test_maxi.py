@@ -1,0 +1,418 @@
+"""Maxi Yatzy (six dice, ``maxi``; RULES.md "Maxi Yatzy"): the six-dice layer, the scorers on the
+rule texts' cases, the spec and its bonus modifier, the kernels' rules against the plain-Python
+ones, the DP against the naive reference solver on reduced six-dice cards, the packed table, and
+-- with the full table built -- the published value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+
+import numpy as np
+import pytest
+from naive import NaiveSolver
+
+from solver.core import dice as D
+from solver.core.errors import UsageError
+from solver.core.rules import get_rules
+from solver.engine import dp, packed
+
+SIX = D.layer(6)
+
+
+def only(spec: str, keep: str):
+    """``spec`` cut down to the boxes named in ``keep`` (through the ``without`` modifier)."""
+    names = get_rules(spec).box_names
+    drop = [n for n in names if n not in keep.split(",")]
+    assert len(drop) + len(keep.split(",")) == len(names), keep
+    return get_rules(f"{spec}+without={','.join(drop)}")
+
+
+def counts(faces: str) -> tuple[int, ...]:
+    return tuple(faces.count(str(f)) for f in range(1, 7))
+
+
+# --------------------------------------------------------------------------- the dice layer
+def test_six_dice_layer_counts_and_probabilities():
+    assert (SIX.n_keeps, SIX.n_rolls, SIX.roll_offset) == (924, 462, 462)
+    five = D.layer(5)
+    assert (five.n_keeps, five.n_rolls) == (462, 252) and five.keeps == D.KEEPS
+    assert SIX.keeps[: five.n_keeps] == five.keeps  # a keep has one index in both layers
+    assert math.isclose(sum(SIX.roll_probs), 1.0, abs_tol=1e-12)
+    # each roll's probability by counting the 6**6 ordered throws
+    ways = {}
+    for t in itertools.product(range(1, 7), repeat=6):
+        key = tuple(sorted(t))
+        ways[key] = ways.get(key, 0) + 1
+    assert {r: p for r, p in zip(SIX.rolls, SIX.roll_probs, strict=True)} == {
+        r: pytest.approx(w / 6**6, abs=1e-15) for r, w in ways.items()
+    }
+    arrays = SIX.arrays
+    assert arrays["SUBKEEPS"].shape == (462, 64) and arrays["N_SUBKEEPS"].max() == 64
+    assert (
+        arrays["ADD_DIE"][: SIX.roll_offset].min() >= 0 and (arrays["ADD_DIE"][SIX.roll_offset :] == -1).all()
+    )
+    with pytest.raises(ValueError):
+        D.layer(7)
+
+
+# --------------------------------------------------------------------------- the scorers
+@pytest.mark.parametrize(
+    "faces, box, score",
+    [
+        ("666612", "three_of_a_kind", 18),  # more matching dice qualify for fewer
+        ("666612", "four_of_a_kind", 24),
+        ("666612", "five_of_a_kind", 0),
+        ("666662", "five_of_a_kind", 30),
+        ("111166", "full_house", 15),  # a four and a pair: three of the four and the pair
+        ("666611", "full_house", 20),
+        ("555333", "full_house", 21),  # two triples: the best selection, 3 x 5 + 2 x 3
+        ("555331", "full_house", 21),
+        ("555321", "full_house", 0),
+        ("555553", "full_house", 0),
+        ("112233", "three_pairs", 12),
+        ("112222", "three_pairs", 0),
+        ("112233", "two_pairs", 10),  # the two highest pairs
+        ("222266", "two_pairs", 16),
+        ("222222", "two_pairs", 0),
+        ("112234", "one_pair", 4),
+        ("666666", "one_pair", 12),
+        ("123455", "small_straight", 15),  # 1-2-3-4-5 among the dice
+        ("234566", "large_straight", 20),
+        ("123456", "full_straight", 21),
+        ("123456", "small_straight", 15),
+        ("123446", "full_straight", 0),
+        ("222555", "villa", 21),
+        ("222255", "villa", 0),
+        ("222255", "tower", 18),
+        ("222222", "tower", 0),
+        ("444444", "maxi_yatzy", 100),
+        ("444443", "maxi_yatzy", 0),
+        ("123456", "chance", 21),
+        ("444443", "fours", 20),
+    ],
+)
+def test_maxi_scores_follow_the_rule_text(faces, box, score):
+    rules = get_rules("maxi")
+    assert rules.box_score(rules.box_index[box], counts(faces)) == score
+
+
+def test_maxi_card_and_spec():
+    rules = get_rules("maxi-yatzy")
+    assert rules is get_rules("maxi") and rules.id == "maxi"
+    assert (rules.n_dice, rules.n_boxes, rules.n_turns, rules.n_rolls) == (6, 20, 20, 462)
+    assert (rules.upper_threshold, rules.upper_bonus, rules.n_flags, rules.joker, rules.bonus) == (
+        75,
+        50,
+        1,
+        "none",
+        0,
+    )
+    assert rules.reference_value == 383.305389
+    swedish = get_rules("maxi-yatzy+bonus=084/100")
+    assert swedish.id == "maxi+bonus=84/100" and (swedish.upper_threshold, swedish.upper_bonus) == (84, 100)
+    assert get_rules("maxi+all-rolls+bonus=84/100+lower-only").id == "maxi+all-rolls+lower-only+bonus=84/100"
+    assert rules.describe()["n_dice"] == 6 and "n_dice" not in get_rules("yatzy").describe()
+    assert "dice: 6" in rules.card_text()
+    assert rules.score_table.shape == (462, 20)
+
+
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        ("maxi+triple", "triple"),
+        ("maxi+yatzy-rows=2", "yatzy-rows"),
+        ("maxi+extra-bonus=50", "extra-bonus"),
+        ("maxi+bonus=84", "THRESHOLD/POINTS"),
+        ("maxi+bonus=200/100", "THRESHOLD/POINTS"),
+        ("maxi+bonus=84/0", "THRESHOLD/POINTS"),
+        ("yacht+bonus=10/10", "no upper bonus"),
+    ],
+)
+def test_maxi_conflicts_are_usage_errors(spec, needle):
+    with pytest.raises(UsageError) as err:
+        get_rules(spec)
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+# --------------------------------------------------------------------------- the kernels' rules
+def test_rule_arrays_of_six_dice():
+    ra = dp.rule_arrays(get_rules("maxi"))
+    assert ra.n_dice == 6 and ra.n_class == 7
+    assert ra.add_die.shape == (924, 6) and ra.drop_one.shape == (924, 6) and ra.score.shape == (462, 20)
+    assert ra.subkeeps.shape == (462, 64) and ra.rows_mask == 0 and ra.upper_cap == 75
+    five = dp.rule_arrays(get_rules("yatzy"))
+    assert five.n_dice == 5 and five.n_class == 6 and five.add_die.shape == (462, 6)
+
+
+@pytest.mark.parametrize(
+    "spec, keep",
+    [
+        ("maxi", "sixes,three_pairs,villa,maxi_yatzy"),
+        ("maxi+bonus=84/100", "fours,fives,sixes,tower"),
+        ("maxi+order=down", "ones,full_house,full_straight,chance"),
+    ],
+)
+def test_placement_kernel_equals_the_rules_on_six_dice(spec, keep):
+    """The numba twins (fill order, scores, step with the upper bonus) through ``placement_values``
+    against ``RuleSet.placements`` and ``RuleSet.step`` on every (mask, roll) of a reduced card."""
+    from solver.engine import kernels
+
+    rules = only(spec, keep)
+    rng = random.Random(len(spec))
+    values = np.random.default_rng(3).uniform(0, 300, (1 << rules.n_boxes, rules.upper_cap + 1, 1))
+    roll_counts = SIX.keep_face_counts[SIX.roll_offset :]
+    positions = [
+        (m, r, rng.randrange(rules.upper_cap + 1)) for m in range(1 << rules.n_boxes) for r in range(462)
+    ]
+    ms, rs, us = (np.array(col, dtype=np.int64) for col in zip(*positions, strict=True))
+    n, nb = len(positions), rules.n_boxes
+    ev, scores, bonus = np.empty((n, nb)), np.empty((n, nb), dtype=np.int64), np.empty(n, dtype=np.int64)
+    kernels.placement_values(
+        ms, us, np.zeros(n, dtype=np.int64), rs, values, dp.rule_arrays(rules), ev, scores, bonus
+    )
+    bad = []
+    for i, (mask, r, upper) in enumerate(positions):
+        want_ev, want_scores = [-np.inf] * nb, [-1] * nb
+        for b, s, roll_bonus in rules.placements(mask, roll_counts[r], False):
+            points, (nmask, nu, nf) = rules.step((mask, upper, 0), b, s)
+            want_ev[b] = points + values[nmask, nu, nf] + roll_bonus
+            want_scores[b] = s
+        if ev[i].tolist() != want_ev or scores[i].tolist() != want_scores or bonus[i] != 0:
+            bad.append(positions[i])
+    assert not bad, bad[:5]
+
+
+# --------------------------------------------------------------------------- against the naive solver
+REDUCED = {
+    "maxi-kinds": ("maxi", "sixes,three_pairs,full_house,maxi_yatzy"),
+    "maxi-straights": ("maxi", "ones,two_pairs,small_straight,full_straight"),
+    "maxi-swedish": ("maxi+bonus=10/30", "fives,sixes,villa,tower"),
+    "maxi-all-rolls": ("maxi+all-rolls", "twos,one_pair,large_straight"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(REDUCED))
+def test_dp_equals_naive_on_reduced_six_dice_cards(name):
+    rules = only(*REDUCED[name])
+    values = dp.solve(rules)
+    naive = NaiveSolver(rules)
+    start = time.perf_counter()
+    reachable = naive.reachable_states()
+    computed = {
+        tuple(int(i) for i in idx) for idx in np.argwhere(~np.isnan(values)) if idx[0] != rules.full_mask
+    }
+    assert computed == {(m, u, 0) for m, u, _ in reachable if m != rules.full_mask}
+    for state in sorted(reachable, key=lambda s: -bin(s[0]).count("1")):
+        assert values[state[0], state[1], 0] == pytest.approx(naive.value(state), abs=1e-9, rel=0), state
+    assert time.perf_counter() - start < 120
+
+
+def test_swedish_bonus_changes_the_value():
+    """The bonus modifier is not a no-op: 100 at 84 against 50 at 75."""
+    finnish = dp.solve(only("maxi", "fours,fives,sixes,chance"))
+    swedish = dp.solve(only("maxi+bonus=84/100", "fours,fives,sixes,chance"))
+    assert finnish[0, 0, 0] != pytest.approx(swedish[0, 0, 0], abs=1e-6)
+
+
+# --------------------------------------------------------------------------- the packed table
+def test_packed_table_round_trips_bit_for_bit():
+    rules = only("maxi", "ones,fours,sixes,one_pair,villa,chance")
+    values = dp.solve(rules)
+    stored = packed.pack(rules, values)
+    assert stored.shape == (packed.packed_length(rules),) and not np.isnan(stored).any()
+    back = packed.unpack(rules, stored)
+    assert back.tobytes() == values.tobytes()  # NaN where the DP computes nothing, bit for bit
+    assert packed.packed_problem(rules, stored) is None
+    broken = stored.copy()
+    broken[5] = np.nan
+    assert "1 values" in packed.packed_problem(rules, broken)
+    # 36,864,000 values for the full card: the published count of canonical states
+    assert packed.packed_length(get_rules("maxi")) == 36_864_000
+    assert packed.is_packed(get_rules("maxi")) and not packed.is_packed(get_rules("yatzy"))
+
+
+def test_table_of_a_reduced_card_saves_and_loads(tmp_path):
+    from solver.engine.tables import build_table, load_table
+
+    rules = only("maxi", "twos,sixes,tower,chance")
+    built = build_table(rules, tmp_path, progress=False)
+    again = load_table(rules, tmp_path)
+    assert np.asarray(again.values).tobytes() == dp.solve(rules).tobytes()
+    assert built.empty_card_value == again.empty_card_value == again.value(0, 0, 0)
+    assert (tmp_path / f"{rules.id}.npy").stat().st_size == 128 + 8 * packed.packed_length(rules)
+
+
+# --------------------------------------------------------------------------- the full game
+def test_full_maxi_value_matches_the_published_one():
+    """With the full table built (``yahtzee tables build --rules maxi``, four minutes) in the folder
+    ``$YAHTZEE_MAXI_TABLES`` names (the session's own tables folder is a fresh one): 383.305389 to
+    3e-5, the published value being stored in float32."""
+    import os
+
+    from solver.engine.tables import load_table
+
+    folder = os.environ.get("YAHTZEE_MAXI_TABLES")
+    if not folder:
+        pytest.skip("YAHTZEE_MAXI_TABLES names no folder with the maxi table")
+    table = load_table("maxi", folder)
+    assert table.empty_card_value == pytest.approx(383.305389, abs=3e-5)
+    assert table.values.shape == (1 << 20, 76, 1)
+
+
+# --------------------------------------------------------------------------- the surfaces
+#: a reduced Maxi card whose table builds in well under a second: the surfaces' tests play it
+SMALL = "maxi+without=ones,twos,threes,one_pair,two_pairs,three_pairs,four_of_a_kind,five_of_a_kind,large_straight,full_straight,villa,tower,chance"
+
+
+def run(capsys, *argv):
+    from solver.cli.entry import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def small_tables(tmp_path_factory) -> str:
+    from solver.engine.tables import build_table
+
+    folder = tmp_path_factory.mktemp("maxi-tables")
+    build_table(SMALL, folder, progress=False)
+    return str(folder)
+
+
+def test_light_read_of_a_packed_table_is_the_dense_one(small_tables):
+    """The single hint's reader (:class:`PackedValues`, no numpy) gives every state's value as the
+    unpacked table does, NaN where none is computed."""
+    from solver.engine.tables import load_table
+
+    rules = get_rules(SMALL)
+    light, dense = load_table(rules, small_tables, light=True), load_table(rules, small_tables)
+    assert isinstance(light.values, packed.PackedValues)
+    full = np.asarray(dense.values)
+    got = np.array([[light.values[m, u, 0] for u in range(full.shape[1])] for m in range(full.shape[0])])
+    assert got.tobytes() == full[:, :, 0].tobytes()
+    assert np.asarray(light.values).tobytes() == full.tobytes()  # numpy's view of it: unpacked
+
+
+def test_hint_on_six_dice(capsys, small_tables):
+    import json
+
+    code, out, _ = run(capsys, "hint", "--rules", SMALL, "--dice", "6 6 6 5 5 2", "--rolls-left", "0",
+                       "--tables", small_tables, "--json")  # fmt: skip
+    assert code == 0
+    advice = json.loads(out)
+    assert advice["dice"] == "255666" and advice["decision"] == "score"
+    scores = {o["category"]: o["score"] for o in advice["options"]}
+    assert scores == {"fours": 0, "fives": 10, "sixes": 18, "three_of_a_kind": 18, "small_straight": 0,
+                      "full_house": 28, "maxi_yatzy": 0}  # fmt: skip
+    code, out, _ = run(capsys, "hint", "--rules", SMALL, "--dice", "111111", "--rolls-left", "2",
+                       "--tables", small_tables, "--top", "0")  # fmt: skip
+    best = next(line for line in out.splitlines() if line.startswith("Best:"))
+    assert code == 0 and "stop and score 100 in maxi_yatzy" in best
+    assert "reroll all six dice" in out
+    code, _, err = run(
+        capsys, "hint", "--rules", SMALL, "--dice", "11111", "--rolls-left", "2", "--tables", small_tables
+    )
+    assert code == 2 and "need exactly 6 dice, got 5" in err
+
+
+def test_value_on_six_dice_matches_the_dp(capsys, small_tables):
+    import json
+
+    code, out, _ = run(capsys, "value", "--rules", SMALL, "--tables", small_tables, "--json")
+    assert code == 0
+    assert json.loads(out)["ev"] == pytest.approx(dp.solve(get_rules(SMALL))[0, 0, 0], abs=1e-9)
+
+
+def test_simulate_on_six_dice(capsys, small_tables):
+    import json
+
+    rules = get_rules(SMALL)
+    means = {}
+    for bot in ("optimal", "frequent", "random"):
+        code, out, _ = run(capsys, "simulate", "--rules", SMALL, "--bot", bot, "--games", "3000",
+                           "--tables", small_tables, "--json", "--quiet")  # fmt: skip
+        assert code == 0, bot
+        stats = json.loads(out)["stats"]
+        means[bot] = (stats["mean"], stats["standard_error"])
+    # the optimal bot's mean is the table's value, within its error; the simple bots play worse
+    value = dp.solve(rules)[0, 0, 0]
+    assert abs(means["optimal"][0] - value) < 4 * means["optimal"][1]
+    assert means["random"][0] < means["frequent"][0] < means["optimal"][0]
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["simulate", "--bot", "heuristic"], "does not play six dice"),
+        (["simulate", "--regret"], "do not take six dice"),
+        (["hint", "--dice", "123456", "--rolls-left", "1", "--target", "300"], "does not take six dice"),
+        (["distribution"], "does not take six dice"),
+        (["play"], "does not take six dice"),
+        (["match", "--bots", "optimal,random"], "does not take six dice"),
+        (["tables", "build", "--target"], "does not take six dice"),
+        (["export", "--games", "2", "x.jsonl"], "does not take six dice"),
+        (["stats"], "does not take six dice"),
+    ],
+)
+def test_surfaces_without_six_dice_refuse_in_one_line(capsys, small_tables, argv, needle):
+    code, out, err = run(capsys, *argv, "--rules", SMALL)
+    assert code == 2 and needle in err and err.count("\n") == 1, err
+
+
+def test_python_surfaces_without_six_dice_refuse():
+    """The Python entry points of what does not take six dice yet raise one usage error."""
+    from solver.core.card import ScoreCard
+    from solver.engine.distribution import score_distribution
+    from solver.play.game import Game
+
+    rules = get_rules(SMALL)
+    with pytest.raises(UsageError, match="does not take six dice"):
+        Game(rules, ["you"])
+    with pytest.raises(UsageError, match="does not take six dice"):
+        score_distribution(ScoreCard.parse("", rules), None)
+    with pytest.raises(UsageError, match="does not take six dice"):
+        from solver.play.gym_env import YahtzeeEnv
+
+        YahtzeeEnv(rules)
+
+
+def test_web_app_refuses_six_dice():
+    """The picker lists every base (as ``yahtzee rules --json``); a six-dice one is refused in one line."""
+    from solver.web.service import ApiError, Service
+
+    with pytest.raises(ApiError) as err:
+        Service.rules(object.__new__(Service), "maxi")
+    assert err.value.status == 400 and "does not take six dice" in err.value.message
+
+
+def test_a_damaged_packed_table_is_refused_by_both_readers(tmp_path):
+    """A value made NaN in the file: the single hint's reader (no sha256 for a packed table)
+    finds it by its bytes, the full reader by the checksum."""
+    import struct
+
+    from solver.core.errors import TableError
+    from solver.engine.store import ValueFile
+    from solver.engine.tables import build_table, load_table
+
+    rules = get_rules(SMALL)
+    build_table(rules, tmp_path, progress=False)
+    npy = tmp_path / f"{rules.id}.npy"
+    opened = ValueFile.open(npy)
+    offset = opened.offset
+    opened.close()
+    data = bytearray(npy.read_bytes())
+    data[offset + 8 * 7 : offset + 8 * 8] = struct.pack("<d", float("nan"))
+    npy.write_bytes(bytes(data))
+    with pytest.raises(TableError, match="impossible"):
+        load_table(rules, tmp_path, light=True)
+    with pytest.raises(TableError, match="sha256"):
+        load_table(rules, tmp_path)
+    with pytest.raises(TableError, match="impossible"):
+        load_table(rules, tmp_path, check_hash=False)
