@@ -26,6 +26,8 @@ DATA = Path(__file__).parent / "data"
 
 #: what ``pytest --fast`` (the developer's loop) leaves out; CI runs everything
 NOT_FAST = ("slow", "browser", "subprocess")
+#: at most this many xdist workers for ``--fast`` (each builds its own session tables)
+FAST_WORKERS = 2
 
 
 def pytest_addoption(parser):
@@ -34,6 +36,19 @@ def pytest_addoption(parser):
         action="store_true",
         help="the developer's loop: leave out the slow, browser and subprocess-heavy tests (CI runs all)",
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """``--fast`` runs on every core, in pytest-xdist's workers, unless ``-n`` says otherwise (or
+    xdist is not installed): the developer's loop is wall time; CI runs one process, in order."""
+    if (
+        config.getoption("--fast")
+        and config.pluginmanager.hasplugin("xdist")
+        and config.getoption("numprocesses", None) is None
+        and not os.environ.get("PYTEST_XDIST_WORKER")
+    ):
+        config.option.numprocesses = min(os.cpu_count() or 1, FAST_WORKERS)
 
 
 def pytest_collection_modifyitems(config, items):
