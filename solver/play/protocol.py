@@ -41,7 +41,7 @@ from ..core import dice as D
 from ..core.bounded import clipped, shown
 from ..core.card import ScoreCard
 from ..core.dice import Dice
-from ..core.errors import UsageError
+from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet
 from .turn import BotTurn, keep_fault
 
@@ -468,7 +468,10 @@ def program_turn(turn: BotTurn, bot: ProtocolBot, game: int, opponents=None):
     while turn.rolls_left:
         position = position_json(turn.card, turn.dice, turn.rolls_left, game, opponents)
         move = yield bot, position
-        turn.keep(check_keep(bot, position, move["keep"], turn.dice))
+        try:
+            turn.keep(move["keep"])  # checked there: a keep among the dice, five only when allowed
+        except IllegalMoveError as exc:
+            raise BotError(f"bot {bot.name} at {where(position)}: {exc}") from None
     legal = turn.placements
     position = position_json(turn.card, turn.dice, 0, game, opponents, placements=legal)
     move = yield bot, position

@@ -78,7 +78,7 @@ class BotTurn:
     def keep(self, faces) -> None:
         """Keep ``faces`` (a multiset among the dice; all five: stop) and roll the others;
         :class:`IllegalMoveError` saying why for a keep that is not allowed."""
-        keep = tuple(sorted(int(f) for f in faces))
+        keep = tuple(sorted(map(int, faces)))
         fault = keep_fault(keep, self.dice, self.card.rules)
         if fault is not None:
             raise IllegalMoveError(fault)
