@@ -390,7 +390,7 @@ def test_card_totals_of_arrays_are_the_cards_totals(rid):
     (open boxes -1)."""
     import numpy as np
 
-    from solver.engine.arrays import card_totals
+    from solver.engine.card_arrays import card_totals
     from solver.engine.dp import rule_arrays
 
     rules = get_rules(rid)

@@ -47,7 +47,7 @@ from ..core.errors import SolverError, TableError, UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet, get_rules
 from ..core.triple_card import parse_card
-from ..engine.arrays import card_totals
+from ..engine.card_arrays import card_totals
 from ..engine.dp import kernel_values, rule_arrays
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, regret_of, stop_placement

@@ -18,6 +18,7 @@ from ..core.rules import RuleSet
 from ..core.streams import MASK64, mix64
 from ..core.threads import Workers
 from . import arrays as A
+from .card_arrays import card_totals
 from .turn import TIE_TOLERANCE
 
 MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
@@ -41,7 +42,7 @@ def finish_games(
     from .dp import rule_arrays
 
     nbonus = nbonus.astype(np.int64)
-    total, _, reached = A.card_totals(rule_arrays(rules), scores, nbonus)
+    total, _, reached = card_totals(rule_arrays(rules), scores, nbonus)
     rows = list(rules.five_kind_rows)
     yahtzee = (scores[:, rows] == 50).any(axis=1) if rows else np.zeros(len(scores), dtype=bool)
     out = {"scores": total, "upper_bonus": reached, "yahtzee": yahtzee, "yahtzee_bonuses": nbonus}
@@ -576,7 +577,7 @@ def lane_states(state: np.ndarray, nb: int, cap: int, n_flags: int):
 
 def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
     """(N,) int64: the points on each card of the games ``state``, from the kernel rule arrays."""
-    return A.card_totals(ra, state[:, :nb], state[:, nb + A.COL_BONUSES]).total
+    return card_totals(ra, state[:, :nb], state[:, nb + A.COL_BONUSES]).total
 
 
 class RegretRecorder:

@@ -236,11 +236,12 @@ def column_totals(single: RuleSet, weights, state):
     """(N, C) weighted column totals of finished games in the kernel's layout."""
     import numpy as np
 
+    from ..engine.card_arrays import card_totals
     from ..engine.dp import rule_arrays
 
     ra, nb, n_col = rule_arrays(single), single.n_boxes, len(weights)
     out = np.empty((state.shape[0], n_col), dtype=np.int64)
     for c in range(n_col):
         bonuses = state[:, n_col * nb + A.TRIPLE_COLUMN_EXTRA * c + A.TRIPLE_BONUSES]
-        out[:, c] = weights[c] * A.card_totals(ra, state[:, c * nb : (c + 1) * nb], bonuses).total
+        out[:, c] = weights[c] * card_totals(ra, state[:, c * nb : (c + 1) * nb], bonuses).total
     return out
