@@ -156,10 +156,14 @@ class PackedValues:
     """``values[mask, u, f]`` of a packed table read in place, one entry at a time, without numpy
     (what a single hint reads: a few hundred entries); ``numpy.asarray`` of it is the dense table
     (:func:`unpack`, made once).  ``stored``: the packed values, a
-    :class:`~solver.engine.store.ValueFile` (or any 1-D sequence of floats)."""
+    :class:`~solver.engine.store.ValueFile` (or any 1-D sequence of floats).  ``damaged``: when
+    given, each value read is checked to be in the DP's range (2**-15 to 2**17, see
+    :func:`packed_problem`), and one out of it raises ``damaged(problem)`` (an exception: the
+    table's :class:`~solver.core.errors.TableError`) -- what a reader that has not checked every
+    value byte by byte relies on."""
 
-    def __init__(self, rules: RuleSet, stored) -> None:
-        self.rules, self.stored = rules, stored
+    def __init__(self, rules: RuleSet, stored, damaged=None) -> None:
+        self.rules, self.stored, self._damaged = rules, stored, damaged
         self.shape = (1 << rules.n_boxes, rules.upper_cap + 1, 1)
         self._slots = slots(rules)
         n = rules.n_boxes
@@ -199,7 +203,11 @@ class PackedValues:
         slot = self._slots[self._bits(mask)][1][u]
         if slot < 0:
             return float("nan")
-        return float(self.stored[self.offset(mask) + slot])
+        at = self.offset(mask) + slot
+        value = float(self.stored[at])
+        if self._damaged is not None and not 2.0**-15 <= value < 2.0**17:  # NaN fails it too
+            raise self._damaged(f"stored value {at} (card {mask}, upper total {u}) is impossible ({value!r})")
+        return value
 
     def __array__(self, dtype=None, copy=None):
         import numpy as np
