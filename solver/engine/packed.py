@@ -114,14 +114,19 @@ def unpack(rules: RuleSet, packed: np.ndarray) -> np.ndarray:
     import numpy as np
 
     bits, offset = _layout(rules)
-    dense = np.full((1 << rules.n_boxes, rules.upper_cap + 1, 1), np.nan)
-    for b, (_, slot_of) in enumerate(slots(rules)):
-        cards = np.flatnonzero(bits == b)
-        totals = np.array([t for t, s in enumerate(slot_of) if s >= 0], dtype=np.int64)
-        if len(cards) == 0 or len(totals) == 0:
-            continue
-        at = offset[cards][:, None] + np.array(slot_of)[totals][None, :]
-        dense[cards[:, None], totals[None, :], 0] = packed[at]
+    packed = np.asarray(packed)
+    # every entry written once, a card's row at a time (a NaN fill first and a scatter after would
+    # go over the 638 MB of Maxi Yatzy's table twice)
+    dense = np.empty((1 << rules.n_boxes, rules.upper_cap + 1, 1))
+    rows = dense.reshape(dense.shape[0], dense.shape[1])
+    slot = np.array([slot_of for _, slot_of in slots(rules)], dtype=np.int64)  # (64, cap + 1)
+    empty = slot < 0
+    slot[empty] = 0  # read a stored value of the card, then NaN over it
+    for m0 in range(0, len(rows), 8192):  # a few MB of indices at a time, the cards in order
+        m1 = min(m0 + 8192, len(rows))
+        part = bits[m0:m1]
+        np.take(packed, offset[m0:m1, None] + slot[part], out=rows[m0:m1], mode="clip")
+        np.putmask(rows[m0:m1], empty[part], np.nan)
     dense[rules.full_mask] = 0.0  # the full card's row is all 0, as the DP writes it
     dense.setflags(write=False)
     return dense
