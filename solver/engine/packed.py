@@ -113,6 +113,8 @@ def unpack(rules: RuleSet, packed: np.ndarray) -> np.ndarray:
     cannot occur; the full card all 0.0), read-only: the DP's table, bit for bit."""
     import numpy as np
 
+    from ..core.threads import Workers, default_threads
+
     bits, offset = _layout(rules)
     packed = np.asarray(packed)
     # every entry written once, a card's row at a time (a NaN fill first and a scatter after would
@@ -122,11 +124,17 @@ def unpack(rules: RuleSet, packed: np.ndarray) -> np.ndarray:
     slot = np.array([slot_of for _, slot_of in slots(rules)], dtype=np.int64)  # (64, cap + 1)
     empty = slot < 0
     slot[empty] = 0  # read a stored value of the card, then NaN over it
-    for m0 in range(0, len(rows), 8192):  # a few MB of indices at a time, the cards in order
-        m1 = min(m0 + 8192, len(rows))
-        part = bits[m0:m1]
-        np.take(packed, offset[m0:m1, None] + slot[part], out=rows[m0:m1], mode="clip")
-        np.putmask(rows[m0:m1], empty[part], np.nan)
+
+    def fill(lo: int, hi: int) -> None:
+        for m0 in range(lo, hi, 8192):  # a few MB of indices at a time, the cards in order
+            m1 = min(m0 + 8192, hi)
+            part = bits[m0:m1]
+            np.take(packed, offset[m0:m1, None] + slot[part], out=rows[m0:m1], mode="clip")
+            np.putmask(rows[m0:m1], empty[part], np.nan)
+
+    # numpy's take and putmask leave the GIL: the cores share the 638 MB's first writes
+    with Workers(default_threads()) as workers:
+        workers.run(fill, 0, len(rows))
     dense[rules.full_mask] = 0.0  # the full card's row is all 0, as the DP writes it
     dense.setflags(write=False)
     return dense
