@@ -192,6 +192,7 @@ class PackedValues:
                 with_i = p | (1 << (face[i] - 1)) if face[i] else p
                 below[i + 1][p] = below[i][p] + below[i][with_i]
         self._below = below
+        self._cards: dict[int, tuple[int, tuple[int, ...]]] = {}  # mask -> (offset, slot of each total)
         self._dense = None
 
     def _bits(self, mask: int) -> int:
@@ -213,10 +214,13 @@ class PackedValues:
             raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
         if mask == self.rules.full_mask:
             return 0.0
-        slot = self._slots[self._bits(mask)][1][u]
+        card = self._cards.get(mask)
+        if card is None:  # a hint reads a few hundred cards, most of them several times
+            card = self._cards[mask] = (self.offset(mask), self._slots[self._bits(mask)][1])
+        slot = card[1][u]
         if slot < 0:
             return float("nan")
-        at = self.offset(mask) + slot
+        at = card[0] + slot
         value = float(self.stored[at])
         if self._damaged is not None and not 2.0**-15 <= value < 2.0**17:  # NaN fails it too
             raise self._damaged(f"stored value {at} (card {mask}, upper total {u}) is impossible ({value!r})")
