@@ -14,7 +14,9 @@ shared: the 2-core development machine usually is).
 * ``hint --rules maxi`` on three positions (the empty card with 2 rolls left, a mid-game card
   with 1 and with 0), ``--hints`` runs each (default 5);
 * ``simulate --rules maxi`` of the optimal bot (``--games``, default 100,000) and of the
-  frequent and random bots, ``--runs`` times each (default 1): the games per second too.
+  frequent and random bots, ``--runs`` times each (default 1): the games per second too, of the
+  whole command and of the games alone (``stats.games_per_second``: the table read and checked
+  before it; the six-dice turn plays from its lanes' blocks, ``kernels.play_lane_blocks``).
 """
 
 from __future__ import annotations
@@ -110,9 +112,12 @@ def main() -> None:
         medians(f"simulate {bot}, {args.games:,} games", runs)
         stats = json.loads(runs[-1][3])["stats"]
         rate = args.games / statistics.median(r[0] for r in runs)
-        print(
-            f"  mean {stats['mean']:.3f} (se {stats['standard_error']:.3f}); {rate:,.0f} games/s whole command"
-        )
+        line = f"  mean {stats['mean']:.3f} (se {stats['standard_error']:.3f}); {rate:,.0f} games/s whole command"
+        line += f", {stats['games_per_second']:,.0f} games/s playing"
+        if bot == "optimal":  # the table bot: the command's clock runs before its games too
+            extra = json.loads(runs[-1][3])["seconds"] - stats["seconds"]
+            line += f" (the command's own clock: {extra:.1f} s more, the table read, checked and unpacked)"
+        print(line)
     print(f"load after {load()}")
 
 

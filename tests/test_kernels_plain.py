@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNEL_DIR = ROOT / "solver" / "engine" / "kernels"
 #: sixes, yahtzee, chance of Yahtzee's card: the Joker, the Yahtzee bonus, an upper box
 TINY = "yahtzee+without=ones,twos,threes,fours,fives,three_of_a_kind,four_of_a_kind,full_house,small_straight,large_straight"
+#: sixes, chance and Maxi Yatzy of six dice: the six-dice turn (the lanes played from their blocks)
+TINY_SIX = "maxi+without=ones,twos,threes,fours,fives,one_pair,two_pairs,three_pairs,three_of_a_kind,four_of_a_kind,five_of_a_kind,small_straight,large_straight,full_straight,full_house,villa,tower"
 T_MAX = 60  # the target table's targets (a tiny game scores up to a few hundred)
 GAMES = 12
 
@@ -80,6 +82,9 @@ def workload(folder: Path) -> dict[str, np.ndarray]:
         )
         out[f"simulate.{bot}"] = result.cards
         out[f"simulate.{bot}.loss"] = result.regret.game_loss
+    six = get_rules(TINY_SIX)
+    build_table(six, folder, progress=False)
+    out["simulate.six"] = simulate(six, "optimal", GAMES, seed=3, tables_dir=folder, keep_cards=True).cards
     match = play_match(
         rules, ["win", "optimal"], GAMES, seed=5, tables_dir=folder, engine="numba", grade=True
     )

@@ -416,3 +416,74 @@ def test_a_damaged_packed_table_is_refused_by_both_readers(tmp_path):
         load_table(rules, tmp_path)
     with pytest.raises(TableError, match="impossible"):
         load_table(rules, tmp_path, check_hash=False)
+
+
+def _damaged_copy(tmp_path, change):
+    """A built table of ``SMALL`` in ``tmp_path`` whose packed values ``change(values)`` rewrote
+    in place (float64 array), its manifest left as it was."""
+    from solver.engine.store import ValueFile
+    from solver.engine.tables import build_table
+
+    rules = get_rules(SMALL)
+    build_table(rules, tmp_path, progress=False)
+    npy = tmp_path / f"{rules.id}.npy"
+    opened = ValueFile.open(npy)
+    offset, n = opened.offset, opened.shape[0]
+    opened.close()
+    data = bytearray(npy.read_bytes())
+    values = np.frombuffer(data, dtype="<f8", count=n, offset=offset).copy()
+    change(values)
+    data[offset:] = values.tobytes()
+    npy.write_bytes(bytes(data))
+    return rules
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        (lambda v: v.__setitem__(slice(-1, None), 1.0), "full card"),  # the full card's last value
+        (lambda v: v.__imul__(1.0 + 1e-6), "Bellman"),  # every value in range, none following
+    ],
+)
+def test_the_light_read_of_a_large_packed_table_checks_without_every_byte(
+    tmp_path, monkeypatch, change, needle
+):
+    """Beyond ``LIGHT_FULL_CHECK`` values (Maxi Yatzy's table), a single hint's read checks the
+    full card's zeros and the sampled Bellman steps, not every byte: both damages are refused."""
+    from solver.core.errors import TableError
+    from solver.engine import tables
+    from solver.engine.tables import load_table
+
+    rules = _damaged_copy(tmp_path, change)
+    monkeypatch.setattr(tables, "LIGHT_FULL_CHECK", 0)
+    with pytest.raises(TableError, match=needle):
+        load_table(rules, tmp_path, light=True)
+    with pytest.raises(TableError):
+        load_table(rules, tmp_path, check_hash=False)
+
+
+def test_a_light_read_refuses_a_damaged_value_when_it_reads_it(tmp_path, monkeypatch):
+    """One NaN among a large packed table's values: the light read may load it (its sample need not
+    meet the value: what ``LIGHT_FULL_CHECK``'s note says it does not catch), but reading that value
+    raises the table's error, and the full reader refuses the table."""
+    from solver.core.errors import TableError
+    from solver.engine import tables
+    from solver.engine.tables import load_table
+
+    rules = get_rules(SMALL)
+    mask = 0b11  # a card of two boxes filled: its first stored upper total
+    bits = sum(1 << (rules.boxes[b].face - 1) for b in rules.upper_indices if mask >> b & 1)
+    u = packed.slots(rules)[bits][0][0]
+    at = packed.PackedValues(rules, []).offset(mask)
+    _damaged_copy(tmp_path, lambda v: v.__setitem__(at, float("nan")))
+    monkeypatch.setattr(tables, "LIGHT_FULL_CHECK", 0)
+    try:
+        light = load_table(rules, tmp_path, light=True)
+    except TableError as exc:  # the sample read it
+        assert "impossible" in str(exc)
+    else:
+        with pytest.raises(TableError, match="impossible"):
+            light.values[mask, u, 0]
+        assert light.values[0, 0, 0] > 0  # the others read as before
+    with pytest.raises(TableError, match="impossible"):
+        load_table(rules, tmp_path, check_hash=False)

@@ -111,6 +111,12 @@ LaneTables = namedtuple("LaneTables", ["e0", "e1", "succ"])
 keep's value with one / two rolls left (:func:`solver.engine.kernels.turn_tables`), ``succ``
 (6 n_boxes, width) the successor rows (a column a lane)."""
 
+LaneGames = namedtuple("LaneGames", ["mask", "u", "f", "start", "by_lane", "pos_lane"])
+"""Lanes and the games on them (:func:`solver.engine.kernels.play_lane_blocks`): each lane's
+``mask``, ``u``, ``f`` (int64, sorted by mask), the games of lane ``l`` being
+``by_lane[start[l] : start[l + 1]]`` (indices into the batch's games), ``pos_lane`` each game's
+lane."""
+
 WinTables = namedtuple("WinTables", ["e0", "e1", "boxes"])
 """:class:`LaneTables` of win play: ``boxes`` (width, 252) int8 the box each lane scores each
 roll in (zero rows: not wanted)."""

@@ -113,15 +113,28 @@ def unpack(rules: RuleSet, packed: np.ndarray) -> np.ndarray:
     cannot occur; the full card all 0.0), read-only: the DP's table, bit for bit."""
     import numpy as np
 
+    from ..core.threads import Workers, default_threads
+
     bits, offset = _layout(rules)
-    dense = np.full((1 << rules.n_boxes, rules.upper_cap + 1, 1), np.nan)
-    for b, (_, slot_of) in enumerate(slots(rules)):
-        cards = np.flatnonzero(bits == b)
-        totals = np.array([t for t, s in enumerate(slot_of) if s >= 0], dtype=np.int64)
-        if len(cards) == 0 or len(totals) == 0:
-            continue
-        at = offset[cards][:, None] + np.array(slot_of)[totals][None, :]
-        dense[cards[:, None], totals[None, :], 0] = packed[at]
+    packed = np.asarray(packed)
+    # every entry written once, a card's row at a time (a NaN fill first and a scatter after would
+    # go over the 638 MB of Maxi Yatzy's table twice)
+    dense = np.empty((1 << rules.n_boxes, rules.upper_cap + 1, 1))
+    rows = dense.reshape(dense.shape[0], dense.shape[1])
+    slot = np.array([slot_of for _, slot_of in slots(rules)], dtype=np.int64)  # (64, cap + 1)
+    empty = slot < 0
+    slot[empty] = 0  # read a stored value of the card, then NaN over it
+
+    def fill(lo: int, hi: int) -> None:
+        for m0 in range(lo, hi, 8192):  # a few MB of indices at a time, the cards in order
+            m1 = min(m0 + 8192, hi)
+            part = bits[m0:m1]
+            np.take(packed, offset[m0:m1, None] + slot[part], out=rows[m0:m1], mode="clip")
+            np.putmask(rows[m0:m1], empty[part], np.nan)
+
+    # numpy's take and putmask leave the GIL: the cores share the 638 MB's first writes
+    with Workers(default_threads()) as workers:
+        workers.run(fill, 0, len(rows))
     dense[rules.full_mask] = 0.0  # the full card's row is all 0, as the DP writes it
     dense.setflags(write=False)
     return dense
@@ -156,10 +169,14 @@ class PackedValues:
     """``values[mask, u, f]`` of a packed table read in place, one entry at a time, without numpy
     (what a single hint reads: a few hundred entries); ``numpy.asarray`` of it is the dense table
     (:func:`unpack`, made once).  ``stored``: the packed values, a
-    :class:`~solver.engine.store.ValueFile` (or any 1-D sequence of floats)."""
+    :class:`~solver.engine.store.ValueFile` (or any 1-D sequence of floats).  ``damaged``: when
+    given, each value read is checked to be in the DP's range (2**-15 to 2**17, see
+    :func:`packed_problem`), and one out of it raises ``damaged(problem)`` (an exception: the
+    table's :class:`~solver.core.errors.TableError`) -- what a reader that has not checked every
+    value byte by byte relies on."""
 
-    def __init__(self, rules: RuleSet, stored) -> None:
-        self.rules, self.stored = rules, stored
+    def __init__(self, rules: RuleSet, stored, damaged=None) -> None:
+        self.rules, self.stored, self._damaged = rules, stored, damaged
         self.shape = (1 << rules.n_boxes, rules.upper_cap + 1, 1)
         self._slots = slots(rules)
         n = rules.n_boxes
@@ -175,6 +192,7 @@ class PackedValues:
                 with_i = p | (1 << (face[i] - 1)) if face[i] else p
                 below[i + 1][p] = below[i][p] + below[i][with_i]
         self._below = below
+        self._cards: dict[int, tuple[int, tuple[int, ...]]] = {}  # mask -> (offset, slot of each total)
         self._dense = None
 
     def _bits(self, mask: int) -> int:
@@ -196,10 +214,17 @@ class PackedValues:
             raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
         if mask == self.rules.full_mask:
             return 0.0
-        slot = self._slots[self._bits(mask)][1][u]
+        card = self._cards.get(mask)
+        if card is None:  # a hint reads a few hundred cards, most of them several times
+            card = self._cards[mask] = (self.offset(mask), self._slots[self._bits(mask)][1])
+        slot = card[1][u]
         if slot < 0:
             return float("nan")
-        return float(self.stored[self.offset(mask) + slot])
+        at = card[0] + slot
+        value = float(self.stored[at])
+        if self._damaged is not None and not 2.0**-15 <= value < 2.0**17:  # NaN fails it too
+            raise self._damaged(f"stored value {at} (card {mask}, upper total {u}) is impossible ({value!r})")
+        return value
 
     def __array__(self, dtype=None, copy=None):
         import numpy as np

@@ -430,25 +430,39 @@ def _checked(files: StoredFiles, light: bool) -> Table:
     return Table(rules, values, files.manifest, npy)
 
 
+#: The most values a packed table's light read checks byte by byte (32 MB, about 50 ms); a larger
+#: one (Maxi Yatzy's 36.9 M: half a second) is checked by its header and size, the full card's
+#: zeros, the sampled Bellman steps and each value as it is read (:class:`PackedValues`), so that
+#: a single hint starts in a tenth of a second.  Not caught then: a few values damaged where
+#: neither the sample nor the hint reads -- every other reader checks every value.
+LIGHT_FULL_CHECK = 1 << 22
+
+
 def _checked_packed(files: StoredFiles, light: bool) -> Table:
     """A packed table (six dice: :mod:`solver.engine.packed`) once its values check out: every
     stored value in range (NaN on the cards a fill order cannot reach, 0.0 on the full card) and
     sampled states against one backward step, as a dense table's.  ``light`` (free fill order):
-    the bytes checked as :func:`_check_values` does, the values read in place
-    (:class:`~solver.engine.packed.PackedValues`, no numpy); else unpacked into the DP's dense
-    layout in memory, what the kernels read."""
+    the values read in place (:class:`~solver.engine.packed.PackedValues`, no numpy), the bytes
+    checked as :func:`_check_values` does up to :data:`LIGHT_FULL_CHECK` values, beyond it each
+    value as it is read; else unpacked into the DP's dense layout in memory, what the kernels
+    read, every value checked."""
     rules, npy = files.rules, files.path
     entry = files.files["values"]
     if light and rules.order == "free":
         full_bits = sum(1 << (rules.boxes[b].face - 1) for b in rules.upper_indices)
         n, last = entry.shape[0], len(slots(rules)[full_bits][0])  # the full card: the last values, 0.0
-        got = entry.buffer[entry.offset + 7 :: 8].translate(_CLASSES)
-        want = _IN_RANGE * (n - last) + _ZERO * last
         problem = None
-        if got != want or entry.buffer[entry.offset + 8 * (n - last) :] != bytes(8 * last):
-            bad = next((i for i, (x, y) in enumerate(zip(got, want, strict=True)) if x != y), n - last)
-            problem = f"stored value {bad} of {n} is impossible ({entry[bad]!r})"
-        values = PackedValues(rules, entry)
+        if entry.buffer[entry.offset + 8 * (n - last) :] != bytes(8 * last):
+            problem = f"the full card's {last} stored values are not all 0.0"
+        elif n <= LIGHT_FULL_CHECK:
+            got = entry.buffer[entry.offset + 7 :: 8].translate(_CLASSES)
+            want = _IN_RANGE * (n - last) + _ZERO * last
+            if got != want:
+                bad = next(i for i, (x, y) in enumerate(zip(got, want, strict=True)) if x != y)
+                problem = f"stored value {bad} of {n} is impossible ({entry[bad]!r})"
+        # a large table's values are range-checked as they are read (the sampled states' below,
+        # then the hint's own): what the hint uses is checked, the rest is the full reader's
+        values = PackedValues(rules, entry, damaged=None if n <= LIGHT_FULL_CHECK else files.damaged)
         if problem is None:
             problem = check_sampled_bellman(rules, values)
         if problem is not None:

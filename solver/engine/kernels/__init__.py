@@ -89,7 +89,7 @@ from .. import compiling  # noqa: E402
 compiling.install()  # a bar while a kernel compiles (when the command line enables it)
 
 from .dp import solve_blocks  # noqa: E402
-from .games import group_games, group_tables, play_table_games, simple_games  # noqa: E402
+from .games import group_games, group_tables, play_lane_blocks, play_table_games, simple_games  # noqa: E402
 from .grading import grade_games, lane_turn_tables  # noqa: E402
 from .options import best_keeps, flat_options, placement_values, rank_keeps  # noqa: E402
 from .outcomes import apply_outcomes, group_by_row, residual_rows, trim_tails, turn_outcomes  # noqa: E402
@@ -136,6 +136,7 @@ __all__ = [
     "pack_rows",
     "placement_values",
     "play_mixed_win_games",
+    "play_lane_blocks",
     "play_table_games",
     "play_target_games",
     "points_to_come",

@@ -50,7 +50,7 @@ from ..arrays import (
 )
 from .rules import NEG_INF, five_kind_bonus, legal_boxes, low_bit_index, placement_score, score_class, step
 from .streams import mix64, reroll, stream_base, uniform
-from .turn import turn_tables
+from .turn import average_keeps, best_subkeep, block_final_values, turn_tables
 
 
 @njit(cache=True, inline="always")
@@ -255,46 +255,85 @@ def group_tables(g0, g1, l0, group_mask, group_lane, lane_u, lane_f, values, ra,
         store_lane_tables(e0, e1, e0_all, e1_all, a - l0)
 
 
-@njit(cache=True, nogil=True)
-def play_table_games(j0, j1, l0, pos_lane, batch, tables, tol, ra):
-    """Play the turn of sorted games ``j0 .. j1`` of ``batch`` (:class:`~solver.engine.arrays.
-    GameBatch`: game ``j`` is game ``game0 + ids[j]``, its lane ``pos_lane[j]``) from the tables of
-    :func:`group_tables` (rows from lane ``l0``): the best keeps from ``e1``/``e0``, then the best
-    legal box; ``batch.moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
+@njit(cache=True, inline="always")
+def table_game_turn(i, e0, e1, succ, col, batch, tol, ra):
+    """The turn of game ``i`` of ``batch`` from its lane's keep tables ``e0``/``e1`` (n_keeps,)
+    and its successor rows, column ``col`` of ``succ``: the best keeps, then the best legal box
+    (:func:`play_table_games`)."""
     games, ids, seed_mixed, game0, moves = batch
-    e0_all, e1_all, succ_all = tables
     add_die, keep_size, subkeeps, n_subkeeps = ra.add_die, ra.keep_size, ra.subkeeps, ra.n_subkeeps
     score, joker_score, box_face = ra.score, ra.joker_score, ra.box_face
     five_kind, flag_rows, roll_face = ra.five_kind, ra.flag_rows, ra.roll_face
     rows_mask, joker_mode, order, bonus = ra.rows_mask, ra.joker_mode, ra.order, ra.bonus
     nb = box_face.shape[0]
     roll_offset = add_die.shape[0] - score.shape[0]
+    base = stream_base(seed_mixed, game0 + ids[i])
+    held, k = play_keeps(
+        base, np.int64(games[i, nb + COL_DICE]), e0, e1, tol,
+        add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i,
+    )  # fmt: skip
+    games[i, nb + COL_DICE] = k
+    r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
+    bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
+    best = best_box_worth(r, bits, use_joker, succ, col, score, joker_score, box_face, flag_rows)
+    rest = bits
+    while rest:
+        b = low_bit_index(rest)
+        rest &= rest - 1
+        if box_worth(r, b, use_joker, succ, col, score, joker_score, box_face, flag_rows) >= best - tol:
+            s = placement_score(r, b, use_joker, score, joker_score)
+            extra = five_kind_bonus(mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus)
+            apply_box(games, i, b, s, extra, box_face, five_kind)
+            record_box(moves, i, held, mask, mask | (1 << b))
+            break
+
+
+@njit(cache=True, nogil=True)
+def play_table_games(j0, j1, l0, pos_lane, batch, tables, tol, ra):
+    """Play the turn of sorted games ``j0 .. j1`` of ``batch`` (:class:`~solver.engine.arrays.
+    GameBatch`: game ``j`` is game ``game0 + ids[j]``, its lane ``pos_lane[j]``) from the tables of
+    :func:`group_tables` (rows from lane ``l0``): the best keeps from ``e1``/``e0``, then the best
+    legal box; ``batch.moves`` (n, N_MOVES) int16 records each game's turn (zero rows: none)."""
+    e0_all, e1_all, succ_all = tables
     for i in range(j0, j1):
         lane = pos_lane[i] - l0
-        base = stream_base(seed_mixed, game0 + ids[i])
-        held, k = play_keeps(
-            base, np.int64(games[i, nb + COL_DICE]), e0_all[lane], e1_all[lane], tol,
-            add_die, keep_size, subkeeps, n_subkeeps, roll_offset, moves, i,
-        )  # fmt: skip
-        games[i, nb + COL_DICE] = k
-        r, mask = held - roll_offset, np.int64(games[i, nb + COL_MASK])
-        bits, use_joker = legal_boxes(mask, r, box_face, roll_face, rows_mask, joker_mode, order)
-        best = best_box_worth(r, bits, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
-        rest = bits
-        while rest:
-            b = low_bit_index(rest)
-            rest &= rest - 1
-            if (
-                box_worth(r, b, use_joker, succ_all, lane, score, joker_score, box_face, flag_rows)
-                >= best - tol
-            ):
-                s = placement_score(r, b, use_joker, score, joker_score)
-                extra = five_kind_bonus(
-                    mask, r, np.int64(games[i, nb + COL_FLAG]), roll_face, rows_mask, bonus
-                )
-                apply_box(games, i, b, s, extra, box_face, five_kind)
-                record_box(moves, i, held, mask, mask | (1 << b))
-                break
+        table_game_turn(i, e0_all[lane], e1_all[lane], succ_all, lane, batch, tol, ra)
+
+
+@njit(cache=True, nogil=True)
+def play_lane_blocks(i0, i1, block, lanes, values, batch, tol, ra):
+    """Tables and play at once: lanes ``i0 .. i1`` of ``lanes`` (:class:`~solver.engine.arrays.
+    LaneGames`, sorted by mask) get their within-turn tables ``block`` lanes at a time, several
+    masks a block (the values of :func:`~.grading.lane_turn_tables`, bit for bit: each lane's
+    column is its own arithmetic), and the games of those lanes play their turn from the block's
+    columns at once (:func:`table_game_turn`) -- the tables are never stored, which for six dice
+    (924 keeps, most games alone on their lane) is most of a turn's memory traffic."""
+    lane_mask, lane_u, lane_f, lane_start, by_lane, pos_lane = lanes
+    n_keeps = ra.add_die.shape[0]
+    roll_offset = n_keeps - ra.score.shape[0]
+    width = min(block, i1 - i0)
+    x_buf = np.empty(n_keeps * width)
+    y_buf = np.empty(n_keeps * width)
+    succ = np.empty((ra.box_face.shape[0] * ra.n_class, width))
+    work = np.empty((3, width))
+    for lo in range(i0, i1, block):
+        hi = min(lo + block, i1)
+        nl = hi - lo
+        x = x_buf[: n_keeps * nl].reshape((n_keeps, nl))  # C-contiguous: vectorises
+        y = y_buf[: n_keeps * nl].reshape((n_keeps, nl))
+        block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
+        average_keeps(x, ra.add_die)  # x: e0 (the roll rows: R0)
+        best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
+        average_keeps(y, ra.add_die)  # y: e1 below all the dice
+        for k in range(roll_offset, n_keeps):  # keeping all the dice: stop and score now
+            for j in range(nl):
+                v = NEG_INF if ra.all_rolls else x[k, j]
+                x[k, j] = v
+                y[k, j] = v
+        for t in range(lane_start[lo], lane_start[hi]):
+            i = by_lane[t]
+            j = pos_lane[i] - lo
+            table_game_turn(i, x[:, j], y[:, j], succ, j, batch, tol, ra)
 
 
 # --- simple bots (random, frequent) -------------------------------------------
