@@ -33,10 +33,14 @@ if TYPE_CHECKING:
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
 #: the triple card's computer levels: its own players (:data:`solver.play.triple.TRIPLE_BOTS`)
 TRIPLE_LEVELS = {"easy": "random", "medium": "greedy", "hard": "heuristic", "perfect": "triple"}
+#: six dice (Maxi Yatzy): the bots that play them so far (no heuristic, no target table yet)
+SIX_DICE_LEVELS = {"easy": "frequent", "medium": "greedy", "perfect": "optimal"}
 
 
 def levels(rules) -> dict[str, str]:
     """The computer's levels for a rule set (level -> bot name)."""
+    if rules.n_dice != 5:
+        return SIX_DICE_LEVELS
     return TRIPLE_LEVELS if rules.triple else LEVELS
 
 
@@ -230,13 +234,18 @@ class GameTables:
         self._advisors: dict[str, object] = {}
         self._win: dict[str, tuple | None] = {}
 
+    def _builds(self, rules) -> bool:
+        """Whether a missing table of ``rules`` is built here: never six dice's (Maxi Yatzy's
+        takes minutes, not the moments a game waits; the message names its build command)."""
+        return self.build and rules.n_dice == 5
+
     def advisor(self, rules):
         """The expected-score advisor of ``rules``."""
         if rules.id not in self._advisors:
             from ..advice import load_advisor
 
             self._advisors[rules.id] = load_advisor(
-                rules, self.tables_dir, build_if_missing=self.build, progress=self.progress
+                rules, self.tables_dir, build_if_missing=self._builds(rules), progress=self.progress
             )
         return self._advisors[rules.id]
 
@@ -254,7 +263,7 @@ class GameTables:
             name,
             rules,
             self.tables_dir,
-            build_if_missing=self.build,
+            build_if_missing=self._builds(rules),
             progress=self.progress,
             user_bots=program,
         )
@@ -346,7 +355,11 @@ class GameTables:
         from .daily import best_bot_name
 
         return get_bot(
-            best_bot_name(rules), rules, self.tables_dir, build_if_missing=self.build, progress=self.progress
+            best_bot_name(rules),
+            rules,
+            self.tables_dir,
+            build_if_missing=self._builds(rules),
+            progress=self.progress,
         )
 
 

@@ -77,6 +77,7 @@ def game_state(game_id: str, session) -> dict:
         "player": g.players[shown].name,
         "dice": None if over or g.dice is None else list(g.dice),
         "held": list(g.held),
+        "n_dice": g.n_dice,  # five; six in Maxi Yatzy
         "rolls_left": g.rolls_left,
         "must_use_all_rolls": rules.all_rolls,
         # real dice: the page asks for the faces of the dice rolled (how many: dice_to_roll)
@@ -100,7 +101,7 @@ def game_state(game_id: str, session) -> dict:
         "share": end.shares[0][1] if end is not None and end.shares else None,
         "optimal": None if end is None else end.optimal,
         "same_dice": [] if end is None else [words.same_dice_line(s) for s in end.same_dice],
-        "review": [r.to_json(box_label) for r in session.review()] if over else None,
+        "review": _review(session) if over else None,
     }
     return out | render_events(session.last)
 
@@ -193,3 +194,16 @@ def card_json(card) -> dict:
         "yahtzee_bonus": card.yahtzee_bonus_points,
         "total": card.total,
     }
+
+
+def _review(session) -> list[dict] | None:
+    """The finished game's review; ``None`` for six dice (Maxi Yatzy) while its table is not
+    built (minutes: a game starts and ends without it; ``yahtzee review`` reviews it later)."""
+    from .service import ApiError
+
+    try:
+        return [r.to_json(box_label) for r in session.review()]
+    except ApiError as exc:
+        if exc.status != 409 or session.game.rules.n_dice == 5:
+            raise
+        return None
