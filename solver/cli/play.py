@@ -345,7 +345,7 @@ class Terminal:
                 except ComputerTurnError:
                     raise
                 except SolverError as exc:  # refused with the reason; the prompt repeats
-                    self.refuse(str(exc))
+                    self.refuse(_with_build_command(exc))
         except _Quit:
             saved = self.abandon()
             if saved is None:
@@ -887,6 +887,16 @@ def _split_numbers(tokens: list[str]) -> list[str]:
         for p in parts:
             out.extend(list(p) if p.isdecimal() and len(p) > 1 else [p])
     return out
+
+
+def _with_build_command(exc) -> str:
+    """An error's line; a missing table's names its build (a game never builds six dice's)."""
+    from ..core.errors import MissingTableError
+    from .remedy import build_command
+
+    if isinstance(exc, MissingTableError) and exc.kind == "values":
+        return f"{exc.detail}; build it (minutes for six dice): {build_command(exc.rules, folder=exc.folder)}"
+    return str(exc)
 
 
 def _looks_like_dice(line: str, n_dice: int = 5) -> bool:
