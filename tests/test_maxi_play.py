@@ -149,6 +149,7 @@ def test_the_web_plays_six_dice(tmp_path):
                 s = answer.json()
                 assert answer.status_code == 200, s
             assert s["over"], s["status"]
+            assert s["review"] is None  # it waits for the maxi table (the page says so)
         assert not (tmp_path / "tables").exists() or not list((tmp_path / "tables").iterdir())
 
 
@@ -166,3 +167,23 @@ def test_maxi_with_the_table_hint_and_perfect_level(monkeypatch, capsys, data):
     )
     assert rc == 0, err
     assert "Computer (perfect)" in out and "=== game over ===" in out
+
+
+@needs_table
+def test_a_seeded_maxi_game_is_the_simulations_game(monkeypatch, capsys):
+    """The game model's six-dice rolls are the simulation kernels': the optimal player's games
+    0..2 of seed 1 played move by move score what ``simulate`` reports for them."""
+    from solver.play.bots import get_bot
+    from solver.play.game import Game, Player, play_out
+
+    bot = get_bot("optimal", "maxi", MAXI_TABLES, build_if_missing=False)
+    scores = []
+    for i in range(3):
+        game = Game("maxi", [Player("b", "bot", "optimal")], [SeededStream(1, game=i)], {"mode": "solo"})
+        scores.append(play_out(game, bot).cards[0].total)
+    argv = ["simulate", "--rules", "maxi", "--games", "3", "--seed", "1", "--json", "--tables", MAXI_TABLES]
+    rc, out, err = run(monkeypatch, capsys, argv)
+    assert rc == 0, err
+    stats = json.loads(out)["stats"]
+    assert (stats["min"], stats["p50"], stats["max"]) == tuple(sorted(scores))
+    assert stats["mean"] == pytest.approx(sum(scores) / 3)

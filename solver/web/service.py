@@ -929,7 +929,20 @@ class Service:
         """The game as the play page shows it (:func:`solver.web.view.game_state`)."""
         from .view import game_state
 
-        return game_state(game_id, session)
+        return game_state(game_id, session, self._review)
+
+    @staticmethod
+    def _review(session) -> list[dict] | None:
+        """A finished game's review; ``None`` for six dice (Maxi Yatzy) while its table is not
+        built (minutes: a game starts and ends without it; ``yahtzee review`` reviews it later)."""
+        from .view import session_review
+
+        try:
+            return session_review(session)
+        except ApiError as exc:
+            if exc.status != 409 or session.game.rules.n_dice == 5:
+                raise
+            return None
 
 
 def _not_played_here(game: Game, path) -> str | None:

@@ -16,10 +16,11 @@ from ..core.errors import SolverError
 from ..play import words
 
 
-def game_state(game_id: str, session) -> dict:
+def game_state(game_id: str, session, review=None) -> dict:
     """The game as the play page shows it (JSON-ready): the game itself, and the last move's
     events rendered (``events``: sentences; ``coach``: the verdicts; ``moves``: the events
-    as data)."""
+    as data).  ``review``: how a finished game's review is made (``session`` in, its JSON or
+    ``None`` out; default :func:`session_review`)."""
     g = session.game
     rules = g.rules
     over = g.is_over
@@ -101,7 +102,7 @@ def game_state(game_id: str, session) -> dict:
         "share": end.shares[0][1] if end is not None and end.shares else None,
         "optimal": None if end is None else end.optimal,
         "same_dice": [] if end is None else [words.same_dice_line(s) for s in end.same_dice],
-        "review": _review(session) if over else None,
+        "review": (review or session_review)(session) if over else None,
     }
     return out | render_events(session.last)
 
@@ -196,14 +197,7 @@ def card_json(card) -> dict:
     }
 
 
-def _review(session) -> list[dict] | None:
-    """The finished game's review; ``None`` for six dice (Maxi Yatzy) while its table is not
-    built (minutes: a game starts and ends without it; ``yahtzee review`` reviews it later)."""
-    from .service import ApiError
-
-    try:
-        return [r.to_json(box_label) for r in session.review()]
-    except ApiError as exc:
-        if exc.status != 409 or session.game.rules.n_dice == 5:
-            raise
-        return None
+def session_review(session) -> list[dict]:
+    """A finished game's review as the page shows it: each person's decisions, boxes named for
+    people."""
+    return [r.to_json(box_label) for r in session.review()]
