@@ -187,3 +187,32 @@ def test_a_seeded_maxi_game_is_the_simulations_game(monkeypatch, capsys):
     stats = json.loads(out)["stats"]
     assert (stats["min"], stats["p50"], stats["max"]) == tuple(sorted(scores))
     assert stats["mean"] == pytest.approx(sum(scores) / 3)
+
+
+def test_a_maxi_game_stopped_resumes_with_its_six_dice(monkeypatch, capsys, data, tmp_path):
+    """Stopped with two dice held, the game resumes with the same six dice and holds, in the
+    terminal and in the web app (neither needs the maxi table)."""
+    from webserver import Client, serve
+
+    from solver.web.app import create_app
+    from solver.web.service import Service
+
+    argv = ["play", "--rules", "maxi", "--seed", "3", "--data", str(data), "--tables", str(tmp_path)]
+    rc, out, err = run(monkeypatch, capsys, argv, ["r", "s 1", "r", "h 5 6", "q"])
+    assert rc == 0, err
+    (stopped,) = saved(data)
+    dice = stopped["turns"][-1]["rolls"][-1]["dice"]
+    assert len(dice) == 6 and stopped["turns"][-1]["holding"] == [5, 6]
+    with serve(create_app(service=Service(str(tmp_path), data, progress=False))) as base:
+        client = Client(base)
+        (listed,) = client.get("/api/saved-games").json()["games"]
+        answer = client.post(f"/api/saved-games/{listed['name']}/resume", json={})
+        assert answer.status_code == 200, answer.text
+        s = answer.json()
+        assert s["n_dice"] == 6 and s["dice"] == dice and s["held"] == [False] * 4 + [True, True]
+        client.post(f"/api/games/{s['id']}/quit", json={"version": s["version"]})
+    rc, out, err = run(
+        monkeypatch, capsys, ["play", "--resume", "--data", str(data), "--tables", str(tmp_path)], ["q"]
+    )
+    assert rc == 0, err
+    assert "  face   " + "  ".join(map(str, dice)) in out and "  held   " + " " * 12 + "^  ^" in out

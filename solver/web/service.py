@@ -761,7 +761,8 @@ class Service:
         why = _not_played_here(game, saved.path)
         if why is not None:
             raise ApiError(400, why)
-        self.advisor(game.rules)  # its table is there (a 409 naming the build when not)
+        if game.rules.n_dice == 5:  # its table is there (a 409 naming the build when not)
+            self.advisor(game.rules)  # six dice: played without it, as a new game (new_game)
         if any(p.bot == "win" for p in game.players) and not self._has_target(game.rules):
             raise ApiError(409, remedy.needs_target(game.rules, "this game is against level win, which"))
         session = Session(game, saved.path, self.tables, data=self.data, resumed=True)
