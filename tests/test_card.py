@@ -380,3 +380,39 @@ def test_parse_any_text_gives_a_card_or_a_card_error(text, rid):
 def test_parse_non_text_is_a_card_error(value):
     with pytest.raises(CardError):
         ScoreCard.parse(value, "yahtzee")
+
+
+@pytest.mark.parametrize("rid", ALL_IDS + SPEC_IDS)
+def test_card_totals_of_arrays_are_the_cards_totals(rid):
+    """The one rule for totals of arrays of cards (engine.arrays.card_totals: finished games, a
+    batch's rows, hint positions, the triple card's columns) says what each card says: its total,
+    its upper total and whether it earned the upper bonus, on random legal cards at every stage
+    (open boxes -1)."""
+    import numpy as np
+
+    from solver.engine.card_arrays import card_totals
+    from solver.engine.dp import rule_arrays
+
+    rules = get_rules(rid)
+    rng = random.Random(rid)
+    cards = []
+    for _ in range(200):
+        card = ScoreCard.empty(rules)
+        for _ in range(rng.randrange(rules.n_boxes + 1)):
+            face = rng.randint(1, 6)  # high upper scores and bonuses often enough: many alike dice
+            dice = Dice(tuple(face if rng.random() < 0.6 else rng.randint(1, 6) for _ in range(5)))
+            legal = card.placements(dice)
+            card = card.place(max(legal, key=lambda p: p.score) if rng.random() < 0.8 else rng.choice(legal))
+        cards.append(card)
+    # and the upper boxes at their best, the rest open: the bonus earned where there is one
+    best = tuple(5 * rules.boxes[b].face if b in rules.upper_indices else None for b in range(rules.n_boxes))
+    if rules.has_upper_bonus:
+        cards.append(ScoreCard(rules, best))
+    scores = np.array([[-1 if s is None else s for s in c.scores] for c in cards], dtype=np.int16)
+    bonuses = np.array([c.yahtzee_bonus_count for c in cards])
+    total, upper, reached = card_totals(rule_arrays(rules), scores, bonuses)
+    assert total.tolist() == [c.total for c in cards]
+    assert upper.tolist() == [c.upper_total for c in cards]
+    assert reached.tolist() == [c.upper_bonus > 0 for c in cards]
+    if rules.has_upper_bonus:  # both sides of the bonus were checked
+        assert 0 < sum(reached) < len(cards)

@@ -13,6 +13,8 @@
   ``solver/engine/`` import them; the layers above call the engine's typed drivers.  No kernel
   takes more than :data:`MAX_KERNEL_PARAMETERS` parameters (what belongs together travels as a
   named tuple) and no kernel file is longer than :data:`MAX_KERNEL_LINES` lines.
+* No source file of the package (Python, the web page's scripts, styles and pages) is longer
+  than :data:`MAX_FILE_LINES` lines (a longer one holds two concepts: split it by concept).
 
 Imports under ``if TYPE_CHECKING:`` are annotations only (never run): they are counted for
 cycles only.
@@ -30,6 +32,7 @@ FRONT = {"solver", "solver.__main__"}
 KERNELS = "solver.engine.kernels"
 MAX_KERNEL_PARAMETERS = 12
 MAX_KERNEL_LINES = 800
+MAX_FILE_LINES = 1000
 
 
 def module_name(path: Path) -> str:
@@ -265,5 +268,17 @@ def test_no_kernel_file_is_longer_than_800_lines():
     assert len(files) > 10
     long = {
         p.name: n for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_KERNEL_LINES
+    }
+    assert not long, long
+
+
+def test_no_file_is_longer_than_1000_lines():
+    """The package's source: its Python and the web page's scripts, styles and pages."""
+    files = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".js", ".css", ".html"))
+    assert len(files) > 90 and any(p.suffix == ".js" for p in files)
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in files
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES
     }
     assert not long, long

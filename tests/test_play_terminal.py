@@ -292,7 +292,7 @@ def test_triple_card_hint_to_stop_names_the_box_and_its_command_plays_it(tables_
 
 
 def test_triple_card_fits_24_rows(tables_dir):
-    from solver.cli.play import format_card
+    from solver.cli.sheets import format_card
     from solver.core.triple_card import TripleCard
 
     for spec, rows in (("triple", 17), ("yatzy+triple", 18), (TRIPLE, 11)):

@@ -173,7 +173,7 @@ def test_eight_players_names_are_never_cut(monkeypatch, capsys, data):
 def test_the_triple_cards_previews_are_weighted_points():
     """The triple card's open boxes show what the dice add to the total there: the points times
     the column's weight (x1, x2, x3), as the web shows them."""
-    from solver.cli.play import format_card
+    from solver.cli.sheets import format_card
     from solver.core.triple_card import TripleCard
 
     card = TripleCard.parse("ones@1=3,fours@3=12")

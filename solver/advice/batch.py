@@ -47,7 +47,8 @@ from ..core.errors import SolverError, TableError, UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet, get_rules
 from ..core.triple_card import parse_card
-from ..engine.dp import kernel_values
+from ..engine.card_arrays import card_totals
+from ..engine.dp import kernel_values, rule_arrays
 from ..engine.tables import Table
 from ..engine.turn import TIE_TOLERANCE, TurnValues, objective, regret_of, stop_placement
 from . import load_advisor
@@ -91,11 +92,7 @@ def card_states(rules: RuleSet, scores: np.ndarray, bonus_count: np.ndarray):
     filled = scores >= 0
     scores = np.where(filled, scores, 0)
     mask = (filled.astype(np.int64) << np.arange(rules.n_boxes, dtype=np.int64)).sum(axis=1)
-    upper = scores[:, list(rules.upper_indices)].sum(axis=1)
-    lower = scores[:, list(rules.lower_indices)].sum(axis=1)
-    reached = upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(scores), dtype=bool)
-    total = upper + np.where(reached, rules.upper_bonus, 0) + lower
-    total += np.asarray(bonus_count, dtype=np.int64) * rules.bonus
+    total, upper, _ = card_totals(rule_arrays(rules), scores, bonus_count)
     u = np.minimum(upper, rules.upper_cap)
     if rules.n_flags == 2:  # a five-of-a-kind row holds 50
         rows = list(rules.five_kind_rows)

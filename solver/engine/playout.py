@@ -18,6 +18,7 @@ from ..core.rules import RuleSet
 from ..core.streams import MASK64, mix64
 from ..core.threads import Workers
 from . import arrays as A
+from .card_arrays import card_totals
 from .turn import TIE_TOLERANCE
 
 MAX_GAMES = 100_000_000  # games of one simulation (results are kept per game)
@@ -38,11 +39,10 @@ def finish_games(
 ) -> dict:
     """Totals and rates of finished cards: ``scores`` (N, n_boxes) all filled, row ``j`` being
     game ``ids[j]`` (game ``j`` when ``ids`` is None); the results are in game order."""
-    upper = scores[:, list(rules.upper_indices)].sum(axis=1, dtype=np.int64)
-    reached = upper >= rules.upper_threshold if rules.has_upper_bonus else np.zeros(len(scores), dtype=bool)
+    from .dp import rule_arrays
+
     nbonus = nbonus.astype(np.int64)
-    total = scores.sum(axis=1, dtype=np.int64) + np.where(reached, rules.upper_bonus, 0)
-    total += nbonus * rules.bonus
+    total, _, reached = card_totals(rule_arrays(rules), scores, nbonus)
     rows = list(rules.five_kind_rows)
     yahtzee = (scores[:, rows] == 50).any(axis=1) if rows else np.zeros(len(scores), dtype=bool)
     out = {"scores": total, "upper_bonus": reached, "yahtzee": yahtzee, "yahtzee_bonuses": nbonus}
@@ -577,10 +577,7 @@ def lane_states(state: np.ndarray, nb: int, cap: int, n_flags: int):
 
 def game_totals_of(state: np.ndarray, ra, nb: int) -> np.ndarray:
     """(N,) int64: the points on each card of the games ``state``, from the kernel rule arrays."""
-    boxes = np.where(state[:, :nb] > 0, state[:, :nb], 0).sum(axis=1, dtype=np.int64)
-    upper = state[:, nb + A.COL_UPPER].astype(np.int64)
-    bonus = np.where(upper >= int(ra.upper_threshold), int(ra.upper_bonus), 0)
-    return boxes + bonus + state[:, nb + A.COL_BONUSES].astype(np.int64) * int(ra.bonus)
+    return card_totals(ra, state[:, :nb], state[:, nb + A.COL_BONUSES]).total
 
 
 class RegretRecorder:

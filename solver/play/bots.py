@@ -73,6 +73,7 @@ from ..core.dice import Dice
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..engine.heuristic import greedy_table, heuristic_table
+from .turn import bot_name  # noqa: F401 - part of this module's API
 
 
 class Bot:
@@ -497,7 +498,3 @@ def _is_bot(obj) -> bool:
         and callable(getattr(obj, "choose_keep", None))
         and callable(getattr(obj, "choose_box", None))
     )
-
-
-def bot_name(bot) -> str:
-    return str(getattr(bot, "name", None) or type(bot).__name__)

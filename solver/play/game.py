@@ -40,6 +40,7 @@ from ..core.rules import RuleSet, get_rules
 from ..core.streams import STREAM_VERSION, DailyStream, SeededStream, next_dice
 from ..core.triple_card import COLUMN_SEP, TripleCard, empty_card
 from .game_info import DATE_PATTERN, WORD_PATTERN, GameInfo  # noqa: F401 - the patterns: part of this API
+from .turn import GameTurn, show_opponents
 
 MAX_ROLLS = 3
 FORMAT = "yahtzee-solver game"
@@ -931,20 +932,11 @@ def _replay_roll(game: Game, r, where: str, streams) -> None:
 
 
 def play_bot_turn(game: Game, bot, rng) -> Turn:
-    """Play the current player's whole turn with ``bot`` (``choose_keep`` / ``choose_box``); a bot
-    with ``see_opponents`` is first given the other players' cards (seat order from the next)."""
-    hook = getattr(bot, "see_opponents", None)
-    if callable(hook):
-        n, me = len(game.cards), game.current
-        hook([game.cards[(me + k) % n] for k in range(1, n)])
-    game.roll()
-    while game.rolls_left > 0:
-        keep = tuple(bot.choose_keep(game.card, game.sorted_dice, game.rolls_left, rng))
-        if len(keep) == game.n_dice:
-            break
-        game.keep_faces(keep)
-        game.roll()
-    return game.score(bot.choose_box(game.card, game.sorted_dice, rng))
+    """Play the current player's whole turn with ``bot`` (``choose_keep`` / ``choose_box``, the
+    turn of :class:`~solver.play.turn.GameTurn`); a bot with ``see_opponents`` is first given the
+    other players' cards (seat order from the next)."""
+    show_opponents(bot, game.cards, game.current)
+    return GameTurn(game).play(bot, rng)
 
 
 def play_out(game: Game, bot, rng=None) -> Game:

@@ -22,7 +22,7 @@ bot's turns run the win kernels of :mod:`solver.engine.kernels` with a target pe
 (any bots: one game after another).  A match with a bot program (``cmd:``,
 :mod:`solver.play.protocol`) and otherwise builtin bots plays its Python games in lockstep,
 :data:`~solver.play.protocol.BATCH` at a time, so that the program is asked for the decisions
-of all of them in one message (:func:`_lockstep_games`): the same games, decision for decision,
+of all of them in one message (:func:`~solver.play.protocol.lockstep`): the same games, decision for decision,
 as one after another -- each game has its own dice and random choices, and a builtin bot's turn
 (shown the opponents' cards first) runs whole before another game's.
 """
@@ -38,12 +38,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..advice.win import WIN_TIE, WinAdvisor
-from ..core import dice as D
 from ..core.card import ScoreCard
-from ..core.dice import Dice
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
-from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
+from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import Workers, resolve_threads
 from ..engine import arrays as A
 from ..engine.playout import (
@@ -61,17 +59,17 @@ from ..engine.playout import (
 )
 from . import protocol
 from .bots import WinBot, bot_name
-from .protocol import ProtocolBot, check_box, check_keep, position_json
+from .protocol import ProtocolBot, lockstep, program_turn
 from .simulate import (
     card_before_turn,
     fast_kind,
     game_rng,
     mean_and_se,
-    play_turn,
     resolve_bot,
     worst_line,
     worst_position,
 )
+from .turn import BotTurn, show_opponents
 
 MAX_PLAYERS = 8
 MAX_GAMES = 20_000_000  # per call (scores are kept per game and seat)
@@ -292,18 +290,19 @@ def summarize(result: MatchResult) -> dict:
 # --- the Python engine ------------------------------------------------------------
 
 
-def show_opponents(bot, cards: list[ScoreCard], seat: int) -> None:
-    """Hand ``bot`` (at ``seat``) the other players' cards when it has ``see_opponents``."""
-    hook = getattr(bot, "see_opponents", None)
-    if callable(hook):
-        p = len(cards)
-        hook([cards[(seat + k) % p] for k in range(1, p)])
-
-
 def play_match_game(rules: RuleSet, bots: list, seed: int, game: int, last_turn=None) -> list[ScoreCard]:
     """Game ``game`` of the match (Python engine); returns the final cards by bot index.
     ``last_turn`` (a row of ``N_MOVES`` ints) records the last seat's last turn
     (:func:`~solver.play.simulate.play_turn`)."""
+    return lockstep({game: _game_steps(rules, bots, seed, game, last_turn)})[game]  # asks nothing
+
+
+def _game_steps(rules: RuleSet, bots: list, seed: int, game: int, last_turn=None, batched=False):
+    """Game ``game`` as a generator of the bot programs' decisions: with ``batched`` each
+    program's turn yields them (:func:`~solver.play.protocol.program_turn`, to be played in
+    :func:`~solver.play.protocol.lockstep`), the other bots' turns are played at once (shown
+    the opponents first, with no other game in between); without, every turn is played at once.
+    Returns the final cards by bot index."""
     p = len(bots)
     order = seating(game, p)
     r, j = game % p, game // p
@@ -313,9 +312,15 @@ def play_match_game(rules: RuleSet, bots: list, seed: int, game: int, last_turn=
     for turn in range(rules.n_turns):
         for s in range(p):
             bot = bots[order[s]]
-            show_opponents(bot, cards, s)
-            moves = last_turn if turn == rules.n_turns - 1 and s == p - 1 else None
-            cards[s] = play_turn(rules, bot, cards[s], streams[s], rngs[s], moves)
+            played = BotTurn(
+                cards[s], streams[s], last_turn if turn == rules.n_turns - 1 and s == p - 1 else None
+            )
+            if batched and isinstance(bot, ProtocolBot):
+                opponents = [cards[(s + k) % p] for k in range(1, p)]
+                cards[s] = yield from program_turn(played, bot, game, opponents)
+            else:
+                show_opponents(bot, cards, s)
+                cards[s] = played.play(bot, rngs[s])
     out = [None] * p
     for s in range(p):
         out[order[s]] = cards[s]
@@ -323,18 +328,23 @@ def play_match_game(rules: RuleSet, bots: list, seed: int, game: int, last_turn=
 
 
 def _played(rules, bots, games, seed, moves=None):
-    """``(game, final cards by bot)`` of every game in order (Python engine): in lockstep
-    (:func:`_lockstep_games`) when a bot program plays beside builtin bots only, else one
-    game after another; ``moves`` ((games, N_MOVES) ints) records each game's last turn of
-    the last seat."""
-    if _lockstep_ok(bots):
-        yield from _lockstep_games(rules, bots, games, seed, moves)
-        return
-    for g in range(games):
-        for bot in bots:
-            if hasattr(bot, "game"):  # a bot program names the game in what it is sent
-                bot.game = g
-        yield g, play_match_game(rules, bots, seed, g, None if moves is None else moves[g])
+    """``(game, final cards by bot)`` of every game in order (Python engine): in lockstep,
+    :data:`~solver.play.protocol.BATCH` games at a time, when a bot program plays beside builtin
+    bots only (:func:`_lockstep_ok`), else one game after another; ``moves`` ((games, N_MOVES)
+    ints) records each game's last turn of the last seat."""
+    batched = _lockstep_ok(bots)
+    size = protocol.BATCH if batched else 1
+    for start in range(0, games, size):
+        ids = range(start, min(games, start + size))
+        if not batched:
+            for bot in bots:
+                if hasattr(bot, "game"):  # a bot program names the game in what it is sent
+                    bot.game = start
+        finished = lockstep(
+            {g: _game_steps(rules, bots, seed, g, None if moves is None else moves[g], batched) for g in ids}
+        )
+        for g in ids:
+            yield g, finished[g]
 
 
 def _lockstep_ok(bots: list) -> bool:
@@ -344,101 +354,6 @@ def _lockstep_ok(bots: list) -> bool:
     programs = [b for b in bots if isinstance(b, ProtocolBot)]
     others = [b for b in bots if not isinstance(b, ProtocolBot)]
     return bool(programs) and all(type(b).__module__.startswith("solver.") for b in others)
-
-
-def _program_turn(rules: RuleSet, bot: ProtocolBot, card: ScoreCard, stream, game: int, opponents, moves):
-    """One turn of a bot program as a generator: yields ``(bot, position)`` for each decision and
-    is sent the move; returns the card after the turn -- the turn :func:`play_turn` plays with
-    :meth:`ProtocolBot.choose_keep` and :meth:`~ProtocolBot.choose_box`, decision for decision."""
-    dice = Dice(stream.next_five())
-    turn = [D.ROLL_OFFSET + dice.index, -1, -1, -1]
-    for rolls_left in (2, 1):
-        position = position_json(card, dice, rolls_left, game, opponents)
-        move = yield bot, position
-        keep = check_keep(bot, position, move["keep"], dice)
-        turn[1 if rolls_left == 2 else 3] = D.keep_index(keep)
-        if len(keep) == D.N_DICE:
-            break
-        dice = Dice(reroll_keep(keep, stream.next_five()))
-        if rolls_left == 2:
-            turn[2] = D.ROLL_OFFSET + dice.index
-    legal = card.placements(dice)
-    position = position_json(card, dice, 0, game, opponents, placements=legal)
-    move = yield bot, position
-    after = card.score(check_box(bot, position, move["box"], dice, [p.box for p in legal]), dice)
-    if moves is not None:
-        filled = (after.filled_mask ^ card.filled_mask).bit_length() - 1
-        moves[:] = (*turn, D.ROLL_OFFSET + dice.index, filled)
-    return after
-
-
-def _game_steps(rules: RuleSet, bots: list, seed: int, game: int, last_turn=None):
-    """:func:`play_match_game` as a generator: the bot programs' decisions yielded as
-    ``(bot, position)`` (sent the moves back), the other bots' turns played at once; returns
-    the final cards by bot index."""
-    p = len(bots)
-    order = seating(game, p)
-    r, j = game % p, game // p
-    streams = [SeededStream(seat_seed(seed, s, r), j) for s in range(p)]
-    rngs = [game_rng(seat_seed(seed, s, r), j) for s in range(p)]
-    cards = [ScoreCard.empty(rules) for _ in range(p)]
-    for turn in range(rules.n_turns):
-        for s in range(p):
-            bot = bots[order[s]]
-            moves = last_turn if turn == rules.n_turns - 1 and s == p - 1 else None
-            if isinstance(bot, ProtocolBot):
-                opponents = [cards[(s + k) % p] for k in range(1, p)]
-                cards[s] = yield from _program_turn(rules, bot, cards[s], streams[s], game, opponents, moves)
-            else:  # shown the opponents and played through, with no other game in between
-                show_opponents(bot, cards, s)
-                cards[s] = play_turn(rules, bot, cards[s], streams[s], rngs[s], moves)
-    out = [None] * p
-    for s in range(p):
-        out[order[s]] = cards[s]
-    return out
-
-
-def _lockstep_games(rules, bots, games, seed, moves=None):
-    """The games of :func:`_played` side by side, :data:`~solver.play.protocol.BATCH` at a
-    time: each step, every game waiting on a bot program gives its position and each program
-    is asked for all of them in two messages (the second sent before the first is answered:
-    the program thinks while the answers are applied; several programs think at once)."""
-    for start in range(0, games, protocol.BATCH):
-        ids = range(start, min(games, start + protocol.BATCH))
-        finished = _lockstep_block(rules, bots, seed, ids, moves)
-        for g in ids:
-            yield g, finished[g]
-
-
-def _lockstep_block(rules, bots, seed, ids: range, moves) -> dict[int, list]:
-    """The final cards of games ``ids`` played side by side (:func:`_lockstep_games`), by game."""
-    steps = {g: _game_steps(rules, bots, seed, g, None if moves is None else moves[g]) for g in ids}
-    waiting: dict[int, tuple] = {}  # game -> (the program it waits on, the position); in game order
-    finished: dict[int, list] = {}
-
-    def advance(g: int, move) -> None:
-        try:
-            waiting[g] = steps[g].send(move)
-        except StopIteration as stop:
-            waiting.pop(g, None)
-            finished[g] = stop.value
-
-    for g in ids:
-        advance(g, None)
-    while waiting:
-        asked = []
-        for bot in dict.fromkeys(bot for bot, _ in waiting.values()):  # each program once, in order
-            mine = [g for g, (b, _) in waiting.items() if b is bot]
-            half = (len(mine) + 1) // 2
-            for part in (mine[:half], mine[half:]):
-                if part:
-                    positions = [waiting[g][1] for g in part]
-                    bot.ask(positions)
-                    asked.append((bot, part, positions))
-        for bot, part, positions in asked:
-            for g, move in zip(part, bot.answers(positions), strict=True):
-                advance(g, move)
-    return finished
 
 
 def _run_python(rules, bots, games, seed, tick, grading: LastTurnGrading | None = None) -> np.ndarray:

@@ -36,14 +36,14 @@ import signal
 import subprocess
 import time
 import weakref
-from collections.abc import Callable
 
 from ..core import dice as D
 from ..core.bounded import clipped, shown
 from ..core.card import ScoreCard
-from ..core.dice import Dice, is_sub_multiset
-from ..core.errors import UsageError
+from ..core.dice import Dice
+from ..core.errors import IllegalMoveError, UsageError
 from ..core.rules import RuleSet
+from .turn import BotTurn, keep_fault
 
 #: the protocol's version, sent in ``start``
 PROTOCOL = 1
@@ -354,15 +354,12 @@ class ProtocolBot:
 
 
 def check_keep(bot: ProtocolBot, position: dict, keep, dice: Dice) -> tuple[int, ...]:
+    """``keep`` sorted, if it may be kept from ``dice`` (:func:`~solver.play.turn.keep_fault`),
+    else the :class:`BotError` naming the bot and the decision."""
     keep = tuple(sorted(keep))
-    if not is_sub_multiset(keep, dice.values):
-        raise BotError(
-            f"bot {bot.name} at {where(position)}: kept {list(keep)} from dice {dice}, not among the dice"
-        )
-    if len(keep) == D.N_DICE and bot.rules.all_rolls:
-        raise BotError(
-            f"bot {bot.name} at {where(position)}: kept all five dice; {bot.rules.id} uses all three rolls"
-        )
+    fault = keep_fault(keep, dice, bot.rules)
+    if fault is not None:
+        raise BotError(f"bot {bot.name} at {where(position)}: {fault}")
     return keep
 
 
@@ -462,17 +459,55 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-def decide_in_halves(
-    bot: ProtocolBot, positions: list[dict], apply: Callable[[int, dict, dict], None]
-) -> None:
-    """``apply(k, position, move)`` for each of ``positions`` in order, asking the bot in two
-    messages: the first half's moves are applied while the bot works on the second half."""
-    half = (len(positions) + 1) // 2
-    parts = [p for p in (positions[:half], positions[half:]) if p]
-    for part in parts:
-        bot.ask(part)
-    k = 0
-    for part in parts:
-        for position, move in zip(part, bot.answers(part), strict=True):
-            apply(k, position, move)
-            k += 1
+def program_turn(turn: BotTurn, bot: ProtocolBot, game: int, opponents=None):
+    """A bot program's turn (:class:`~solver.play.turn.BotTurn`) as a generator: yields ``(bot,
+    position)`` for each decision and is sent the move; returns the card after the turn -- the
+    turn :meth:`BotTurn.play` plays with :meth:`ProtocolBot.choose_keep` and
+    :meth:`~ProtocolBot.choose_box`, decision for decision.  ``opponents``: the other players'
+    cards shown in each position (a match)."""
+    while turn.rolls_left:
+        position = position_json(turn.card, turn.dice, turn.rolls_left, game, opponents)
+        move = yield bot, position
+        try:
+            turn.keep(move["keep"])  # checked there: a keep among the dice, five only when allowed
+        except IllegalMoveError as exc:
+            raise BotError(f"bot {bot.name} at {where(position)}: {exc}") from None
+    legal = turn.placements
+    position = position_json(turn.card, turn.dice, 0, game, opponents, placements=legal)
+    move = yield bot, position
+    return turn.box(check_box(bot, position, move["box"], turn.dice, [p.box for p in legal]), legal)
+
+
+def lockstep(steps: dict) -> dict:
+    """Games played side by side: ``steps`` maps each game to a generator of its decisions (as
+    :func:`program_turn` yields them: ``(bot program, position)``, sent the move back), in game
+    order; returns what each generator returned, by game.  Each step every game waiting on a
+    program gives its position and each program is asked for all of them in two messages (the
+    second sent before the first is answered: the program thinks while the answers are applied;
+    several programs think at once).  A generator that asks nothing finishes at once."""
+    waiting: dict = {}  # game -> (the program it waits on, the position); in game order
+    finished: dict = {}
+
+    def advance(g, move) -> None:
+        try:
+            waiting[g] = steps[g].send(move)
+        except StopIteration as stop:
+            waiting.pop(g, None)
+            finished[g] = stop.value
+
+    for g in steps:
+        advance(g, None)
+    while waiting:
+        asked = []
+        for bot in dict.fromkeys(bot for bot, _ in waiting.values()):  # each program once, in order
+            mine = [g for g, (b, _) in waiting.items() if b is bot]
+            half = (len(mine) + 1) // 2
+            for part in (mine[:half], mine[half:]):
+                if part:
+                    positions = [waiting[g][1] for g in part]
+                    bot.ask(positions)
+                    asked.append((bot, part, positions))
+        for bot, part, positions in asked:
+            for g, move in zip(part, bot.answers(positions), strict=True):
+                advance(g, move)
+    return finished

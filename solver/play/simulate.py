@@ -36,10 +36,10 @@ import numpy as np
 from ..core import dice as D
 from ..core.bounded import shown
 from ..core.card import ScoreCard
-from ..core.dice import Dice, is_sub_multiset
-from ..core.errors import IllegalMoveError, UsageError
+from ..core.dice import Dice
+from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
-from ..core.streams import MASK64, SeededStream, check_seed, mix64, reroll_keep
+from ..core.streams import MASK64, SeededStream, check_seed, mix64
 from ..core.threads import resolve_threads
 from ..engine import arrays as A
 from ..engine.playout import (
@@ -57,7 +57,8 @@ if TYPE_CHECKING:
     from ..engine.tables import Table
 from . import protocol
 from .bots import Bot, FrequentBot, RandomBot, TableBot, TargetBot, bot_name, get_bot
-from .protocol import ProtocolBot, check_box, check_keep, decide_in_halves, position_json
+from .protocol import ProtocolBot, lockstep, program_turn
+from .turn import BotTurn
 
 #: The most games one call plays: the results are kept per game (measured peak: about 40 bytes
 #: a game with the report's statistics, so about 4 GB at the cap, and some 7 minutes for the
@@ -561,110 +562,35 @@ def game_rng(seed: int, game: int) -> random.Random:
 
 
 def play_turn(rules: RuleSet, bot, card: ScoreCard, stream, rng, moves=None) -> ScoreCard:
-    """One turn of ``bot`` on ``card`` with dice from ``stream``; a keep that is not a sub-multiset
-    of the dice or an illegal box raises :class:`IllegalMoveError` naming the bot.  ``moves``
-    (a row of ``N_MOVES`` ints, :class:`solver.engine.playout.Grader`) records the turn."""
-    name = bot_name(bot)
-    dice = Dice(stream.next_five())
-    # the columns of arrays.MOVE_ROLL1 ..: the first roll, its keep, the second roll, its keep
-    turn = [D.ROLL_OFFSET + dice.index, -1, -1, -1] if moves is not None else None
-    for rolls_left in (2, 1):
-        keep = tuple(sorted(int(f) for f in bot.choose_keep(card, dice, rolls_left, rng)))
-        if not is_sub_multiset(keep, dice.values):
-            raise IllegalMoveError(f"bot {name} kept {keep} from dice {dice}: not a subset of the dice")
-        if turn is not None:
-            turn[1 if rolls_left == 2 else 3] = D.keep_index(keep)
-        if len(keep) == D.N_DICE:
-            if rules.all_rolls:
-                raise IllegalMoveError(f"bot {name} kept all five dice: {rules.id} uses all three rolls")
-            break
-        dice = Dice(reroll_keep(keep, stream.next_five()))
-        if turn is not None and rolls_left == 2:
-            turn[2] = D.ROLL_OFFSET + dice.index
-    box = bot.choose_box(card, dice, rng)
-    try:
-        after = card.score(box, dice)
-    except IllegalMoveError as exc:
-        raise IllegalMoveError(f"bot {name} chose an illegal box: {exc}") from None
-    if turn is not None:
-        filled = (after.filled_mask ^ card.filled_mask).bit_length() - 1
-        moves[:] = (*turn, D.ROLL_OFFSET + dice.index, filled)
-    return after
+    """One turn of ``bot`` on ``card`` with dice from ``stream`` (:meth:`BotTurn.play
+    <solver.play.turn.BotTurn.play>`); a keep that is not among the dice or an illegal box
+    raises :class:`IllegalMoveError` naming the bot.  ``moves`` (a row of ``N_MOVES`` ints,
+    :class:`solver.engine.playout.Grader`) records the turn."""
+    return BotTurn(card, stream, moves).play(bot, rng)
+
+
+def game_steps(rules: RuleSet, bot, seed: int, game: int, moves=None, cards=None, batched=False):
+    """Game ``game`` of ``bot`` on the seeded stream as a generator of its decisions: with
+    ``batched`` a bot program's (:func:`~solver.play.protocol.program_turn`, to be played in
+    :func:`~solver.play.protocol.lockstep`), else none: every turn is played in process
+    (:func:`play_turn`).  Returns the final card; ``moves`` ((n_turns, N_MOVES) ints) records
+    each turn, ``cards`` (a list) gets the card after each turn appended."""
+    stream = SeededStream(seed, game)
+    rng = game_rng(seed, game)
+    card = ScoreCard.empty(rules)
+    for t in range(rules.n_turns):
+        turn = BotTurn(card, stream, None if moves is None else moves[t])
+        card = (yield from program_turn(turn, bot, game)) if batched else turn.play(bot, rng)
+        if cards is not None:
+            cards.append(card)
+    return card
 
 
 def play_game(rules: RuleSet, bot, seed: int, game: int, moves=None, cards=None) -> ScoreCard:
     """One game of ``bot`` on the seeded stream (Python engine); returns the final card.  With
     ``moves`` ((n_turns, N_MOVES) ints) each turn is recorded (:func:`play_turn`), with ``cards``
     (a list) the card after each turn appended."""
-    stream = SeededStream(seed, game)
-    rng = game_rng(seed, game)
-    card = ScoreCard.empty(rules)
-    for turn in range(rules.n_turns):
-        card = play_turn(rules, bot, card, stream, rng, None if moves is None else moves[turn])
-        if cards is not None:
-            cards.append(card)
-    return card
-
-
-class _Lockstep:
-    """Games played side by side by one bot program: their streams, cards and dice; with
-    ``records`` (one ``(moves, cards)`` per game, :meth:`_PythonGrading.next_game`) each turn
-    is recorded as :func:`play_turn` records it, for grading."""
-
-    def __init__(self, rules: RuleSet, bot: ProtocolBot, seed: int, ids: range, records=None):
-        self.rules, self.bot, self.ids, self.records = rules, bot, ids, records
-        self.streams = [SeededStream(seed, g) for g in ids]
-        self.cards = [ScoreCard.empty(rules) for _ in ids]
-        self.dice: list[Dice] = []
-        self.turns: list[list[int]] = []  # per game: the turn's rolls and keeps (play_turn's codes)
-
-    def turn(self) -> None:
-        self.dice = [Dice(s.next_five()) for s in self.streams]
-        self.turns = [[D.ROLL_OFFSET + d.index, -1, -1, -1] for d in self.dice]
-        rolling = list(range(len(self.cards)))
-        for rolls_left in (2, 1):
-            if rolling:
-                rolling = self.keeps(rolling, rolls_left)
-        self.boxes()
-
-    def keeps(self, rolling: list[int], rolls_left: int) -> list[int]:
-        """The keep decisions of the games still ``rolling``; the games that roll again."""
-        positions = [position_json(self.cards[k], self.dice[k], rolls_left, self.ids[k]) for k in rolling]
-        still = []
-
-        def keep_or_stop(i: int, position: dict, move: dict) -> None:
-            k = rolling[i]
-            keep = check_keep(self.bot, position, move["keep"], self.dice[k])
-            self.turns[k][1 if rolls_left == 2 else 3] = D.keep_index(keep)
-            if len(keep) < D.N_DICE:
-                self.dice[k] = Dice(reroll_keep(keep, self.streams[k].next_five()))
-                if rolls_left == 2:
-                    self.turns[k][2] = D.ROLL_OFFSET + self.dice[k].index
-                still.append(k)
-
-        decide_in_halves(self.bot, positions, keep_or_stop)
-        return still
-
-    def boxes(self) -> None:
-        legal = [{p.box: p for p in c.placements(d)} for c, d in zip(self.cards, self.dice, strict=True)]
-        positions = [
-            position_json(card, dice, 0, game, placements=places.values())
-            for card, dice, game, places in zip(self.cards, self.dice, self.ids, legal, strict=True)
-        ]
-
-        def score(k: int, position: dict, move: dict) -> None:
-            placement = legal[k][check_box(self.bot, position, move["box"], self.dice[k], legal[k])]
-            self.cards[k] = self.cards[k].place(placement)
-            if self.records is not None:
-                moves, cards = self.records[k]
-                moves[self.cards[k].n_filled - 1] = (
-                    *self.turns[k],
-                    D.ROLL_OFFSET + self.dice[k].index,
-                    self.rules.box_index[placement.box],
-                )
-                cards.append(self.cards[k])
-
-        decide_in_halves(self.bot, positions, score)
+    return lockstep({game: game_steps(rules, bot, seed, game, moves, cards)})[game]  # asks nothing
 
 
 def play_batched(
@@ -680,10 +606,10 @@ def play_batched(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games ``game0 ..`` of a bot program in lockstep, :data:`solver.play.protocol.BATCH`
     at a time, each decision step of all of them in one exchange
-    (:func:`~solver.play.protocol.decide_in_halves`): ``(scores (games, n_boxes) int16,
-    Yahtzee bonuses (games,) int64)``, graded into ``recorder`` when given.  The dice are each
-    game's seeded stream, drawn in the order :func:`play_game` draws them: the games are those of
-    the same decisions played in process."""
+    (:func:`~solver.play.protocol.lockstep`): ``(scores (games, n_boxes) int16, Yahtzee
+    bonuses (games,) int64)``, graded into ``recorder`` when given.  The dice are each game's
+    seeded stream, drawn in the order :func:`play_game` draws them: the games are those of the
+    same decisions played in process."""
     scores = np.empty((games, rules.n_boxes), dtype=np.int16)
     bonuses = np.zeros(games, dtype=np.int64)
     grading = _PythonGrading(rules, recorder, table, threads) if recorder is not None else None
@@ -691,24 +617,26 @@ def play_batched(
     try:
         for start in range(0, games, size):
             ids = range(game0 + start, game0 + min(games, start + size))
-            records = None
-            if grading is not None:
-                if len(grading.cards) + len(ids) > GRADE_BLOCK:  # a block holds whole batches
-                    grading.grade()
-                records = [grading.next_game(start + k) for k in range(len(ids))]
-            batch = _Lockstep(rules, bot, seed, ids, records)
-            for _ in range(rules.n_turns):
-                batch.turn()
-            for k, card in enumerate(batch.cards):
-                scores[start + k] = card.scores
-                bonuses[start + k] = card.yahtzee_bonus_count
-            tick(len(batch.cards))
+            if grading is not None and len(grading.cards) + len(ids) > GRADE_BLOCK:
+                grading.grade()  # a block holds whole batches
+            steps = {
+                g: game_steps(rules, bot, seed, g, *_records(grading, g - game0), batched=True) for g in ids
+            }
+            for g, card in lockstep(steps).items():
+                scores[g - game0] = card.scores
+                bonuses[g - game0] = card.yahtzee_bonus_count
+            tick(len(ids))
         if grading is not None:
             grading.grade()
     finally:
         if grading is not None:
             grading.close()
     return scores, bonuses
+
+
+def _records(grading, i: int) -> tuple:
+    """Where game ``i`` of a run records its turns for ``grading`` (``(None, None)``: nowhere)."""
+    return (None, None) if grading is None else grading.next_game(i)
 
 
 #: games of the Python engine graded at once (their turns go through the kernels together)
@@ -734,10 +662,7 @@ def _run_python(
     block = _PythonGrading(rules, recorder, table, threads) if recorder is not None else None
     try:
         for i in range(games):
-            if block is None:
-                card = play_game(rules, bot, seed, game0 + i)
-            else:
-                card = play_game(rules, bot, seed, game0 + i, *block.next_game(i))
+            card = play_game(rules, bot, seed, game0 + i, *_records(block, i))
             scores[i] = card.scores
             nbonus[i] = card.yahtzee_bonus_count
             pending += 1

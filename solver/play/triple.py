@@ -236,19 +236,12 @@ def column_totals(single: RuleSet, weights, state):
     """(N, C) weighted column totals of finished games in the kernel's layout."""
     import numpy as np
 
-    from ..engine.arrays import TRIPLE_BONUSES, TRIPLE_COLUMN_EXTRA
+    from ..engine.card_arrays import card_totals
+    from ..engine.dp import rule_arrays
 
-    nb, n_col = single.n_boxes, len(weights)
+    ra, nb, n_col = rule_arrays(single), single.n_boxes, len(weights)
     out = np.empty((state.shape[0], n_col), dtype=np.int64)
-    upper_idx = list(single.upper_indices)
     for c in range(n_col):
-        boxes = state[:, c * nb : (c + 1) * nb].astype(np.int64)
-        upper = boxes[:, upper_idx].sum(axis=1)
-        total = boxes.sum(axis=1)
-        if single.has_upper_bonus:
-            total += np.where(upper >= single.upper_threshold, single.upper_bonus, 0)
-        total += (
-            state[:, n_col * nb + TRIPLE_COLUMN_EXTRA * c + TRIPLE_BONUSES].astype(np.int64) * single.bonus
-        )
-        out[:, c] = weights[c] * total
+        bonuses = state[:, n_col * nb + A.TRIPLE_COLUMN_EXTRA * c + A.TRIPLE_BONUSES]
+        out[:, c] = weights[c] * card_totals(ra, state[:, c * nb : (c + 1) * nb], bonuses).total
     return out
