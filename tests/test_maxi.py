@@ -354,11 +354,9 @@ def test_simulate_on_six_dice(capsys, small_tables):
         (["simulate", "--regret"], "do not take six dice"),
         (["hint", "--dice", "123456", "--rolls-left", "1", "--target", "300"], "does not take six dice"),
         (["distribution"], "does not take six dice"),
-        (["play"], "does not take six dice"),
         (["match", "--bots", "optimal,random"], "does not take six dice"),
         (["tables", "build", "--target"], "does not take six dice"),
         (["export", "--games", "2", "x.jsonl"], "does not take six dice"),
-        (["stats"], "does not take six dice"),
     ],
 )
 def test_surfaces_without_six_dice_refuse_in_one_line(capsys, small_tables, argv, needle):
@@ -373,8 +371,7 @@ def test_python_surfaces_without_six_dice_refuse():
     from solver.play.game import Game
 
     rules = get_rules(SMALL)
-    with pytest.raises(UsageError, match="does not take six dice"):
-        Game(rules, ["you"])
+    assert Game(rules, ["you"]).n_dice == 6  # a game plays six dice (tests/test_maxi_play.py)
     with pytest.raises(UsageError, match="does not take six dice"):
         score_distribution(ScoreCard.parse("", rules), None)
     with pytest.raises(UsageError, match="does not take six dice"):
@@ -383,12 +380,15 @@ def test_python_surfaces_without_six_dice_refuse():
         YahtzeeEnv(rules)
 
 
-def test_web_app_refuses_six_dice():
-    """The picker lists every base (as ``yahtzee rules --json``); a six-dice one is refused in one line."""
+def test_web_advisor_refuses_six_dice():
+    """The web's games take six dice (tests/test_maxi_play.py); its advisor page's requests refuse
+    them in one line."""
     from solver.web.service import ApiError, Service
 
+    service = object.__new__(Service)
+    assert Service.rules(service, "maxi").n_dice == 6
     with pytest.raises(ApiError) as err:
-        Service.rules(object.__new__(Service), "maxi")
+        Service.rules(service, "maxi", "the web advisor")
     assert err.value.status == 400 and "does not take six dice" in err.value.message
 
 

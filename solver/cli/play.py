@@ -344,7 +344,7 @@ class Terminal:
                 except ComputerTurnError:
                     raise
                 except SolverError as exc:  # refused with the reason; the prompt repeats
-                    self.refuse(str(exc))
+                    self.refuse(_with_build_command(exc))
         except _Quit:
             saved = self.abandon()
             if saved is None:
@@ -615,7 +615,7 @@ class Terminal:
         options = e.advice.options
         rows = [(hint_text(o, g.rules), o) for o in options[:3]]
         best = options[0]
-        box = best.box if best.keep is None else (best.stop_category if len(best.keep) == 5 else None)
+        box = best.box if best.keep is None else (best.stop_category if len(best.keep) == g.n_dice else None)
         self.hinted = (len(g.turns), g.rolls_used, box) if box is not None else None
         width = max(len(t) for t, _ in rows)
         self.say(
@@ -668,7 +668,7 @@ class Terminal:
     def show_dice(self) -> None:
         g = self.game
         left = g.rolls_left
-        self.say("  die    " + "  ".join(str(i) for i in range(1, 6)))
+        self.say("  die    " + "  ".join(str(i) for i in range(1, g.n_dice + 1)))
         self.say(
             "  face   "
             + "  ".join(self.style.held(str(d)) if h else str(d) for d, h in zip(g.dice, g.held, strict=True))
@@ -685,7 +685,7 @@ class Terminal:
     def prompt(self) -> str:
         g = self.game
         if not g.has_rolled:
-            what = "type the five dice" if g.needs_values else "r to roll"
+            what = f"type the {g.dice_word} dice" if g.needs_values else "r to roll"
         else:
             left = g.rolls_left
             what = f"{left} roll{'s' if left != 1 else ''} left" if left else "choose a box"
@@ -707,12 +707,12 @@ class Terminal:
         compact = line.replace(" ", "").replace(",", "")
         if g.needs_values and (word in ("r", "roll") or compact.isdecimal()):
             typed = "".join(rest) if word in ("r", "roll") else compact
-            if typed.isdecimal() and len(typed) > 5:
+            if typed.isdecimal() and len(typed) > g.n_dice:
                 n = len(typed)
                 raise IllegalMoveError(
-                    f"that's {NUMBER_WORDS.get(n, n)} dice: type the {g.dice_to_roll or 5} dice rolled"
+                    f"that's {NUMBER_WORDS.get(n, n)} dice: type the {g.dice_to_roll or g.n_dice} dice rolled"
                 )
-        if g.needs_values and _looks_like_dice(line):
+        if g.needs_values and _looks_like_dice(line, g.n_dice):
             return self.cmd_roll([line])
         if word in ("r", "roll"):
             return self.cmd_roll(rest)
@@ -761,17 +761,19 @@ class Terminal:
 
         n = g.dice_to_roll
         if n == 0:
-            raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
+            raise IllegalMoveError(
+                f"all {g.dice_word} dice are held: release some to roll again, or choose a box"
+            )
         if not rest:
             raise IllegalMoveError(
-                f"type the {'five' if n == 5 else n} dice you rolled, e.g. r {'33456'[:n]}"
+                f"type the {g.dice_word if n == g.n_dice else n} dice you rolled, e.g. r {'334566'[:n]}"
             )
         text = " ".join(rest)
         if g.has_rolled and not any(g.held):
             faces = parse_faces(text, allow_any_count=True)
-            if len(faces) == 5:  # all five typed: the dice that stayed the same count as kept
+            if len(faces) == g.n_dice:  # all of them typed: the dice that stayed the same count as kept
                 return self.show(self.session.roll(faces, whole_table=True))
-        return self.show(self.session.roll(_real_values(text, n, g.held_faces)))
+        return self.show(self.session.roll(_real_values(text, n, g.held_faces, g.n_dice)))
 
     def cmd_score(self, rest: list[str]) -> None:
         g = self.game
@@ -820,28 +822,40 @@ def _split_numbers(tokens: list[str]) -> list[str]:
     return out
 
 
-def _looks_like_dice(line: str) -> bool:
+def _with_build_command(exc) -> str:
+    """An error's line; a missing table's names its build (a game never builds six dice's)."""
+    from ..core.errors import MissingTableError
+    from .remedy import build_command
+
+    if isinstance(exc, MissingTableError) and exc.kind == "values":
+        return f"{exc.detail}; build it (minutes for six dice): {build_command(exc.rules, folder=exc.folder)}"
+    return str(exc)
+
+
+def _looks_like_dice(line: str, n_dice: int = 5) -> bool:
     compact = line.replace(" ", "").replace(",", "")
-    return compact.isdecimal() and 1 <= len(compact) <= 5
+    return compact.isdecimal() and 1 <= len(compact) <= n_dice
 
 
-def _real_values(text: str, n: int, held_faces: tuple[int, ...]) -> tuple[int, ...]:
-    """The values of the rerolled dice from what the player typed: the ``n`` new dice, or all five on the table."""
+def _real_values(text: str, n: int, held_faces: tuple[int, ...], n_dice: int = 5) -> tuple[int, ...]:
+    """The values of the rerolled dice from what the player typed: the ``n`` new dice, or all
+    ``n_dice`` on the table."""
     from ..core.dice import is_sub_multiset, parse_faces
 
     faces = parse_faces(text, allow_any_count=True)
     if len(faces) == n:
         return faces
-    if len(faces) == 5 and n < 5:
+    if len(faces) == n_dice and n < n_dice:
         if not is_sub_multiset(held_faces, faces):
             raise IllegalMoveError(
-                f"you hold {' '.join(map(str, held_faces))}, but the five dice typed ({text.strip()}) do not include them"
+                f"you hold {' '.join(map(str, held_faces))}, but the {n_dice} dice typed ({text.strip()}) do not include them"
             )
         rest = list(faces)
         for f in held_faces:
             rest.remove(f)
         return tuple(rest)
-    want = "five dice" if n == 5 else f"the {n} rerolled dice (or all five on the table)"
+    whole = "six" if n_dice == 6 else "five"
+    want = f"{whole} dice" if n == n_dice else f"the {n} rerolled dice (or all {whole} on the table)"
     raise IllegalMoveError(f"type {want}; got {len(faces)}: {text.strip()!r}")
 
 
@@ -854,7 +868,7 @@ def hint_text(option, rules) -> str:
         return f"score {option.score} in {option.box}{bonus}, x{option.weight} = {weighted} [s {option.box}]"
     if option.keep is None:
         return f"{option.describe()} [s {rules.box_names.index(option.category) + 1}]"
-    if len(option.keep) == 5:
+    if len(option.keep) == rules.n_dice:
         if option.stop_category is None:
             return "stop and score"
         if rules.triple:  # the box as the card names it (fours@3), with what it weighs there
@@ -864,7 +878,7 @@ def hint_text(option, rules) -> str:
         n = rules.box_names.index(option.stop_category) + 1
         return f"stop: score {option.stop_score} in {option.stop_category} [s {n}]"
     if not option.keep:
-        return "reroll all five dice [u, r]"
+        return f"reroll all {'six' if rules.n_dice == 6 else 'five'} dice [u, r]"
     return f"{option.describe()} [k {' '.join(map(str, option.keep))}]"
 
 

@@ -65,9 +65,10 @@ def format_stats(result: dict) -> str:
         best = "no game on fresh dice yet" if s["best"] is None else f"{s['best']} on fresh dice"
         record = "no solo record yet" if s["record"] is None else f"solo record {s['record']}"
         lines.append(f"  best         {best} (no replays, no real dice); {record}")
-        lines.append(
-            f"  upper bonus  {s['upper_bonus_rate']:.0%}   five of a kind {s['five_of_a_kind_rate']:.0%}"
-        )
+        from ..core.rules import get_rules
+
+        kind = "six of a kind" if get_rules(rid).n_dice == 6 else "five of a kind"  # all the dice
+        lines.append(f"  upper bonus  {s['upper_bonus_rate']:.0%}   {kind} {s['five_of_a_kind_rate']:.0%}")
         lines.append(f"  scores of all {plural(s['games'], 'game')}, in bins of {BIN} points:")
         top = max(s["histogram"].values())
         for key, count in s["histogram"].items():

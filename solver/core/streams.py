@@ -64,9 +64,13 @@ class SeededStream:
         self._base = mix64(mix64(self.seed & MASK64) ^ (self.game & MASK64))
 
     def next_five(self) -> tuple[int, ...]:
+        return self.next_dice(5)
+
+    def next_dice(self, n: int) -> tuple[int, ...]:
+        """The next ``n`` dice (a roll of six dice takes six: Maxi Yatzy, as the kernels)."""
         k, base = self.drawn, self._base
-        self.drawn += 5
-        return tuple(1 + (((mix64(base ^ (k + i)) >> 11) * 6) >> 53) for i in range(5))
+        self.drawn += n
+        return tuple(1 + (((mix64(base ^ (k + i)) >> 11) * 6) >> 53) for i in range(n))
 
 
 class DailyStream:
@@ -88,8 +92,11 @@ class DailyStream:
         return self._buffer.pop(0)
 
     def next_five(self) -> tuple[int, ...]:
-        self.drawn += 5
-        return tuple(self._die() for _ in range(5))
+        return self.next_dice(5)
+
+    def next_dice(self, n: int) -> tuple[int, ...]:
+        self.drawn += n
+        return tuple(self._die() for _ in range(n))
 
 
 class ListStream:
@@ -100,11 +107,22 @@ class ListStream:
         self.drawn = 0
 
     def next_five(self) -> tuple[int, ...]:
-        if self.drawn + 5 > len(self._dice):
+        return self.next_dice(5)
+
+    def next_dice(self, n: int) -> tuple[int, ...]:
+        if self.drawn + n > len(self._dice):
             raise IndexError("the dice list is used up")
-        out = tuple(self._dice[self.drawn : self.drawn + 5])
-        self.drawn += 5
+        out = tuple(self._dice[self.drawn : self.drawn + n])
+        self.drawn += n
         return out
+
+
+def next_dice(stream, n: int) -> tuple[int, ...]:
+    """The next roll of ``n`` dice from ``stream``: its ``next_dice(n)``, or for five dice its
+    ``next_five()`` alone (a stream written before six dice).  Every roll takes all ``n``."""
+    if n == 5 and not hasattr(stream, "next_dice"):
+        return tuple(stream.next_five())
+    return tuple(stream.next_dice(n))
 
 
 def reroll_keep(keep: Sequence[int], five: Sequence[int]) -> tuple[int, ...]:

@@ -97,8 +97,8 @@ class Bot:
 
 def distinct_keeps(dice: Dice) -> list[tuple[int, ...]]:
     """The distinct sub-multisets of ``dice`` in :data:`solver.core.dice.SUBKEEPS` order."""
-    r = dice.index
-    return [D.KEEPS[k] for k in D.SUBKEEPS[r, : D.N_SUBKEEPS[r]]]
+    d = D.layer(dice.n_dice)  # five dice or six: the keeps' indices agree (a prefix)
+    return [d.keeps[k] for k in d.roll_subkeeps[dice.index]]
 
 
 def immediate_points(card: ScoreCard, box: str, score: int) -> int:
@@ -122,7 +122,7 @@ class RandomBot(RulesBot):
 
     def choose_keep(self, card, dice, rolls_left, rng):
         keeps = distinct_keeps(dice)
-        return rng.choice(keeps[:-1] if card.rules.all_rolls else keeps)  # the last keeps all five
+        return rng.choice(keeps[:-1] if card.rules.all_rolls else keeps)  # the last keeps them all
 
     def choose_box(self, card, dice, rng):
         return rng.choice(card.placements(dice)).box
@@ -137,7 +137,8 @@ class FrequentBot(RulesBot):
     def choose_keep(self, card, dice, rolls_left, rng):
         counts = dice.counts
         n, face = max((c, f) for f, c in enumerate(counts, start=1))
-        return (face,) * min(n, D.N_DICE - 1 if card.rules.all_rolls else D.N_DICE)
+        all_dice = card.rules.n_dice
+        return (face,) * min(n, all_dice - 1 if card.rules.all_rolls else all_dice)
 
     def choose_box(self, card, dice, rng):
         best, choice = -1, None
@@ -173,7 +174,7 @@ class TableBot(Bot):
 
     def choose_keep(self, card, dice, rolls_left, rng):
         best = self._best(card, dice, rolls_left)
-        return max((o.keep for o in best), key=D.keep_index)
+        return max((o.keep for o in best), key=lambda k: D.keep_index(k, dice.n_dice))
 
     def choose_box(self, card, dice, rng):
         from ..core.position import Position

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 
 from ..core.bounded import clipped, parse_whole, shown
 from ..core.card import ScoreCard, box_key
-from ..core.dice import N_DICE, N_FACES, Dice
+from ..core.dice import N_DICE, N_FACES, Dice, dice_class
 from ..core.errors import IllegalMoveError, SolverError, UsageError
 from ..core.rules import RuleSet, get_rules
-from ..core.streams import STREAM_VERSION, DailyStream, SeededStream
+from ..core.streams import STREAM_VERSION, DailyStream, SeededStream, next_dice
 from ..core.triple_card import COLUMN_SEP, TripleCard, empty_card
 from .game_info import DATE_PATTERN, WORD_PATTERN, GameInfo  # noqa: F401 - the patterns: part of this API
 from .turn import GameTurn, show_opponents
@@ -118,7 +118,7 @@ class Turn:
 
     @property
     def dice(self) -> Dice:
-        return Dice(self.rolls[-1].dice)
+        return dice_class(len(self.rolls[-1].dice))(self.rolls[-1].dice)
 
     def to_dict(self, players: Sequence[Player]) -> dict:
         out: dict = {
@@ -163,24 +163,25 @@ def _faces(values, what: str = "die") -> tuple[int, ...]:
     return tuple(out)
 
 
-def _positions(positions) -> tuple[int, ...]:
+def _positions(positions, n_dice: int = N_DICE) -> tuple[int, ...]:
+    """Die positions 1..``n_dice`` (numbers or their text); an illegal move otherwise."""
     out = []
     for p in positions:
         if isinstance(p, str):
             text = p.strip()
             try:
-                p = parse_whole(text, "die number", 1, N_DICE, error=IllegalMoveError)
+                p = parse_whole(text, "die number", 1, n_dice, error=IllegalMoveError)
             except IllegalMoveError:
                 if text.isascii() and text.isdigit():
                     raise IllegalMoveError(
-                        f"die number {clipped(text)} is out of range (the dice are numbered 1 to {N_DICE})"
+                        f"die number {clipped(text)} is out of range (the dice are numbered 1 to {n_dice})"
                     ) from None
                 raise IllegalMoveError(
-                    f"die number {shown(text)} is not a number from 1 to {N_DICE}"
+                    f"die number {shown(text)} is not a number from 1 to {n_dice}"
                 ) from None
-        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= N_DICE:
+        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= n_dice:
             raise IllegalMoveError(
-                f"die number {shown(p)} is out of range (the dice are numbered 1 to {N_DICE})"
+                f"die number {shown(p)} is out of range (the dice are numbered 1 to {n_dice})"
             )
         out.append(p)
     return tuple(out)
@@ -283,7 +284,9 @@ class Game:
         info: GameInfo | dict | None = None,
     ):
         self.rules = get_rules(rules)
-        self.rules.require_five_dice("a game to play")
+        #: how many dice the game rolls (five; six in Maxi Yatzy) and their class
+        self.n_dice = self.rules.n_dice
+        self.dice_type = dice_class(self.n_dice)
         self.players = [p if isinstance(p, Player) else Player(str(p)) for p in players]
         if not self.players:
             raise UsageError("a game needs at least one player")
@@ -302,7 +305,7 @@ class Game:
         self.current = 0
         self.round = 1
         self.dice: tuple[int, ...] | None = None
-        self.held = [False] * N_DICE
+        self.held = [False] * self.n_dice
 
     # --- construction ----------------------------------------------------
     @classmethod
@@ -396,7 +399,7 @@ class Game:
     def sorted_dice(self) -> Dice:
         if self.dice is None:
             raise IllegalMoveError("roll first: the first roll of a turn is mandatory")
-        return Dice(self.dice)
+        return self.dice_type(self.dice)
 
     @property
     def held_positions(self) -> tuple[int, ...]:
@@ -409,9 +412,14 @@ class Game:
         return tuple(sorted(self.dice[i] for i, h in enumerate(self.held) if h))
 
     @property
+    def dice_word(self) -> str:
+        """The dice count in words, for messages: ``five`` (``six`` in Maxi Yatzy)."""
+        return "six" if self.n_dice == 6 else "five"
+
+    @property
     def dice_to_roll(self) -> int:
         """How many dice the next roll throws (five on a turn's first roll)."""
-        return N_DICE if self.dice is None else self.held.count(False)
+        return self.n_dice if self.dice is None else self.held.count(False)
 
     @property
     def needs_values(self) -> bool:
@@ -449,22 +457,30 @@ class Game:
         n = self.dice_to_roll
         if n == 0:
             if self.rules.all_rolls:
-                raise IllegalMoveError("all five dice are held: release at least one to roll again")
-            raise IllegalMoveError("all five dice are held: release some to roll again, or choose a box")
+                raise IllegalMoveError(
+                    f"all {self.dice_word} dice are held: release at least one to roll again"
+                )
+            raise IllegalMoveError(
+                f"all {self.dice_word} dice are held: release some to roll again, or choose a box"
+            )
         if values is None:
             stream = self.streams[self.current]
             if stream is None:
                 raise UsageError(f"real dice: give the {n} dice rolled")
-            values = tuple(stream.next_five())
+            values = tuple(next_dice(stream, self.n_dice))
         else:
             values = _faces(tuple(values))
-            if not n <= len(values) <= N_DICE:
-                want = "five dice" if n == N_DICE else f"{n} to {N_DICE} values for the {n} dice rolled"
+            if not n <= len(values) <= self.n_dice:
+                want = (
+                    f"{self.dice_word} dice"
+                    if n == self.n_dice
+                    else f"{n} to {self.n_dice} values for the {n} dice rolled"
+                )
                 raise IllegalMoveError(f"need {want}, got {len(values)}: {_show(values)}")
         held = self.held_positions if self.dice is not None else ()
         fresh = iter(values)
-        old = self.dice or (0,) * N_DICE
-        dice = tuple(old[i] if (i + 1) in held else next(fresh) for i in range(N_DICE))
+        old = self.dice or (0,) * self.n_dice
+        dice = tuple(old[i] if (i + 1) in held else next(fresh) for i in range(self.n_dice))
         roll = Roll(held, tuple(values), dice)
         if self.turn is None:
             self.turns.append(Turn(self.current, self.round, self.card))
@@ -482,9 +498,9 @@ class Game:
     def toggle_hold(self, positions: Sequence[int | str]) -> tuple[int, ...]:
         """Hold or release the dice at ``positions`` (1..5); returns the positions now held."""
         self._check_can_hold()
-        chosen = _positions(positions)
+        chosen = _positions(positions, self.n_dice)
         if not chosen:
-            raise IllegalMoveError(f"say which dice to hold by number (1 to {N_DICE}), e.g. h 1 3")
+            raise IllegalMoveError(f"say which dice to hold by number (1 to {self.n_dice}), e.g. h 1 3")
         for p in sorted(set(chosen)):
             self.held[p - 1] = not self.held[p - 1]
         return self.held_positions
@@ -492,8 +508,8 @@ class Game:
     def set_held(self, positions: Sequence[int | str]) -> tuple[int, ...]:
         """Hold exactly the dice at ``positions`` (an empty list releases all)."""
         self._check_can_hold()
-        chosen = set(_positions(positions))
-        self.held = [(i + 1) in chosen for i in range(N_DICE)]
+        chosen = set(_positions(positions, self.n_dice))
+        self.held = [(i + 1) in chosen for i in range(self.n_dice)]
         return self.held_positions
 
     def positions_of(self, faces: Sequence[int]) -> tuple[int, ...]:
@@ -501,7 +517,7 @@ class Game:
         if self.dice is None:
             raise IllegalMoveError("roll first: there are no dice yet")
         faces = _faces(tuple(faces), "face")
-        order = sorted(range(N_DICE), key=lambda i: (not self.held[i], i))
+        order = sorted(range(self.n_dice), key=lambda i: (not self.held[i], i))
         free = list(order)
         chosen = []
         for f in faces:
@@ -541,7 +557,7 @@ class Game:
                 f"{self.rules.id} uses all three rolls: roll again before scoring "
                 f"({self.rolls_left} roll{'s' if self.rolls_left > 1 else ''} left)"
             )
-        dice = Dice(self.dice)
+        dice = self.dice_type(self.dice)
         card = self.card
         placement = next((p for p in card.placements(dice) if p.box == name), None)
         new_card = card.score(name, dice)  # raises with the reason when illegal
@@ -553,7 +569,7 @@ class Game:
 
     def _next_player(self) -> None:
         self.dice = None
-        self.held = [False] * N_DICE
+        self.held = [False] * self.n_dice
         self.current += 1
         if self.current == len(self.players):
             self.current = 0
@@ -587,7 +603,7 @@ class Game:
             if player is not None and turn.player != player:
                 continue
             for k, roll in enumerate(turn.rolls, start=1):
-                dice = Dice(roll.dice)
+                dice = self.dice_type(roll.dice)
                 rolls_left = MAX_ROLLS - k
                 common = dict(
                     turn=t, player=turn.player, round=turn.round, roll=k, card=turn.card_before, dice=dice
@@ -768,12 +784,12 @@ def _replay_holding(game: Game, holding, where: str) -> None:
         return
     if (
         not isinstance(holding, list)
-        or len(holding) > N_DICE
-        or not all(_is_whole(p) and 1 <= p <= N_DICE for p in holding)
+        or len(holding) > game.n_dice
+        or not all(_is_whole(p) and 1 <= p <= game.n_dice for p in holding)
         or len(set(holding)) != len(holding)
     ):
         raise GameRecordError(
-            f"{where}: holding {shown(holding)} is not a list of die positions 1 to {N_DICE}"
+            f"{where}: holding {shown(holding)} is not a list of die positions 1 to {game.n_dice}"
         )
     if game.rolls_left == 0:
         raise GameRecordError(f"{where}: dice held ('holding') with no roll left")
@@ -888,12 +904,12 @@ def _replay_roll(game: Game, r, where: str, streams) -> None:
             if held:
                 raise IllegalMoveError(f"the first roll of a turn cannot hold dice (held {shown(held)})")
         else:
-            if len(set(_positions(held))) != len(held):
+            if len(set(_positions(held, game.n_dice))) != len(held):
                 raise IllegalMoveError(f"held {shown(held)} names a die twice")
             game.set_held(held)
         values = _faces(values)
         if streams is not None:
-            expected = tuple(streams[game.current].next_five())
+            expected = tuple(next_dice(streams[game.current], game.n_dice))
             if values != expected:
                 source = (
                     f"seed {game.info.seed}"

@@ -65,13 +65,18 @@ class GameTables:
         self._advisors: dict[str, object] = {}
         self._win: dict[str, tuple | None] = {}
 
+    def _builds(self, rules) -> bool:
+        """Whether a missing table of ``rules`` is built here: never six dice's (Maxi Yatzy's
+        takes minutes, not the moments a game waits; the message names its build command)."""
+        return self.build and rules.n_dice == 5
+
     def advisor(self, rules):
         """The expected-score advisor of ``rules``."""
         if rules.id not in self._advisors:
             from ..advice import load_advisor
 
             self._advisors[rules.id] = load_advisor(
-                rules, self.tables_dir, build_if_missing=self.build, progress=self.progress
+                rules, self.tables_dir, build_if_missing=self._builds(rules), progress=self.progress
             )
         return self._advisors[rules.id]
 
@@ -89,7 +94,7 @@ class GameTables:
             name,
             rules,
             self.tables_dir,
-            build_if_missing=self.build,
+            build_if_missing=self._builds(rules),
             progress=self.progress,
             user_bots=program,
         )
@@ -181,5 +186,9 @@ class GameTables:
         from .daily import best_bot_name
 
         return get_bot(
-            best_bot_name(rules), rules, self.tables_dir, build_if_missing=self.build, progress=self.progress
+            best_bot_name(rules),
+            rules,
+            self.tables_dir,
+            build_if_missing=self._builds(rules),
+            progress=self.progress,
         )

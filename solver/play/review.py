@@ -73,7 +73,7 @@ def describe(option: Option, label: Callable[[str], str] = str) -> str:
     if option.keep is None:
         extra = f" +{option.bonus}" if option.bonus else ""
         return f"{label(option.box)} ({option.score}{extra})"
-    if len(option.keep) == 5:  # the box stopping implies, where the advisor names it
+    if len(option.keep) == option.n_dice:  # the box stopping implies, where the advisor names it
         return (
             "stop and score"
             if option.stop_category is None

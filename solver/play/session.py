@@ -34,10 +34,14 @@ if TYPE_CHECKING:
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
 #: the triple card's computer levels: its own players (:data:`solver.play.triple.TRIPLE_BOTS`)
 TRIPLE_LEVELS = {"easy": "random", "medium": "greedy", "hard": "heuristic", "perfect": "triple"}
+#: six dice (Maxi Yatzy): the bots that play them so far (no heuristic, no target table yet)
+SIX_DICE_LEVELS = {"easy": "frequent", "medium": "greedy", "perfect": "optimal"}
 
 
 def levels(rules) -> dict[str, str]:
     """The computer's levels for a rule set (level -> bot name)."""
+    if rules.n_dice != 5:
+        return SIX_DICE_LEVELS
     return TRIPLE_LEVELS if rules.triple else LEVELS
 
 
@@ -457,22 +461,22 @@ class Session:
     # --- the commands -----------------------------------------------------------------------
     def roll(self, values=None, *, whole_table: bool = False) -> list[ev.Event]:
         """Roll the dice not held (real dice: ``values``, the faces of the dice rolled).
-        ``whole_table``: real dice, all five faces typed after a roll with nothing held -- the
+        ``whole_table``: real dice, all the faces typed after a roll with nothing held -- the
         dice that stayed the same count as kept, the others as rerolled."""
         from ..core.errors import IllegalMoveError
 
         g = self.game
         self._check_playing()
         inferred = False
-        if whole_table and g.needs_values and g.has_rolled and not any(g.held) and len(values) == 5:
+        if whole_table and g.needs_values and g.has_rolled and not any(g.held) and len(values) == g.n_dice:
             rest, same = list(values), []
             for f in g.dice:
                 if f in rest:
                     rest.remove(f)
                     same.append(f)
-            if len(same) == 5:
+            if len(same) == g.n_dice:
                 raise IllegalMoveError(
-                    "the five dice are the ones already on the table: to stop, score a box"
+                    f"the {g.dice_word} dice are the ones already on the table: to stop, score a box"
                 )
             if same:
                 g.set_held(g.positions_of(same))

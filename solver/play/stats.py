@@ -131,7 +131,11 @@ def summarise(rules_id: str, games: list[dict], record: dict | None) -> dict:
         card = parse_card(g["final"][0]["card"], rules)
         columns = getattr(card, "columns", (card,))  # the triple card: the share of its columns
         for col in columns:
-            rows = [i for i, n in enumerate(col.rules.box_names) if n in ("yahtzee", "yatzy", "yacht")]
+            rows = [
+                i
+                for i, n in enumerate(col.rules.box_names)
+                if n in ("yahtzee", "yatzy", "yacht", "maxi_yatzy")
+            ]
             bonus += bool(col.upper_bonus) / len(columns)
             yahtzees += any((col.scores[i] or 0) > 0 for i in rows) / len(columns)
     n = len(scores)

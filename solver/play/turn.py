@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from ..core import dice as D
 from ..core.card import Placement, ScoreCard
-from ..core.dice import N_DICE, Dice, is_sub_multiset
+from ..core.dice import Dice, dice_class, is_sub_multiset
 from ..core.errors import IllegalMoveError
 from ..core.rules import RuleSet
-from ..core.streams import reroll_keep
+from ..core.streams import next_dice, reroll_keep
 
 
 def bot_name(bot) -> str:
@@ -37,8 +37,8 @@ def keep_fault(keep: tuple[int, ...], dice: Dice, rules: RuleSet) -> str | None:
     """Why ``keep`` (sorted faces) cannot be kept from ``dice`` under ``rules``, or None."""
     if not is_sub_multiset(keep, dice.values):
         return f"kept {list(keep)} from dice {dice}, not among the dice"
-    if len(keep) == N_DICE and rules.all_rolls:
-        return f"kept all five dice; {rules.id} uses all three rolls"
+    if len(keep) == rules.n_dice and rules.all_rolls:
+        return f"kept all {'six' if rules.n_dice == 6 else 'five'} dice; {rules.id} uses all three rolls"
     return None
 
 
@@ -83,8 +83,8 @@ class BotTurn:
         if fault is not None:
             raise IllegalMoveError(fault)
         if self.codes is not None:
-            self.codes[1 if self.rolls_left == 2 else 3] = D.keep_index(keep)
-        if len(keep) == N_DICE:
+            self.codes[1 if self.rolls_left == 2 else 3] = D.keep_index(keep, self.card.rules.n_dice)
+        if len(keep) == self.card.rules.n_dice:
             self.rolls_left = 0
             return
         self.dice = self._roll(keep)
@@ -123,7 +123,12 @@ class BotTurn:
             raise IllegalMoveError(f"bot {bot_name(bot)} chose an illegal box: {exc}") from None
 
     def _roll(self, keep: tuple[int, ...] | None) -> Dice:
-        """The dice after rolling all but ``keep`` (None: the turn's first roll, all five)."""
+        """The dice after rolling all but ``keep`` (None: the turn's first roll, all of them); a
+        roll takes as many dice of the stream as the rule set has (five; six in Maxi Yatzy)."""
+        n = self.card.rules.n_dice
+        if n != 5:
+            fresh = next_dice(self.stream, n)
+            return dice_class(n)(fresh if keep is None else tuple(keep) + fresh[: n - len(keep)])
         five = self.stream.next_five()
         return Dice(five) if keep is None else Dice(reroll_keep(keep, five))
 

@@ -231,16 +231,19 @@ class Service:
         self.tables = ServiceTables(self)
 
     # --- advisors ------------------------------------------------------------------------
-    def rules(self, spec) -> RuleSet:
+    def rules(self, spec, five_dice_only: str | None = None) -> RuleSet:
+        """The rule set ``spec`` names; ``five_dice_only`` names what refuses six dice (Maxi
+        Yatzy: played in the web's games, not yet on the advisor page's requests)."""
         from ..core.rules import RuleSet, get_rules
 
         if isinstance(spec, RuleSet):
-            return spec
-        if spec is not None and not isinstance(spec, str):
+            rules = spec
+        elif spec is not None and not isinstance(spec, str):
             raise ApiError(400, f"rules must be text like 'yahtzee' or 'yatzy+all-rolls', got {spec!r}")
         try:
-            rules = get_rules(spec or None)
-            rules.require_five_dice("the web app")
+            rules = rules if isinstance(spec, RuleSet) else get_rules(spec or None)
+            if five_dice_only is not None:
+                rules.require_five_dice(five_dice_only)
             return rules
         except SolverError as exc:
             raise api_error(exc) from None
@@ -336,7 +339,7 @@ class Service:
         from ..core.position import Position
 
         _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
-        rules = self.rules(params.get("rules"))
+        rules = self.rules(params.get("rules"), "the web advisor")
         target = _target(params.get("target"))
         try:
             position = Position.parse(
@@ -360,7 +363,7 @@ class Service:
         from ..core.errors import MissingTableError
         from ..engine.target import load_target
 
-        rules = self.rules(rules)
+        rules = self.rules(rules, "a target table")
         advisor = self.advisor(rules)
         with self._advisor_lock:
             found = self._target_advisors.get(rules.id)
@@ -388,7 +391,7 @@ class Service:
         from ..engine.distribution import check_policy_target, check_targets, parse_policy, read_position
 
         _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
-        rules = self.rules(params.get("rules"))
+        rules = self.rules(params.get("rules"), "the score distribution")
         dice = params.get("dice")
         rolls = params.get("rolls_left")
         dice = None if dice is None else _dice_text(dice)
@@ -549,7 +552,10 @@ class Service:
                 raise api_error(exc) from None
         elif params.get("date") is not None:
             raise ApiError(400, "date is for mode daily only")
-        self.advisor(rules)  # the table is there (built when missing) before the game starts
+        if rules.n_dice == 5:  # the table is there (built when missing) before the game starts
+            self.advisor(rules)
+        # six dice (Maxi Yatzy): its table takes minutes; a game starts without it (the hint and
+        # the perfect level ask for it then, the end skips the optimal player's comparison)
         players = list(seated)
         real_dice = mode == "real-dice"
         if real_dice:
@@ -755,7 +761,8 @@ class Service:
         why = _not_played_here(game, saved.path)
         if why is not None:
             raise ApiError(400, why)
-        self.advisor(game.rules)  # its table is there (a 409 naming the build when not)
+        if game.rules.n_dice == 5:  # its table is there (a 409 naming the build when not)
+            self.advisor(game.rules)  # six dice: played without it, as a new game (new_game)
         if any(p.bot == "win" for p in game.players) and not self._has_target(game.rules):
             raise ApiError(409, remedy.needs_target(game.rules, "this game is against level win, which"))
         session = Session(game, saved.path, self.tables, data=self.data, resumed=True)
@@ -776,7 +783,7 @@ class Service:
         from ..play.bots import WinBot
 
         rules = self.rules(rules)
-        if not self._has_target(rules):
+        if rules.n_dice != 5 or not self._has_target(rules):  # six dice: no target table yet
             return None
         try:
             return WinBot(*self._win_tables(rules))
@@ -878,11 +885,12 @@ class Service:
         from ..core.bounded import shown
 
         held = params["held"]
-        if not isinstance(held, list) or len(held) > 5:
-            raise ApiError(400, f"held must be a list of die positions 1 to 5, got {shown(held)}")
+        n = session.game.n_dice
+        if not isinstance(held, list) or len(held) > n:
+            raise ApiError(400, f"held must be a list of die positions 1 to {n}, got {shown(held)}")
         # JSON numbers only ([1, "1"] is not two dice); their range is the game's to judge
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in held):
-            raise ApiError(400, f"held must list die positions as numbers 1 to 5, got {shown(held)}")
+            raise ApiError(400, f"held must list die positions as numbers 1 to {n}, got {shown(held)}")
         if len(set(held)) != len(held):
             raise ApiError(400, f"held {shown(held)} names a die twice")
         return session.hold(held)
@@ -922,7 +930,20 @@ class Service:
         """The game as the play page shows it (:func:`solver.web.view.game_state`)."""
         from .view import game_state
 
-        return game_state(game_id, session)
+        return game_state(game_id, session, self._review)
+
+    @staticmethod
+    def _review(session) -> list[dict] | None:
+        """A finished game's review; ``None`` for six dice (Maxi Yatzy) while its table is not
+        built (minutes: a game starts and ends without it; ``yahtzee review`` reviews it later)."""
+        from .view import session_review
+
+        try:
+            return session_review(session)
+        except ApiError as exc:
+            if exc.status != 409 or session.game.rules.n_dice == 5:
+                raise
+            return None
 
 
 def _not_played_here(game: Game, path) -> str | None:

@@ -16,10 +16,11 @@ from ..core.errors import SolverError
 from ..play import words
 
 
-def game_state(game_id: str, session) -> dict:
+def game_state(game_id: str, session, review=None) -> dict:
     """The game as the play page shows it (JSON-ready): the game itself, and the last move's
     events rendered (``events``: sentences; ``coach``: the verdicts; ``moves``: the events
-    as data)."""
+    as data).  ``review``: how a finished game's review is made (``session`` in, its JSON or
+    ``None`` out; default :func:`session_review`)."""
     g = session.game
     rules = g.rules
     over = g.is_over
@@ -77,6 +78,7 @@ def game_state(game_id: str, session) -> dict:
         "player": g.players[shown].name,
         "dice": None if over or g.dice is None else list(g.dice),
         "held": list(g.held),
+        "n_dice": g.n_dice,  # five; six in Maxi Yatzy
         "rolls_left": g.rolls_left,
         "must_use_all_rolls": rules.all_rolls,
         # real dice: the page asks for the faces of the dice rolled (how many: dice_to_roll)
@@ -100,7 +102,7 @@ def game_state(game_id: str, session) -> dict:
         "share": end.shares[0][1] if end is not None and end.shares else None,
         "optimal": None if end is None else end.optimal,
         "same_dice": [] if end is None else [words.same_dice_line(s) for s in end.same_dice],
-        "review": [r.to_json(box_label) for r in session.review()] if over else None,
+        "review": (review or session_review)(session) if over else None,
     }
     return out | render_events(session.last)
 
@@ -193,3 +195,9 @@ def card_json(card) -> dict:
         "yahtzee_bonus": card.yahtzee_bonus_points,
         "total": card.total,
     }
+
+
+def session_review(session) -> list[dict]:
+    """A finished game's review as the page shows it: each person's decisions, boxes named for
+    people."""
+    return [r.to_json(box_label) for r in session.review()]

@@ -404,7 +404,7 @@
     $("error").hidden = true;
     const best = hint.options.filter((o) => o.best);
     $("best").textContent = `Best: ${YZ.describe(best[0])}` +
-      (best.length > 1 ? ` (equally good: ${best.slice(1).map(YZ.describe).join("; ")})` : "");
+      (best.length > 1 ? ` (equally good: ${best.slice(1).map((o) => YZ.describe(o)).join("; ")})` : "");
     $("card-value").textContent = `Expected final ${best[0].expected_final.toFixed(2)} with the best move ` +
       `(the card: ${value.expected_final.toFixed(2)} expected final points before this turn's first roll).`;
     $("advice-note").textContent = hint.note ? `Note: ${hint.note}` : "";  // the triple card's: what the advice is

@@ -50,19 +50,20 @@ const YZ = {
     return button;
   },
 
-  /** An option in words, as the CLI's describe() writes it, boxes named for people. */
-  describe(o) {
+  /** An option in words, as the CLI's describe() writes it, boxes named for people (``dice``:
+   * how many dice are rolled, five or six: a keep of them all stops). */
+  describe(o, dice = 5) {
     if (o.keep === undefined) {
       const where = o.column !== undefined ? ` of column ${o.column}` : "";
       return `score ${o.score} in ${YZ.label(o.category)}${where}` + (o.bonus ? ` (+${o.bonus} Yahtzee bonus)` : "");
     }
-    const n = 5 - o.keep.length;
+    const n = dice - o.keep.length;
     if (n === 0) {
       const where = o.stop_and_score ? ` ${o.stop_and_score.score} in ${YZ.label(o.stop_and_score.category)}` : "";
       return `keep ${o.keep.join(" ")} \u2014 stop and score${where}`;
     }
-    if (o.keep.length === 0) return "reroll all five dice";
-    const words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice"};
+    if (o.keep.length === 0) return `reroll all ${dice === 6 ? "six" : "five"} dice`;
+    const words = {1: "one die", 2: "two dice", 3: "three dice", 4: "four dice", 5: "five dice"};
     return `keep ${o.keep.join(" ")}, reroll ${words[n]}`;
   },
 

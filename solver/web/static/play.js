@@ -15,6 +15,17 @@
   let passedTo = null;  // hot-seat: the player who took the device for this turn ("v<version>")
   const still = window.matchMedia("(prefers-reduced-motion: reduce)");
   const PACE = 600;  // ms a frame of the opponent's turn stays on the table
+  let nDice = 5;  // the dice on the table: five, six in Maxi Yatzy (the game's n_dice)
+
+  /** The table's dice for a game of ``n``: the sixth die shown only for six, the keys named. */
+  function setDiceCount(n) {
+    nDice = n === 6 ? 6 : 5;
+    $("pdie-6").hidden = nDice !== 6;
+    $("dice").setAttribute("aria-label", `dice: click or press 1 to ${nDice} to hold`);
+    document.body.dataset.dice = String(nDice);
+  }
+  const allFree = () => Array.from({length: nDice}, (_, i) => i);
+  const word = () => (nDice === 6 ? "six" : "five");
 
   function showError(message) {
     $("error").textContent = message;
@@ -91,7 +102,7 @@
   function renderDice(s) {
     const holds = shownHeld(s);
     $("dice").classList.remove("opponent");
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < nDice; i++) {
       const b = $(`pdie-${i + 1}`);
       const face = s.dice ? s.dice[i] : null;
       const held = Boolean(s.dice && holds[i]);
@@ -108,7 +119,7 @@
   /** Dice roll: the dice that changed tumble a moment (none under prefers-reduced-motion). */
   function tumble(before, after, held) {
     if (still.matches || !after) return;
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < nDice; i++) {
       if (held && held[i]) continue;
       if (before && before === after) continue;
       const b = $(`pdie-${i + 1}`);
@@ -153,9 +164,9 @@
 
   /** The positions a roll kept from the one before (raised while the others were rolled). */
   function keptHeld(r, before) {
-    const held = [false, false, false, false, false];
+    const held = allFree().map(() => false);
     if (!before) return held;
-    const free = [0, 1, 2, 3, 4];
+    const free = allFree();
     for (const f of r.kept) {
       const j = free.findIndex((i) => r.dice[i] === f && before.dice[i] === f);
       if (j >= 0) { held[free[j]] = true; free.splice(j, 1); }
@@ -165,7 +176,7 @@
 
   function drawFrame(f) {
     $("dice").classList.add("opponent");
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < nDice; i++) {
       const b = $(`pdie-${i + 1}`);
       const face = f.dice ? f.dice[i] : null;
       YZ.drawDie(b, face, face === null ? `${f.name}'s die ${i + 1}` : `${f.name}'s die ${i + 1}: ${face}${f.held[i] ? ", kept" : ""}`);
@@ -242,8 +253,8 @@
                      (s.dice === null || !s.held.every(Boolean)));
     if (entry.hidden) return;
     const n = s.dice_to_roll;
-    $("real-label").textContent = s.dice === null ? "Your five dice" : `The ${n} ${n === 1 ? "die" : "dice"} rolled`;
-    $("real-dice").placeholder = "64232".slice(0, n);
+    $("real-label").textContent = s.dice === null ? `Your ${word()} dice` : `The ${n} ${n === 1 ? "die" : "dice"} rolled`;
+    $("real-dice").placeholder = "642325".slice(0, n);
   }
 
   function scoreBox(s, box) {
@@ -433,6 +444,9 @@
     $("versus-best").hidden = !best.length;
     const review = $("review");
     review.replaceChildren(YZ.el("h3", {text: "Review"}));
+    if (s.review === null) {  // six dice: the review waits for the rule set's table
+      review.append(YZ.el("p", {text: `The review needs the ${s.rules} table: yahtzee tables build --rules ${s.rules}, then yahtzee review --last.`}));
+    }
     for (const r of s.review || []) {
       review.append(YZ.el("p", {class: "verdict", text: r.verdict}));
       const mistakes = r.decisions.filter((d) => d.loss > 1e-6);
@@ -460,6 +474,7 @@
   function render(s) {
     const before = game && game.id === s.id ? game : null;
     game = s;
+    setDiceCount(s.n_dice);
     if (advice && advice.version !== s.version) advice = null;
     if (confirming && (s.dice === null || !s.boxes.some((b) => b.name === confirming && b.allowed))) confirming = null;
     if (!before || before.version !== s.version) {
@@ -502,8 +517,8 @@
     $("quit").disabled = s.status !== "in_progress";
     $("coach").checked = s.coach_on;  // the server's word: after a reload too
     $("keys").textContent = s.real_dice ?
-      "Click a die (or 1-5) to hold it; type the dice you rolled and press Enter; H hints, U undoes; click a box to score (S picks a box, arrows move, Enter scores)." :
-      "Click a die (or 1-5) to hold it; R rolls, H hints, U undoes; click a box to score (S picks a box, arrows move, Enter scores).";
+      `Click a die (or 1-${nDice}) to hold it; type the dice you rolled and press Enter; H hints, U undoes; click a box to score (S picks a box, arrows move, Enter scores).` :
+      `Click a die (or 1-${nDice}) to hold it; R rolls, H hints, U undoes; click a box to score (S picks a box, arrows move, Enter scores).`;
     renderCard(s);
     renderMessages(s);
     $("end").hidden = true;
@@ -548,7 +563,7 @@
 
   /** Which dice positions show the faces of a keep (preferring dice already held, then leftmost). */
   function positionsOf(keep) {
-    const order = [0, 1, 2, 3, 4].sort((a, b) => (game.held[b] - game.held[a]) || (a - b));
+    const order = allFree().sort((a, b) => (game.held[b] - game.held[a]) || (a - b));
     const free = [...order];
     const out = [];
     for (const f of keep) {
@@ -560,11 +575,11 @@
     return out.sort();
   }
 
-  /** The box an option scores (``fours@3`` on the triple card; a keep of all five: the box stopping
+  /** The box an option scores (``fours@3`` on the triple card; a keep of all the dice: the box stopping
    * implies), or null for a keep that rolls again. */
   function boxOf(o) {
     if (o.keep === undefined) return o.column !== undefined ? `${o.category}@${o.column}` : o.category;
-    return o.keep.length === 5 && o.stop_and_score ? o.stop_and_score.category : null;
+    return o.keep.length === nDice && o.stop_and_score ? o.stop_and_score.category : null;
   }
 
   /** The hint's option played: a box scored, or the keep held and the rest rolled (typed on real dice). */
@@ -592,7 +607,7 @@
     box.replaceChildren(YZ.el("h3", {text: "Hint"}));
     const list = YZ.el("ol");
     for (const o of answer.options.slice(0, 3)) {
-      let text = YZ.describe(o);  // dice named by face; the best keep marked on the dice themselves
+      let text = YZ.describe(o, nDice);  // dice named by face; the best keep marked on the dice themselves
       text += `: expected final ${o.expected_final.toFixed(2)}` + (o.best ? " (best)" : ` (\u2212${o.regret.toFixed(2)})`);
       list.append(YZ.el("li", {}, YZ.el("span", {text}), " ",
         YZ.el("button", {type: "button", class: "do-this", onclick: () => doOption(o)}, "Do this")));
@@ -600,7 +615,7 @@
     box.append(list);
     const best = answer.options[0];
     advice = {version: game.version, box: boxOf(best),
-      hold: best.keep !== undefined && best.keep.length < 5 ? positionsOf(best.keep) : null};
+      hold: best.keep !== undefined && best.keep.length < nDice ? positionsOf(best.keep) : null};
     renderDice(game);
     renderCard(game);
   }
@@ -768,7 +783,7 @@
     showMode();
     $("new-game").addEventListener("submit", newGame);
     $("real-entry").addEventListener("submit", enterRealDice);
-    for (let i = 0; i < 5; i++) $(`pdie-${i + 1}`).addEventListener("click", () => toggle(i));
+    for (let i = 0; i < 6; i++) $(`pdie-${i + 1}`).addEventListener("click", () => toggle(i));
     $("roll").addEventListener("click", roll);
     $("level").addEventListener("change", showMode);
     $("pass-go").addEventListener("click", () => {
@@ -800,7 +815,7 @@
     $("copy").addEventListener("click", copyShare);
     document.addEventListener("keydown", (e) => {
       if (!game || !human(game) || YZ.typing(e) || $("table").hidden) return;
-      if (e.key >= "1" && e.key <= "5") { e.preventDefault(); toggle(Number(e.key) - 1); }
+      if (e.key >= "1" && e.key <= String(nDice)) { e.preventDefault(); toggle(Number(e.key) - 1); }
       else if (e.key === "r" || e.key === "R") { e.preventDefault(); roll(); }
       else if (e.key === "h" || e.key === "H") { e.preventDefault(); hint(); }
       else if ((e.key === "u" || e.key === "U") && !$("undo").hidden) { e.preventDefault(); move("undo"); }
