@@ -654,11 +654,14 @@ class Service:
             WinAdvisor(*self._win_tables(rules))  # the opponent model read or solved with them
 
         with self._advisor_lock:
+            later = self._win_loading.get(rules.id)
+            if later is not None and not later.ready():
+                # still reading (its tables may be in _win_parts already, the opponent model not yet)
+                return later
             if rules.id in self._win_parts:
                 return None
-            later = self._win_loading.get(rules.id)
-            if later is None or later.ready():  # none yet, or one that failed or was dropped since
-                later = self._win_loading[rules.id] = WinTablesLater(load, what="load")
+            # none yet, or one that failed or was dropped since
+            later = self._win_loading[rules.id] = WinTablesLater(load, what="load")
             return later
 
     def _win_loading_now(self, rules) -> bool:
