@@ -26,6 +26,7 @@ from test_adversarial_tables import cli, one_line_error
 
 from solver.core.errors import TableError
 from solver.core.rules import RULE_SETS, get_rules
+from solver.engine import store
 from solver.engine import tables as T
 from solver.engine.tables import (
     LOAD_SAMPLE,
@@ -409,3 +410,66 @@ def test_a_forged_opponent_model_is_solved_again(tables_dir, tmp_path, spec):
     again = get_residuals(rules, values, tmp_path, "abc")
     np.testing.assert_array_equal(again.lo, res.lo)
     assert load_residuals(rules, tmp_path, "abc", values) is not None  # stored again, genuine
+
+
+# --- the light reader remembers a file that passed -----------------------------------------
+
+
+@pytest.fixture
+def draws(monkeypatch, tmp_path):
+    """The small table built in a fresh folder, a fresh cache (the memo's folder) and every
+    draw of a load as ``(uniform, levels)``."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "tables"
+    build_table(SMALL, folder, progress=False)
+    seen, draw = [], T.sample_states
+
+    def spy(rules, uniform=LOAD_SAMPLE, rng=None, levels=None):
+        seen.append((uniform, levels))
+        return draw(rules, uniform, rng, levels)
+
+    monkeypatch.setattr(T, "sample_states", spy)
+    return folder, seen
+
+
+def test_a_light_load_of_a_file_that_passed_draws_fewer_states_afresh(draws):
+    folder, seen = draws
+    load_table(SMALL, folder, light=True)
+    assert seen == [(LOAD_SAMPLE, None)] and store.checked_file().is_file()
+    load_table(SMALL, folder, light=True)
+    load_table(SMALL, folder, light=True)
+    assert seen[1:] == [(T.RECHECK_SAMPLE, ())] * 2
+    load_table(SMALL, folder, light=False)  # the full readers: the full draw every time
+    assert seen[3:] == [(LOAD_SAMPLE, None)]
+
+
+def test_a_file_rewritten_after_it_passed_gets_the_full_draw_again(draws):
+    folder, seen = draws
+    load_table(SMALL, folder, light=True)
+    forge(folder, SMALL, plus_60_on(forged_box(get_rules(SMALL)), get_rules(SMALL)))
+    with pytest.raises(TableError, match="break the Bellman equation"):
+        load_table(SMALL, folder, light=True)
+    assert seen == [(LOAD_SAMPLE, None)] * 2
+
+
+@pytest.mark.parametrize(
+    "memo", ["not json", "[1, 2]", '{"a": ' * 40, "x" * (store.CHECKED_MAX_BYTES + 1), None]
+)
+def test_a_bad_or_unwritable_memo_is_only_a_cache(draws, monkeypatch, tmp_path, memo):
+    """Garbage, a list, deep nesting or an oversized file: the full draw, no error, and the
+    memo written anew; a folder in its place or a cache folder that cannot be made: the full
+    draw on every load, the load works all the same."""
+    folder, seen = draws
+    path = store.checked_file()
+    path.parent.mkdir(parents=True)
+    if memo is None:
+        path.mkdir()
+    else:
+        path.write_text(memo)
+    load_table(SMALL, folder, light=True)
+    load_table(SMALL, folder, light=True)
+    assert seen == [(LOAD_SAMPLE, None), (LOAD_SAMPLE, None) if memo is None else (T.RECHECK_SAMPLE, ())]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder / f"{SMALL}.json"))  # a file: no folder under it
+    load_table(SMALL, folder, light=True)
+    load_table(SMALL, folder, light=True)
+    assert seen[2:] == [(LOAD_SAMPLE, None)] * 2
