@@ -378,7 +378,10 @@ def open_game_bytes(card: ScoreCard) -> int:
             per_level[j] += math.comb(n_lower, j - n_upper) * n_u
     if sub.forced_order:  # one mask a level (two before the direction is chosen)
         per_level = [min(n, (2 if sub.order == "choose" else 1) * (cap + 1)) for n in per_level]
-    scores = sub.kernel_arrays["score"]
+    # the open boxes' scores of every roll: the full card's (a reduced card's own would be made anew)
+    scores = card.rules.kernel_arrays["score"][
+        :, [b for b in range(card.rules.n_boxes) if not card.filled_mask >> b & 1]
+    ]
     best = sorted((int(scores[:, b].max()) for b in range(k)), reverse=True)
     widest = 0
     for j in range(1, k + 1):
