@@ -19,12 +19,12 @@ from solver.core.card import ScoreCard
 from solver.core.dice import SixDice
 from solver.core.rules import get_rules
 from solver.engine import dp
-from solver.engine.distribution import (
+from solver.engine.distribution import score_distribution
+from solver.engine.open_game import (
     SIX_DICE_MEMORY,
     check_fits,
     fitting_open_boxes,
     open_game_bytes,
-    score_distribution,
 )
 
 
