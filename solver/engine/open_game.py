@@ -83,18 +83,21 @@ def open_table(card: ScoreCard, sub: RuleSet, values) -> np.ndarray:
 
 
 def open_game_bytes(card: ScoreCard) -> int:
-    """An estimate, from above, of the memory (bytes) :func:`score_distribution` takes from
-    ``card`` (six dice), at the turn that takes the most: the value table of the open boxes'
-    game with its two ``representative_upper`` arrays (eight bytes a state each); the turn's
-    outcomes (:data:`OUTCOMES_PER_BOX` a state per open box; 160 bytes an outcome with its
-    sorted copies); the rows of probability by points so far before and after
-    it (eight bytes a point; after ``j`` turns a row spans at most the ``j`` best boxes' most and
-    the upper bonus).  The states are counted exactly (the upper totals reachable from the
-    card's, the hopeless ones as one).  Measured on Maxi Yatzy's largest cards: about twice
-    what the pass takes (14 boxes open: 1.8 GiB estimated, 0.5 GiB taken; 15: 3.7 and 0.9)."""
+    """An estimate, from above, of the memory (bytes) the distribution's pass from ``card`` (six
+    dice) takes beyond the process itself (about 0.2 GB: Python, numba, the kernels) and the
+    pages of the table's file it reads (shared, at most the file's 295 MB): the value table of
+    the open boxes' game, its ``representative_upper`` and the arrays that make them (eight of
+    eight bytes a state); at the turn that takes the most, its outcomes
+    (:data:`OUTCOMES_PER_BOX` a state per open box; 160 bytes an outcome with its sorted copies)
+    and the rows of probability by points so far before and after it (eight bytes a point;
+    after ``j`` turns a row spans at most the ``j`` best boxes' most and the upper bonus).  The
+    states are counted exactly (the upper totals reachable from the card's, the hopeless ones as
+    one).  Measured on Maxi Yatzy's cards: 2.5 to 4 times what the pass takes (14 boxes open,
+    the upper rows among them: 1.9 GiB estimated, 0.5 GiB taken; 15: 3.7 and 0.9; 16 with
+    ones to fours filled: 1.0 and 0.23)."""
     sub, (_, u0, _) = open_game(card)
     k, cap = sub.n_boxes, sub.upper_cap
-    table = 3 * 8 * (1 << k) * (cap + 1)
+    table = 8 * 8 * (1 << k) * (cap + 1)
     faces = sorted(sub.boxes[b].face for b in sub.upper_indices)
     n_lower = k - len(faces)
     thr = sub.upper_threshold if sub.has_upper_bonus else 0
