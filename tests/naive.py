@@ -257,9 +257,10 @@ def play_turn(turn: NaiveTurn, tol: float = 1e-9) -> dict[tuple[State, int], flo
     """``{(next state, points): probability}`` of one turn from ``turn.state`` played by the
     values of ``turn`` (its ``worth``): keeps within ``tol`` of the best, the one keeping most
     dice, then the lexicographically last (stopping keeps all five); boxes within ``tol``, the
-    first in card order -- the bots' tie rules."""
+    first in card order -- the bots' tie rules.  Five dice, or six (the rule set's)."""
     out: dict = {}
-    held = dict(outcomes(5))  # the dice in hand and their probability, two rerolls left
+    n_dice = turn.solver.rules.n_dice
+    held = dict(outcomes(n_dice))  # the dice in hand and their probability, two rerolls left
     for rerolls in (2, 1, 0):
         rolled: dict = {}
         for dice, p in held.items():
@@ -267,7 +268,7 @@ def play_turn(turn: NaiveTurn, tol: float = 1e-9) -> dict[tuple[State, int], flo
             if keep is None:
                 _place(turn, dice, p, out, tol)
                 continue
-            for after, q in after_reroll(keep):
+            for after, q in after_reroll(keep, n_dice):
                 rolled[after] = rolled.get(after, 0.0) + p * q
         held = rolled
     return out
@@ -275,9 +276,9 @@ def play_turn(turn: NaiveTurn, tol: float = 1e-9) -> dict[tuple[State, int], flo
 
 def _keep(turn: NaiveTurn, dice: Dice, rerolls: int, tol: float) -> Dice | None:
     """What play by ``turn``'s values keeps (None: it stops and scores)."""
-    options = []  # (value, order, keep): stopping is keeping all five
+    options = []  # (value, order, keep): stopping is keeping all the dice
     if not (rerolls > 0 and turn.solver.rules.all_rolls):
-        options.append((turn.stop(dice), (5, dice), None))
+        options.append((turn.stop(dice), (len(dice), dice), None))
     if rerolls > 0:
         options += [(turn.reroll(k, rerolls), (len(k), k), k) for k in proper_subkeeps(dice)]
     best = max(v for v, _, _ in options)

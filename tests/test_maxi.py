@@ -353,7 +353,7 @@ def test_simulate_on_six_dice(capsys, small_tables):
         (["simulate", "--bot", "heuristic"], "does not play six dice"),
         (["simulate", "--regret"], "do not take six dice"),
         (["hint", "--dice", "123456", "--rolls-left", "1", "--target", "300"], "does not take six dice"),
-        (["distribution"], "does not take six dice"),
+        (["distribution", "--policy", "target:200"], "does not take six dice"),
         (["match", "--bots", "optimal,random"], "does not take six dice"),
         (["tables", "build", "--target"], "does not take six dice"),
         (["export", "--games", "2", "x.jsonl"], "does not take six dice"),
@@ -364,31 +364,34 @@ def test_surfaces_without_six_dice_refuse_in_one_line(capsys, small_tables, argv
     assert code == 2 and needle in err and err.count("\n") == 1, err
 
 
-def test_python_surfaces_without_six_dice_refuse():
-    """The Python entry points of what does not take six dice yet raise one usage error."""
+def test_python_surfaces_take_six_dice():
+    """The Python entry points that took five dice only take six now (tests/test_maxi_surfaces.py
+    checks them): a game, the score distribution, the Gymnasium environment."""
     from solver.core.card import ScoreCard
     from solver.engine.distribution import score_distribution
     from solver.play.game import Game
 
     rules = get_rules(SMALL)
     assert Game(rules, ["you"]).n_dice == 6  # a game plays six dice (tests/test_maxi_play.py)
-    with pytest.raises(UsageError, match="does not take six dice"):
-        score_distribution(ScoreCard.parse("", rules), None)
-    with pytest.raises(UsageError, match="does not take six dice"):
-        from solver.play.gym_env import YahtzeeEnv
+    values = dp.solve(rules)
+    assert score_distribution(ScoreCard.parse("", rules), values).mean == pytest.approx(
+        values[0, 0, 0], abs=1e-9
+    )
+    pytest.importorskip("gymnasium")
+    from solver.play.gym_env import YahtzeeEnv
 
-        YahtzeeEnv(rules)
+    assert YahtzeeEnv(rules, regret=False).n_dice == 6
 
 
-def test_web_advisor_refuses_six_dice():
-    """The web's games take six dice (tests/test_maxi_play.py); its advisor page's requests refuse
-    them in one line."""
+def test_web_advisor_takes_six_dice_but_no_target_table():
+    """The web's games and its advisor page take six dice (tests/test_maxi_surfaces.py); what
+    needs a target table refuses them in one line."""
     from solver.web.service import ApiError, Service
 
     service = object.__new__(Service)
     assert Service.rules(service, "maxi").n_dice == 6
     with pytest.raises(ApiError) as err:
-        Service.rules(service, "maxi", "the web advisor")
+        Service.rules(service, "maxi", "a target table")
     assert err.value.status == 400 and "does not take six dice" in err.value.message
 
 

@@ -100,8 +100,10 @@ def distribution_answer(
     ``/api/distribution`` answers.  ``values_of(rules)`` gives the expected-score table's values
     (called once the position is known to be valid)."""
     targets = check_targets(targets, "--at-least")
-    parse_policy(policy)
+    kind, _ = parse_policy(policy)
     card, roll, rolls_left = read_position(rules, card, dice, rolls_left, ("--dice", "--rolls-left"))
+    if kind == "target":  # no target table is built for six dice
+        card.rules.require_five_dice("distribution --policy target:T")
     values = values_of(card.rules)
     turns = card.rules.n_turns - card.n_filled
     with progress_bar(progress, turns) as tick:
@@ -134,7 +136,9 @@ def run_distribution(args) -> int:
         check_png("--plot", args.plot)
 
     def values_of(rules):
-        return get_table(rules, args.tables, build_if_missing=True, progress=True).values
+        # six dice: read in place (the cards still reachable are read, not the 638 MB unpacked)
+        light = rules.n_dice != 5
+        return get_table(rules, args.tables, build_if_missing=True, progress=True, light=light).values
 
     dist, out = distribution_answer(
         args.rules, args.card, args.dice, args.rolls_left, args.policy, args.at_least, values_of, args.tables,

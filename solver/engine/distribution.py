@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.card import ScoreCard
+from ..core.dice import N_DICE
 from ..core.rules import RuleSet
 from . import arrays as A
 from . import dp
@@ -160,15 +161,19 @@ def read_position(rules, card, dice, rolls_left, names: tuple[str, str] = ("dice
     from ..core.rules import get_rules
 
     rules = get_rules(rules)
-    rules.require_five_dice("the score distribution")
     if rules.triple:
         raise UsageError("distribution does not take the triple card (ask for one column's rule set)")
     if (dice is None) != (rolls_left is None):
         raise UsageError(f"{names[0]} and {names[1]} go together: give both (a turn under way) or neither")
     if dice is None:
-        return ScoreCard.parse(card or "", rules), None, 2
-    position = Position.parse(card or "", dice, rolls_left, rules)
-    return position.card, position.dice.index, position.rolls_left
+        card, roll, rolls_left = ScoreCard.parse(card or "", rules), None, 2
+    else:
+        position = Position.parse(card or "", dice, rolls_left, rules)
+        card, roll, rolls_left = position.card, position.dice.index, position.rolls_left
+    from .open_game import check_fits
+
+    check_fits(card)  # six dice: before a table is read
+    return card, roll, rolls_left
 
 
 def max_points(rules: RuleSet) -> int:
@@ -239,7 +244,8 @@ def score_distribution(
     from ..core.threads import Workers
 
     rules = card.rules
-    rules.require_five_dice("the score distribution")
+    if rules.n_dice != N_DICE:
+        return _open_game_distribution(card, values, roll, rolls_left, threads, progress, points_at_most)
     table = dp.kernel_values(values)
     count_width = _COUNT_BASE * (len(rules.five_kind_rows) + 1) if outcomes and rules.five_kind_rows else 0
     with Workers(threads) as workers:
@@ -283,6 +289,45 @@ def score_distribution(
         counted[card.yahtzee_bonus_count :] = joint.sum(axis=0)
         bonuses = tuple(np.trim_zeros(counted, "b").tolist())
     return Distribution(rules, str(card), "ev", card.total, pmf, upper_bonus, rows_at_50, bonuses)
+
+
+def _open_game_distribution(
+    card, values, roll, rolls_left, threads, progress, points_at_most
+) -> Distribution:
+    """:func:`score_distribution` for six dice: the game of the open boxes
+    (:func:`solver.engine.open_game.open_game`), pushed forward from its start over the states
+    reachable from ``card`` only; refused (a usage error) when it needs more memory than
+    :data:`solver.engine.open_game.SIX_DICE_MEMORY`."""
+    from ..core.threads import Workers
+    from .open_game import check_fits, open_game, open_table
+
+    check_fits(card)
+    rules = card.rules
+    sub, start = open_game(card)
+    table = dp.kernel_values(open_table(card, sub, values))
+    fold = None if points_at_most is None else points_at_most - card.total
+    width = max_points(sub) + 1 if fold is None else min(max_points(sub), fold + _turn_points(sub)) + 1
+    with Workers(threads) as workers:
+        if sub.order == "choose" and roll is not None and rolls_left == 0:  # the first box chooses
+            results = [
+                _forward(sub, table, start, roll, rolls_left, width, 0, workers, d) for d in ("down", "up")
+            ]
+            means = [float((r[1].sum(axis=0) * np.arange(r[1].shape[1])).sum()) for r in results]
+            finals, points, _ = results[1] if means[1] > means[0] + TIE_TOLERANCE else results[0]
+        else:
+            finals, points, _ = _forward(
+                sub, table, start, roll, rolls_left, width, 0, workers, progress=progress, fold=fold
+            )
+    pmf = np.zeros(card.total + points.shape[1])
+    pmf[card.total :] = points.sum(axis=0)
+    upper_bonus = None
+    if rules.has_upper_bonus:
+        if sub.has_upper_bonus:
+            reached = finals // sub.n_flags % (sub.upper_cap + 1) >= rules.upper_threshold
+            upper_bonus = math.fsum(points[reached].sum(axis=1).tolist())
+        else:
+            upper_bonus = 1.0 if card.state[1] >= rules.upper_threshold else 0.0
+    return Distribution(rules, str(card), "ev", card.total, pmf, upper_bonus)
 
 
 def _turn_points(rules) -> int:

@@ -194,6 +194,7 @@ class PackedValues:
         self._below = below
         self._cards: dict[int, tuple[int, tuple[int, ...]]] = {}  # mask -> (offset, slot of each total)
         self._dense = None
+        self._layout = None
 
     def _bits(self, mask: int) -> int:
         return sum(1 << (f - 1) for b, f in enumerate(self._face) if f and mask >> b & 1)
@@ -225,6 +226,34 @@ class PackedValues:
         if self._damaged is not None and not 2.0**-15 <= value < 2.0**17:  # NaN fails it too
             raise self._damaged(f"stored value {at} (card {mask}, upper total {u}) is impossible ({value!r})")
         return value
+
+    def card_rows(self, masks) -> np.ndarray:
+        """``(len(masks), upper_cap + 1)`` float64: the dense table's rows of the cards ``masks``
+        (int64), read in place without unpacking the whole table (NaN where a total cannot
+        occur; the full card 0.0) -- what a distribution from a late position reads: the cards
+        still reachable from it, a few thousand.  With ``damaged``, every value read is
+        range-checked as :meth:`__getitem__` checks it."""
+        import numpy as np
+
+        if self._layout is None:
+            self._layout = _layout(self.rules)
+        bits, offset = self._layout
+        masks = np.asarray(masks, dtype=np.int64)
+        slot = np.array([slot_of for _, slot_of in self._slots], dtype=np.int64)[bits[masks]]
+        stored = np.asarray(self.stored)
+        out = np.take(stored, offset[masks][:, None] + np.maximum(slot, 0), mode="clip").astype(np.float64)
+        full = masks == self.rules.full_mask
+        out[slot < 0] = np.nan
+        out[full] = 0.0
+        if self._damaged is not None:
+            read = (slot >= 0) & ~full[:, None]
+            bad = read & ~((out >= 2.0**-15) & (out < 2.0**17))
+            if bad.any():
+                i, u = (int(a[0]) for a in np.nonzero(bad))
+                raise self._damaged(
+                    f"a stored value of card {int(masks[i])}, upper total {u} is impossible ({float(out[i, u])!r})"
+                )
+        return out
 
     def __array__(self, dtype=None, copy=None):
         import numpy as np

@@ -17,6 +17,11 @@ The game is the one game model (:class:`solver.play.game.Game`): the card applie
 rules, and every roll takes the next five dice of a seeded stream
 (:class:`solver.core.streams.SeededStream`).
 
+**Six dice** (Maxi Yatzy, ``maxi``): the same spaces sized from the rule set -- ``dice`` (6,),
+64 keep actions (``0..63``, ``63`` holds all six: :attr:`YahtzeeEnv.stop_action`), the boxes from
+``64`` (:attr:`YahtzeeEnv.n_keep_actions`), ``Discrete(64 + n_boxes)``; every "five" and "31"
+below reads "six" and "63" there.
+
 **Seeding.**  ``reset(seed=S, options={"game": g})`` plays game ``g`` (default 0) under dice
 seed ``S`` (0 to 2^64 - 1); a ``reset()`` without a seed plays the next game of the same
 seed (``g + 1``), so a run is reproducible from its first seed; with no seed ever given the
@@ -71,6 +76,7 @@ imported unless a table has to be built first (``build_if_missing``).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -78,7 +84,7 @@ import numpy as np
 from ..core import dice as D
 from ..core.bounded import shown, whole_value
 from ..core.card import ScoreCard
-from ..core.dice import Dice
+from ..core.dice import dice_class
 from ..core.errors import IllegalMoveError, MissingExtraError, UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet, get_rules
@@ -99,23 +105,29 @@ except ImportError:  # one line saying how to get it, not a traceback into our i
 
 ENV_ID = "YahtzeeSolver-v0"
 VS_BOT_ENV_ID = "YahtzeeSolverVsBot-v0"
-#: the keep actions: every subset of the five dice (bit i = die i of the sorted dice)
+#: the keep actions: every subset of the five dice (bit i = die i of the sorted dice); six dice
+#: (Maxi Yatzy) have 64 (:attr:`YahtzeeEnv.n_keep_actions`)
 N_KEEP_ACTIONS = 1 << D.N_DICE
-#: the keep action that holds all five dice: stop rolling
+#: the keep action that holds all five dice: stop rolling (six dice: 63, :attr:`YahtzeeEnv.stop_action`)
 STOP = N_KEEP_ACTIONS - 1
 #: the most game indices a seed has (as ``yahtzee simulate``: whole numbers below 2^63)
 MAX_GAME = (1 << 63) - 1
 
 
-def _pattern_tables() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[bool, ...], ...]]:
-    """Per roll (252, sorted dice) and hold pattern (32): the keep index it holds, and whether
-    the pattern is the canonical one of its keep (the leftmost dice of each face)."""
+@lru_cache(maxsize=2)
+def _pattern_tables(
+    n_dice: int = D.N_DICE,
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[bool, ...], ...]]:
+    """Per roll (252 of five dice, 462 of six; sorted dice) and hold pattern (``2**n_dice``): the
+    keep index it holds (of :func:`solver.core.dice.layer`), and whether the pattern is the
+    canonical one of its keep (the leftmost dice of each face)."""
+    dice = D.layer(n_dice)
     keeps, canonical = [], []
-    for roll in D.ROLLS:
+    for roll in dice.rolls:
         row_keep, row_canon = [], []
-        for pattern in range(N_KEEP_ACTIONS):
-            held = [roll[i] for i in range(D.N_DICE) if pattern >> i & 1]
-            row_keep.append(D.KEEP_INDEX[tuple(held)])
+        for pattern in range(1 << n_dice):
+            held = [roll[i] for i in range(n_dice) if pattern >> i & 1]
+            row_keep.append(dice.keep_index[tuple(held)])
             row_canon.append(pattern == canonical_pattern(roll, held))
         keeps.append(tuple(row_keep))
         canonical.append(tuple(row_canon))
@@ -137,11 +149,9 @@ def canonical_pattern(dice, keep) -> int:
     return pattern
 
 
-_PATTERN_KEEP, _PATTERN_CANONICAL = _pattern_tables()
-
-
 def keep_action(dice, keep) -> int:
-    """The action (0..31) that keeps the faces ``keep`` of the sorted ``dice`` (all five: 31, stop)."""
+    """The action (0..31; six dice 0..63) that keeps the faces ``keep`` of the sorted ``dice``
+    (all five: 31, stop; all six: 63)."""
     return canonical_pattern(tuple(sorted(dice)), tuple(keep))
 
 
@@ -150,7 +160,7 @@ def box_action(rules: RuleSet | str, box: str) -> int:
     rules = get_rules(rules)
     if box not in rules.box_index:
         raise IllegalMoveError(f"unknown box {shown(box)} (boxes: {', '.join(rules.box_names)})")
-    return N_KEEP_ACTIONS + rules.box_index[box]
+    return (1 << rules.n_dice) + rules.box_index[box]
 
 
 def _plain(value):
@@ -186,7 +196,6 @@ class YahtzeeEnv(gym.Env):
     ):
         super().__init__()
         self.rules = get_rules(rules)
-        self.rules.require_five_dice("the Gymnasium environment")
         if self.rules.triple:
             raise UsageError(
                 f"{self.rules.id}: the Gymnasium environments play single cards (the triple card has no "
@@ -206,7 +215,13 @@ class YahtzeeEnv(gym.Env):
                 self.rules, tables_dir, build_if_missing=build_if_missing, progress=False
             )
         n = self.rules.n_boxes
-        self.n_actions = N_KEEP_ACTIONS + n
+        #: the dice (five; six under Maxi Yatzy), their keep actions and the one holding all
+        self.n_dice = self.rules.n_dice
+        self.n_keep_actions = 1 << self.n_dice
+        self.stop_action = self.n_keep_actions - 1
+        self._dice_layer = D.layer(self.n_dice)
+        self._patterns = _pattern_tables(self.n_dice)
+        self.n_actions = self.n_keep_actions + n
         self.action_space = spaces.Discrete(self.n_actions)
         self._parts = self._observation_parts()
         dict_space = spaces.Dict(self._parts)
@@ -223,7 +238,7 @@ class YahtzeeEnv(gym.Env):
         self._next_game = 0
         self._stopped = False
         self._mask: np.ndarray | None = None
-        self._last_dice: tuple[int, ...] = (1,) * D.N_DICE
+        self._last_dice: tuple[int, ...] = (1,) * self.n_dice
 
     # --- spaces ------------------------------------------------------------------
     def _card_parts(self, prefix: str = "") -> dict[str, spaces.Box]:
@@ -243,7 +258,7 @@ class YahtzeeEnv(gym.Env):
 
     def _observation_parts(self) -> dict[str, spaces.Box]:
         return {
-            "dice": spaces.Box(low=1, high=D.N_FACES, shape=(D.N_DICE,), dtype=np.int64),
+            "dice": spaces.Box(low=1, high=D.N_FACES, shape=(self.n_dice,), dtype=np.int64),
             "rolls_left": _count_space(2),
         } | self._card_parts()
 
@@ -303,13 +318,15 @@ class YahtzeeEnv(gym.Env):
             return mask
         dice = self.dice
         if self.rolls_left > 0:
-            mask[:N_KEEP_ACTIONS] = _PATTERN_CANONICAL[D.KEEP_INDEX[dice] - D.ROLL_OFFSET]
+            layer = self._dice_layer
+            mask[: self.n_keep_actions] = self._patterns[1][layer.keep_index[dice] - layer.roll_offset]
             if self.rules.all_rolls:
-                mask[STOP] = False
+                mask[self.stop_action] = False
         else:
             card = self.card
-            for b, _, _ in self.rules.placements(card.filled_mask, Dice(dice).counts, card.yahtzee_holds_50):
-                mask[N_KEEP_ACTIONS + b] = True
+            counts = dice_class(self.n_dice)(dice).counts
+            for b, _, _ in self.rules.placements(card.filled_mask, counts, card.yahtzee_holds_50):
+                mask[self.n_keep_actions + b] = True
         return mask
 
     # --- the game ----------------------------------------------------------------
@@ -366,11 +383,12 @@ class YahtzeeEnv(gym.Env):
         position_rolls = rolls_left
         info: dict[str, Any] = {}
         reward = 0.0
-        if action < N_KEEP_ACTIONS:
+        if action < self.n_keep_actions:
             if rolls_left == 0:
-                raise IllegalMoveError("no rolls left: score a box (actions 32 and up)")
-            keep = D.KEEPS[_PATTERN_KEEP[D.KEEP_INDEX[dice] - D.ROLL_OFFSET][action]]
-            if len(keep) == D.N_DICE:
+                raise IllegalMoveError(f"no rolls left: score a box (actions {self.n_keep_actions} and up)")
+            layer = self._dice_layer
+            keep = layer.keeps[self._patterns[0][layer.keep_index[dice] - layer.roll_offset][action]]
+            if len(keep) == self.n_dice:
                 if self.rules.all_rolls:
                     raise IllegalMoveError(f"{self.rules.id} uses all three rolls: roll again")
                 self._stopped = True
@@ -380,7 +398,7 @@ class YahtzeeEnv(gym.Env):
             if self.advisor is not None:
                 info |= self._regret(card, dice, position_rolls, keep=keep)
         else:
-            box = self.rules.box_names[action - N_KEEP_ACTIONS]
+            box = self.rules.box_names[action - self.n_keep_actions]
             if rolls_left > 0 and self.rules.all_rolls:
                 raise IllegalMoveError(f"{self.rules.id} uses all three rolls: roll again before scoring")
             before = card.total
@@ -404,7 +422,7 @@ class YahtzeeEnv(gym.Env):
 
     def _regret(self, card: ScoreCard, dice, rolls_left: int, keep=None, box=None) -> dict:
         """The step's exact loss and the best option's action (see the module docstring)."""
-        advise, position = self.advisor.advise, Position(card, Dice(dice), rolls_left)
+        advise, position = self.advisor.advise, Position(card, dice_class(self.n_dice)(dice), rolls_left)
         advice = advise(position)
         best = advice.options[0]
         best_ev = best.ev

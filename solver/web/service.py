@@ -233,7 +233,8 @@ class Service:
     # --- advisors ------------------------------------------------------------------------
     def rules(self, spec, five_dice_only: str | None = None) -> RuleSet:
         """The rule set ``spec`` names; ``five_dice_only`` names what refuses six dice (Maxi
-        Yatzy: played in the web's games, not yet on the advisor page's requests)."""
+        Yatzy: played in the web's games and answered on the advisor page, but with no target
+        table yet)."""
         from ..core.rules import RuleSet, get_rules
 
         if isinstance(spec, RuleSet):
@@ -339,7 +340,7 @@ class Service:
         from ..core.position import Position
 
         _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
-        rules = self.rules(params.get("rules"), "the web advisor")
+        rules = self.rules(params.get("rules"))
         target = _target(params.get("target"))
         try:
             position = Position.parse(
@@ -391,7 +392,7 @@ class Service:
         from ..engine.distribution import check_policy_target, check_targets, parse_policy, read_position
 
         _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
-        rules = self.rules(params.get("rules"), "the score distribution")
+        rules = self.rules(params.get("rules"))  # six dice: read_position says where it fits
         dice = params.get("dice")
         rolls = params.get("rolls_left")
         dice = None if dice is None else _dice_text(dice)

@@ -11,6 +11,13 @@
   const state = {dice: [1, 2, 3, 4, 5], rules: null, card: {}, chart: false, list: null};
   let timer = null;
   let sequence = 0;
+  let urlDice = null;  // the link's dice, kept until the rule set shows how many it rolls
+
+  /** The dice the rule set rolls: five, six in Maxi Yatzy (its n_dice). */
+  function nDice() {
+    return state.rules && state.rules.n_dice === 6 ? 6 : 5;
+  }
+  const word = () => (nDice() === 6 ? "six" : "five");
 
   function diceText() {
     return state.dice.join("");
@@ -47,6 +54,10 @@
   }
 
   function showDice() {
+    $("die-6").hidden = nDice() !== 6;
+    $("dice-set").querySelector(".dice").setAttribute("aria-label", `the ${word()} dice`);
+    $("dice-help").textContent = `Click a die to count it up, press a digit 1-6 on it, or type all ${word()}.`;
+    $("dice-text").placeholder = nDice() === 6 ? "334566" : "33456";
     state.dice.forEach((face, i) => YZ.drawDie($(`die-${i + 1}`), face, `die ${i + 1}: ${face}`));
     if (document.activeElement !== $("dice-text")) $("dice-text").value = diceText();
   }
@@ -149,6 +160,12 @@
     if (document.activeElement !== $("rules")) $("rules").value = info.id;  // never under the typing
     $("rules-title").textContent = info.title;
     syncPicker(info.id);
+    // the dice the rule set rolls: a sixth die added (a 6) or the sixth dropped
+    const n = nDice();
+    if (urlDice && urlDice.length === n) state.dice = urlDice;
+    urlDice = null;
+    if (state.dice.length !== n) state.dice = n === 6 ? [...state.dice, 6] : state.dice.slice(0, 5);
+    showDice();
   }
 
   /** The entries of a card for people: "Full house = 25". */
@@ -357,10 +374,10 @@
     if (targeted.capped_at !== undefined) {
       const bound = top.p_target < 0.0005 ? `about 0% (at most ${percent(top.p_target, 4)})` : `at most ${percent(top.p_target)}`;
       return `To reach ${goal}: P(reach ${goal}) is ${bound}: the target table holds final scores up to ` +
-        `${targeted.capped_at} from this card, and that is the chance of ${targeted.capped_at} (best for it: ${YZ.describe(top)}).`;
+        `${targeted.capped_at} from this card, and that is the chance of ${targeted.capped_at} (best for it: ${YZ.describe(top, nDice())}).`;
     }
     if (top.p_target === 0) return `To reach ${goal}: 0%, out of reach from this position.`;
-    return `To reach ${goal}: ${YZ.describe(top)}, P(reach ${goal}) = ${percent(top.p_target)} (playing for the target from here on).`;
+    return `To reach ${goal}: ${YZ.describe(top, nDice())}, P(reach ${goal}) = ${percent(top.p_target)} (playing for the target from here on).`;
   }
 
   async function advise() {
@@ -370,7 +387,8 @@
     updateUrl();
     const goal = target();
     // the target's answer on its own: a missing target table leaves the expected-score advice shown
-    const aimed = goal === null || state.rules.triple ? Promise.resolve(null) :
+    // (six dice: no target table yet, so no target advice)
+    const aimed = goal === null || state.rules.triple || nDice() === 6 ? Promise.resolve(null) :
       YZ.api("/api/hint", {...query, target: goal}).catch((e) => ({error: e.message}));
     let hint, value, targeted;
     try {
@@ -403,8 +421,8 @@
       (targeted && targeted.capped_at !== undefined ? `P(reach ${goal}) at most` : `P(reach ${goal})`);
     $("error").hidden = true;
     const best = hint.options.filter((o) => o.best);
-    $("best").textContent = `Best: ${YZ.describe(best[0])}` +
-      (best.length > 1 ? ` (equally good: ${best.slice(1).map((o) => YZ.describe(o)).join("; ")})` : "");
+    $("best").textContent = `Best: ${YZ.describe(best[0], nDice())}` +
+      (best.length > 1 ? ` (equally good: ${best.slice(1).map((o) => YZ.describe(o, nDice())).join("; ")})` : "");
     $("card-value").textContent = `Expected final ${best[0].expected_final.toFixed(2)} with the best move ` +
       `(the card: ${value.expected_final.toFixed(2)} expected final points before this turn's first roll).`;
     $("advice-note").textContent = hint.note ? `Note: ${hint.note}` : "";  // the triple card's: what the advice is
@@ -414,7 +432,7 @@
     hint.options.forEach((o, i) => {
       body.append(YZ.el("tr", {class: o.best ? "is-best" : null},
         YZ.el("td", {class: "num", text: String(i + 1)}),
-        YZ.el("td", {text: YZ.describe(o)}),
+        YZ.el("td", {text: YZ.describe(o, nDice())}),
         YZ.el("td", {class: "num", text: o.expected_final.toFixed(2)}),
         YZ.el("td", {class: "num", text: o.best ? "best" : `\u2212${o.regret.toFixed(3)}`}),
         chances.size ? YZ.el("td", {class: "num", text: percent(chances.get(optionKey(o)))}) : null));
@@ -608,8 +626,9 @@
     const dice = params.get("dice");
     if (dice !== null) {
       const faces = dice.replace(/[\s,]/g, "");
-      if (/^[1-6]{5}$/.test(faces)) state.dice = faces.split("").map(Number);
-      else bad.push(`dice=${dice} (five faces from 1 to 6, such as 33456)`);
+      if (/^[1-6]{5,6}$/.test(faces)) urlDice = faces.split("").map(Number);  // six: Maxi Yatzy's
+      else bad.push(`dice=${dice} (five faces from 1 to 6, such as 33456; six in Maxi Yatzy)`);
+      if (urlDice && urlDice.length === 5) state.dice = urlDice;
     }
     const rolls = params.get("rolls");
     if (rolls !== null) {
@@ -625,25 +644,25 @@
   async function start() {
     const wanted = readUrl();
     showDice();
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const b = $(`die-${i + 1}`);
       b.addEventListener("click", () => setDie(i, state.dice[i] % 6 + 1));
       b.addEventListener("keydown", (e) => {
         if (e.key >= "1" && e.key <= "6") {
           e.preventDefault();
           setDie(i, Number(e.key));
-          if (i < 4) $(`die-${i + 2}`).focus();
+          if (i < nDice() - 1) $(`die-${i + 2}`).focus();
         }
       });
     }
     $("dice-text").addEventListener("input", () => {
       const faces = $("dice-text").value.replace(/[^0-9]/g, "");
-      if (/^[1-6]{5}$/.test(faces)) {
+      if (faces.length === nDice() && /^[1-6]+$/.test(faces)) {
         state.dice = faces.split("").map(Number);
         showDice();
         changed();
-      } else if (faces.length >= 5) {
-        showError(`dice ${$("dice-text").value} are not five faces from 1 to 6`);
+      } else if (faces.length >= nDice()) {
+        showError(`dice ${$("dice-text").value} are not ${word()} faces from 1 to 6`);
       }
     });
     for (const radio of document.querySelectorAll('input[name="rolls"]')) radio.addEventListener("change", changed);
@@ -690,7 +709,9 @@
       buildPicker(list);
       const names = new Set([...Object.keys(list.bases), ...Object.keys(list.named), ...Object.keys(list.aliases)]);
       for (const name of names) $("rule-names").append(YZ.el("option", {value: name}));
+      const linkDice = urlDice;
       setRules(await YZ.api(`/api/rules?${new URLSearchParams({rules: wanted.rules})}`));
+      if (linkDice && linkDice.length !== nDice()) wanted.bad.push(`dice=${linkDice.join("")} (${word()} faces for ${state.rules.id})`);
       buildCard();
       if (wanted.chart) setChart(true);
       if (await useCardText(wanted.card)) {
