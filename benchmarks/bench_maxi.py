@@ -107,6 +107,7 @@ def main() -> None:
                 str(args.games),
                 "--quiet",
                 "--json",
+                "--no-regret",  # the games alone: the simple bots are graded by default now
             ]
             runs.append(command([*sim, "--tables", folder]))
         medians(f"simulate {bot}, {args.games:,} games", runs)

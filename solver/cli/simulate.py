@@ -222,17 +222,17 @@ def run_simulate(args) -> int:
         from ..play.distributed import parse_cluster_address
 
         parse_cluster_address(args.cluster)
-    if rules.n_dice != 5:  # six dice: the optimal and the table-free bots, ungraded, in this process
+    if rules.n_dice != 5:  # six dice: the optimal and the table-free bots, in local processes
         for name in [args.bot] + ([args.vs] if args.vs is not None else []):
             if name.strip().lower() not in ("optimal", "frequent", "random"):
                 raise UsageError(
                     f"bot {name!r} does not play six dice yet ({rules.id}): optimal, frequent or random"
                 )
-        if args.regret or args.worst is not None or args.workers is not None or args.cluster is not None:
+        if args.cluster is not None:
             raise UsageError(
-                f"{rules.id}: --regret, --worst, --workers and --cluster do not take six dice yet"
+                f"{rules.id}: --cluster does not take six dice yet (--workers N splits the games "
+                "over local processes)"
             )
-        args.regret = False
     graded = grades(args, rules)
     if args.worst is not None:
         check_output("--worst", args.worst)
@@ -302,7 +302,14 @@ def run_simulate(args) -> int:
                 )
             )
     if worst_lines is not None:
-        write_worst(args, worst_lines)
+        advice = None
+        if rules.n_dice != 5:  # hint --batch reads five dice only so far: one position at a time
+            advice = fit(
+                f"  (the advice of each: yahtzee hint --rules {rules.id} --card CARD --dice DICE "
+                "--rolls-left N, from its line)",
+                hang=3,
+            )
+        write_worst(args, worst_lines, advice)
     if args.hist:
         _write_histogram(args, results)
     return 0

@@ -192,7 +192,7 @@ class Grader:
         lane_u, lane_f, group_lane, group_mask, game_start = lane_groups(lanes, n_flags, cap, pos_lane)
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         width, batches = lane_batches(group_lane)
-        tables = lane_tables(width, ra.box_face.shape[0])
+        tables = lane_tables(width, ra.box_face.shape[0], ra.add_die.shape[0], int(ra.n_class))
         graded = np.empty((len(mask), 6))
         for g0, g1, l0 in batches:
             self.grade_batch(
@@ -357,7 +357,7 @@ def table_turn(
         masks = spare[:, nb + A.COL_MASK].astype(np.int64)  # before the turn
         lane_mask = np.repeat(group_mask, np.diff(group_lane))
         own = grader.values is values
-        grade_tables = tables if own else lane_tables(width, nb)
+        grade_tables = tables if own else lane_tables(width, nb, ra.add_die.shape[0], int(ra.n_class))
     batch = A.GameBatch(spare, spare_ids, seed_mixed, game0, moves)
     # six dice: 2**20 cards, so most games are alone on theirs -- their lanes packed into blocks
     # of several masks, as the DP packs them (the same values: grading's lane_turn_tables)

@@ -213,6 +213,7 @@ def simulate_parallel(
         made = get_bot(bot, rules, tables_dir, build_if_missing=True, progress=False)
         if callable(getattr(made, "close", None)):
             made.close()
+        del made  # its table freed before the pieces load theirs (six dice: 638 MB each)
         if regret:
             get_table(rules, tables_dir, build_if_missing=True, progress=False)
         options = {

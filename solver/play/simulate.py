@@ -36,7 +36,6 @@ import numpy as np
 from ..core import dice as D
 from ..core.bounded import shown
 from ..core.card import ScoreCard
-from ..core.dice import Dice
 from ..core.errors import UsageError
 from ..core.rules import RuleSet, get_rules
 from ..core.streams import MASK64, SeededStream, check_seed, mix64
@@ -300,17 +299,18 @@ def worst_position(rules: RuleSet, w: dict, k: int):
     moves = [int(m) for m in w["moves"][k]]
     card = card_before_turn(rules, w["scores"][k], int(w["bonuses"][k]), moves)
     stage = int(w["stage"][k])
+    keeps, dice_of = D.layer(rules.n_dice).keeps, D.dice_class(rules.n_dice)  # the engine's keep indices
     if stage == 2:
-        return Position(card, Dice(D.KEEPS[moves[4]]), 0), {"category": rules.box_names[moves[5]]}
-    dice = Dice(D.KEEPS[moves[2 * stage]])
-    return Position(card, dice, 2 - stage), {"keep": D.KEEPS[moves[2 * stage + 1]]}
+        return Position(card, dice_of(keeps[moves[4]]), 0), {"category": rules.box_names[moves[5]]}
+    dice = dice_of(keeps[moves[2 * stage]])
+    return Position(card, dice, 2 - stage), {"keep": keeps[moves[2 * stage + 1]]}
 
 
 def card_before_turn(rules: RuleSet, scores_after, bonuses_after: int, moves) -> ScoreCard:
     """The card before a recorded turn (``moves``, a row of ``N_MOVES`` ints: the columns of
     ``arrays.MOVE_ROLL1 .. MOVE_BOX``) from the one after it (box scores, -1 open, and
     five-of-a-kind bonuses): the box it filled open again, its bonus (if any) undone."""
-    box, final = int(moves[5]), Dice(D.KEEPS[int(moves[4])])
+    box, final = int(moves[5]), D.dice_class(rules.n_dice)(D.layer(rules.n_dice).keeps[int(moves[4])])
     scores = tuple(None if s < 0 or b == box else int(s) for b, s in enumerate(scores_after))
     bonus = any(p.bonus for p in ScoreCard(rules, scores).placements(final) if p.box == rules.box_names[box])
     return ScoreCard(rules, scores, int(bonuses_after) - int(bonus))
@@ -468,10 +468,10 @@ def simulate(
     if engine == "numpy" and (fast != "table" or regret):
         raise UsageError("the numpy engine plays the table bots (optimal, heuristic, greedy), ungraded")
     use_numba = fast is not None and engine != "python"
-    if rules.n_dice != 5 and (engine == "numpy" or regret):
+    if rules.n_dice != 5 and engine == "numpy":
         raise UsageError(
             f"{rules.id}: six dice are simulated by the optimal, frequent and random bots in the "
-            "kernels, ungraded (no --regret, no numpy engine yet)"
+            "kernels (no numpy engine yet)"
         )
     if (
         engine == "auto"
@@ -490,7 +490,10 @@ def simulate(
         from ..engine.playout import RegretRecorder
         from ..engine.tables import get_table
 
-        table = get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=bool(progress))
+        if rules.n_dice != 5 and type(bot) is TableBot:  # the bot's own table: loaded once (638 MB)
+            table = bot.advisor.table
+        else:
+            table = get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=bool(progress))
         recorder = RegretRecorder(rules, games, worst)
 
     start_wall, start_cpu = time.perf_counter(), time.process_time()

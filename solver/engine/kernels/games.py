@@ -50,7 +50,7 @@ from ..arrays import (
 )
 from .rules import NEG_INF, five_kind_bonus, legal_boxes, low_bit_index, placement_score, score_class, step
 from .streams import mix64, reroll, stream_base, uniform
-from .turn import average_keeps, best_subkeep, block_final_values, turn_tables
+from .turn import BlockTables, lane_block_tables, turn_tables
 
 
 @njit(cache=True, inline="always")
@@ -304,13 +304,12 @@ def play_table_games(j0, j1, l0, pos_lane, batch, tables, tol, ra):
 def play_lane_blocks(i0, i1, block, lanes, values, batch, tol, ra):
     """Tables and play at once: lanes ``i0 .. i1`` of ``lanes`` (:class:`~solver.engine.arrays.
     LaneGames`, sorted by mask) get their within-turn tables ``block`` lanes at a time, several
-    masks a block (the values of :func:`~.grading.lane_turn_tables`, bit for bit: each lane's
-    column is its own arithmetic), and the games of those lanes play their turn from the block's
+    masks a block (:func:`~.turn.lane_block_tables`, as grading's
+    :func:`~.grading.lane_turn_tables` makes them), and the games of those lanes play their turn from the block's
     columns at once (:func:`table_game_turn`) -- the tables are never stored, which for six dice
     (924 keeps, most games alone on their lane) is most of a turn's memory traffic."""
     lane_mask, lane_u, lane_f, lane_start, by_lane, pos_lane = lanes
     n_keeps = ra.add_die.shape[0]
-    roll_offset = n_keeps - ra.score.shape[0]
     width = min(block, i1 - i0)
     x_buf = np.empty(n_keeps * width)
     y_buf = np.empty(n_keeps * width)
@@ -321,15 +320,7 @@ def play_lane_blocks(i0, i1, block, lanes, values, batch, tol, ra):
         nl = hi - lo
         x = x_buf[: n_keeps * nl].reshape((n_keeps, nl))  # C-contiguous: vectorises
         y = y_buf[: n_keeps * nl].reshape((n_keeps, nl))
-        block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
-        average_keeps(x, ra.add_die)  # x: e0 (the roll rows: R0)
-        best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
-        average_keeps(y, ra.add_die)  # y: e1 below all the dice
-        for k in range(roll_offset, n_keeps):  # keeping all the dice: stop and score now
-            for j in range(nl):
-                v = NEG_INF if ra.all_rolls else x[k, j]
-                x[k, j] = v
-                y[k, j] = v
+        lane_block_tables(lo, hi, (lane_mask, lane_u, lane_f), values, ra, BlockTables(x, y, succ, work))
         for t in range(lane_start[lo], lane_start[hi]):
             i = by_lane[t]
             j = pos_lane[i] - lo

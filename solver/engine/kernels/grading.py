@@ -12,7 +12,7 @@ from numba import njit
 from ..arrays import MOVE_BOX, MOVE_FINAL, MOVE_KEEP1, MOVE_KEEP2, MOVE_ROLL1, MOVE_ROLL2
 from .games import best_box_worth, box_worth
 from .rules import NEG_INF, five_kind_bonus, legal_boxes
-from .turn import average_keeps, best_subkeep, block_final_values
+from .turn import BlockTables, lane_block_tables
 
 
 # --- grading: each decision's loss against a value table ---------------------------
@@ -30,37 +30,29 @@ def lane_turn_tables(i0, i1, block, l0, lane_mask, lane_u, lane_f, values, ra, t
     """The within-turn tables of lanes ``i0 .. i1`` (sorted by mask, several masks per block of
     ``block`` lanes, as the DP packs them) into rows ``lane - l0`` of ``tables``
     (:class:`~solver.engine.arrays.LaneTables`: ``e0``/``e1`` (width, 462), the columns of
-    ``succ`` (6 n_boxes, width)): the same values as :func:`~.games.group_tables` (the DP's R0,
-    the same maxima of the same sums), for many masks with few lanes each at the cost of a few
-    full vectors."""
+    ``succ`` (n_class n_boxes, width)) from the block pass :func:`~.turn.lane_block_tables`: the
+    same values as :func:`~.games.group_tables` (the DP's R0, the same maxima of the same sums),
+    for many masks with few lanes each at the cost of a few full vectors."""
     e0_all, e1_all, succ_all = tables
     n_keeps = ra.add_die.shape[0]
-    n_boxes = ra.box_face.shape[0]
-    roll_offset = n_keeps - ra.score.shape[0]
+    n_class = ra.box_face.shape[0] * ra.n_class
     width = min(block, i1 - i0)
     x_buf = np.empty(n_keeps * width)
     y_buf = np.empty(n_keeps * width)
-    succ = np.empty((n_boxes * ra.n_class, width))
+    succ = np.empty((n_class, width))
     work = np.empty((3, width))
     for lo in range(i0, i1, block):
         hi = min(lo + block, i1)
         nl = hi - lo
         x = x_buf[: n_keeps * nl].reshape((n_keeps, nl))  # C-contiguous: vectorises
         y = y_buf[: n_keeps * nl].reshape((n_keeps, nl))
-        block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
-        average_keeps(x, ra.add_die)  # x: e0 (the roll rows: R0)
-        best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
-        average_keeps(y, ra.add_die)  # y: e1 below five dice
+        lane_block_tables(lo, hi, (lane_mask, lane_u, lane_f), values, ra, BlockTables(x, y, succ, work))
         for j in range(nl):
             row = lo + j - l0
-            for k in range(roll_offset):
+            for k in range(n_keeps):
                 e0_all[row, k] = x[k, j]
                 e1_all[row, k] = y[k, j]
-            for k in range(roll_offset, n_keeps):  # keeping all five: stop and score now
-                v = NEG_INF if ra.all_rolls else x[k, j]
-                e0_all[row, k] = v
-                e1_all[row, k] = v
-            for c in range(n_boxes * ra.n_class):
+            for c in range(n_class):
                 succ_all[c, row] = succ[c, j]
 
 

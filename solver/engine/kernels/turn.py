@@ -5,6 +5,8 @@ within-turn decision tables the bots and the batch advice read (:func:`turn_tabl
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -313,3 +315,35 @@ def turn_from_final(e0, e1, ra):
             for j in range(nl):
                 e0[k, j] = NEG_INF
                 e1[k, j] = NEG_INF
+
+
+#: A block's within-turn tables (:func:`lane_block_tables`), caller-allocated: ``x``/``y``
+#: (n_keeps, nl) C-contiguous, ``succ`` (n_class n_boxes, >= nl), ``work`` (3, >= nl) scratch.
+BlockTables = namedtuple("BlockTables", ["x", "y", "succ", "work"])
+
+
+@njit(cache=True, nogil=True)
+def lane_block_tables(lo, hi, lanes, values, ra, block):
+    """The within-turn tables of lanes ``lo .. hi`` of ``lanes`` (:class:`~solver.engine.arrays.
+    States`: each lane's ``mask``, ``u``, ``f``, sorted by mask; a block may hold several masks,
+    as the DP packs them) into ``block`` (:class:`BlockTables`, ``nl = hi - lo`` columns, lane
+    ``lo + j`` in column ``j``): ``x`` the keep table with one roll left (``e0``), ``y`` with
+    two (``e1``), both float64 (n_keeps, nl) -- the rows of keeping all the dice the value of
+    scoring the roll now (-inf under ``all-rolls``) -- and ``succ`` the successor rows.
+
+    The same values as :func:`turn_tables` bit for bit (each lane's column is its own
+    arithmetic, in the same order): the one block pass of the six-dice games
+    (:func:`~.games.play_lane_blocks`) and of grading (:func:`~.grading.lane_turn_tables`)."""
+    lane_mask, lane_u, lane_f = lanes
+    x, y, succ, work = block
+    nl = hi - lo
+    n_keeps = ra.add_die.shape[0]
+    block_final_values(lo, hi, lane_mask, lane_u, lane_f, values, ra, x, succ, work)
+    average_keeps(x, ra.add_die)  # x: e0 (the roll rows: R0)
+    best_subkeep(x, y, ra.drop_one, ra.n_drop, ra.all_rolls)
+    average_keeps(y, ra.add_die)  # y: e1 below all the dice
+    for k in range(n_keeps - ra.score.shape[0], n_keeps):  # keeping all the dice: stop and score now
+        for j in range(nl):
+            v = NEG_INF if ra.all_rolls else x[k, j]
+            x[k, j] = v
+            y[k, j] = v
