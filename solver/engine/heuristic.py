@@ -47,14 +47,18 @@ class HeuristicParams:
 def turn_value(final, all_rolls: bool = False) -> np.ndarray:
     """Expected worth of one turn whose last roll ``r`` is worth ``final[r]``.
 
-    ``final`` (252,) or (252, m), one column per goal: the dice are kept to maximise the
-    expected worth of the roll the turn stops on (under ``all_rolls`` the third one).
-    The turn recursion of :mod:`solver.engine.kernels` (``V = sum_r P(r) R2(r)``) on arrays.
+    ``final`` (n_rolls,) or (n_rolls, m), one column per goal: 252 rolls of five dice or 462 of
+    six (the dice counted from its length).  The dice are kept to maximise the expected worth
+    of the roll the turn stops on (under ``all_rolls`` the third one).  The turn recursion of
+    :mod:`solver.engine.kernels` (``V = sum_r P(r) R2(r)``) on arrays.
     """
     final = np.asarray(final, dtype=np.float64)
-    x = np.zeros((D.N_KEEPS, *final.shape[1:]))
-    x[D.ROLL_OFFSET :] = final
-    by_size = _keeps_by_size()
+    n_dice = _dice_of_rolls(final.shape[0])
+    d = D.layer(n_dice).arrays
+    offset = D.layer(n_dice).roll_offset
+    x = np.zeros((D.layer(n_dice).n_keeps, *final.shape[1:]))
+    x[offset:] = final
+    by_size = _keeps_by_size(n_dice)
     for _ in range(2):
         for keeps, plus, _minus, _present in by_size[::-1]:  # E(K) = mean over faces of E(K + face)
             if plus is not None:
@@ -65,18 +69,26 @@ def turn_value(final, all_rolls: bool = False) -> np.ndarray:
             )
             stop = plus is not None or not all_rolls  # a roll may not be kept whole under all-rolls
             x[keeps] = np.maximum(x[keeps], best) if stop else best
-    return D.ROLL_PROB @ x[D.ROLL_OFFSET :]
+    return d["ROLL_PROB"] @ x[offset:]
 
 
-@lru_cache(maxsize=1)
-def _keeps_by_size() -> list[tuple]:
-    """Per number of dice 0..5: the keeps, their ``K + face`` (None for 5 dice), their
+def _dice_of_rolls(n_rolls: int) -> int:
+    for n_dice in D.DICE_COUNTS:
+        if D.layer(n_dice).n_rolls == n_rolls:
+            return n_dice
+    raise ValueError(f"no dice count has {n_rolls} rolls")
+
+
+@lru_cache(maxsize=2)
+def _keeps_by_size(n_dice: int = D.N_DICE) -> list[tuple]:
+    """Per number of dice 0..n_dice: the keeps, their ``K + face`` (None for a whole roll), their
     ``K - face`` (a valid index) and which of those faces are in ``K``."""
+    d = D.layer(n_dice).arrays
     out = []
-    for s in range(D.N_DICE + 1):
-        keeps = np.flatnonzero(D.KEEP_SIZE == s)
-        sub = D.REMOVE_DIE[keeps]
-        out.append((keeps, D.ADD_DIE[keeps] if s < D.N_DICE else None, np.maximum(sub, 0), sub >= 0))
+    for s in range(n_dice + 1):
+        keeps = np.flatnonzero(d["KEEP_SIZE"] == s)
+        sub = d["REMOVE_DIE"][keeps]
+        out.append((keeps, d["ADD_DIE"][keeps] if s < n_dice else None, np.maximum(sub, 0), sub >= 0))
     return out
 
 
@@ -115,7 +127,7 @@ def heuristic_params(rules: RuleSet | str | None = None) -> HeuristicParams:
     whole = np.floor(k).astype(np.int64)
     frac = (k - whole)[:, None]
     worth = (1 - frac) * w[whole - 1] + frac * w[whole]  # (boxes open - 1, box)
-    five = np.array([float(len(set(roll)) == 1) for roll in D.ROLLS])
+    five = np.array([float(len(set(roll)) == 1) for roll in rules.dice.rolls])
     bonus = rules.bonus * float(turn_value(five, rules.all_rolls)) if rules.bonus else 0.0
     return HeuristicParams(
         box_values={name: tuple(worth[:, b].tolist()) for b, name in enumerate(rules.box_names)},
@@ -157,17 +169,49 @@ def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams
             par_left += np.where(is_open, worth[n_open], 0.0)
             upper_open |= is_open
     values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
-    base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)
+    if rules.n_dice == 5:
+        base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)
+        if rules.has_upper_bonus:
+            base += _bonus_worth(rules, p, par_left[:, None], upper_open[:, None])
+        for f in range(rules.n_flags):
+            values[:, :, f] = base + (f * p.five_kind_bonus_per_turn * n_open)[:, None]
+    else:
+        _fill_by_rows(values, rules, p, open_value, par_left, upper_open, n_open)
+    values[rules.full_mask] = 0.0
+    return values
+
+
+def _bonus_worth(rules: RuleSet, p: HeuristicParams, par_left, upper_open) -> np.ndarray:
+    """``(k, cap + 1)``: the upper bonus x its estimated chance, for cards whose open upper boxes
+    are worth ``par_left`` ((k, 1)) with some upper box open where ``upper_open`` ((k, 1))."""
+    u = np.arange(rules.upper_cap + 1, dtype=np.float64)
+    need = rules.upper_threshold - u  # points still needed (0 once reached)
+    z = (par_left - need[None, :]) / p.bonus_scale + p.bonus_shift
+    chance = 1.0 / (1.0 + np.exp(-z))
+    chance = np.where(upper_open, chance, 0.0)
+    chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
+    return rules.upper_bonus * chance
+
+
+def _fill_by_rows(values, rules: RuleSet, p, open_value, par_left, upper_open, n_open) -> None:
+    """Six dice: ``values`` (2**20 cards x 76 totals, 638 MB) filled without a temporary of its
+    size.  A card's bonus row depends on the worth of its open upper boxes only (710 distinct
+    worths on Maxi Yatzy's card): those rows are made once -- each entry the same arithmetic as
+    five dice' -- and every card's row is its open boxes' worth plus its bonus row, a block of
+    cards at a time."""
+    rows = np.zeros((1, rules.upper_cap + 1))
+    which = np.zeros(len(open_value), dtype=np.int64)
     if rules.has_upper_bonus:
-        u = np.arange(rules.upper_cap + 1, dtype=np.float64)
-        need = rules.upper_threshold - u  # points still needed (0 once reached)
-        z = (par_left[:, None] - need[None, :]) / p.bonus_scale + p.bonus_shift
-        chance = 1.0 / (1.0 + np.exp(-z))
-        chance = np.where(upper_open[:, None], chance, 0.0)
-        chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
-        base += rules.upper_bonus * chance
-    for f in range(rules.n_flags):
-        values[:, :, f] = base + (f * p.five_kind_bonus_per_turn * n_open)[:, None]
+        key = np.where(upper_open, par_left, -1.0)  # -1: no upper box open (no bonus to come)
+        worths, which = np.unique(key, return_inverse=True)
+        rows = _bonus_worth(rules, p, worths[:, None], (worths >= 0.0)[:, None])
+    step = 1 << 11  # 1.2 MB of rows at a time: in the cache
+    for lo in range(0, len(open_value), step):
+        part = slice(lo, lo + step)
+        for f in range(rules.n_flags):
+            out = values[part, :, f]
+            np.take(rows, which[part], axis=0, out=out)
+            out += (open_value[part] + f * p.five_kind_bonus_per_turn * n_open[part])[:, None]
     values[rules.full_mask] = 0.0
     return values
 
