@@ -135,7 +135,7 @@ def run_play(args) -> int:
     rules = get_rules(args.rules)
     levels = session_rules.levels(rules)
     if args.level is not None and args.level not in levels:
-        raise UsageError(f"--level {args.level}: the {rules.id} computer is one of {', '.join(levels)}")
+        raise UsageError(f"--level {args.level}: {session_rules.no_such_level(rules, args.level)}")
     if rules.triple and args.target is not None:
         raise UsageError("--target does not take the triple card (no target tables for it)")
     if args.players is not None:

@@ -233,9 +233,73 @@ def _derived_heuristic_table(rules: RuleSet):
 def _heuristic_table(rules: RuleSet, params: HeuristicParams | None):
     from ..engine.tables import Table
 
-    values = heuristic_values(rules, params)
-    values.setflags(write=False)
+    if rules.n_dice == 5:
+        values = heuristic_values(rules, params)
+        values.setflags(write=False)
+    else:  # six dice: entries on demand (a game reads a few hundred a turn), the 638 MB when asked
+        values = HeuristicValues(rules, params)
     return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
+
+
+class HeuristicValues:
+    """The six-dice heuristic table ``values[mask, u, f]`` (:func:`heuristic_values`), one entry at a
+    time without making the table: what a game's computer reads (a few hundred entries a turn),
+    where the dense table is 2**20 cards x 76 totals (638 MB, some seconds).  Each entry is the
+    dense table's, bit for bit: the same sums in the same order, the bonus rows from the same
+    numpy arithmetic.  ``numpy.asarray`` of it is the dense table (made once, for the kernels)."""
+
+    def __init__(self, rules: RuleSet, params: HeuristicParams | None = None) -> None:
+        self.rules = rules
+        self.params = params or heuristic_params(rules)
+        n = rules.n_boxes
+        self.shape = (1 << n, rules.upper_cap + 1, rules.n_flags)
+        self._worth = [(0.0, *self.params.box_values[name]) for name in rules.box_names]
+        self._upper = [b for b, box in enumerate(rules.boxes) if box.is_upper]
+        self._cards: dict[int, tuple[float, tuple[float, ...] | None, int]] = {}
+        self._rows: dict[tuple[float, bool], tuple[float, ...]] = {}
+        self._dense: np.ndarray | None = None
+
+    def _card(self, mask: int) -> tuple[float, tuple[float, ...] | None, int]:
+        """``(open boxes' worth, bonus row or None, open boxes)`` of card ``mask``."""
+        found = self._cards.get(mask)
+        if found is not None:
+            return found
+        n_open = sum(1 for b in range(self.rules.n_boxes) if not mask >> b & 1)
+        open_value = 0.0
+        for b, worth in enumerate(self._worth):  # in box order, as heuristic_values sums them
+            open_value += 0.0 if mask >> b & 1 else worth[n_open]
+        row = None
+        if self.rules.has_upper_bonus:
+            par_left, upper_open = 0.0, False
+            for b in self._upper:
+                par_left += 0.0 if mask >> b & 1 else self._worth[b][n_open]
+                upper_open |= not mask >> b & 1
+            key = (par_left, upper_open)
+            row = self._rows.get(key)
+            if row is None:
+                worth = np.array([[par_left if upper_open else -1.0]])
+                row = self._rows[key] = tuple(
+                    _bonus_worth(self.rules, self.params, worth, worth >= 0.0)[0].tolist()
+                )
+        found = self._cards[mask] = (open_value, row, n_open)
+        return found
+
+    def __getitem__(self, index) -> float:
+        mask, u, f = (int(i) for i in index)
+        if not (0 <= mask < self.shape[0] and 0 <= u < self.shape[1] and 0 <= f < self.shape[2]):
+            raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
+        if mask == self.rules.full_mask:
+            return 0.0
+        open_value, row, n_open = self._card(mask)
+        extra = open_value + f * self.params.five_kind_bonus_per_turn * n_open
+        return (0.0 if row is None else row[u]) + extra  # as the dense table: the row, then the rest
+
+    def __array__(self, dtype=None, copy=None):
+        if self._dense is None:
+            dense = heuristic_values(self.rules, self.params)
+            dense.setflags(write=False)
+            self._dense = dense
+        return self._dense if dtype is None else self._dense.astype(dtype, copy=False)
 
 
 def greedy_table(rules: RuleSet | str | None = None):

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
 #: the triple card's computer levels: its own players (:data:`solver.play.triple.TRIPLE_BOTS`)
 TRIPLE_LEVELS = {"easy": "random", "medium": "greedy", "hard": "heuristic", "perfect": "triple"}
-#: six dice (Maxi Yatzy): the bots that play them so far (no heuristic, no target table yet)
-SIX_DICE_LEVELS = {"easy": "frequent", "medium": "greedy", "perfect": "optimal"}
+#: six dice (Maxi Yatzy): the bots that play them so far (no ``win``: no target tables for six dice)
+SIX_DICE_LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal"}
 
 
 def levels(rules) -> dict[str, str]:
@@ -43,6 +43,14 @@ def levels(rules) -> dict[str, str]:
     if rules.n_dice != 5:
         return SIX_DICE_LEVELS
     return TRIPLE_LEVELS if rules.triple else LEVELS
+
+
+def no_such_level(rules, level: str) -> str:
+    """Why ``level`` is not a computer level of ``rules`` (one line, naming the levels it has)."""
+    table = ", ".join(levels(rules))
+    if rules.n_dice != 5 and level == "win":
+        return f"the win level does not take six dice yet (no target tables); the {rules.id} computer is one of {table}"
+    return f"the {rules.id} computer is one of {table}"
 
 
 def is_solo(game: Game) -> bool:
@@ -137,7 +145,7 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
         elif sep and head.strip().lower() == "computer":
             level = rest.strip().lower()
             if level not in table:
-                raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
+                raise UsageError(f"player {n!r}: {no_such_level(rules, level)}")
             players.append(Player(f"Computer ({level})", "bot", table[level]))
         elif columns(n) > MAX_NAME:  # a wide character takes two columns on every sheet
             wide = "" if n.isascii() else " (a wide character counts two)"
