@@ -436,7 +436,10 @@ class Terminal:
                 self.show(s.play_win_later(later))
             else:
                 self.target_table("the computer playing to win plays by it", "")
-        if s.coach or self.game.info.mode == "daily" or self.interactive:
+        # the daily's target needs the table: read (built) before the game -- six dice's is never
+        # built for a game, and the day is summed up without the target when it is missing
+        daily = self.game.info.mode == "daily" and self.game.rules.n_dice == 5
+        if s.coach or daily or self.interactive:
             _ = s.advisor
         s.prepare()
 

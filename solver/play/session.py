@@ -808,13 +808,20 @@ class Session:
             self._save("finished", out, store=False)
             from .daily import optimal_game
 
-            optimal = optimal_game(info.date, g.rules, bot=self._best_bot()).cards[0].total
+            try:
+                optimal = optimal_game(info.date, g.rules, bot=self._best_bot()).cards[0].total
+            except SolverError as exc:
+                if g.rules.n_dice == 5:
+                    raise
+                # six dice: the maxi table is never built for a game; the day is summed up
+                # (records, share text) without the optimal player's score
+                out.append(self._warn(f"no optimal player's score for the day: {exc}"))
         saved = self._save("finished", out, optimal)
         record = None
         if is_solo(g) and self.stored is not None:
             record = _record_outcome(g, self.stored)
         shares, same = [], []
-        if optimal is not None:
+        if optimal is not None or info.mode == "daily":
             notes = ["replay"] if info.replay else []
             notes += [f"assisted: {', '.join(info.assisted)}"] if info.assisted else []
             for p, card in zip(g.players, g.cards, strict=True):
