@@ -145,7 +145,9 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
         elif sep and head.strip().lower() == "computer":
             level = rest.strip().lower()
             if level not in table:
-                raise UsageError(f"player {n!r}: {no_such_level(rules, level)}")
+                if rules.n_dice != 5 and level == "win":
+                    raise UsageError(f"player {n!r}: {no_such_level(rules, level)}")
+                raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
             players.append(Player(f"Computer ({level})", "bot", table[level]))
         elif columns(n) > MAX_NAME:  # a wide character takes two columns on every sheet
             wide = "" if n.isascii() else " (a wide character counts two)"
