@@ -504,14 +504,7 @@ class Service:
         from ..play.daily import parse_date, released_date
         from ..play.game import Game, Player
         from ..play.records import new_game_path
-        from ..play.session import (
-            Session,
-            earlier_play,
-            levels,
-            mark_assisted,
-            no_such_level,
-            players_from_names,
-        )
+        from ..play.session import Session, earlier_play, levels, mark_assisted, players_from_names
 
         _fields(params, ("mode", "rules", "level", "date", "seed", "players", "coach"))
         mode = _text(params, "mode", "solo")
@@ -539,8 +532,6 @@ class Service:
         if mode == "vs-computer":
             level = "medium" if level is None else level
             if level not in LEVELS:
-                if rules.n_dice != 5 and level == "win":
-                    raise ApiError(400, f"level {level!r}: {no_such_level(rules, level)}")
                 raise ApiError(400, f"level {level!r} is not one of {', '.join(LEVELS)}")
             if LEVELS[level] == "win" and not self._has_target(rules):  # minutes: never built in a request
                 raise ApiError(400, remedy.needs_target(rules, "level win"))
