@@ -1,5 +1,5 @@
 """Exact grading of six-dice decisions (Maxi Yatzy, issue 37): ``simulate --rules maxi --regret``
-and ``--worst`` for the bots that play six dice (optimal, frequent, random).
+and ``--worst`` for the bots that play six dice (optimal, heuristic, greedy, frequent, random).
 
 Every loss is checked decision by decision against the plain-Python brute force
 (tests/naive.py) on reduced six-dice cards, game by game against the identity score = value -
@@ -64,17 +64,20 @@ def naive_loss(rules, line: dict) -> float:
     raise AssertionError(f"{played} is not a legal box")
 
 
-@pytest.mark.parametrize("bot", ["frequent", "random"])
+@pytest.mark.parametrize("bot", ["frequent", "random", "heuristic", "greedy"])
 @pytest.mark.parametrize("name", sorted(CARDS))
 def test_every_six_dice_loss_equals_the_brute_force(tables_dir, name, bot):
     """Every decision that lost anything equals the brute force's loss; summed per game the losses
     make up each game's loss, and each score is the value minus the loss plus the luck."""
     rules = only(*CARDS[name])
     table = tables_dir.table(rules)
-    r = simulate(rules, bot, 60, seed=7, tables_dir=tables_dir, regret=True, worst=100_000)
+    games = 60 if bot in ("frequent", "random") else 400  # the table bots lose on fewer decisions
+    r = simulate(rules, bot, games, seed=7, tables_dir=tables_dir, regret=True, worst=100_000)
     g = r.regret
     lines = worst_positions(r)
-    assert len(lines) == len(g.worst["loss"]) > 10
+    # the simple bots lose on many decisions; the table bots may play a two-box card perfectly
+    # (every score is still checked against the value, the losses and the luck below)
+    assert len(lines) == len(g.worst["loss"]) > (10 if bot in ("frequent", "random") else -1)
     per_game = np.zeros(r.games)
     for line in lines:
         assert line["rules"] == rules.id and len(line["dice"]) == 6

@@ -90,7 +90,7 @@ def test_a_solo_maxi_game_in_the_terminal(monkeypatch, capsys, data, tmp_path):
     assert "maxi: 1 game finished" in out and "six of a kind" in out
 
 
-@pytest.mark.parametrize("level", ["easy", "medium"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_maxi_against_the_computer_in_the_terminal(monkeypatch, capsys, data, tmp_path, level):
     argv = ["play", "--rules", "maxi", "--level", level, "--seed", "3", "--data", str(data)]
     rc, out, err = run(monkeypatch, capsys, [*argv, "--tables", str(tmp_path)], every_turn())
@@ -105,8 +105,9 @@ def test_maxi_against_the_computer_in_the_terminal(monkeypatch, capsys, data, tm
 
 
 def test_six_dice_levels_and_real_dice(monkeypatch, capsys, data, tmp_path):
-    rc, out, err = run(monkeypatch, capsys, ["play", "--rules", "maxi", "--level", "hard"])
-    assert rc == 2 and "the maxi computer is one of easy, medium, perfect" in err
+    rc, out, err = run(monkeypatch, capsys, ["play", "--rules", "maxi", "--level", "win"])
+    assert rc == 2 and "the win level does not take six dice yet" in err
+    assert "the maxi computer is one of easy, medium, hard, perfect" in err
     assert err.count("\n") == 1
     argv = ["play", "--rules", "maxi", "--real-dice", "--data", str(data), "--tables", str(tmp_path)]
     rc, out, err = run(monkeypatch, capsys, argv, ["1234561", "123456", "h 1 2", "6655", "s 1", "q"])

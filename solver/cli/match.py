@@ -133,7 +133,8 @@ def run_match(args) -> int:
         print(format_summary(summary))
         if grade:
             print("\n".join(grading_lines(summary["last_turn"])))
-        elif args.grade is None and not rules.triple:  # not asked either way, and the table is missing
+        elif args.grade is None and not rules.triple and rules.n_dice == 5:
+            # not asked either way, and the table is missing (six dice have no target tables yet)
             print("(the last turns are not graded: no target table in the tables folder;")
             print(f" build it with: {build_command(rules, target=True)})")
     if worst_lines is not None:

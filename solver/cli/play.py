@@ -135,7 +135,7 @@ def run_play(args) -> int:
     rules = get_rules(args.rules)
     levels = session_rules.levels(rules)
     if args.level is not None and args.level not in levels:
-        raise UsageError(f"--level {args.level}: the {rules.id} computer is one of {', '.join(levels)}")
+        raise UsageError(f"--level {args.level}: {session_rules.no_such_level(rules, args.level)}")
     if rules.triple and args.target is not None:
         raise UsageError("--target does not take the triple card (no target tables for it)")
     if args.players is not None:
@@ -436,7 +436,10 @@ class Terminal:
                 self.show(s.play_win_later(later))
             else:
                 self.target_table("the computer playing to win plays by it", "")
-        if s.coach or self.game.info.mode == "daily" or self.interactive:
+        # the daily's target needs the table: read (built) before the game -- six dice's is never
+        # built for a game, and the day is summed up without the target when it is missing
+        daily = self.game.info.mode == "daily" and self.game.rules.n_dice == 5
+        if s.coach or daily or self.interactive:
             _ = s.advisor
         s.prepare()
 

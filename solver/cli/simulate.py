@@ -223,10 +223,12 @@ def run_simulate(args) -> int:
 
         parse_cluster_address(args.cluster)
     if rules.n_dice != 5:  # six dice: the optimal and the table-free bots, in local processes
+        from ..play.simulate import SIX_DICE_BOTS
+
         for name in [args.bot] + ([args.vs] if args.vs is not None else []):
-            if name.strip().lower() not in ("optimal", "frequent", "random"):
+            if name.strip().lower() not in SIX_DICE_BOTS:
                 raise UsageError(
-                    f"bot {name!r} does not play six dice yet ({rules.id}): optimal, frequent or random"
+                    f"bot {name!r} does not play six dice yet ({rules.id}): {', '.join(SIX_DICE_BOTS)}"
                 )
         if args.cluster is not None:
             raise UsageError(

@@ -53,8 +53,8 @@ MAX_BOXES_SIX = 20
 #: the commands that take six dice (Maxi Yatzy) so far; the others refuse them (one line, exit 2)
 #: (each a command's words: a tables action after "tables", which the CLI's remedy module words)
 SIX_DICE_COMMANDS = (
-    ("rules",), ("tables", "build"), ("tables", "verify"), ("tables", "delete"), ("value",), ("hint",), ("distribution",),
-    ("simulate",), ("play",), ("review",), ("stats",),
+    ("rules",), ("tables", "build"), ("tables", "verify"), ("tables", "delete"), ("value",), ("hint",),
+    ("distribution",), ("simulate",), ("play",), ("review",), ("stats",), ("match",),
 )  # fmt: skip
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 

@@ -47,14 +47,18 @@ class HeuristicParams:
 def turn_value(final, all_rolls: bool = False) -> np.ndarray:
     """Expected worth of one turn whose last roll ``r`` is worth ``final[r]``.
 
-    ``final`` (252,) or (252, m), one column per goal: the dice are kept to maximise the
-    expected worth of the roll the turn stops on (under ``all_rolls`` the third one).
-    The turn recursion of :mod:`solver.engine.kernels` (``V = sum_r P(r) R2(r)``) on arrays.
+    ``final`` (n_rolls,) or (n_rolls, m), one column per goal: 252 rolls of five dice or 462 of
+    six (the dice counted from its length).  The dice are kept to maximise the expected worth
+    of the roll the turn stops on (under ``all_rolls`` the third one).  The turn recursion of
+    :mod:`solver.engine.kernels` (``V = sum_r P(r) R2(r)``) on arrays.
     """
     final = np.asarray(final, dtype=np.float64)
-    x = np.zeros((D.N_KEEPS, *final.shape[1:]))
-    x[D.ROLL_OFFSET :] = final
-    by_size = _keeps_by_size()
+    n_dice = _dice_of_rolls(final.shape[0])
+    d = D.layer(n_dice).arrays
+    offset = D.layer(n_dice).roll_offset
+    x = np.zeros((D.layer(n_dice).n_keeps, *final.shape[1:]))
+    x[offset:] = final
+    by_size = _keeps_by_size(n_dice)
     for _ in range(2):
         for keeps, plus, _minus, _present in by_size[::-1]:  # E(K) = mean over faces of E(K + face)
             if plus is not None:
@@ -65,18 +69,26 @@ def turn_value(final, all_rolls: bool = False) -> np.ndarray:
             )
             stop = plus is not None or not all_rolls  # a roll may not be kept whole under all-rolls
             x[keeps] = np.maximum(x[keeps], best) if stop else best
-    return D.ROLL_PROB @ x[D.ROLL_OFFSET :]
+    return d["ROLL_PROB"] @ x[offset:]
 
 
-@lru_cache(maxsize=1)
-def _keeps_by_size() -> list[tuple]:
-    """Per number of dice 0..5: the keeps, their ``K + face`` (None for 5 dice), their
+def _dice_of_rolls(n_rolls: int) -> int:
+    for n_dice in D.DICE_COUNTS:
+        if D.layer(n_dice).n_rolls == n_rolls:
+            return n_dice
+    raise ValueError(f"no dice count has {n_rolls} rolls")
+
+
+@lru_cache(maxsize=2)
+def _keeps_by_size(n_dice: int = D.N_DICE) -> list[tuple]:
+    """Per number of dice 0..n_dice: the keeps, their ``K + face`` (None for a whole roll), their
     ``K - face`` (a valid index) and which of those faces are in ``K``."""
+    d = D.layer(n_dice).arrays
     out = []
-    for s in range(D.N_DICE + 1):
-        keeps = np.flatnonzero(D.KEEP_SIZE == s)
-        sub = D.REMOVE_DIE[keeps]
-        out.append((keeps, D.ADD_DIE[keeps] if s < D.N_DICE else None, np.maximum(sub, 0), sub >= 0))
+    for s in range(n_dice + 1):
+        keeps = np.flatnonzero(d["KEEP_SIZE"] == s)
+        sub = d["REMOVE_DIE"][keeps]
+        out.append((keeps, d["ADD_DIE"][keeps] if s < n_dice else None, np.maximum(sub, 0), sub >= 0))
     return out
 
 
@@ -115,7 +127,7 @@ def heuristic_params(rules: RuleSet | str | None = None) -> HeuristicParams:
     whole = np.floor(k).astype(np.int64)
     frac = (k - whole)[:, None]
     worth = (1 - frac) * w[whole - 1] + frac * w[whole]  # (boxes open - 1, box)
-    five = np.array([float(len(set(roll)) == 1) for roll in D.ROLLS])
+    five = np.array([float(len(set(roll)) == 1) for roll in rules.dice.rolls])
     bonus = rules.bonus * float(turn_value(five, rules.all_rolls)) if rules.bonus else 0.0
     return HeuristicParams(
         box_values={name: tuple(worth[:, b].tolist()) for b, name in enumerate(rules.box_names)},
@@ -157,17 +169,49 @@ def heuristic_values(rules: RuleSet | str | None = None, params: HeuristicParams
             par_left += np.where(is_open, worth[n_open], 0.0)
             upper_open |= is_open
     values = np.empty((1 << n, rules.upper_cap + 1, rules.n_flags))
-    base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)
+    if rules.n_dice == 5:
+        base = np.repeat(open_value[:, None], rules.upper_cap + 1, axis=1)
+        if rules.has_upper_bonus:
+            base += _bonus_worth(rules, p, par_left[:, None], upper_open[:, None])
+        for f in range(rules.n_flags):
+            values[:, :, f] = base + (f * p.five_kind_bonus_per_turn * n_open)[:, None]
+    else:
+        _fill_by_rows(values, rules, p, open_value, par_left, upper_open, n_open)
+    values[rules.full_mask] = 0.0
+    return values
+
+
+def _bonus_worth(rules: RuleSet, p: HeuristicParams, par_left, upper_open) -> np.ndarray:
+    """``(k, cap + 1)``: the upper bonus x its estimated chance, for cards whose open upper boxes
+    are worth ``par_left`` ((k, 1)) with some upper box open where ``upper_open`` ((k, 1))."""
+    u = np.arange(rules.upper_cap + 1, dtype=np.float64)
+    need = rules.upper_threshold - u  # points still needed (0 once reached)
+    z = (par_left - need[None, :]) / p.bonus_scale + p.bonus_shift
+    chance = 1.0 / (1.0 + np.exp(-z))
+    chance = np.where(upper_open, chance, 0.0)
+    chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
+    return rules.upper_bonus * chance
+
+
+def _fill_by_rows(values, rules: RuleSet, p, open_value, par_left, upper_open, n_open) -> None:
+    """Six dice: ``values`` (2**20 cards x 76 totals, 638 MB) filled without a temporary of its
+    size.  A card's bonus row depends on the worth of its open upper boxes only (710 distinct
+    worths on Maxi Yatzy's card): those rows are made once -- each entry the same arithmetic as
+    five dice' -- and every card's row is its open boxes' worth plus its bonus row, a block of
+    cards at a time."""
+    rows = np.zeros((1, rules.upper_cap + 1))
+    which = np.zeros(len(open_value), dtype=np.int64)
     if rules.has_upper_bonus:
-        u = np.arange(rules.upper_cap + 1, dtype=np.float64)
-        need = rules.upper_threshold - u  # points still needed (0 once reached)
-        z = (par_left[:, None] - need[None, :]) / p.bonus_scale + p.bonus_shift
-        chance = 1.0 / (1.0 + np.exp(-z))
-        chance = np.where(upper_open[:, None], chance, 0.0)
-        chance[:, rules.upper_threshold :] = 0.0  # reached: already counted
-        base += rules.upper_bonus * chance
-    for f in range(rules.n_flags):
-        values[:, :, f] = base + (f * p.five_kind_bonus_per_turn * n_open)[:, None]
+        key = np.where(upper_open, par_left, -1.0)  # -1: no upper box open (no bonus to come)
+        worths, which = np.unique(key, return_inverse=True)
+        rows = _bonus_worth(rules, p, worths[:, None], (worths >= 0.0)[:, None])
+    step = 1 << 11  # 1.2 MB of rows at a time: in the cache
+    for lo in range(0, len(open_value), step):
+        part = slice(lo, lo + step)
+        for f in range(rules.n_flags):
+            out = values[part, :, f]
+            np.take(rows, which[part], axis=0, out=out)
+            out += (open_value[part] + f * p.five_kind_bonus_per_turn * n_open[part])[:, None]
     values[rules.full_mask] = 0.0
     return values
 
@@ -189,9 +233,73 @@ def _derived_heuristic_table(rules: RuleSet):
 def _heuristic_table(rules: RuleSet, params: HeuristicParams | None):
     from ..engine.tables import Table
 
-    values = heuristic_values(rules, params)
-    values.setflags(write=False)
+    if rules.n_dice == 5:
+        values = heuristic_values(rules, params)
+        values.setflags(write=False)
+    else:  # six dice: entries on demand (a game reads a few hundred a turn), the 638 MB when asked
+        values = HeuristicValues(rules, params)
     return Table(rules, values, {"source": "heuristic"}, Path(f"<heuristic {rules.id}>"))
+
+
+class HeuristicValues:
+    """The six-dice heuristic table ``values[mask, u, f]`` (:func:`heuristic_values`), one entry at a
+    time without making the table: what a game's computer reads (a few hundred entries a turn),
+    where the dense table is 2**20 cards x 76 totals (638 MB, some seconds).  Each entry is the
+    dense table's, bit for bit: the same sums in the same order, the bonus rows from the same
+    numpy arithmetic.  ``numpy.asarray`` of it is the dense table (made once, for the kernels)."""
+
+    def __init__(self, rules: RuleSet, params: HeuristicParams | None = None) -> None:
+        self.rules = rules
+        self.params = params or heuristic_params(rules)
+        n = rules.n_boxes
+        self.shape = (1 << n, rules.upper_cap + 1, rules.n_flags)
+        self._worth = [(0.0, *self.params.box_values[name]) for name in rules.box_names]
+        self._upper = [b for b, box in enumerate(rules.boxes) if box.is_upper]
+        self._cards: dict[int, tuple[float, tuple[float, ...] | None, int]] = {}
+        self._rows: dict[tuple[float, bool], tuple[float, ...]] = {}
+        self._dense: np.ndarray | None = None
+
+    def _card(self, mask: int) -> tuple[float, tuple[float, ...] | None, int]:
+        """``(open boxes' worth, bonus row or None, open boxes)`` of card ``mask``."""
+        found = self._cards.get(mask)
+        if found is not None:
+            return found
+        n_open = sum(1 for b in range(self.rules.n_boxes) if not mask >> b & 1)
+        open_value = 0.0
+        for b, worth in enumerate(self._worth):  # in box order, as heuristic_values sums them
+            open_value += 0.0 if mask >> b & 1 else worth[n_open]
+        row = None
+        if self.rules.has_upper_bonus:
+            par_left, upper_open = 0.0, False
+            for b in self._upper:
+                par_left += 0.0 if mask >> b & 1 else self._worth[b][n_open]
+                upper_open |= not mask >> b & 1
+            key = (par_left, upper_open)
+            row = self._rows.get(key)
+            if row is None:
+                worth = np.array([[par_left if upper_open else -1.0]])
+                row = self._rows[key] = tuple(
+                    _bonus_worth(self.rules, self.params, worth, worth >= 0.0)[0].tolist()
+                )
+        found = self._cards[mask] = (open_value, row, n_open)
+        return found
+
+    def __getitem__(self, index) -> float:
+        mask, u, f = (int(i) for i in index)
+        if not (0 <= mask < self.shape[0] and 0 <= u < self.shape[1] and 0 <= f < self.shape[2]):
+            raise IndexError(f"index {index} is out of bounds for shape {self.shape}")
+        if mask == self.rules.full_mask:
+            return 0.0
+        open_value, row, n_open = self._card(mask)
+        extra = open_value + f * self.params.five_kind_bonus_per_turn * n_open
+        return (0.0 if row is None else row[u]) + extra  # as the dense table: the row, then the rest
+
+    def __array__(self, dtype=None, copy=None):
+        if self._dense is None:
+            dense = heuristic_values(self.rules, self.params)
+            dense.setflags(write=False)
+            self._dense = dense
+        return self._dense if dtype is None else self._dense.astype(dtype, copy=False)
 
 
 def greedy_table(rules: RuleSet | str | None = None):

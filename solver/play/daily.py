@@ -38,10 +38,11 @@ def released_date(date: str) -> str:
 
 def optimal_bot(rules: RuleSet, tables_dir=None):
     """The optimal bot of :mod:`solver.play.bots` (its table is built when missing, progress on
-    stderr); on the triple card the best-known player, ``triple``."""
+    stderr; six dice: never built, a missing table raises); on the triple card the best-known
+    player, ``triple``."""
     from .bots import get_bot
 
-    return get_bot(best_bot_name(rules), rules, tables_dir)
+    return get_bot(best_bot_name(rules), rules, tables_dir, build_if_missing=rules.n_dice == 5)
 
 
 def best_bot_name(rules: RuleSet) -> str:
@@ -52,7 +53,8 @@ def best_bot_name(rules: RuleSet) -> str:
 def optimal_game(date: str, rules: str | RuleSet | None = None, tables_dir=None, bot=None) -> Game:
     """The optimal player's game on the dice of ``date``."""
     rules = get_rules(rules)
-    rules.require_five_dice("the daily game")
+    # six dice too: the optimal player reads the maxi table (never built for a game: a missing
+    # one raises, and the day is summed up without its target -- solver.play.session)
     bot = bot or optimal_bot(rules, tables_dir)
     name = best_bot_name(rules)
     return play_out(Game.new(rules, [Player(name, "bot", name)], date=date, info={"mode": "daily"}), bot)

@@ -556,7 +556,8 @@ def play_match(
     :class:`~solver.core.errors.MissingTableError` with the command that builds it), keeping
     each bot's ``worst`` costliest decisions (:func:`worst_match_positions`)."""
     rules = get_rules(rules)
-    rules.require_five_dice("a match")
+    if rules.n_dice != 5:
+        _check_six_dice_bots(rules, bots, grade or bool(worst))
     games = int(games)
     seed = check_seed(seed)
     if not 2 <= len(bots) <= MAX_PLAYERS:
@@ -620,6 +621,24 @@ def play_match(
         grading=grading,
         names=shown_names(made),
     )
+
+
+def _check_six_dice_bots(rules: RuleSet, bots: list, graded: bool) -> None:
+    """Six dice (Maxi Yatzy): the builtin bots that simulate six dice play a match (both engines);
+    the win and target bots (no target tables for six dice), bot programs and user bots do not
+    yet, nor the grading (from a target table).  A usage error of one line otherwise."""
+    from .simulate import SIX_DICE_BOTS
+
+    plays = f"a {rules.id} match plays the bots {', '.join(SIX_DICE_BOTS)}"
+    for bot in bots:
+        name = bot.strip().lower() if isinstance(bot, str) else bot_name(bot)
+        if name not in SIX_DICE_BOTS:
+            shown = bot if isinstance(bot, str) else bot_name(bot)
+            raise UsageError(f"bot {shown!r} does not play six dice in a match yet: {plays}")
+    if graded:
+        raise UsageError(
+            f"{rules.id}: --grade and --worst need a target table, none for six dice yet; {plays}"
+        )
 
 
 def shown_names(bots: list) -> list[str]:

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal", "win": "win"}
 #: the triple card's computer levels: its own players (:data:`solver.play.triple.TRIPLE_BOTS`)
 TRIPLE_LEVELS = {"easy": "random", "medium": "greedy", "hard": "heuristic", "perfect": "triple"}
-#: six dice (Maxi Yatzy): the bots that play them so far (no heuristic, no target table yet)
-SIX_DICE_LEVELS = {"easy": "frequent", "medium": "greedy", "perfect": "optimal"}
+#: six dice (Maxi Yatzy): the bots that play them so far (no ``win``: no target tables for six dice)
+SIX_DICE_LEVELS = {"easy": "frequent", "medium": "greedy", "hard": "heuristic", "perfect": "optimal"}
 
 
 def levels(rules) -> dict[str, str]:
@@ -43,6 +43,14 @@ def levels(rules) -> dict[str, str]:
     if rules.n_dice != 5:
         return SIX_DICE_LEVELS
     return TRIPLE_LEVELS if rules.triple else LEVELS
+
+
+def no_such_level(rules, level: str) -> str:
+    """Why ``level`` is not a computer level of ``rules`` (one line, naming the levels it has)."""
+    table = ", ".join(levels(rules))
+    if rules.n_dice != 5 and level == "win":
+        return f"the win level does not take six dice yet (no target tables); the {rules.id} computer is one of {table}"
+    return f"the {rules.id} computer is one of {table}"
 
 
 def is_solo(game: Game) -> bool:
@@ -137,6 +145,8 @@ def players_from_names(names, rules, *, programs: bool = False) -> list[Player]:
         elif sep and head.strip().lower() == "computer":
             level = rest.strip().lower()
             if level not in table:
+                if rules.n_dice != 5 and level == "win":
+                    raise UsageError(f"player {n!r}: {no_such_level(rules, level)}")
                 raise UsageError(f"player {n!r}: the computer's level is one of {', '.join(table)}")
             players.append(Player(f"Computer ({level})", "bot", table[level]))
         elif columns(n) > MAX_NAME:  # a wide character takes two columns on every sheet
@@ -800,13 +810,20 @@ class Session:
             self._save("finished", out, store=False)
             from .daily import optimal_game
 
-            optimal = optimal_game(info.date, g.rules, bot=self._best_bot()).cards[0].total
+            try:
+                optimal = optimal_game(info.date, g.rules, bot=self._best_bot()).cards[0].total
+            except SolverError as exc:
+                if g.rules.n_dice == 5:
+                    raise
+                # six dice: the maxi table is never built for a game; the day is summed up
+                # (records, share text) without the optimal player's score
+                out.append(self._warn(f"no optimal player's score for the day: {exc}"))
         saved = self._save("finished", out, optimal)
         record = None
         if is_solo(g) and self.stored is not None:
             record = _record_outcome(g, self.stored)
         shares, same = [], []
-        if optimal is not None:
+        if optimal is not None or info.mode == "daily":
             notes = ["replay"] if info.replay else []
             notes += [f"assisted: {', '.join(info.assisted)}"] if info.assisted else []
             for p, card in zip(g.players, g.cards, strict=True):

@@ -80,6 +80,8 @@ ENGINES = ("auto", "numba", "numpy", "python")
 #: the cache empty, so every later run would pay numpy's 8 s instead of the cached kernels' ~1.3:
 #: the cut stays at the warm break-even.
 NUMPY_GAMES = 4000
+#: the builtin bots that play six dice (Maxi Yatzy) in :func:`simulate`
+SIX_DICE_BOTS = ("optimal", "heuristic", "greedy", "frequent", "random")
 PERCENTILES = (5, 25, 50, 75, 95)
 Z95 = 1.959963984540054
 
@@ -458,9 +460,8 @@ def simulate(
     if not 0 <= worst <= MAX_WORST:
         raise UsageError(f"worst must be 0 to {MAX_WORST:,} decisions, got {worst:,}")
     owned = isinstance(bot, str)  # made here: a protocol bot's process is ended here
-    six_dice_bots = ("optimal", "frequent", "random")
-    if rules.n_dice != 5 and (bot.strip().lower() if owned else bot_name(bot)) not in six_dice_bots:
-        raise UsageError(f"bot {bot!r} does not play six dice yet ({rules.id}): optimal, frequent or random")
+    if rules.n_dice != 5 and (bot.strip().lower() if owned else bot_name(bot)) not in SIX_DICE_BOTS:
+        raise UsageError(f"bot {bot!r} does not play six dice yet ({rules.id}): {', '.join(SIX_DICE_BOTS)}")
     bot = resolve_bot(bot, rules, tables_dir, build_if_missing, bool(progress))
     fast = fast_kind(bot, rules)
     if engine in ("numba", "numpy") and fast is None:
@@ -470,7 +471,7 @@ def simulate(
     use_numba = fast is not None and engine != "python"
     if rules.n_dice != 5 and engine == "numpy":
         raise UsageError(
-            f"{rules.id}: six dice are simulated by the optimal, frequent and random bots in the "
+            f"{rules.id}: six dice are simulated by the {', '.join(SIX_DICE_BOTS)} bots in the "
             "kernels (no numpy engine yet)"
         )
     if (
@@ -490,8 +491,8 @@ def simulate(
         from ..engine.playout import RegretRecorder
         from ..engine.tables import get_table
 
-        if rules.n_dice != 5 and type(bot) is TableBot:  # the bot's own table: loaded once (638 MB)
-            table = bot.advisor.table
+        if rules.n_dice != 5 and type(bot) is TableBot and bot.name == "optimal":
+            table = bot.advisor.table  # the optimal bot's own table: loaded once (638 MB)
         else:
             table = get_table(rules, tables_dir, build_if_missing=build_if_missing, progress=bool(progress))
         recorder = RegretRecorder(rules, games, worst)
