@@ -351,7 +351,6 @@ def test_simulate_on_six_dice(capsys, small_tables):
     "argv, needle",
     [
         (["simulate", "--bot", "target:300"], "does not play six dice"),
-        (["simulate", "--cluster", "tcp://localhost:8786"], "--cluster does not take six dice"),
         (["hint", "--dice", "123456", "--rolls-left", "1", "--target", "300"], "does not take six dice"),
         (["distribution", "--policy", "target:200"], "does not take six dice"),
         (["match", "--bots", "win,random"], "does not play six dice in a match yet"),

@@ -222,7 +222,7 @@ def run_simulate(args) -> int:
         from ..play.distributed import parse_cluster_address
 
         parse_cluster_address(args.cluster)
-    if rules.n_dice != 5:  # six dice: the optimal and the table-free bots, in local processes
+    if rules.n_dice != 5:  # six dice: the optimal and the table-free bots
         from ..play.simulate import SIX_DICE_BOTS
 
         for name in [args.bot] + ([args.vs] if args.vs is not None else []):
@@ -230,11 +230,6 @@ def run_simulate(args) -> int:
                 raise UsageError(
                     f"bot {name!r} does not play six dice yet ({rules.id}): {', '.join(SIX_DICE_BOTS)}"
                 )
-        if args.cluster is not None:
-            raise UsageError(
-                f"{rules.id}: --cluster does not take six dice yet (--workers N splits the games "
-                "over local processes)"
-            )
     graded = grades(args, rules)
     if args.worst is not None:
         check_output("--worst", args.worst)
