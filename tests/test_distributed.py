@@ -73,9 +73,17 @@ def test_the_note_says_when_workers_do_not_pay():
 
 
 def test_a_dask_cluster_gives_the_local_run(tables_dir):
+    """Five dice and six (Maxi Yatzy on a reduced card, its table in the folder the workers read):
+    the same games, the same graded losses, as one process."""
     distributed = pytest.importorskip("distributed")
+    from test_maxi import only
+
     tables_dir.table("yahtzee")
     local = simulate("yahtzee", "greedy", 2000, seed=3, tables_dir=tables_dir, regret=True)
+    six = only("maxi", "one_pair,villa,chance")
+    tables_dir.table(six)
+    six_local = simulate(six, "frequent", 600, seed=3, tables_dir=tables_dir, regret=True)
+    assert six_local.regret.game_loss.sum() > 0  # the frequent bot loses points: losses compared
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -86,6 +94,10 @@ def test_a_dask_cluster_gives_the_local_run(tables_dir):
             "yahtzee", "greedy", 2000, seed=3, cluster=client, pieces=4, tables_dir=tables_dir, regret=True
         )
         same_games(local, split)
+        six_split = simulate_parallel(
+            six.id, "frequent", 600, seed=3, cluster=client, pieces=3, tables_dir=tables_dir, regret=True
+        )
+        same_games(six_local, six_split)
         # the command line, by the scheduler's address
         code = main(
             [
@@ -94,29 +106,6 @@ def test_a_dask_cluster_gives_the_local_run(tables_dir):
             ]
         )  # fmt: skip
     assert code == 0
-
-
-def test_a_dask_cluster_plays_six_dice_as_one_process(tables_dir):
-    """Maxi Yatzy (six dice) over a cluster: the same games, the same graded losses, as one process
-    (a reduced six-dice card, its table built in the session's folder the workers read)."""
-    distributed = pytest.importorskip("distributed")
-    from test_maxi import only
-
-    rules = only("maxi", "one_pair,villa,chance")
-    tables_dir.table(rules)
-    local = simulate(rules, "frequent", 600, seed=3, tables_dir=tables_dir, regret=True)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        split = simulate_parallel(
-            rules.id, "frequent", 600, seed=3, cluster=client, pieces=3, tables_dir=tables_dir, regret=True
-        )
-    same_games(local, split)
-    np.testing.assert_allclose(split.regret.game_loss, local.regret.game_loss, atol=1e-9)
-    assert local.regret.game_loss.sum() > 0  # the frequent bot loses points: the losses were compared
 
 
 def test_the_command_line_splits_over_workers(tables_dir, capsys):
