@@ -105,10 +105,16 @@ def _shell_examples() -> list[tuple[str, list[str]]]:
                     if word and set(word) <= set("|&;<>"):
                         break
                     words.append(word)
-                found.append((f"{_rel(path)}:{line + 1 + i}", words[1:]))
+                where = f"{_rel(path)}:{line + 1 + i}"
+                found.append((where, words[1:]))
+                shown = body.split("\n")[i + 1 : i + 2]
+                if not shell and shown and shown[0].startswith("yahtzee: error: "):
+                    REFUSALS[where] = shown[0]  # the page shows the command refusing, word for word
     return found
 
 
+#: the examples whose page shows them refusing (``yahtzee: error: ...`` on the next line), by place
+REFUSALS: dict[str, str] = {}
 EXAMPLES = _shell_examples()
 
 #: commands that answer from the shipped ``yahtzee`` table or from no table at all
@@ -191,6 +197,11 @@ def _run(where: str, argv: list[str], tmp_path: Path, timeout: float) -> None:
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+    if where in REFUSALS:  # the page shows the refusal: the command refuses in that very line
+        assert done.returncode == 2 and done.stderr.strip() == REFUSALS[where], (
+            f"{where}: yahtzee {shlex.join(argv)} exited {done.returncode}: {done.stderr[-600:]}"
+        )
+        return
     assert done.returncode == 0, (
         f"{where}: yahtzee {shlex.join(argv)} exited {done.returncode}: {done.stderr[-600:]}"
     )

@@ -233,8 +233,10 @@ def test_all_rolls_rule_says_why_nothing_is_allowed(browser, site, tables_dir):
         wait(lambda k=i: d.find_element(By.ID, f"pdie-{k}").get_attribute("aria-pressed") == "true", "held")
     # the page renders the note and the roll button after the last die's press shows: wait for both
     wait(
-        lambda: not d.find_element(By.ID, "roll").is_enabled()
-        and "release at least one die" in d.find_element(By.ID, "note").text,
+        lambda: (
+            not d.find_element(By.ID, "roll").is_enabled()
+            and "release at least one die" in d.find_element(By.ID, "note").text
+        ),
         "the roll refused with every die held",
     )
 
