@@ -39,13 +39,14 @@ slow = pytest.mark.slow
 def random_positions(rules, n: int, seed: int, yahtzee_share: float = 0.2) -> list[Position]:
     """``n`` positions met in random legal games (each turn's card, random dice and rolls left)."""
     rng = random.Random(seed)
+    rules = get_rules(rules)
+    dice_of = D.dice_class(rules.n_dice)  # five dice, or six (Maxi Yatzy)
 
     def roll() -> Dice:
         if rng.random() < yahtzee_share:
-            return Dice((rng.randint(1, 6),) * 5)
-        return Dice(tuple(rng.randint(1, 6) for _ in range(5)))
+            return dice_of((rng.randint(1, 6),) * rules.n_dice)
+        return dice_of(tuple(rng.randint(1, 6) for _ in range(rules.n_dice)))
 
-    rules = get_rules(rules)
     out: list[Position] = []
     while len(out) < n:
         card = ScoreCard.empty(rules)

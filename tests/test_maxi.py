@@ -330,6 +330,32 @@ def test_value_on_six_dice_matches_the_dp(capsys, small_tables):
     assert json.loads(out)["ev"] == pytest.approx(dp.solve(get_rules(SMALL))[0, 0, 0], abs=1e-9)
 
 
+def test_hint_batch_on_six_dice_is_the_single_hint(capsys, small_tables):
+    """``hint --batch`` of six-dice positions met in random games (every rolls-left) answers each
+    line as ``hint --json`` answers it alone; a five-dice roll on its line is that line's error."""
+    import json
+
+    from test_batch import random_positions
+
+    positions = random_positions(SMALL, 40, seed=11)
+    lines = [
+        json.dumps({"card": str(p.card), "dice": str(p.dice), "rolls_left": p.rolls_left}) for p in positions
+    ]
+    lines.insert(3, json.dumps({"dice": "12345", "rolls_left": 1}))
+    batch = small_tables + "/positions.jsonl"
+    with open(batch, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    code, out, _ = run(capsys, "hint", "--rules", SMALL, "--batch", batch, "--tables", small_tables)
+    answers = out.splitlines()
+    assert code == 0 and len(answers) == len(lines)
+    assert json.loads(answers.pop(3)) == {"error": "line 4: need exactly 6 dice, got 5: '12345'"}
+    assert {p.rolls_left for p in positions} == {0, 1, 2}
+    for p, answer in zip(positions, answers, strict=True):
+        code, alone, _ = run(capsys, "hint", "--rules", SMALL, "--card", str(p.card), "--dice", str(p.dice),
+                             "--rolls-left", str(p.rolls_left), "--tables", small_tables, "--json", "--top", "0")  # fmt: skip
+        assert code == 0 and json.loads(answer) == json.loads(alone), p
+
+
 def test_simulate_on_six_dice(capsys, small_tables):
     import json
 

@@ -167,7 +167,15 @@ def test_simulate_regret_and_worst_on_six_dice_from_the_command_line(tables_dir,
     assert main([*argv, "--worst", str(worst)]) == 0
     out = capsys.readouterr().out
     assert "random: its decisions graded by the table" in out
-    assert "yahtzee hint --rules" in out and "--card CARD --dice DICE" in out and "--batch" not in out
+    assert "yahtzee hint --batch" in " ".join(out.split())  # the file read back: six dice in a batch
+    lines = [json.loads(x) for x in worst.read_text().splitlines()]  # this run's worst decisions
+    assert main(["hint", "--batch", str(worst), "--tables", str(tables_dir)]) == 0
+    answers = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [a["dice"] for a in answers] == [x["dice"] for x in lines] and len(answers) > 5
+    for line, answer in zip(lines, answers, strict=True):
+        key = "keep" if "keep" in line["played"] else "category"
+        match = [o for o in answer["options"] if o.get(key) == line["played"][key]]
+        assert len(match) == 1 and match[0]["regret"] == pytest.approx(line["loss"], abs=1e-8)
 
 
 @pytest.mark.slow

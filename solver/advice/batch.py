@@ -606,11 +606,12 @@ class _Parser:
                     self._cards.clear()
                 self._cards[key] = card
         dice_text = obj["dice"]
-        dice = self._dice.get(dice_text) if isinstance(dice_text, str) else None
+        key = (rules.n_dice, dice_text) if isinstance(dice_text, str) else None
+        dice = self._dice.get(key) if key is not None else None
         if dice is None:
-            dice = Dice.parse(dice_text)
-            if isinstance(dice_text, str) and len(self._dice) < 10_000:
-                self._dice[dice_text] = dice
+            dice = D.dice_class(rules.n_dice).parse(dice_text)
+            if key is not None and len(self._dice) < 10_000:
+                self._dice[key] = dice
         return Position.parse(card, dice, obj["rolls_left"], rules)
 
 
@@ -747,10 +748,13 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
     for rid, idx in by_rules.items():
         advisor = advisors.get(rid)
         if advisor is None:  # a missing table is built; a corrupt one errors its lines only
+            rules = get_rules(rid)
             try:
                 advisor = (
-                    load_advisor(rid, tables_dir)
-                    if get_rules(rid).triple
+                    # the triple card and six dice: the single position's advisor (the six-dice
+                    # table read in place, as one hint reads it: no 638 MB unpacked)
+                    load_advisor(rid, tables_dir, light=True)
+                    if rules.triple or rules.n_dice != D.N_DICE
                     else BatchAdvisor.load(rid, tables_dir)
                 )
             except SolverError as exc:
@@ -760,7 +764,7 @@ def _answer(batch, parser: _Parser, advisors: dict, tables_dir) -> list[str]:
             for i in idx:
                 results[i] = _error_line(numbers[i], advisor)
             continue
-        if not isinstance(advisor, BatchAdvisor):  # the triple card: one position at a time
+        if not isinstance(advisor, BatchAdvisor):  # the triple card, six dice: a position at a time
             for i in idx:
                 try:
                     results[i] = json.dumps(checked_advice(advisor, results[i]).to_json(), allow_nan=False)

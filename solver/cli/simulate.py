@@ -299,14 +299,7 @@ def run_simulate(args) -> int:
                 )
             )
     if worst_lines is not None:
-        advice = None
-        if rules.n_dice != 5:  # hint --batch reads five dice only so far: one position at a time
-            advice = fit(
-                f"  (the advice of each: yahtzee hint --rules {rules.id} --card CARD --dice DICE "
-                "--rolls-left N, from its line)",
-                hang=3,
-            )
-        write_worst(args, worst_lines, advice)
+        write_worst(args, worst_lines)
     if args.hist:
         _write_histogram(args, results)
     return 0
