@@ -356,6 +356,64 @@ def test_hint_batch_on_six_dice_is_the_single_hint(capsys, small_tables):
         assert code == 0 and json.loads(answer) == json.loads(alone), p
 
 
+@pytest.mark.parametrize("bot", ["optimal", "frequent"])
+def test_export_of_six_dice_is_the_single_hints(capsys, small_tables, tmp_path, bot):
+    """``export --rules maxi``: every decision of a bot's six-dice games, each line the single
+    ``hint --json`` of its position with the game, turn, roll and the bot's move among its options;
+    the Parquet file holds the same rows, and so do spread positions in both formats."""
+    import json
+    from collections import Counter
+
+    from solver.advice.advisor import Advisor
+    from solver.core.card import ScoreCard
+    from solver.core.dice import SixDice
+    from solver.core.position import Position
+    from solver.engine.tables import load_table
+    from solver.play.export import parquet_rows
+
+    advisor = Advisor(load_table(get_rules(SMALL), small_tables))
+    rules = advisor.rules
+    lines = {}
+    for fmt in ("jsonl", "parquet"):
+        path = tmp_path / f"games.{fmt}"
+        code, _, err = run(capsys, "export", "--rules", SMALL, "--bot", bot, "--games", "6", "--seed", "4",
+                           "--tables", small_tables, "--quiet", str(path))  # fmt: skip
+        assert code == 0, err
+        rows = (
+            [json.loads(x) for x in path.read_text().splitlines()] if fmt == "jsonl" else parquet_rows(path)
+        )
+        lines[fmt] = rows
+    assert lines["jsonl"] == lines["parquet"]
+    games = {row["game"] for row in lines["jsonl"]}
+    assert games == set(range(6))
+    for row in lines["jsonl"]:
+        extra = {k: row.pop(k) for k in ("game", "turn", "roll", "chosen")}
+        card = ScoreCard.parse(row["card"], rules)
+        position = Position(card, SixDice.parse(row["dice"]), row["rolls_left"])
+        assert row == advisor.advise(position).to_json()
+        assert 1 <= extra["turn"] <= rules.n_turns and 1 <= extra["roll"] <= 3
+        assert row["rolls_left"] == 0 or extra["roll"] == 3 - row["rolls_left"]  # a box after any roll
+        chosen = row["options"][extra["chosen"]]
+        if bot == "optimal":
+            assert chosen["best"]
+        if "keep" in chosen:
+            assert not Counter(chosen["keep"]) - Counter(int(f) for f in row["dice"])
+    scored = [row for row in lines["jsonl"] if row["rolls_left"] == 0]
+    assert len(scored) == 6 * rules.n_turns  # every turn of every game ends in a box
+    spread = {}
+    for fmt in ("jsonl", "parquet"):
+        path = tmp_path / f"spread.{fmt}"
+        assert run(capsys, "export", "--rules", SMALL, "--spread", "--positions", "300", "--tables", small_tables,
+                   "--quiet", str(path))[0] == 0  # fmt: skip
+        spread[fmt] = (
+            [json.loads(x) for x in path.read_text().splitlines()] if fmt == "jsonl" else parquet_rows(path)
+        )
+    assert spread["jsonl"] == spread["parquet"] and len(spread["jsonl"]) == 300
+    assert {len(row["dice"]) for row in spread["jsonl"]} == {6} and {
+        r["rolls_left"] for r in spread["jsonl"]
+    } == {0, 1, 2}
+
+
 def test_simulate_on_six_dice(capsys, small_tables):
     import json
 
@@ -381,7 +439,6 @@ def test_simulate_on_six_dice(capsys, small_tables):
         (["distribution", "--policy", "target:200"], "does not take six dice"),
         (["match", "--bots", "win,random"], "does not play six dice in a match yet"),
         (["tables", "build", "--target"], "does not take six dice"),
-        (["export", "--games", "2", "x.jsonl"], "does not take six dice"),
     ],
 )
 def test_surfaces_without_six_dice_refuse_in_one_line(capsys, small_tables, argv, needle):

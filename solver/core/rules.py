@@ -54,7 +54,7 @@ MAX_BOXES_SIX = 20
 #: (each a command's words: a tables action after "tables", which the CLI's remedy module words)
 SIX_DICE_COMMANDS = (
     ("rules",), ("tables", "build"), ("tables", "verify"), ("tables", "delete"), ("value",), ("hint",),
-    ("distribution",), ("simulate",), ("play",), ("review",), ("stats",), ("match",),
+    ("distribution",), ("simulate",), ("play",), ("review",), ("stats",), ("match",), ("export",),
 )  # fmt: skip
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
 

@@ -19,10 +19,13 @@ pyarrow).  The positions come from one of two samplers, as blocks of arrays
   ``numpy.random.default_rng([seed, SPREAD_DOMAIN])``: the number of filled boxes uniform from
   0 to ``n_boxes - 1``; which boxes, uniform among the sets of that size the fill order allows;
   each filled box a score some roll gives it there, uniform over its distinct scores (so
-  ``yahtzee`` is 0 or 50, each half the time); no Yahtzee bonuses; five dice uniform (each
-  sorted roll with its probability); rolls left uniform over 0, 1, 2.  For speed
+  ``yahtzee`` is 0 or 50, each half the time); no Yahtzee bonuses; the rule set's five or six
+  dice uniform (each sorted roll with its probability); rolls left uniform over 0, 1, 2.  For speed
   :data:`SPREAD_CARDS` cards share their filled boxes and each card gives
   :data:`SPREAD_PER_CARD` positions (the same card state is ranked once for them).
+
+Six dice (Maxi Yatzy) are ranked a position at a time (:class:`PositionAdvisor`: the single
+hint's advisor), every bot's games played through the game model.
 
 Both are written :data:`CHUNK` positions at a time (a Parquet row group each), atomically: a
 reader sees the old file or the whole new one, and the hidden temporary file a killed export
@@ -43,7 +46,6 @@ import numpy as np
 from ..advice.batch import BatchAdvisor, card_states
 from ..core import dice as D
 from ..core.card import ScoreCard
-from ..core.dice import Dice
 from ..core.errors import MissingExtraError, UsageError
 from ..core.position import Position
 from ..core.rules import RuleSet
@@ -94,22 +96,31 @@ _KEEP_START = np.concatenate([[0], np.cumsum(_KEEP_SIZE)[:-1]])
 _DICE_TEXT = ["".join(map(str, roll)) for roll in D.ROLLS]
 
 
-def _count_code(counts: np.ndarray) -> np.ndarray:
-    """(n,) a code of face counts (n, 6): base 6 (a count is at most 5)."""
-    return counts @ (6 ** np.arange(D.N_FACES, dtype=np.int64))
+def _count_code(counts: np.ndarray, n_dice: int = D.N_DICE) -> np.ndarray:
+    """(n,) a code of face counts (n, 6): base ``n_dice + 1`` (a count is at most ``n_dice``)."""
+    return counts @ ((n_dice + 1) ** np.arange(D.N_FACES, dtype=np.int64))
 
 
-_ROLL_OF_CODE = np.full(6**D.N_FACES, -1, dtype=np.int64)
-_ROLL_OF_CODE[_count_code(np.array(D.KEEP_FACE_COUNTS[D.ROLL_OFFSET :], dtype=np.int64))] = np.arange(
-    D.N_ROLLS
-)
+def _roll_of_code(n_dice: int) -> np.ndarray:
+    """The roll index of each code of face counts (-1: no roll of ``n_dice`` dice)."""
+    dice = D.layer(n_dice)
+    out = np.full((n_dice + 1) ** D.N_FACES, -1, dtype=np.int64)
+    counts = np.array(dice.keep_face_counts[dice.roll_offset :], dtype=np.int64)
+    out[_count_code(counts, n_dice)] = np.arange(dice.n_rolls)
+    return out
+
+
+_ROLL_OF_CODE = {D.N_DICE: _roll_of_code(D.N_DICE)}
 _KEEP_COUNTS = np.array(D.KEEP_FACE_COUNTS, dtype=np.int64)
 
 
 def roll_index(faces: np.ndarray) -> np.ndarray:
-    """(n,) the roll index (``Dice.index``) of five dice (n, 5) in any order."""
+    """(n,) the roll index (``Dice.index``) of dice (n, 5) or (n, 6) in any order."""
+    n_dice = faces.shape[1]
+    if n_dice not in _ROLL_OF_CODE:
+        _ROLL_OF_CODE[n_dice] = _roll_of_code(n_dice)
     counts = (faces[:, :, None] == np.arange(1, D.N_FACES + 1)).sum(axis=1)
-    return _ROLL_OF_CODE[_count_code(counts)]
+    return _ROLL_OF_CODE[n_dice][_count_code(counts, n_dice)]
 
 
 @dataclass
@@ -148,7 +159,7 @@ class PositionBlock:
 
     def positions(self, rules: RuleSet) -> list[Position]:
         """The positions as :class:`Position` objects (what the advisor is asked about)."""
-        out = []
+        out, dice_of = [], D.dice_class(rules.n_dice)
         for row, bonus, roll, left in zip(
             self.scores.tolist(),
             self.bonus_count.tolist(),
@@ -157,7 +168,7 @@ class PositionBlock:
             strict=True,
         ):
             card = ScoreCard(rules, tuple(None if s < 0 else s for s in row), bonus)
-            out.append(Position(card, Dice.from_index(roll), left))
+            out.append(Position(card, dice_of.from_index(roll), left))
         return out
 
 
@@ -192,7 +203,7 @@ def spread_blocks(rules: RuleSet, positions: int, seed: int, chunk: int = CHUNK)
             pick = values[b][rng.integers(0, len(values[b]), size=len(filled))]
             scores[:, b] = np.where(filled[:, b], pick, -1)
         scores = np.repeat(scores, SPREAD_PER_CARD, axis=0)[:n]
-        roll = roll_index(rng.integers(1, D.N_FACES + 1, size=(n, D.N_DICE)))
+        roll = roll_index(rng.integers(1, D.N_FACES + 1, size=(n, rules.n_dice)))
         rolls_left = rng.integers(0, 3, size=n)
         yield PositionBlock(scores, np.zeros(n, dtype=np.int64), roll, rolls_left)
 
@@ -217,7 +228,13 @@ def bot_blocks(
     advisor whose rankings the table bots' blocks carry (the export's), when not the bot's."""
     if engine not in ("auto", "python"):
         raise UsageError(f"engine must be auto or python, got {engine!r}")
-    arrays = engine != "python" and type(bot) is TableBot and bot.rules == rules and rules.order != "choose"
+    arrays = (
+        engine != "python"
+        and type(bot) is TableBot
+        and bot.rules == rules
+        and rules.order != "choose"
+        and rules.n_dice == D.N_DICE  # six dice: through the game model
+    )
     if arrays:
         for g0 in range(0, games, BOT_BATCH):
             n = min(BOT_BATCH, games - g0)
@@ -248,7 +265,7 @@ def _python_games(rules: RuleSet, bot, g0: int, n: int, seed: int) -> PositionBl
             play_bot_turn(game, bot, rng)
         for d in game.decisions():
             scores = tuple(-1 if s is None else s for s in d.card.scores)
-            chosen = D.keep_index(d.keep) if d.keep is not None else names[d.box]
+            chosen = D.keep_index(d.keep, rules.n_dice) if d.keep is not None else names[d.box]
             rows.append(
                 (scores, d.card.yahtzee_bonus_count, d.dice.index, d.rolls_left, g, d.turn, d.roll, chosen)
             )
@@ -315,7 +332,7 @@ def _table_bot_games(
             # the kept faces and the first 5 - len(keep) of the five values drawn
             new = (np.arange(D.N_DICE)[None, :] < (D.N_DICE - _KEEP_SIZE[keep])[:, None]) * fresh
             counts = _KEEP_COUNTS[keep] + (new[:, :, None] == np.arange(1, D.N_FACES + 1)).sum(axis=1)
-            roll[r] = _ROLL_OF_CODE[_count_code(counts)]
+            roll[r] = _ROLL_OF_CODE[D.N_DICE][_count_code(counts)]
             rolled[r] += 1
         del tables
         left = np.zeros(n, dtype=np.int64)
@@ -557,18 +574,96 @@ def parquet_table(rules: RuleSet, block: PositionBlock, options: Options, schema
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def json_lines(advisor: BatchAdvisor, block: PositionBlock) -> list[str]:
+class PositionAdvisor:
+    """The export's advisor of six dice (Maxi Yatzy), whose positions the batch advisor's
+    five-dice arrays do not hold: each position ranked as the single ``hint`` ranks it (an
+    :class:`~solver.advice.advisor.Advisor` over the table read in place), one at a time."""
+
+    def __init__(self, advisor) -> None:
+        self.advisor = advisor
+        self.rules: RuleSet = advisor.rules
+
+    def advice(self, block: PositionBlock) -> list:
+        """(n,) each position's :class:`~solver.advice.advisor.Advice`."""
+        from ..advice.advisor import checked_advice
+
+        return [checked_advice(self.advisor, p) for p in block.positions(self.rules)]
+
+    def chosen(self, advice: list, block: PositionBlock) -> np.ndarray:
+        """(n,) the index of each bot's move (``block.chosen``) among its position's options."""
+        keeps, names = D.layer(self.rules.n_dice).keeps, self.rules.box_names
+        moves = zip(advice, block.rolls_left.tolist(), block.chosen.tolist(), strict=True)
+        out = np.empty(len(block), dtype=np.int64)
+        for i, (a, left, move) in enumerate(moves):
+            label = [o.keep for o in a.options] if left > 0 else [o.category for o in a.options]
+            out[i] = label.index(keeps[move] if left > 0 else names[move])
+        return out
+
+    def parquet_table(self, block: PositionBlock, schema):
+        """One block as a pyarrow table of ``schema`` (the five-dice columns, from the options)."""
+        import pyarrow as pa
+
+        advice = self.advice(block)
+        rows = []
+        for a in advice:
+            options = [
+                {
+                    "keep": None if o.keep is None else list(o.keep),
+                    "stop_and_score": None
+                    if o.stop_category is None
+                    else {"category": o.stop_category, "score": o.stop_score},
+                    "category": o.category,
+                    "score": o.score if o.keep is None else None,
+                    "bonus": o.bonus or None,
+                    "ev": o.ev,
+                    "expected_final": o.expected_final,
+                    "regret": o.regret,
+                    "best": o.best,
+                }
+                for o in a.options
+            ]
+            p = a.position
+            decision = "keep" if p.rolls_left > 0 else "score"
+            rows.append(
+                {
+                    "rules": self.rules.id,
+                    "card": str(p.card),
+                    "dice": str(p.dice),
+                    "rolls_left": p.rolls_left,
+                    "decision": decision,
+                    "options": options,
+                }  # fmt: skip
+            )
+        if block.game is not None:
+            moves = self.chosen(advice, block).tolist()
+            games = zip(
+                block.game.tolist(), block.turn.tolist(), block.roll_number.tolist(), moves, strict=True
+            )
+            for row, (g, t, r, c) in zip(rows, games, strict=True):
+                row |= {"game": g, "turn": t, "roll": r, "chosen": c}
+        return pa.Table.from_pylist(rows, schema=schema)
+
+
+def json_lines(advisor: BatchAdvisor | PositionAdvisor, block: PositionBlock) -> list[str]:
     """The block's lines of JSON: each exactly ``hint --json``'s object (``Advice.to_json``), with
     ``game``, ``turn`` and ``chosen`` added for a bot's decisions."""
-    ranked = advisor.rank(block.positions(advisor.rules))
-    lines = [ranked.json_line(i) for i in range(len(block))]
+    if isinstance(advisor, PositionAdvisor):
+        import json
+
+        advice = advisor.advice(block)
+        lines = [json.dumps(a.to_json(), allow_nan=False) for a in advice]
+        chosen = None if block.game is None else advisor.chosen(advice, block)
+    else:
+        ranked = advisor.rank(block.positions(advisor.rules))
+        lines = [ranked.json_line(i) for i in range(len(block))]
+        chosen = None if block.game is None else chosen_options(ranked, block)
     if block.game is None:
         return lines
     extra = zip(
         block.game.tolist(),
         block.turn.tolist(),
         block.roll_number.tolist(),
-        chosen_options(ranked, block).tolist(),
+        chosen.tolist(),
         strict=True,
     )
     return [
@@ -580,7 +675,7 @@ def json_lines(advisor: BatchAdvisor, block: PositionBlock) -> list[str]:
 def write_export(
     path,
     fmt: str,
-    advisor: BatchAdvisor,
+    advisor: BatchAdvisor | PositionAdvisor,
     blocks: Iterator[PositionBlock],
     limit: int,
     *,
@@ -634,7 +729,10 @@ def write_export(
         with pq.ParquetWriter(fh, schema, **PARQUET_OPTIONS) as writer, ThreadPoolExecutor(1) as pool:
             pending = None
             for block in limited():
-                table = parquet_table(advisor.rules, block, rank_block(advisor, block), schema)
+                if isinstance(advisor, PositionAdvisor):
+                    table = advisor.parquet_table(block, schema)
+                else:
+                    table = parquet_table(advisor.rules, block, rank_block(advisor, block), schema)
                 if pending is not None:
                     pending.result()
                 pending = pool.submit(writer.write_table, table)
@@ -685,7 +783,6 @@ def export_positions(
     from ..engine.playout import progress_ticks
 
     rules = get_rules(rules)
-    rules.require_five_dice("export")
     if rules.triple:
         raise UsageError(f"{rules.id}: export writes single cards (the triple card has no exact table)")
     if fmt not in FORMATS:
@@ -705,7 +802,7 @@ def export_positions(
     if fmt == "parquet":
         check_parquet()
     if bot is None:
-        advisor = BatchAdvisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+        advisor = _export_advisor(rules, tables_dir, build_if_missing, progress)
         blocks = spread_blocks(rules, positions, seed)
         with _position_bar(progress, positions, f"spread positions of {rules.id}") as tick:
             return write_export(path, fmt, advisor, blocks, positions, from_games=False, tick=tick)
@@ -715,8 +812,7 @@ def export_positions(
     owned = isinstance(bot, str)
     player = resolve_bot(bot, rules, tables_dir, build_if_missing, progress)  # a bad name: before any build
     try:
-        advisor = BatchAdvisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
-        advisor.python_states = 0  # many positions: the kernels from the first on
+        advisor = _export_advisor(rules, tables_dir, build_if_missing, progress)
         chooser = advisor if _same_table(player, advisor) else None
         with progress_ticks(progress, games, f"{bot_name(player)} on {rules.id}") as tick:
             blocks = bot_blocks(rules, player, games, seed, progress=tick, chooser=chooser, ranker=advisor)
@@ -727,10 +823,26 @@ def export_positions(
             closer()  # a bot program's process is reaped
 
 
-def _same_table(bot, advisor: BatchAdvisor) -> bool:
+def _export_advisor(rules: RuleSet, tables_dir, build_if_missing: bool, progress: bool):
+    """The advisor that ranks the export's positions: the batch advisor (five dice; the kernels
+    from the first position on), else one position at a time (six dice)."""
+    if rules.n_dice != D.N_DICE:
+        from ..advice import load_advisor
+
+        return PositionAdvisor(
+            load_advisor(rules, tables_dir, build_if_missing=build_if_missing, progress=progress, light=True)
+        )
+    advisor = BatchAdvisor.load(rules, tables_dir, build_if_missing=build_if_missing, progress=progress)
+    advisor.python_states = 0  # many positions: the kernels from the first on
+    return advisor
+
+
+def _same_table(bot, advisor: BatchAdvisor | PositionAdvisor) -> bool:
     """Whether ``bot`` is a table bot playing the export's own table (the optimal bot)."""
     from pathlib import Path
 
+    if not isinstance(advisor, BatchAdvisor):  # six dice: the bot's moves come from its games
+        return False
     table = getattr(getattr(bot, "advisor", None), "table", None)
     if type(bot) is not TableBot or table is None or getattr(table, "path", None) is None:
         return False
