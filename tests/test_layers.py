@@ -41,6 +41,25 @@ def module_name(path: Path) -> str:
 
 
 @functools.cache
+def parsed(text: str) -> tuple[ast.Module, tuple[ast.AST, ...]]:
+    """A source's tree and its nodes, walked once (by text: a copy of the package reads the
+    same files again without parsing them again)."""
+    tree = ast.parse(text)
+    return tree, tuple(ast.walk(tree))
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+        and ast.unparse(test.value) == "typing"
+    )
+
+
+@functools.cache
 def imports(typing: bool = False) -> list[tuple[str, int, str, list[str]]]:
     """``(module, line, imported module, names)`` of every import in the package, relative
     imports made absolute (``typing``: those under ``if TYPE_CHECKING:`` too)."""
@@ -48,15 +67,14 @@ def imports(typing: bool = False) -> list[tuple[str, int, str, list[str]]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         module = module_name(path)
         package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree, nodes = parsed(path.read_text(encoding="utf-8"))
         typing_only = {
             id(inner)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.If)
-            and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+            for node in nodes
+            if isinstance(node, ast.If) and is_type_checking(node.test)
             for inner in ast.walk(node)
         }
-        for node in ast.walk(tree):
+        for node in nodes:
             if id(node) in typing_only and not typing:
                 continue
             if isinstance(node, ast.Import):
@@ -245,7 +263,7 @@ def kernel_functions() -> list[tuple[str, str, int]]:
     """``(file, name, parameters)`` of every ``@njit`` function in the kernels package."""
     found = []
     for path in sorted((PACKAGE / "engine" / "kernels").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in parsed(path.read_text(encoding="utf-8"))[1]:
             if isinstance(node, ast.FunctionDef) and any(
                 "njit" in ast.unparse(d) for d in node.decorator_list
             ):

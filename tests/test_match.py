@@ -398,7 +398,7 @@ def test_win_chance_left_is_a_start_value_above_zero(small, win_bot):
     q0 = np.concatenate([[0], res.off[tuple(rows.T)]])  # and a certain opponent: q[0:1]
     qn = np.concatenate([[1], res.length[tuple(rows.T)]])
     # every (state, opponent row, need): states outermost, needs innermost
-    axes = np.meshgrid(np.arange(len(states)), np.arange(len(q0)), np.arange(-60, 240, 7), indexing="ij")
+    axes = np.meshgrid(np.arange(len(states)), np.arange(len(q0)), np.arange(-60, 240, 17), indexing="ij")
     grid = np.stack([a.ravel() for a in axes], axis=1)
     mask, u, f = (np.ascontiguousarray(states[grid[:, 0], k]) for k in range(3))
     args = (

@@ -376,7 +376,7 @@ def test_export_of_six_dice_is_the_single_hints(capsys, small_tables, tmp_path, 
     lines = {}
     for fmt in ("jsonl", "parquet"):
         path = tmp_path / f"games.{fmt}"
-        code, _, err = run(capsys, "export", "--rules", SMALL, "--bot", bot, "--games", "6", "--seed", "4",
+        code, _, err = run(capsys, "export", "--rules", SMALL, "--bot", bot, "--games", "3", "--seed", "4",
                            "--tables", small_tables, "--quiet", str(path))  # fmt: skip
         assert code == 0, err
         rows = (
@@ -385,7 +385,7 @@ def test_export_of_six_dice_is_the_single_hints(capsys, small_tables, tmp_path, 
         lines[fmt] = rows
     assert lines["jsonl"] == lines["parquet"]
     games = {row["game"] for row in lines["jsonl"]}
-    assert games == set(range(6))
+    assert games == set(range(3))
     for row in lines["jsonl"]:
         extra = {k: row.pop(k) for k in ("game", "turn", "roll", "chosen")}
         card = ScoreCard.parse(row["card"], rules)
@@ -399,16 +399,16 @@ def test_export_of_six_dice_is_the_single_hints(capsys, small_tables, tmp_path, 
         if "keep" in chosen:
             assert not Counter(chosen["keep"]) - Counter(int(f) for f in row["dice"])
     scored = [row for row in lines["jsonl"] if row["rolls_left"] == 0]
-    assert len(scored) == 6 * rules.n_turns  # every turn of every game ends in a box
+    assert len(scored) == 3 * rules.n_turns  # every turn of every game ends in a box
     spread = {}
     for fmt in ("jsonl", "parquet"):
         path = tmp_path / f"spread.{fmt}"
-        assert run(capsys, "export", "--rules", SMALL, "--spread", "--positions", "300", "--tables", small_tables,
+        assert run(capsys, "export", "--rules", SMALL, "--spread", "--positions", "150", "--tables", small_tables,
                    "--quiet", str(path))[0] == 0  # fmt: skip
         spread[fmt] = (
             [json.loads(x) for x in path.read_text().splitlines()] if fmt == "jsonl" else parquet_rows(path)
         )
-    assert spread["jsonl"] == spread["parquet"] and len(spread["jsonl"]) == 300
+    assert spread["jsonl"] == spread["parquet"] and len(spread["jsonl"]) == 150
     assert {len(row["dice"]) for row in spread["jsonl"]} == {6} and {
         r["rolls_left"] for r in spread["jsonl"]
     } == {0, 1, 2}

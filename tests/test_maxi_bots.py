@@ -39,10 +39,10 @@ def test_six_dice_table_free_bots_play_the_same_games_in_both_engines(bot):
     from solver.play.simulate import simulate
 
     rules = get_rules(CARDS[0])
-    fast = simulate(rules, bot, 300, seed=4, engine="numba")
-    slow = simulate(rules, bot, 300, seed=4, engine="python")
+    fast = simulate(rules, bot, 150, seed=4, engine="numba")
+    slow = simulate(rules, bot, 150, seed=4, engine="python")
     assert np.array_equal(fast.scores, slow.scores)
-    assert fast.scores.mean() > simulate(rules, "random", 300, seed=4).scores.mean()
+    assert fast.scores.mean() > simulate(rules, "random", 150, seed=4).scores.mean()
 
 
 def test_a_six_dice_match_plays_the_same_games_in_both_engines(tmp_path):
@@ -50,8 +50,8 @@ def test_a_six_dice_match_plays_the_same_games_in_both_engines(tmp_path):
 
     rules = get_rules(CARDS[0])
     bots = ["optimal", "heuristic", "greedy", "frequent"]
-    fast = play_match(rules, bots, games=120, seed=3, engine="numba", tables_dir=tmp_path)
-    slow = play_match(rules, bots, games=120, seed=3, engine="python", tables_dir=tmp_path)
+    fast = play_match(rules, bots, games=60, seed=3, engine="numba", tables_dir=tmp_path)
+    slow = play_match(rules, bots, games=60, seed=3, engine="python", tables_dir=tmp_path)
     assert (fast.engine, slow.engine) == ("numba", "python")
     assert np.array_equal(fast.scores, slow.scores)
 

@@ -541,6 +541,7 @@ def test_long_work_has_a_memory_ceiling_and_a_deadline(tables, tmp_path):
 SLOW_JOB = "import time; time.sleep(1.5); print('{}')"
 
 
+@pytest.mark.slow  # 3 jobs of 1.5 s in turn; the same bound one event loop deep stays in the fast loop
 def test_the_job_queue_bound_holds_for_simultaneous_arrivals(tables, tmp_path, monkeypatch):
     """30 long requests sent at once (30 connections opened together) to a queue of one running
     and 2 waiting: 3 are answered, 27 refused at once with a 503 JSON and Retry-After -- the
