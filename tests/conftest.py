@@ -26,10 +26,8 @@ DATA = Path(__file__).parent / "data"
 
 #: what ``pytest --fast`` (the developer's loop) leaves out; CI runs everything
 NOT_FAST = ("slow", "browser", "subprocess")
-#: at most this many xdist workers for ``--fast`` (each builds its own session tables): one more
-#: than the cores, since many tests wait (on sockets, timeouts, child processes) with a core free
-#: -- on the 2-core machine 64.7 s wall against 68.5-74.8 s for 2 workers (2026-12-03)
-FAST_WORKERS = 3
+#: at most this many xdist workers for ``--fast`` (each builds its own session tables)
+FAST_WORKERS = 2
 
 
 def pytest_addoption(parser):
@@ -42,16 +40,15 @@ def pytest_addoption(parser):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """``--fast`` runs a pytest-xdist worker a core and one more (:data:`FAST_WORKERS` at most),
-    unless ``-n`` says otherwise (or xdist is not installed): the developer's loop is wall time;
-    CI runs one process, in order."""
+    """``--fast`` runs on every core, in pytest-xdist's workers, unless ``-n`` says otherwise (or
+    xdist is not installed): the developer's loop is wall time; CI runs one process, in order."""
     if (
         config.getoption("--fast")
         and config.pluginmanager.hasplugin("xdist")
         and config.getoption("numprocesses", None) is None
         and not os.environ.get("PYTEST_XDIST_WORKER")
     ):
-        config.option.numprocesses = min((os.cpu_count() or 1) + 1, FAST_WORKERS)
+        config.option.numprocesses = min(os.cpu_count() or 1, FAST_WORKERS)
 
 
 def pytest_collection_modifyitems(config, items):
