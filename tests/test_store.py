@@ -5,6 +5,7 @@ and the fix of a table error worded once per surface (the CLI's command, the web
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import pickle
 import re
@@ -271,26 +272,29 @@ def test_the_web_words_its_own(tmp_path):
     )
 
 
-def _code_strings(path: Path):
+@functools.cache
+def _code_strings(path: Path) -> tuple[tuple[int, str], ...]:
     """``(line, text)`` of every string literal of a module that is not a docstring (an f-string's
-    literal parts joined: what a message is built from)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    literal parts joined: what a message is built from); each module read once for the tests."""
+    nodes = tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
     docs = {
         id(node.body[0].value)
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
         and node.body
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
-    parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
-    for node in ast.walk(tree):
+    parts = {id(v) for node in nodes if isinstance(node, ast.JoinedStr) for v in node.values}
+    found = []
+    for node in nodes:
         if id(node) in parts:
             continue
         if isinstance(node, ast.JoinedStr):
-            yield node.lineno, "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            found.append((node.lineno, "".join(v.value for v in node.values if isinstance(v, ast.Constant))))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-            yield node.lineno, node.value
+            found.append((node.lineno, node.value))
+    return tuple(found)
 
 
 #: the one module per surface that words the command building a table
