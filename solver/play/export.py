@@ -632,7 +632,7 @@ class PositionAdvisor:
                     "rolls_left": p.rolls_left,
                     "decision": decision,
                     "options": options,
-                }  # fmt: skip
+                }
             )
         if block.game is not None:
             moves = self.chosen(advice, block).tolist()
