@@ -849,6 +849,23 @@ def test_the_guard_lets_no_websocket_through():
     assert not reached and sent == [{"type": "websocket.close", "code": 1008}]
 
 
+def test_a_child_crashing_under_the_cap_is_the_cap(monkeypatch):
+    """Native code failing an allocation under the cap crashes the child (SIGSEGV): the cap's 422,
+    not a 503 "the computation failed" (CI met it: distribution at a 400 MB cap)."""
+    import asyncio
+
+    from solver.web import heavy
+
+    monkeypatch.setattr(heavy, "CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+
+    async def still_there() -> bool:
+        return False
+
+    with pytest.raises(heavy.JobRefused) as refused:
+        asyncio.run(HeavyWork().run([], still_there))
+    assert refused.value.status == 422 and "more memory" in str(refused.value)
+
+
 @pytest.mark.parametrize(
     "line, refused",
     [
