@@ -566,7 +566,7 @@ def test_the_job_queue_admits_in_one_step(monkeypatch):
 
     from solver.web import heavy
 
-    monkeypatch.setattr(heavy, "CHILD", SLOW_JOB.replace("1.5", "0.3"))
+    monkeypatch.setattr(heavy, "CHILD", SLOW_JOB.replace("1.5", "0.1"))
     work = HeavyWork(max_waiting=2)
 
     async def still_there() -> bool:
@@ -586,7 +586,7 @@ def test_a_trickling_request_head_is_cut_off(site, monkeypatch):
     from solver.web.server import TimedH11Protocol
 
     base, _, _ = site
-    monkeypatch.setattr(TimedH11Protocol, "head_timeout_s", 1.0)
+    monkeypatch.setattr(TimedH11Protocol, "head_timeout_s", 0.5)
     url = urlsplit(base)
     with socket.create_connection((url.hostname, url.port), timeout=5) as s:
         started = time.monotonic()
@@ -594,7 +594,7 @@ def test_a_trickling_request_head_is_cut_off(site, monkeypatch):
         for byte in b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
             try:
                 s.sendall(bytes([byte]))
-                time.sleep(0.2)
+                time.sleep(0.1)  # a byte well within the deadline each time: the head's whole time counts
                 s.setblocking(False)
                 try:
                     if s.recv(1) == b"":
@@ -615,15 +615,15 @@ def test_a_trickling_body_is_a_408(site, monkeypatch):
     from solver.web import app as app_module
 
     base, _, _ = site
-    monkeypatch.setattr(app_module, "BODY_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(app_module, "BODY_TIMEOUT_S", 0.3)
     url = urlsplit(base)
     with socket.create_connection((url.hostname, url.port), timeout=10) as s:
         s.sendall(
             b"POST /api/value HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: 50\r\n\r\n{"
         )
-        for _ in range(4):
-            time.sleep(0.3)
+        for _ in range(6):  # a byte every 0.1 s, past the 0.3 s the whole body has
+            time.sleep(0.1)
             s.sendall(b" ")
         answer = s.recv(4096).decode()
     assert answer.startswith("HTTP/1.1 408") and "did not arrive" in answer
