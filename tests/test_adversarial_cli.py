@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from clirun import run
 from tablefiles import reseal
 
 from solver.advice.batch import advise_json_lines
@@ -66,12 +67,6 @@ def strict_json(text: str):
         raise AssertionError(f"{name} in JSON output: {text[:200]}")
 
     return json.loads(text, parse_constant=refuse)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(err: str) -> bool:
@@ -435,7 +430,6 @@ def test_small_address_space_for_the_compiler(tdir, tmp_path, megabytes):
 
 def test_error_lines_escape_control_characters_of_what_the_user_gave(capsys, tmp_path):
     """A path with a newline or an escape sequence must not reach the terminal raw."""
-    from solver.cli.entry import main
 
     bad = tmp_path / "game\x1b[2J\nfile.json"
     assert main(["review", str(bad)]) == 2

@@ -11,8 +11,7 @@ import subprocess
 import sys
 
 import pytest
-
-from solver.cli.entry import main
+from clirun import run
 
 YAHTZEE_REFERENCE = 254.5877287  # docs/rules.md
 JSON_KEYS = {"rules", "card", "dice", "rolls_left", "decision", "options"}
@@ -24,12 +23,6 @@ def tdir(tables_dir) -> str:
     tables_dir.table("yahtzee")
     tables_dir.table("yatzy-forced")
     return str(tables_dir)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def golden_entry(golden, rules, rolls_left):

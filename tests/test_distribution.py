@@ -12,8 +12,8 @@ from collections import Counter, defaultdict
 from functools import cache
 
 import pytest
+from clirun import run
 
-from solver.cli.entry import main
 from solver.core.card import ScoreCard
 from solver.core.dice import Dice
 from solver.core.position import Position
@@ -295,13 +295,6 @@ def test_the_distribution_does_not_depend_on_the_thread_count(tables_dir):
 
 
 # --- the command ------------------------------------------------------------------------------
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_text(tables_dir, capsys):

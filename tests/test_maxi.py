@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from clirun import only, run
 from naive import NaiveSolver
 
 from solver.core import dice as D
@@ -21,14 +22,6 @@ from solver.core.rules import get_rules
 from solver.engine import dp, packed
 
 SIX = D.layer(6)
-
-
-def only(spec: str, keep: str):
-    """``spec`` cut down to the boxes named in ``keep`` (through the ``without`` modifier)."""
-    names = get_rules(spec).box_names
-    drop = [n for n in names if n not in keep.split(",")]
-    assert len(drop) + len(keep.split(",")) == len(names), keep
-    return get_rules(f"{spec}+without={','.join(drop)}")
 
 
 def counts(faces: str) -> tuple[int, ...]:
@@ -267,14 +260,6 @@ def test_full_maxi_value_matches_the_published_one():
 # --------------------------------------------------------------------------- the surfaces
 #: a reduced Maxi card whose table builds in well under a second: the surfaces' tests play it
 SMALL = "maxi+without=ones,twos,threes,one_pair,two_pairs,three_pairs,four_of_a_kind,five_of_a_kind,large_straight,full_straight,villa,tower,chance"
-
-
-def run(capsys, *argv):
-    from solver.cli.entry import main
-
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -6,16 +6,14 @@ same dice) run only where ``YAHTZEE_MAXI_TABLES`` names a folder holding it, as 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import typed as run
 
-from solver.cli.entry import main
 from solver.core.streams import SeededStream
 
 MAXI_TABLES = os.environ.get("YAHTZEE_MAXI_TABLES")
@@ -32,13 +30,6 @@ def data(tmp_path, monkeypatch):
     monkeypatch.delenv("YAHTZEE_DATA", raising=False)
     monkeypatch.setenv("COLUMNS", "80")
     return tmp_path / "data"
-
-
-def run(monkeypatch, capsys, argv, lines=()):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def screens(out: str) -> list[list[str]]:

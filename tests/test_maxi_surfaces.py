@@ -12,9 +12,9 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from clirun import only, run
 from naive import NaiveSolver, play_turn
 
-from solver.cli.entry import main
 from solver.core.card import ScoreCard
 from solver.core.dice import SixDice
 from solver.core.rules import get_rules
@@ -26,19 +26,6 @@ from solver.engine.open_game import (
     fitting_open_boxes,
     open_game_bytes,
 )
-
-
-def only(spec: str, keep: str):
-    """``spec`` cut down to the boxes named in ``keep`` (through the ``without`` modifier)."""
-    names = get_rules(spec).box_names
-    drop = [n for n in names if n not in keep.split(",")]
-    return get_rules(f"{spec}+without={','.join(drop)}")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 class _Kept(dict):

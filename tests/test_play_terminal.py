@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+from clirun import typed as run
 
-from solver.cli.entry import main
 from solver.core.rules import get_rules
 from solver.core.streams import SeededStream
 from solver.play import records
@@ -45,13 +45,6 @@ def data(tmp_path, monkeypatch):
     monkeypatch.delenv("YAHTZEE_DATA", raising=False)
     monkeypatch.setenv("COLUMNS", "80")  # argparse's help is formatted for the terminal's width
     return tmp_path / "data"
-
-
-def run(monkeypatch, capsys, argv, lines=(), stdin=None):
-    monkeypatch.setattr(sys, "stdin", stdin or io.StringIO("".join(line + "\n" for line in lines)))
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def too_wide(text: str, *folders) -> list[str]:

@@ -12,12 +12,12 @@ import json
 
 import numpy as np
 import pytest
+from clirun import run
 from naive import NaiveSolver
 from test_dp_naive import GAMES
 
 from solver.advice.advisor import Advisor
 from solver.advice.batch import advise_json_lines
-from solver.cli.entry import main
 from solver.core.card import ScoreCard
 from solver.core.dice import Dice
 from solver.core.errors import UsageError
@@ -277,10 +277,6 @@ def test_bad_arguments(tables_dir):
 
 
 # --- the command line -------------------------------------------------------------------
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_reports_the_gap_both_ways(tables_dir, capsys, tmp_path, monkeypatch):

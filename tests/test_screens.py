@@ -20,6 +20,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from clirun import typed as run
 
 from solver.cli.entry import main
 
@@ -62,16 +63,6 @@ def data(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     # a deep folder, as a user's home can be: the games' paths are 120+ characters
     return tmp_path / "a-rather-long-folder-name-for-the-data" / "of-this-player-yahtzee-solver-games"
-
-
-def run(monkeypatch, capsys, argv, lines=()):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
-    try:
-        rc = main(argv)
-    except SystemExit as exc:  # argparse's --help
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def play(monkeypatch, capsys, data, argv, lines):

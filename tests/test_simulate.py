@@ -16,10 +16,10 @@ import sys
 import numba
 import numpy as np
 import pytest
+from clirun import run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.cli.entry import main
 from solver.core import dice as D
 from solver.core.card import ScoreCard
 from solver.core.errors import IllegalMoveError, UsageError
@@ -253,11 +253,11 @@ def test_fast_engine_equals_python_engine(tables_dir, rules_id, bot, games):
             )
             assert runs[-1].engine == "numpy" and runs[-1].threads == threads
     assert (slow_run.engine, fast.engine) == ("python", "numba")
-    for run in runs:
-        assert np.array_equal(run.cards, slow_run.cards)
-        assert np.array_equal(run.scores, slow_run.scores)
-        assert np.array_equal(run.yahtzee_bonuses, slow_run.yahtzee_bonuses)
-        _check_cards(run)
+    for each in runs:
+        assert np.array_equal(each.cards, slow_run.cards)
+        assert np.array_equal(each.scores, slow_run.scores)
+        assert np.array_equal(each.yahtzee_bonuses, slow_run.yahtzee_bonuses)
+        _check_cards(each)
     _check_cards(slow_run)
 
 
@@ -692,10 +692,6 @@ def test_not_a_bot():
 
 
 # --- the command line -------------------------------------------------------------------
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_text_report(tdir, capsys):

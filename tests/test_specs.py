@@ -17,20 +17,13 @@ import random
 
 import numpy as np
 import pytest
+from clirun import only
 
 from solver.core import dice as D
 from solver.core.errors import UnknownRulesError, UsageError
 from solver.core.rules import BASES, MODIFIERS, RuleSet, describe_modifiers, get_rules
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
-
-
-def only(spec: str, keep: str) -> RuleSet:
-    """``spec`` cut down to the boxes named in ``keep`` (through the ``without`` modifier)."""
-    names = get_rules(spec).box_names
-    drop = [n for n in names if n not in keep.split(",")]
-    assert len(drop) + len(keep.split(",")) == len(names), keep
-    return get_rules(f"{spec}+without={','.join(drop)}")
 
 
 # --------------------------------------------------------------------------- parsing

@@ -6,9 +6,9 @@ import json
 import math
 
 import pytest
+from clirun import run
 
 from solver.advice.triple import TripleAdvisor
-from solver.cli.entry import main
 from solver.core.dice import Dice
 from solver.core.errors import CardError, IllegalMoveError, UsageError
 from solver.core.position import Position
@@ -23,12 +23,6 @@ BASE = 254.5877287  # exact value of yahtzee (docs/rules.md)
 def advisor(tables_dir):
     table = tables_dir.table("yahtzee")
     return TripleAdvisor(table, get_rules("triple"))
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- rules and notation ---------------------------------------------------------

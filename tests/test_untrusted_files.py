@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -23,8 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirun import typed as run
 
-from solver.cli.entry import main
 from solver.play import records
 from solver.play.game import Game, GameRecordError, Player
 
@@ -42,13 +41,6 @@ def data(tmp_path, monkeypatch):
 @pytest.fixture
 def tables(tmp_path):
     return tmp_path / "tables"
-
-
-def run(capsys, monkeypatch, argv, lines=()):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def one_line(err: str) -> str:
@@ -126,7 +118,7 @@ def test_resuming_a_file_that_names_a_module_bot_imports_nothing(
     path.write_text(json.dumps(vs_bot_record(bot)))
     before = path.read_bytes()
     argv = ["play", "--resume", str(path), "--data", str(data), "--tables", str(tables)]
-    rc, out, err = run(capsys, monkeypatch, argv, ["r", "s 1", "q"])
+    rc, out, err = run(monkeypatch, capsys, argv, ["r", "s 1", "q"])
     line = one_line(err)
     assert rc == 2 and "player 2" in line and repr(bot) in line
     assert "not a builtin bot" in line and "command line" in line
@@ -146,7 +138,7 @@ def test_resuming_a_database_row_that_names_a_module_bot_imports_nothing(
     con.commit()
     con.close()
     rc, out, err = run(
-        capsys, monkeypatch, ["play", "--resume", "--data", str(data), "--tables", str(tables)]
+        monkeypatch, capsys, ["play", "--resume", "--data", str(data), "--tables", str(tables)]
     )
     assert rc == 2 and "'evilbot_19:Bot' is not a builtin bot" in one_line(err)
     assert not evil_module.exists() and "evilbot_19" not in sys.modules
@@ -198,7 +190,7 @@ def test_a_database_row_pointing_outside_the_games_folder_is_never_written(
     victim.write_text("precious")
     _store_unfinished(data, victim)
     rc, out, err = run(
-        capsys, monkeypatch, ["play", "--resume", "--data", str(data), "--tables", str(tables)], ["r", "q"]
+        monkeypatch, capsys, ["play", "--resume", "--data", str(data), "--tables", str(tables)], ["r", "q"]
     )
     assert rc == 2 and "no unfinished game to resume" in err and "Traceback" not in err
     assert "outside" in err and str(victim) in err  # the skipped row is named in a warning
@@ -214,7 +206,7 @@ def test_a_path_through_a_symlinked_folder_is_never_written(tmp_path, capsys, mo
     (records.games_dir(data) / "sub").symlink_to(outside)
     _store_unfinished(data, records.games_dir(data) / "sub" / "precious.json")
     rc, out, err = run(
-        capsys, monkeypatch, ["play", "--resume", "--data", str(data), "--tables", str(tables)], ["r", "q"]
+        monkeypatch, capsys, ["play", "--resume", "--data", str(data), "--tables", str(tables)], ["r", "q"]
     )
     assert rc == 2 and "no unfinished game to resume" in err and "outside" in err
     assert victim.read_text() == "precious" and os.listdir(outside) == ["precious.json"]
@@ -224,7 +216,7 @@ def test_review_last_skips_a_row_outside_the_games_folder(tmp_path, capsys, monk
     outside = records.save_game(finished_solo(), tmp_path / "elsewhere.json", "finished")
     records.store_game(finished_solo(), outside, "finished", data)
     rc, out, err = run(
-        capsys, monkeypatch, ["review", "--last", "--data", str(data), "--tables", str(tables)]
+        monkeypatch, capsys, ["review", "--last", "--data", str(data), "--tables", str(tables)]
     )
     assert rc == 2 and "no finished game" in err and "outside" in err
 
@@ -312,7 +304,7 @@ def _garbage(data: Path) -> None:
 
 def test_stats_skips_garbage_rows_with_a_warning_each(capsys, monkeypatch, data):
     _garbage(data)
-    rc, out, err = run(capsys, monkeypatch, ["stats", "--json", "--data", str(data)])
+    rc, out, err = run(monkeypatch, capsys, ["stats", "--json", "--data", str(data)])
     assert rc == 0 and "Traceback" not in err, err
     result = json.loads(out)
     assert result["rules"][SMALL]["games"] == 1
@@ -323,24 +315,24 @@ def test_stats_skips_garbage_rows_with_a_warning_each(capsys, monkeypatch, data)
     warnings = err.strip().splitlines()
     assert len(warnings) >= 6 and all(w.startswith("yahtzee: warning: ") for w in warnings)
     assert all(len(w) < 400 for w in warnings)
-    rc, out, err = run(capsys, monkeypatch, ["stats", "--data", str(data)])
+    rc, out, err = run(monkeypatch, capsys, ["stats", "--data", str(data)])
     assert rc == 0 and f"{SMALL}: 1 game finished" in out
 
 
 def test_resume_review_and_new_games_work_beside_garbage_rows(capsys, monkeypatch, data, tables):
     _garbage(data)
     rc, out, err = run(
-        capsys, monkeypatch, ["review", "--last", "--data", str(data), "--tables", str(tables)]
+        monkeypatch, capsys, ["review", "--last", "--data", str(data), "--tables", str(tables)]
     )
     assert rc == 0 and "Traceback" not in err, err
     argv = ["play", "--resume", "--data", str(data), "--tables", str(tables)]
-    rc, out, err = run(capsys, monkeypatch, argv, ["r", "q"])
+    rc, out, err = run(monkeypatch, capsys, argv, ["r", "q"])
     assert rc == 0 and "game resumed where it stopped" in out and "Traceback" not in err, err
     for rules_id in ("yahtzee", "yatzy"):  # a new game beats the garbage record
         seed, boxes = {"yahtzee": ("1", 13), "yatzy": ("4", 15)}[rules_id]  # as tests/test_play_cli.py
         script = [x for i in range(1, boxes + 1) for x in ("r", f"s {i}")]
         argv = ["play", "--seed", seed, "--rules", rules_id, "--data", str(data), "--tables", str(tables)]
-        rc, out, err = run(capsys, monkeypatch, argv, script)
+        rc, out, err = run(monkeypatch, capsys, argv, script)
         assert rc == 0 and "Traceback" not in err, err
         assert f"first record for {rules_id}" in out
         assert records.solo_best(rules_id, data)["score"] > 0
@@ -371,7 +363,7 @@ def test_records_json_with_bad_scores_migrates_the_rest(capsys, monkeypatch, dat
         ' "2020-01-02 yahtzee": {"name": "Ann", "score": 99, "optimal": ' + score + "}}}"
     )
     records.legacy_records_path(data).write_text(text)
-    rc, out, err = run(capsys, monkeypatch, ["stats", "--json", "--data", str(data)])
+    rc, out, err = run(monkeypatch, capsys, ["stats", "--json", "--data", str(data)])
     assert rc == 0 and "Traceback" not in err, err
     warnings = err.strip().splitlines()
     assert 1 <= len(warnings) <= 3 and all(
@@ -440,7 +432,7 @@ def test_a_huge_number_in_a_game_file_is_one_line(tmp_path, capsys, monkeypatch,
     path = tmp_path / "g.json"
     text = json.dumps(finished_solo(SMALL, 7).to_dict()).replace('"seed": 7', '"seed": 7' + "0" * 5000)
     path.write_text(text)
-    rc, out, err = run(capsys, monkeypatch, ["review", str(path), "--tables", str(tables)])
+    rc, out, err = run(monkeypatch, capsys, ["review", str(path), "--tables", str(tables)])
     assert rc == 2 and "holds a number of 5001 digits" in one_line(err) and len(err) < 300
 
 
@@ -495,7 +487,7 @@ def test_hint_batch_of_a_huge_file_is_refused(tmp_path, capsys, monkeypatch):
     path = tmp_path / "huge.jsonl"
     with open(path, "wb") as fh:
         fh.truncate(hint.MAX_BATCH_BYTES + 1)  # sparse: no disk used
-    rc, out, err = run(capsys, monkeypatch, ["hint", "--batch", str(path), "--tables", str(tmp_path / "t")])
+    rc, out, err = run(monkeypatch, capsys, ["hint", "--batch", str(path), "--tables", str(tmp_path / "t")])
     assert rc == 2 and f"more than the {hint.MAX_BATCH_BYTES} allowed" in one_line(err)
 
 
@@ -535,5 +527,5 @@ def test_a_huge_records_json_is_refused(tmp_path, capsys, monkeypatch):
     data.mkdir()
     with open(data / "records.json", "wb") as fh:
         fh.truncate(records.MAX_RECORDS_BYTES + 1)
-    rc, out, err = run(capsys, monkeypatch, ["stats", "--data", str(data)])
+    rc, out, err = run(monkeypatch, capsys, ["stats", "--data", str(data)])
     assert rc == 1 and f"more than the {records.MAX_RECORDS_BYTES} allowed" in one_line(err)
