@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+
+
+def read_until(proc: subprocess.Popen, text: str, timeout: float) -> str:
+    """What ``proc`` wrote to its stderr up to and including ``text`` (read without blocking past
+    ``timeout`` seconds in all)."""
+    fd, seen, deadline = proc.stderr.fileno(), b"", time.monotonic() + timeout
+    while text.encode() not in seen:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 4096) if ready else b""
+        assert chunk, f"no {text!r} on stderr within {timeout} s: {seen.decode(errors='replace')}"
+        seen += chunk
+    return seen.decode(errors="replace")
 
 
 @pytest.mark.slow
@@ -24,7 +37,6 @@ def test_interrupted_build_leaves_no_table(tmp_path, sig):
             "build",
             "--rules",
             "yatzy",
-            "--quiet",
             "--tables",
             str(folder),
         ],
@@ -36,10 +48,13 @@ def test_interrupted_build_leaves_no_table(tmp_path, sig):
         # (``&``), a shell ignores it for its commands, and an ignored signal stays ignored in children
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(1.0)  # inside imports, compilation or the build itself: never finished by now
+    # the signal comes once the bar has started: inside the build itself (a fixed wait raced a
+    # fast machine, where the whole command is over in a second)
+    seen = read_until(proc, "building yatzy:", timeout=60)
     assert proc.poll() is None, "the build finished before it could be interrupted"
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    _, rest = proc.communicate(timeout=60)
+    err = seen + rest
     if sig == signal.SIGINT:
         assert proc.returncode == 130
         assert "Traceback" not in err
