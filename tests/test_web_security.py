@@ -317,7 +317,7 @@ def test_a_client_gone_mid_body_is_one_log_line(site):
     import logging
     from urllib.parse import unquote
 
-    from solver.web.service import one_line
+    from solver.web.params import one_line
 
     base, _, _ = site
     paths = ("/api/hint", "/api/games", "/api/distribution", "/api/games/x%0aWARNING:%20forged/roll")

@@ -31,7 +31,8 @@ from ..core.fileio import json_depth_ok
 from . import STATIC_DIR
 from .guard import LOCAL_NAMES, SAFE_METHODS, Guard, cross_site, request_headers
 from .heavy import ClientGone, JobRefused
-from .service import MAX_BODY, MAX_DEPTH, ApiError, Service, one_line
+from .params import ApiError, one_line
+from .service import MAX_BODY, MAX_DEPTH, Service
 
 #: seconds a client has to send a request's whole body (the head has its own deadline:
 #: :data:`solver.web.server.HEAD_TIMEOUT_S`)

@@ -200,7 +200,7 @@ def _port(scope) -> int | None:
 
 async def refuse(send, status: int, message: str) -> None:
     """Answer ``status`` with ``{"error": message}`` (the API's error shape)."""
-    from .service import one_line
+    from .params import one_line
 
     body = json.dumps({"error": one_line(message)}).encode()
     await send(

@@ -28,9 +28,21 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from ..core.card import box_label
-from ..core.errors import SolverError, TableError, UsageError, printable
+from ..core.errors import SolverError, printable
 from ..play.session import HUMAN
 from . import remedy
+from .params import (
+    ApiError,
+    api_error,
+    check_fields,
+    dice_field,
+    records_error,
+    rolls_left_field,
+    scores_field,
+    target_field,
+    text_field,
+    whole_field,
+)
 
 if TYPE_CHECKING:
     from ..advice.advisor import Advisor
@@ -58,110 +70,6 @@ MAX_UNFINISHED = 20
 MAX_FINISHED = 100
 #: the daily results the stats give at most (the latest; ``played`` counts them all)
 MAX_HISTORY = 366
-
-
-class ApiError(Exception):
-    """A request the API refuses: HTTP ``status``, a one-line ``message`` and ``extra`` fields of
-    the JSON answer (``{"build": RULES}`` where building a table would help)."""
-
-    def __init__(self, status: int, message: str, extra: dict | None = None):
-        super().__init__(message)
-        self.status = status
-        self.message = one_line(message)
-        self.extra = dict(extra or {})
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line, control characters escaped, at most 300 characters."""
-    text = printable(str(text))
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def records_error(exc: SolverError) -> ApiError:
-    """:func:`api_error`, with the records database or a game file that cannot be read a 503
-    (the machine's trouble, not the request's)."""
-    from ..play.records import GameFileError, RecordsError
-
-    if isinstance(exc, (GameFileError, RecordsError)):
-        return ApiError(503, str(exc))
-    return api_error(exc)
-
-
-def api_error(exc: SolverError) -> ApiError:
-    """The HTTP answer to a :class:`SolverError`: 400 for bad input, 503 for a table problem."""
-    if isinstance(exc, UsageError):
-        return ApiError(400, str(exc))
-    if isinstance(exc, TableError):
-        return ApiError(503, remedy.error_text(exc))
-    return ApiError(500, str(exc))
-
-
-def _fields(params: dict, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> None:
-    if not isinstance(params, dict):
-        raise ApiError(400, "the request must be a JSON object")
-    unknown = [k for k in params if k not in allowed]
-    if unknown:
-        raise ApiError(400, f"unknown field {unknown[0]!r} (fields: {', '.join(allowed)})")
-    missing = [k for k in required if k not in params]
-    if missing:
-        raise ApiError(400, f"missing field {missing[0]!r}")
-
-
-def _text(params: dict, key: str, default: str | None = None) -> str | None:
-    value = params.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise ApiError(400, f"{key} must be text, got {value!r}")
-    return value
-
-
-def _dice_text(value) -> str:
-    """Dice as text: ``"33456"``, ``"3 3 4 5 6"`` or a list of five whole numbers."""
-    if isinstance(value, list):
-        if len(value) > 5 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-            raise ApiError(400, f"dice must be five faces from 1 to 6, got {value!r}")
-        return " ".join(map(str, value))
-    if not isinstance(value, str):
-        raise ApiError(400, f"dice must be text like '33456' or a list of faces, got {value!r}")
-    return value
-
-
-def _whole(value, key: str, low: int, high: int, *, text: bool = True) -> int:
-    """A whole number within ``[low, high]``, given as a number or (``text``) as decimal text (a
-    query string's), bounded before it is converted (:func:`solver.core.bounded.whole_value`)."""
-    from ..core.bounded import shown, whole_value
-
-    if not text and isinstance(value, str):
-        raise ApiError(400, f"{key} must be a whole number from {low} to {high}, got {shown(value)}")
-    try:
-        return whole_value(value, key, low, high)
-    except UsageError as exc:
-        raise ApiError(400, str(exc)) from None
-
-
-def _rolls_left(value) -> int:
-    return _whole(value, "rolls_left", 0, 2)
-
-
-def _target(value) -> int | None:
-    """The optional ``target`` of a hint: a score of 1 or more."""
-    return None if value is None else _whole(value, "target", 1, 100_000)
-
-
-def _scores(value) -> list[int] | None:
-    """``at_least``: a list of scores, one score, or text like ``"250,300"`` (a query string)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        items = [v for v in value.replace(",", " ").split() if v]
-    elif isinstance(value, list):
-        items = value
-    else:
-        items = [value]
-    if not items or len(items) > 50:
-        raise ApiError(400, f"at_least must be 1 to 50 scores, got {value!r}")
-    return [_whole(v, "at_least", 1, 100_000) for v in items]
 
 
 class ServiceTables:
@@ -318,7 +226,7 @@ class Service:
         bounded job, or argv ``None`` when the table is there already."""
         from ..engine.tables import table_paths
 
-        _fields(params, ("rules",), ("rules",))
+        check_fields(params, ("rules",), ("rules",))
         rules = self.rules(params["rules"]).single  # the triple card's table is its base's
         if all(p.is_file() for p in table_paths(rules, self.tables_dir)):
             return rules.id, None
@@ -339,14 +247,14 @@ class Service:
         from ..advice.objectives import AtLeast
         from ..core.position import Position
 
-        _fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
+        check_fields(params, ("dice", "rolls_left", "card", "rules", "target"), ("dice", "rolls_left"))
         rules = self.rules(params.get("rules"))
-        target = _target(params.get("target"))
+        target = target_field(params.get("target"))
         try:
             position = Position.parse(
-                _text(params, "card", ""),
-                _dice_text(params["dice"]),
-                _rolls_left(params["rolls_left"]),
+                text_field(params, "card", ""),
+                dice_field(params["dice"]),
+                rolls_left_field(params["rolls_left"]),
                 rules,
             )
             if target is None:
@@ -391,16 +299,16 @@ class Service:
         bounded job: this returns its argv."""
         from ..engine.distribution import check_policy_target, check_targets, parse_policy, read_position
 
-        _fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
+        check_fields(params, ("rules", "card", "dice", "rolls_left", "at_least", "policy"))
         rules = self.rules(params.get("rules"))  # six dice: read_position says where it fits
         dice = params.get("dice")
         rolls = params.get("rolls_left")
-        dice = None if dice is None else _dice_text(dice)
-        rolls = None if rolls is None else _rolls_left(rolls)
-        card_text = _text(params, "card", "")
-        policy = _text(params, "policy", "ev")
+        dice = None if dice is None else dice_field(dice)
+        rolls = None if rolls is None else rolls_left_field(rolls)
+        card_text = text_field(params, "card", "")
+        policy = text_field(params, "policy", "ev")
         try:
-            targets = check_targets(_scores(params.get("at_least")))
+            targets = check_targets(scores_field(params.get("at_least")))
             kind, target = parse_policy(policy)
             card, _, _ = read_position(rules, card_text, dice, rolls)
         except SolverError as exc:
@@ -421,10 +329,10 @@ class Service:
         from ..advice.advisor import value_json
         from ..core.triple_card import parse_card
 
-        _fields(params, ("card", "rules"))
+        check_fields(params, ("card", "rules"))
         rules = self.rules(params.get("rules"))
         try:
-            card = parse_card(_text(params, "card", ""), rules)
+            card = parse_card(text_field(params, "card", ""), rules)
             return value_json(self.advisor(rules), card)
         except SolverError as exc:
             raise api_error(exc) from None
@@ -437,7 +345,7 @@ class Service:
         and the card's other rules in words (``rule_lines``); with ``card`` (a card written under
         another rule set: the page's when its rule set changes), ``fit``: what of it this rule
         set keeps (``card``) and each entry left out with the reason (``left_out``)."""
-        _fields(params, ("rules", "spec", "card"))
+        check_fields(params, ("rules", "spec", "card"))
         rules = self.rules(params.get("rules", params.get("spec")))
         boxes = []
         for i, box in enumerate(rules.boxes):
@@ -461,7 +369,7 @@ class Service:
             "rule_lines": rules.rule_lines(),
         }
         if "card" in params:
-            out["fit"] = self._fit(_text(params, "card", ""), rules)
+            out["fit"] = self._fit(text_field(params, "card", ""), rules)
         return out
 
     @staticmethod
@@ -507,8 +415,8 @@ class Service:
         from ..play.records import new_game_path
         from ..play.session import Session, earlier_play, levels, mark_assisted, players_from_names
 
-        _fields(params, ("mode", "rules", "level", "date", "seed", "players", "coach"))
-        mode = _text(params, "mode", "solo")
+        check_fields(params, ("mode", "rules", "level", "date", "seed", "players", "coach"))
+        mode = text_field(params, "mode", "solo")
         if mode not in MODES:
             raise ApiError(400, f"mode {mode!r} is not one of {', '.join(MODES)}")
         coach = params.get("coach", False)
@@ -528,7 +436,7 @@ class Service:
             raise ApiError(400, "players is for mode hot-seat only")
         else:
             seated = [Player(HUMAN)]
-        level = _text(params, "level")
+        level = text_field(params, "level")
         LEVELS = levels(rules)  # noqa: N806 - the rule set's table of levels
         if mode == "vs-computer":
             level = "medium" if level is None else level
@@ -542,13 +450,13 @@ class Service:
         if seed is not None:
             from ..core.streams import MAX_SEED
 
-            seed = _whole(seed, "seed", 0, MAX_SEED, text=False)
+            seed = whole_field(seed, "seed", 0, MAX_SEED, text=False)
             if mode in ("daily", "real-dice"):
                 raise ApiError(400, f"a {mode} game has its own dice; it takes no seed")
         date = None
         if mode == "daily":
             try:
-                date = released_date(parse_date(_text(params, "date")))
+                date = released_date(parse_date(text_field(params, "date")))
             except SolverError as exc:
                 raise api_error(exc) from None
         elif params.get("date") is not None:
@@ -695,10 +603,10 @@ class Service:
         if action not in moves:
             raise ApiError(404, f"unknown move {action!r} (moves: {', '.join(moves)})")
         allowed, required, run = moves[action]
-        _fields(params, (*allowed, "version"), required)
+        check_fields(params, (*allowed, "version"), required)
         with session.lock:
             seen = params.get("version")
-            if seen is not None and _whole(seen, "version", 0, 1 << 62, text=False) != session.moves:
+            if seen is not None and whole_field(seen, "version", 0, 1 << 62, text=False) != session.moves:
                 raise ApiError(
                     409,
                     "this game went on in another tab or window: here it is as it is now "
@@ -804,13 +712,13 @@ class Service:
         and ``resumable``, with ``why`` not."""
         from ..play.records import games_dir, saved_games
 
-        _fields(params, ("status", "limit"))
-        status = _text(params, "status", "unfinished")
+        check_fields(params, ("status", "limit"))
+        status = text_field(params, "status", "unfinished")
         if status not in ("unfinished", "finished"):
             raise ApiError(400, f"status must be unfinished or finished, got {status!r}")
         finished = status == "finished"
         most = MAX_FINISHED if finished else MAX_UNFINISHED
-        limit = most if params.get("limit") is None else _whole(params["limit"], "limit", 1, most)
+        limit = most if params.get("limit") is None else whole_field(params["limit"], "limit", 1, most)
         try:
             games = saved_games(self.data, finished=finished, limit=limit)
         except SolverError as exc:
@@ -831,8 +739,8 @@ class Service:
         built), plus the game's ``name``, ``status``, ``saved_at``."""
         from ..play.review import review_game, review_report, review_target, reviews_win, win_effects
 
-        _fields(params, ("game",), ("game",))
-        saved = self._saved(_text(params, "game"))
+        check_fields(params, ("game",), ("game",))
+        saved = self._saved(text_field(params, "game"))
         game = self._replayed(saved)
         advisor = self.advisor(game.rules)
         target = None
@@ -860,7 +768,7 @@ class Service:
         (:func:`solver.play.stats.statistics`), its daily ``history`` the last :data:`MAX_HISTORY`."""
         from ..play.stats import statistics
 
-        _fields(params, ("rules",))
+        check_fields(params, ("rules",))
         rules = params.get("rules")
         rules_id = None if rules in (None, "") else self.rules(rules).id
         try:
@@ -905,7 +813,7 @@ class Service:
         if not isinstance(box, str):
             if g.rules.triple:
                 raise ApiError(400, "box must be a box and its column on the triple card, such as fours@3")
-            box = _whole(box, "box number", 1, len(g.rules.box_names))
+            box = whole_field(box, "box number", 1, len(g.rules.box_names))
         elif len(box) > 100:
             from ..core.bounded import shown
 
