@@ -20,16 +20,13 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def typed(monkeypatch, capsys, argv, lines=(), stdin=None) -> tuple[int, str, str]:
-    """``yahtzee ARGV`` reading ``lines`` (or the file ``stdin``) as what a player types; argparse's
-    ``--help`` and its usage errors leave through ``SystemExit``, whose code is the status."""
+    """``yahtzee ARGV`` reading ``lines`` (or the file ``stdin``) as what a player types (``main``
+    returns argparse's ``--help`` and usage errors as a status too: a ``SystemExit`` fails the test)."""
     from solver.cli.entry import main
 
     monkeypatch.setattr(sys, "stdin", stdin or io.StringIO("".join(line + "\n" for line in lines)))
     capsys.readouterr()
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
+    code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
